@@ -1,0 +1,15 @@
+export interface Env {
+  DB: D1Database;
+  /** Comma-separated browser origins allowed to call /mcp. */
+  ALLOWED_ORIGINS?: string;
+  /** Minutes without a run event after which fleet_status calls a run stale (default 15). */
+  STALE_RUN_MINUTES?: string;
+  /** Seconds a resolved token may be served from the isolate cache (default 5). */
+  AUTH_CACHE_SECONDS?: string;
+  /** Base64 of 32 bytes: the AES-GCM key for connector credentials. A secret. */
+  CONNECTOR_KEY?: string;
+  /** Set in tests: every tool result is checked against its output schema on the server too. */
+  VALIDATE_OUTPUT?: string;
+}
+
+export const VERSION = "0.1.0";

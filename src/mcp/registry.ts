@@ -1,0 +1,206 @@
+import { z } from "zod";
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
+import type { Env } from "../env.ts";
+import type { Principal } from "../domain/principal.ts";
+import { actorName } from "../domain/principal.ts";
+import { ToolError } from "../domain/errors.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { ALL_TOOLS } from "../tools/index.ts";
+import { annotationsFor, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
+import { refusal } from "./permissions.ts";
+import type { AnyTool, ToolContext, Write } from "./tool.ts";
+
+export interface ToolDescriptor {
+  name: ToolName;
+  title: string;
+  description: string;
+  inputSchema: JsonObjectSchema;
+  outputSchema: JsonObjectSchema;
+  annotations: ToolAnnotations;
+}
+
+const TOOLS = new Map<string, AnyTool>(ALL_TOOLS.map((t) => [t.name, t]));
+
+type JsonObjectSchema = { type: "object"; [key: string]: unknown };
+
+function toJsonSchema(schema: z.ZodType, io: "input" | "output"): JsonObjectSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonObjectSchema;
+  delete json.$schema;
+  return json;
+}
+
+let descriptors: ToolDescriptor[] | undefined;
+
+/**
+ * Every tool described for tools/list: JSON Schemas and hints computed once per
+ * isolate (this cache is safe to lose), so a request only filters.
+ */
+export function describeAllTools(): ToolDescriptor[] {
+  descriptors ??= ALL_TOOLS.map((t) => {
+    const annotations = annotationsFor(t.name);
+    return {
+      name: t.name,
+      title: annotations.title,
+      description: t.description,
+      inputSchema: toJsonSchema(t.input, "input"),
+      outputSchema: toJsonSchema(t.output, "output"),
+      annotations,
+    };
+  });
+  return descriptors;
+}
+
+/** The tools this principal may call, hints derived from the effect sets. */
+export function listToolsFor(p: Principal): ToolDescriptor[] {
+  return describeAllTools().filter((d) => refusal(p, d.name) === null);
+}
+
+export function outputSchemaOf(name: string): Record<string, unknown> | undefined {
+  return describeAllTools().find((d) => d.name === name)?.outputSchema;
+}
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
+function successResult(result: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
+}
+
+/** Zod issues as one message that names each field and what to fix. */
+export function describeIssues(tool: string, error: z.ZodError): string {
+  const lines = error.issues.slice(0, 10).map((issue) => {
+    const field = issue.path.length ? issue.path.join(".") : "(arguments)";
+    return `${field}: ${issue.message}`;
+  });
+  return `Invalid arguments for ${tool}. ${lines.join("; ")}. Fix ${lines.length === 1 ? "this field" : "these fields"} and call again (tools/list has the input schema).`;
+}
+
+class IdempotentReplay extends Error {}
+
+interface Guard {
+  condition: string;
+  binds: unknown[];
+  error: Error;
+}
+
+export interface CallScope {
+  env: Env;
+  principal: Principal;
+  requestId: string;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | null): ToolContext {
+  const db = scope.env.DB;
+  const nowMs = Date.now();
+  const now = new Date(nowMs).toISOString();
+  const p = scope.principal;
+  const guards: Guard[] = [];
+
+  const activityStatement = (write: Write) =>
+    db
+      .prepare(
+        "INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .bind(newId(ID_PREFIX.activity), p.accountId, p.tokenId, actorName(p), tool, write.activity.target, write.activity.summary.slice(0, 500), now);
+
+  async function runBatch(statements: D1PreparedStatement[]): Promise<D1Result[]> {
+    try {
+      return await db.batch(statements);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      if (message.includes("CHECK constraint failed: guard")) {
+        for (const g of guards) {
+          const row = await db
+            .prepare(`SELECT coalesce((${g.condition}), 0) AS ok`)
+            .bind(...g.binds)
+            .first<{ ok: number }>();
+          if (!row?.ok) throw g.error;
+        }
+        throw guards[0]?.error ?? e;
+      }
+      if (idempotencyKey && message.includes("idempotency_keys")) throw new IdempotentReplay();
+      throw e;
+    }
+  }
+
+  const ctx: ToolContext = {
+    db,
+    env: scope.env,
+    principal: p,
+    now,
+    nowMs,
+    async commit(write, result) {
+      const statements = [...write.statements, activityStatement(write)];
+      if (idempotencyKey) {
+        statements.push(
+          db
+            .prepare("INSERT INTO idempotency_keys (account_id, token_id, tool, key, result, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+            .bind(p.accountId, p.tokenId, tool, idempotencyKey, JSON.stringify(result), now),
+        );
+      }
+      await runBatch(statements);
+      return result;
+    },
+    async commitWithResults(write) {
+      return runBatch([...write.statements, activityStatement(write)]);
+    },
+    guard(condition, binds, error) {
+      guards.push({ condition, binds, error });
+      return db.prepare(`INSERT INTO guard (failed) SELECT 'x' WHERE NOT coalesce((${condition}), 0)`).bind(...binds);
+    },
+    waitUntil: scope.waitUntil,
+  };
+  return ctx;
+}
+
+async function priorResult(scope: CallScope, tool: string, key: string): Promise<Record<string, unknown> | null> {
+  const row = await scope.env.DB.prepare(
+    "SELECT result FROM idempotency_keys WHERE account_id = ? AND token_id = ? AND tool = ? AND key = ?",
+  )
+    .bind(scope.principal.accountId, scope.principal.tokenId, tool, key)
+    .first<{ result: string }>();
+  return row ? (JSON.parse(row.result) as Record<string, unknown>) : null;
+}
+
+/**
+ * tools/call, in one place: unknown name → protocol error; not allowed →
+ * isError naming the missing scope or kind; invalid arguments → isError naming
+ * the field; a caller's mistake (ToolError) → isError with how to recover; a
+ * bug or fault → logged, generic isError. Success → structuredContent + text.
+ */
+export async function callTool(scope: CallScope, name: string, rawArgs: unknown): Promise<CallToolResult> {
+  const tool = TOOLS.get(name);
+  if (!tool) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list names the tools this token may call.`);
+  }
+  const why = refusal(scope.principal, tool.name);
+  if (why) return errorResult(why);
+
+  const parsed = tool.input.safeParse(rawArgs ?? {});
+  if (!parsed.success) return errorResult(describeIssues(name, parsed.error));
+  const args = parsed.data as Record<string, unknown>;
+
+  const key = WRITE_TOOLS.has(tool.name) && typeof args.idempotency_key === "string" ? args.idempotency_key : null;
+  try {
+    if (key) {
+      const prior = await priorResult(scope, name, key);
+      if (prior) return successResult(prior);
+    }
+    const result = (await tool.handler(makeContext(scope, tool.name, key), args)) as Record<string, unknown>;
+    if (scope.env.VALIDATE_OUTPUT) {
+      const checked = tool.output.safeParse(result);
+      if (!checked.success) throw new Error(`${name} returned a result that breaks its output schema: ${checked.error.message}`);
+    }
+    return successResult(result);
+  } catch (e) {
+    if (e instanceof ToolError) return errorResult(e.message);
+    if (e instanceof IdempotentReplay && key) {
+      const prior = await priorResult(scope, name, key);
+      if (prior) return successResult(prior);
+    }
+    console.error(JSON.stringify({ level: "error", requestId: scope.requestId, tool: name, error: e instanceof Error ? e.stack ?? e.message : String(e) }));
+    return errorResult(`Internal error while running ${name}. Try again; if it persists, report request id ${scope.requestId}.`);
+  }
+}

@@ -1,0 +1,56 @@
+import type { z } from "zod";
+import type { Env } from "../env.ts";
+import type { Principal } from "../domain/principal.ts";
+import type { ToolName } from "./effects.ts";
+
+/** The record every write appends to the activity log, in the same batch as the change. */
+export interface ActivityEntry {
+  target: string | null;
+  summary: string;
+}
+
+export interface Write {
+  statements: D1PreparedStatement[];
+  activity: ActivityEntry;
+}
+
+/**
+ * What a handler gets: the database, the caller, the time, and the one way to
+ * write. Handlers never see the SDK server; permission, validation, error
+ * mapping, activity and idempotency are the registry's job.
+ */
+export interface ToolContext {
+  db: D1Database;
+  env: Env;
+  principal: Principal;
+  /** ISO 8601 UTC time of this call, the same for every row it writes. */
+  now: string;
+  nowMs: number;
+  /** Runs the statements plus the activity row (and the idempotency record) as one D1 batch, and returns `result`. */
+  commit<R>(write: Write, result: R): Promise<R>;
+  /**
+   * A batch statement that aborts the whole batch unless `condition` (an SQL
+   * expression) holds at that point of the batch; the caller then gets `error`.
+   */
+  guard(condition: string, binds: unknown[], error: Error): D1PreparedStatement;
+  /** Runs the batch's results back: statements only, for tools that need counts. */
+  commitWithResults(write: Write): Promise<D1Result[]>;
+  /** Handler-owned work to finish after the response (bookkeeping, never data). */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: ToolName;
+  description: string;
+  input: I;
+  output: O;
+  handler: (ctx: ToolContext, args: z.output<I>) => Promise<z.input<O>>;
+}
+
+/** Identity with inference: a tool is a value bundling its schemas and handler. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef<I, O> {
+  return def;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolDef<any, any>;

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { PRIORITIES, TASK_STATUSES } from "./schemas.ts";
+
+/** Result shapes shared by several tool groups. */
+export const taskShape = z.object({
+  id: z.string(),
+  project_id: z.string().nullable(),
+  parent_id: z.string().nullable(),
+  title: z.string(),
+  notes: z.string(),
+  status: z.enum(TASK_STATUSES),
+  priority: z.enum(PRIORITIES),
+  due_at: z.string().nullable(),
+  estimate_minutes: z.number().nullable(),
+  assignee: z.string().nullable(),
+  auto_ok: z.boolean().describe("whether an agent may complete it without a person's approval"),
+  blocked_reason: z.string().nullable(),
+  snoozed_until: z.string().nullable(),
+  version: z.number().describe("increases with every change; pass as expected_version to update_task"),
+  created_by: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  completed_at: z.string().nullable(),
+});
+
+export const taskList = z.object({ items: z.array(taskShape), next_cursor: z.string().nullable() });

@@ -1,0 +1,215 @@
+import { z } from "zod";
+import { conflict, invalid, notFound } from "../domain/errors.ts";
+import { actorName } from "../domain/principal.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import {
+  assigneeExists, defaultAutoOk, insertTask, newTaskValue, priorityIndex, requireTask, selectTask,
+  TASK_COLUMNS, TASK_RETURNING, toTask, type TaskRow,
+} from "../db/tasks.ts";
+import { requireProject } from "../db/projects.ts";
+import { decodeCursor, page } from "../db/cursor.ts";
+import { defineTool } from "../mcp/tool.ts";
+import {
+  assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
+} from "./schemas.ts";
+import { taskList, taskShape } from "./shapes.ts";
+
+const createTask = defineTool({
+  name: "create_task",
+  description:
+    "Create a task (optionally in a project or under a parent task). Returns the new task. auto_ok defaults from the project, then the account, then off.",
+  input: z.strictObject({
+    title,
+    project_id: projectId.optional(),
+    parent_id: taskId.optional().describe("make it a subtask of this task (it joins the parent's project)"),
+    notes: longText.optional(),
+    priority: priority.default("normal"),
+    due_at: isoTime.optional(),
+    estimate_minutes: z.number().int().min(1).max(100_000).optional(),
+    assignee: assigneeName.optional(),
+    auto_ok: z.boolean().optional().describe("may an agent complete it without a person's approval"),
+    idempotency_key: idempotencyKey,
+  }),
+  output: z.object({ task: taskShape }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    let projectIdValue = args.project_id ?? null;
+    if (args.parent_id) {
+      const parent = await requireTask(db, p.accountId, args.parent_id);
+      if (args.project_id && args.project_id !== parent.project_id) {
+        throw invalid(`project_id: a subtask lives in its parent's project (${parent.project_id ?? "none"}); omit project_id or use move_task on the parent.`);
+      }
+      projectIdValue = parent.project_id;
+    } else if (projectIdValue) {
+      await requireProject(db, p.accountId, projectIdValue);
+    }
+    if (args.assignee && !(await assigneeExists(db, p.accountId, args.assignee))) {
+      throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
+    }
+    const t = {
+      id: newId(ID_PREFIX.task),
+      accountId: p.accountId,
+      projectId: projectIdValue,
+      parentId: args.parent_id ?? null,
+      title: args.title,
+      notes: args.notes ?? "",
+      priority: priorityIndex(args.priority),
+      dueAt: args.due_at ? toUtc(args.due_at) : null,
+      estimateMinutes: args.estimate_minutes ?? null,
+      assignee: args.assignee ?? null,
+      autoOk: args.auto_ok ?? (await defaultAutoOk(db, p.accountId, projectIdValue)),
+      createdBy: actorName(p),
+      now: ctx.now,
+    };
+    return ctx.commit(
+      { statements: [insertTask(db, t)], activity: { target: t.id, summary: `created task "${t.title}"` } },
+      { task: newTaskValue(t) },
+    );
+  },
+});
+
+const getTask = defineTool({
+  name: "get_task",
+  description:
+    "One task with its steps, labels, dependencies, latest comments, recent runs and pending approval.",
+  input: z.strictObject({ task_id: taskId }),
+  output: z.object({
+    task: taskShape,
+    steps: z.array(z.object({ id: z.string(), position: z.number(), text: z.string(), status: z.string() })),
+    labels: z.array(z.object({ id: z.string(), name: z.string() })),
+    waits_on: z.array(z.object({ id: z.string(), title: z.string(), status: z.string() })),
+    blocks: z.array(z.object({ id: z.string(), title: z.string(), status: z.string() })),
+    latest_comments: z.array(z.object({ id: z.string(), author: z.string(), body: z.string(), created_at: z.string() })),
+    recent_runs: z.array(z.object({ id: z.string(), agent: z.string(), status: z.string(), started_at: z.string(), finished_at: z.string().nullable() })),
+    pending_approval: z.object({ id: z.string(), question: z.string(), requested_by: z.string(), created_at: z.string() }).nullable(),
+    subtask_count: z.number(),
+  }),
+  async handler(ctx, { task_id }) {
+    const { db, principal: p } = ctx;
+    const a = p.accountId;
+    const [task, steps, labels, waitsOn, blocks, comments, runs, approval, subtasks] = await db.batch([
+      selectTask(db, a, task_id),
+      db.prepare("SELECT id, position, text, status FROM steps WHERE task_id = ? AND account_id = ? AND trash_id IS NULL ORDER BY position").bind(task_id, a),
+      db.prepare("SELECT l.id, l.name FROM task_labels tl JOIN labels l ON l.id = tl.label_id WHERE tl.task_id = ? AND tl.account_id = ? ORDER BY l.name").bind(task_id, a),
+      db.prepare("SELECT t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.depends_on_id WHERE d.task_id = ? AND d.account_id = ? AND t.trash_id IS NULL ORDER BY t.created_at").bind(task_id, a),
+      db.prepare("SELECT t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.task_id WHERE d.depends_on_id = ? AND d.account_id = ? AND t.trash_id IS NULL ORDER BY t.created_at").bind(task_id, a),
+      db.prepare("SELECT id, author, body, created_at FROM comments WHERE task_id = ? AND account_id = ? AND trash_id IS NULL ORDER BY created_at DESC, id DESC LIMIT 5").bind(task_id, a),
+      db.prepare("SELECT r.id, g.name AS agent, r.status, r.started_at, r.finished_at FROM runs r JOIN agents g ON g.id = r.agent_id WHERE r.task_id = ? AND r.account_id = ? ORDER BY r.started_at DESC LIMIT 5").bind(task_id, a),
+      db.prepare("SELECT id, question, requested_by, created_at FROM approvals WHERE task_id = ? AND account_id = ? AND status = 'pending'").bind(task_id, a),
+      db.prepare("SELECT count(*) AS n FROM tasks WHERE parent_id = ? AND account_id = ? AND trash_id IS NULL").bind(task_id, a),
+    ]);
+    const row = task.results[0] as TaskRow | undefined;
+    if (!row) throw notFound("task", task_id, "list_tasks or search_tasks finds task ids");
+    type R<T> = T[];
+    return {
+      task: toTask(row),
+      steps: steps.results as R<{ id: string; position: number; text: string; status: string }>,
+      labels: labels.results as R<{ id: string; name: string }>,
+      waits_on: waitsOn.results as R<{ id: string; title: string; status: string }>,
+      blocks: blocks.results as R<{ id: string; title: string; status: string }>,
+      latest_comments: comments.results as R<{ id: string; author: string; body: string; created_at: string }>,
+      recent_runs: runs.results as R<{ id: string; agent: string; status: string; started_at: string; finished_at: string | null }>,
+      pending_approval: (approval.results[0] as { id: string; question: string; requested_by: string; created_at: string } | undefined) ?? null,
+      subtask_count: (subtasks.results[0] as { n: number }).n,
+    };
+  },
+});
+
+const listTasks = defineTool({
+  name: "list_tasks",
+  description:
+    "Tasks of the account, newest first, filtered by project, status, label, assignee and due range. Cursor pages.",
+  input: z.strictObject({
+    project_id: projectId.optional(),
+    status: z.array(taskStatus).min(1).max(6).optional().describe("any of these statuses (default: all)"),
+    label: z.string().min(1).max(100).optional().describe("label name"),
+    assignee: assigneeName.optional(),
+    unassigned: z.boolean().optional().describe("only tasks without an assignee"),
+    due_after: isoTime.optional(),
+    due_before: isoTime.optional(),
+    include_snoozed: z.boolean().default(true),
+    limit,
+    cursor,
+  }),
+  output: taskList,
+  async handler(ctx, args) {
+    const where = ["t.account_id = ?", "t.trash_id IS NULL"];
+    const binds: unknown[] = [ctx.principal.accountId];
+    if (args.project_id) (where.push("t.project_id = ?"), binds.push(args.project_id));
+    if (args.status) (where.push(`t.status IN (${args.status.map(() => "?").join(", ")})`), binds.push(...args.status));
+    if (args.assignee) (where.push("t.assignee = ?"), binds.push(args.assignee));
+    if (args.unassigned) where.push("t.assignee IS NULL");
+    if (args.due_after) (where.push("t.due_at >= ?"), binds.push(toUtc(args.due_after)));
+    if (args.due_before) (where.push("t.due_at < ?"), binds.push(toUtc(args.due_before)));
+    if (!args.include_snoozed) (where.push("(t.snoozed_until IS NULL OR t.snoozed_until <= ?)"), binds.push(ctx.now));
+    if (args.label) {
+      where.push("EXISTS (SELECT 1 FROM task_labels tl JOIN labels l ON l.id = tl.label_id WHERE tl.task_id = t.id AND l.account_id = t.account_id AND l.name = ?)");
+      binds.push(args.label);
+    }
+    const after = decodeCursor(args.cursor);
+    if (after) (where.push("(t.created_at < ? OR (t.created_at = ? AND t.id < ?))"), binds.push(after.k, after.k, after.id));
+    const { results } = await ctx.db
+      .prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`)
+      .bind(...binds, args.limit + 1)
+      .all<TaskRow>();
+    const { items, next_cursor } = page(results, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    return { items: items.map(toTask), next_cursor };
+  },
+});
+
+const updateTask = defineTool({
+  name: "update_task",
+  description:
+    "Overwrite a task's title, notes, priority, due time or estimate (null clears due/estimate). With expected_version, a task changed since that version is refused as a conflict. Returns the task.",
+  input: z.strictObject({
+    task_id: taskId,
+    title: title.optional(),
+    notes: longText.optional(),
+    priority: priority.optional(),
+    due_at: isoTime.nullable().optional(),
+    estimate_minutes: z.number().int().min(1).max(100_000).nullable().optional(),
+    expected_version: z.number().int().min(1).optional().describe("the version you read; refused if the task has changed since"),
+  }),
+  output: z.object({ task: taskShape, changed: z.boolean() }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const row = await requireTask(db, p.accountId, args.task_id);
+    const staleMessage = `task ${args.task_id} has changed since version ${args.expected_version}: get_task shows the current version and values; apply your change to those and pass that version.`;
+    if (args.expected_version !== undefined && row.version !== args.expected_version) throw conflict(staleMessage);
+
+    const changes: Record<string, unknown> = {};
+    if (args.title !== undefined && args.title !== row.title) changes.title = args.title;
+    if (args.notes !== undefined && args.notes !== row.notes) changes.notes = args.notes;
+    if (args.priority !== undefined && priorityIndex(args.priority) !== row.priority) changes.priority = priorityIndex(args.priority);
+    if (args.due_at !== undefined) {
+      const due = args.due_at === null ? null : toUtc(args.due_at);
+      if (due !== row.due_at) changes.due_at = due;
+    }
+    if (args.estimate_minutes !== undefined && args.estimate_minutes !== row.estimate_minutes) changes.estimate_minutes = args.estimate_minutes;
+    const fields = Object.keys(changes);
+    if (fields.length === 0) return { task: toTask(row), changed: false };
+
+    const statements: D1PreparedStatement[] = [];
+    if (args.expected_version !== undefined) {
+      statements.push(
+        ctx.guard("(SELECT version FROM tasks WHERE id = ? AND account_id = ?) = ?", [row.id, p.accountId, args.expected_version], conflict(staleMessage)),
+      );
+    }
+    statements.push(
+      db
+        .prepare(
+          `UPDATE tasks SET ${fields.map((f) => `${f} = ?`).join(", ")}, version = version + 1, updated_at = ?
+            WHERE id = ? AND account_id = ? RETURNING ${TASK_RETURNING}`,
+        )
+        .bind(...fields.map((f) => changes[f]), ctx.now, row.id, p.accountId),
+    );
+    const results = await ctx.commitWithResults({
+      statements,
+      activity: { target: row.id, summary: `updated ${fields.join(", ")}` },
+    });
+    const updated = results[results.length - 1].results[0] as TaskRow;
+    return { task: toTask(updated), changed: true };
+  },
+});
+
+export const taskTools = [listTasks, getTask, createTask, updateTask];

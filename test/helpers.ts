@@ -1,0 +1,138 @@
+import { env, exports } from "cloudflare:workers";
+import { expect } from "vitest";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { planAccount, planToken, type Sql, type TokenRequest } from "../src/domain/provisioning.ts";
+
+export const MCP_URL = "http://taskgate.test/mcp";
+
+/** The Worker itself, in this isolate, over real HTTP semantics. */
+export function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  return exports.default.fetch(new Request(input, init));
+}
+
+export async function run(statements: Sql[]): Promise<void> {
+  await env.DB.batch(statements.map((s) => env.DB.prepare(s.sql).bind(...s.params)));
+}
+
+export async function createToken(req: TokenRequest): Promise<{ id: string; secret: string }> {
+  const t = await planToken(req, new Date().toISOString());
+  await run(t.statements);
+  return { id: t.id, secret: t.secret };
+}
+
+export interface SeededAccount {
+  accountId: string;
+  /** Secrets of the four demo token kinds. */
+  human: string;
+  humanRead: string;
+  agent: string;
+  agentRead: string;
+  tokenIds: { human: string; humanRead: string; agent: string; agentRead: string };
+  agentName: string;
+}
+
+/** An account with a human write, human read, agent write and agent read token. */
+export async function seedAccount(name = "Test account", agentName = "bot"): Promise<SeededAccount> {
+  const now = new Date().toISOString();
+  const account = planAccount(name, now);
+  await run(account.statements);
+  const human = await createToken({ accountId: account.id, kind: "human", scope: "write" });
+  const humanRead = await createToken({ accountId: account.id, kind: "human", scope: "read" });
+  const agent = await createToken({ accountId: account.id, kind: "agent", scope: "write", agent: agentName });
+  const agentRead = await createToken({ accountId: account.id, kind: "agent", scope: "read", agent: agentName });
+  return {
+    accountId: account.id,
+    human: human.secret,
+    humanRead: humanRead.secret,
+    agent: agent.secret,
+    agentRead: agentRead.secret,
+    tokenIds: { human: human.id, humanRead: humanRead.id, agent: agent.id, agentRead: agentRead.id },
+    agentName,
+  };
+}
+
+export type Era = "modern" | "legacy";
+export const ERAS: Era[] = ["modern", "legacy"];
+
+export interface ToolCallResult {
+  isError: boolean;
+  text: string;
+  structured: Record<string, any>;
+}
+
+export interface TestClient {
+  era: Era;
+  protocolVersion: string | undefined;
+  listTools(): Promise<{ name: string; title?: string; annotations?: Record<string, unknown>; inputSchema: any; outputSchema?: any; description?: string }[]>;
+  call(name: string, args?: Record<string, unknown>): Promise<ToolCallResult>;
+  /** Calls and expects success; returns structuredContent. */
+  ok(name: string, args?: Record<string, unknown>): Promise<Record<string, any>>;
+  /** Calls and expects an isError result; returns its text. */
+  fails(name: string, args?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+function toResult(r: any): ToolCallResult {
+  const text = (r.content ?? []).filter((c: any) => c.type === "text").map((c: any) => c.text).join("\n");
+  return { isError: r.isError === true, text, structured: r.structuredContent ?? {} };
+}
+
+/**
+ * A real SDK client with a bearer token: `modern` is @modelcontextprotocol/client
+ * 2.x negotiating (it settles on 2026-07-28), `legacy` is @modelcontextprotocol/sdk
+ * 1.x opening with initialize, as many hosts still do.
+ */
+export async function connect(secret: string, era: Era = "modern"): Promise<TestClient> {
+  const requestInit = { headers: { authorization: `Bearer ${secret}` } };
+  let inner: { listTools: () => Promise<any>; callTool: (p: any) => Promise<any>; close: () => Promise<void> };
+  let protocolVersion: string | undefined;
+  if (era === "modern") {
+    const client = new Client({ name: "taskgate-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: workerFetch, requestInit }));
+    protocolVersion = client.getNegotiatedProtocolVersion();
+    inner = client;
+  } else {
+    const client = new LegacyClient({ name: "taskgate-legacy-test", version: "1.0.0" });
+    const transport = new LegacyTransport(new URL(MCP_URL), { fetch: workerFetch, requestInit });
+    await client.connect(transport);
+    protocolVersion = transport.protocolVersion;
+    inner = client;
+  }
+  const call = async (name: string, args: Record<string, unknown> = {}) => toResult(await inner.callTool({ name, arguments: args }));
+  return {
+    era,
+    protocolVersion,
+    async listTools() {
+      return (await inner.listTools()).tools;
+    },
+    call,
+    async ok(name, args) {
+      const r = await call(name, args);
+      if (r.isError) throw new Error(`${name} failed: ${r.text}`);
+      return r.structured;
+    },
+    async fails(name, args) {
+      const r = await call(name, args);
+      expect(r.isError, `${name} should have failed but returned ${r.text}`).toBe(true);
+      return r.text;
+    },
+    close: () => inner.close(),
+  };
+}
+
+const BOOKKEEPING_COLUMNS = new Set(["last_used_at", "last_seen_at"]);
+
+/** Every row of every table (bookkeeping columns left out), to prove a refused call changed nothing. */
+export async function snapshotDb(): Promise<string> {
+  const { results: tables } = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'task_fts%' ORDER BY name",
+  ).all<{ name: string }>();
+  const out: Record<string, unknown[]> = {};
+  for (const { name } of tables) {
+    const { results } = await env.DB.prepare(`SELECT * FROM "${name}" ORDER BY 1`).all<Record<string, unknown>>();
+    out[name] = results.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !BOOKKEEPING_COLUMNS.has(k))));
+  }
+  return JSON.stringify(out);
+}

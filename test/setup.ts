@@ -1,0 +1,7 @@
+import { env } from "cloudflare:workers";
+import { beforeAll } from "vitest";
+import { applySchema } from "./schema.ts";
+
+beforeAll(async () => {
+  await applySchema(env.DB, env.SCHEMA_SQL);
+});

@@ -1,0 +1,25 @@
+import { readFileSync } from "node:fs";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          SCHEMA_SQL: readFileSync("schema.sql", "utf8"),
+          VALIDATE_OUTPUT: "1",
+          // A test-only key (32 zero-free bytes, base64); production uses a wrangler secret.
+          CONNECTOR_KEY: "dGFza2dhdGUtdGVzdC1rZXktMDEyMzQ1Njc4OWFiY2Q=",
+        },
+      },
+    }),
+  ],
+  test: {
+    include: ["test/**/*.test.ts"],
+    setupFiles: ["./test/setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
