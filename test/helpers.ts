@@ -9,7 +9,7 @@ export const MCP_URL = "http://taskgate.test/mcp";
 
 /** The Worker itself, in this isolate, over real HTTP semantics. */
 export function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-  return exports.default.fetch(new Request(input, init));
+  return (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init));
 }
 
 export async function run(statements: Sql[]): Promise<void> {

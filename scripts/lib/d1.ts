@@ -1,0 +1,77 @@
+/**
+ * Runs SQL against the Worker's D1 through wrangler: local (the database
+ * `wrangler dev` uses, optionally under --persist-to DIR) or --remote.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Sql } from "../../src/domain/provisioning.ts";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
+
+export interface Target {
+  remote: boolean;
+  persistTo?: string;
+}
+
+/** A literal for wrangler's SQL text: strings quoted, '' doubled. */
+function literal(v: string | number | null): string {
+  if (v === null) return "NULL";
+  if (typeof v === "number") {
+    if (!Number.isFinite(v)) throw new Error("non-finite number in SQL");
+    return String(v);
+  }
+  return `'${v.replace(/'/g, "''")}'`;
+}
+
+export function render(s: Sql): string {
+  let i = 0;
+  const text = s.sql.replace(/\?/g, () => {
+    if (i >= s.params.length) throw new Error("more placeholders than parameters");
+    return literal(s.params[i++]);
+  });
+  if (i !== s.params.length) throw new Error("more parameters than placeholders");
+  return text.trim().replace(/;$/, "");
+}
+
+function wrangler(target: Target, args: string[]): string {
+  const where = target.remote ? ["--remote"] : ["--local", ...(target.persistTo ? ["--persist-to", target.persistTo] : [])];
+  const res = spawnSync(WRANGLER, ["d1", "execute", "taskgate", ...where, "--yes", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_D1_WARNING: "true", CI: process.env.CI ?? "" },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (res.status !== 0) {
+    const detail = (res.stderr || res.stdout || "").split("\n").filter((l) => /error|✘/i.test(l)).slice(0, 5).join("\n");
+    throw new Error(`wrangler d1 execute failed${detail ? `:\n${detail}` : ""}`);
+  }
+  return res.stdout;
+}
+
+/** Runs statements as one file (atomic in D1). */
+export function execute(target: Target, statements: Sql[]): void {
+  const dir = mkdtempSync(join(tmpdir(), "taskgate-sql-"));
+  try {
+    const file = join(dir, "batch.sql");
+    writeFileSync(file, statements.map((s) => render(s) + ";").join("\n"));
+    wrangler(target, ["--file", file]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function applySchemaFile(target: Target, file: string): void {
+  wrangler(target, ["--file", file]);
+}
+
+/** Runs one query and returns its rows. */
+export function query<T = Record<string, unknown>>(target: Target, s: Sql): T[] {
+  const out = wrangler(target, ["--json", "--command", render(s)]);
+  const start = out.indexOf("[");
+  const parsed = JSON.parse(out.slice(start)) as { results: T[] }[];
+  return parsed[0]?.results ?? [];
+}

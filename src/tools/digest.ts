@@ -1,0 +1,3 @@
+import type { AnyTool } from "../mcp/tool.ts";
+
+export const digestTools: AnyTool[] = [];
