@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { planAccount, planToken } from "../src/domain/provisioning.ts";
 import { execute, query, type Target } from "./lib/d1.ts";
+import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
 
 const USAGE = `Usage: npm run admin -- <command> [--remote | --persist-to DIR]
@@ -17,27 +18,6 @@ Commands:
   list-tokens    --account ID
   revoke-token   --id ID
   connect        --account ID --provider drive|slack|notion --credentials-file FILE`;
-
-export class UsageError extends Error {}
-
-type Values = Record<string, string | boolean | undefined>;
-
-export function required(values: Values, name: string): string {
-  const v = values[name];
-  if (typeof v !== "string" || v.trim() === "") throw new UsageError(`--${name} is required`);
-  return v.trim();
-}
-
-function oneOf<T extends string>(values: Values, name: string, allowed: readonly T[]): T {
-  const v = required(values, name);
-  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`--${name} must be one of ${allowed.join(", ")} (got ${v})`);
-  return v as T;
-}
-
-export function accountMustExist(target: Target, accountId: string): void {
-  const rows = query(target, { sql: "SELECT id FROM accounts WHERE id = ?", params: [accountId] });
-  if (rows.length === 0) throw new UsageError(`no account ${accountId}; create-account makes one`);
-}
 
 const commands: Record<string, (values: Values, target: Target) => Promise<unknown> | unknown> = {
   "create-account"(values, target) {
