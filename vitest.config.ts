@@ -10,6 +10,7 @@ export default defineConfig({
         bindings: {
           SCHEMA_SQL: readFileSync("schema.sql", "utf8"),
           VALIDATE_OUTPUT: "1",
+          ALLOWED_ORIGINS: "https://app.example.com",
           // A test-only key (32 zero-free bytes, base64); production uses a wrangler secret.
           CONNECTOR_KEY: "dGFza2dhdGUtdGVzdC1rZXktMDEyMzQ1Njc4OWFiY2Q=",
         },

@@ -6,6 +6,7 @@ import { originCheck } from "./http/origin.ts";
 import { MAX_BODY_BYTES, mcpHandler } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
+import { meterD1, serverTiming } from "./db/metered.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -16,7 +17,28 @@ app.use("*", async function requestId(c, next) {
   c.res.headers.set("x-request-id", id);
 });
 
+/** Every D1 call a request makes, counted and timed in `Server-Timing` (cheap, and useful in production). */
+app.use("*", async function d1Timing(c, next) {
+  if (!c.env?.DB) return next();
+  const meter = meterD1(c.env.DB);
+  c.env = { ...c.env, DB: meter.db };
+  await next();
+  c.res.headers.append("server-timing", serverTiming(meter));
+  c.res.headers.set("x-d1-calls", String(meter.calls));
+});
+
 app.get("/health", (c) => c.json({ ok: true, version: VERSION }));
+
+/** Readiness: one trivial D1 query. */
+app.get("/ready", async (c) => {
+  try {
+    await c.env.DB.prepare("SELECT 1").first();
+    return c.json({ ok: true, version: VERSION });
+  } catch (e) {
+    console.error(JSON.stringify({ level: "error", where: "ready", error: String(e) }));
+    return c.json({ ok: false, reason: "database unavailable" }, 503);
+  }
+});
 
 const methodNotAllowed = () =>
   new Response(JSON.stringify({ error: "method_not_allowed", error_description: "MCP is served statelessly: use POST /mcp." }), {

@@ -1,0 +1,140 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createToken, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
+
+const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+const INIT = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+});
+
+/** A JSON-RPC answer, sent as JSON or as one SSE `message` event (the SDK's stateless legacy framing). */
+async function readJsonRpc(res: Response): Promise<unknown> {
+  const text = await res.text();
+  const data = text.startsWith("event:") ? text.split("\n").find((l) => l.startsWith("data: "))?.slice(6) : text;
+  return JSON.parse(data ?? "null");
+}
+
+function post(body: string, headers: Record<string, string> = {}, url = MCP_URL): Promise<Response> {
+  return workerFetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body,
+  });
+}
+
+describe("GET /health and /ready", () => {
+  it("health answers without D1", async () => {
+    const res = await workerFetch("http://x/health");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ ok: true, version: expect.any(String) });
+    expect(res.headers.get("x-d1-calls")).toBe("0");
+  });
+
+  it("ready runs one D1 query", async () => {
+    const res = await workerFetch("http://x/ready");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-d1-calls")).toBe("1");
+    expect(res.headers.get("server-timing")).toMatch(/^d1;dur=[\d.]+;desc="1 D1 calls"$/);
+  });
+});
+
+describe("bearer auth", () => {
+  it("no token → 401 with a Bearer challenge", async () => {
+    const res = await post(LIST);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="taskgate"$/);
+  });
+
+  it("unknown, malformed, revoked and expired tokens → 401 invalid_token", async () => {
+    const acc = await seedAccount();
+    const revoked = await createToken({ accountId: acc.accountId, kind: "human", scope: "write" });
+    await env.DB.prepare("UPDATE tokens SET revoked_at = ? WHERE id = ?").bind(new Date().toISOString(), revoked.id).run();
+    const expired = await createToken({ accountId: acc.accountId, kind: "human", scope: "write", expiresAt: new Date(Date.now() - 1000).toISOString() });
+    for (const secret of ["tg_" + "A".repeat(43), revoked.secret, expired.secret]) {
+      const res = await post(INIT, { authorization: `Bearer ${secret}` });
+      expect(res.status, secret.slice(0, 6)).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
+      const text = await res.text();
+      expect(text).not.toContain(secret);
+    }
+    const res = await post(INIT, { authorization: "Basic abc" });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/error="invalid_request"/);
+  });
+
+  it("refuses a token in the query string, even a valid one", async () => {
+    const acc = await seedAccount();
+    const res = await post(INIT, { authorization: `Bearer ${acc.human}` }, `${MCP_URL}?token=${acc.human}`);
+    expect(res.status).toBe(401);
+    expect(await res.text()).toMatch(/query string/);
+  });
+
+  it("stores only a hash and a display prefix", async () => {
+    const acc = await seedAccount();
+    const row = await env.DB.prepare("SELECT hash, prefix FROM tokens WHERE id = ?").bind(acc.tokenIds.human).first<{ hash: string; prefix: string }>();
+    expect(row?.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row?.prefix).toBe(acc.human.slice(0, 9) + "…");
+    expect(acc.human).toMatch(/^tg_[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("answers an authenticated legacy initialize statelessly, with D1 calls in Server-Timing", async () => {
+    const acc = await seedAccount();
+    const res = await post(INIT, { authorization: `Bearer ${acc.human}` });
+    expect(res.status).toBe(200);
+    const body = (await readJsonRpc(res)) as { result: { serverInfo: { name: string } } };
+    expect(body.result.serverInfo.name).toBe("taskgate");
+    expect(res.headers.get("mcp-session-id")).toBeNull();
+    expect(res.headers.get("server-timing")).toMatch(/D1 calls/);
+  });
+});
+
+describe("HTTP edges", () => {
+  it("GET, DELETE /mcp → 405 with Allow: POST", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const res = await workerFetch(MCP_URL, { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST");
+    }
+  });
+
+  it("a foreign Origin → 403; a listed one passes with CORS headers", async () => {
+    const acc = await seedAccount();
+    const bad = await post(INIT, { authorization: `Bearer ${acc.human}`, origin: "https://evil.example" });
+    expect(bad.status).toBe(403);
+    const good = await post(INIT, { authorization: `Bearer ${acc.human}`, origin: "https://app.example.com" });
+    expect(good.status).toBe(200);
+    expect(good.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    const preflight = await workerFetch(MCP_URL, { method: "OPTIONS", headers: { origin: "https://app.example.com" } });
+    expect(preflight.status).toBe(204);
+  });
+
+  it("a body over 1 MiB → 413, before auth", async () => {
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(2 * 1024 * 1024) } });
+    const res = await post(big);
+    expect(res.status).toBe(413);
+  });
+
+  it("an unsupported protocol version → 400 with a JSON-RPC error", async () => {
+    const acc = await seedAccount();
+    const res = await post(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/list",
+        params: { _meta: { "io.modelcontextprotocol/protocolVersion": "1999-01-01", "io.modelcontextprotocol/clientInfo": { name: "x", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } },
+      }),
+      { authorization: `Bearer ${acc.human}`, "mcp-protocol-version": "1999-01-01", "mcp-method": "tools/list" },
+    );
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error?: { code: number } };
+    expect(body.error?.code).toBeLessThan(0);
+  });
+
+  it("unknown paths → 404 JSON", async () => {
+    const res = await workerFetch("http://x/nope");
+    expect(res.status).toBe(404);
+  });
+});
