@@ -26,7 +26,19 @@ type JsonObjectSchema = { type: "object"; [key: string]: unknown };
 function toJsonSchema(schema: z.ZodType, io: "input" | "output"): JsonObjectSchema {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonObjectSchema;
   delete json.$schema;
-  return json;
+  return stripNoise(json) as JsonObjectSchema;
+}
+
+/** Bounds that only restate a JSON number's range say nothing to a model; drop them. */
+function stripNoise(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(stripNoise);
+  if (!node || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === "maximum" && v === Number.MAX_SAFE_INTEGER) || (k === "minimum" && v === Number.MIN_SAFE_INTEGER)) continue;
+    out[k] = stripNoise(v);
+  }
+  return out;
 }
 
 let descriptors: ToolDescriptor[] | undefined;

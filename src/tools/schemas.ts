@@ -25,7 +25,15 @@ export const approvalId = id("apr", "approval");
 
 export const title = z.string().trim().min(1, "must not be empty").max(LIMITS.title);
 export const longText = z.string().max(LIMITS.text);
-export const isoTime = z.iso.datetime({ offset: true }).describe("ISO 8601 time, e.g. 2026-12-24T18:00:00Z");
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** An ISO 8601 time with a zone. Checked in code rather than by a long pattern, to keep tools/list small. */
+export const isoTime = z
+  .string()
+  .max(40)
+  .refine((s) => ISO_TIME.test(s) && !Number.isNaN(Date.parse(s)), "expected an ISO 8601 time with a zone, e.g. 2026-12-24T18:00:00Z")
+  .meta({ format: "date-time" })
+  .describe("ISO 8601 time, e.g. 2026-12-24T18:00:00Z");
 
 export const limit = z.number().int().min(1).max(LIMITS.pageMax).default(LIMITS.pageDefault).describe("page size, 1–100 (default 25)");
 export const cursor = z.string().max(500).optional().describe("next_cursor of the previous page");
