@@ -156,7 +156,8 @@ function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | 
       return result;
     },
     async commitWithResults(write) {
-      return runBatch([...write.statements, activityStatement(write)]);
+      const results = await runBatch([...write.statements, activityStatement(write)]);
+      return results.slice(0, write.statements.length);
     },
     guard(condition, binds, error) {
       guards.push({ condition, binds, error });
