@@ -1,4 +1,5 @@
 import { notFound } from "../domain/errors.ts";
+import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 
 export interface ProjectRow {
   id: string;
@@ -13,6 +14,9 @@ export interface ProjectRow {
 
 export const PROJECT_COLUMNS = "p.id, p.name, p.description, p.default_auto_ok, p.archived_at, p.version, p.created_at, p.updated_at";
 
+/** The same columns for `RETURNING`, which takes no table alias. */
+export const PROJECT_RETURNING = PROJECT_COLUMNS.replace(/p\./g, "");
+
 export async function findProject(db: D1Database, accountId: string, id: string): Promise<ProjectRow | null> {
   return db
     .prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = ? AND p.account_id = ? AND p.trash_id IS NULL`)
@@ -26,3 +30,197 @@ export async function requireProject(db: D1Database, accountId: string, id: stri
   if (!row) throw notFound("project", id, "list_projects finds project ids");
   return row;
 }
+
+export const PROJECT_NOT_FOUND_HINT = "list_projects finds project ids (include_archived: true shows archived ones)";
+
+/** Live task counts per status, as columns of a project row. */
+export interface TaskCountColumns {
+  n_total: number;
+  n_open: number;
+  n_in_progress: number;
+  n_blocked: number;
+  n_awaiting_approval: number;
+  n_done: number;
+  n_cancelled: number;
+}
+
+export type CountedProjectRow = ProjectRow & TaskCountColumns;
+
+const COUNT_COLUMNS = `count(t.id) AS n_total,
+  coalesce(sum(t.status = 'open'), 0) AS n_open,
+  coalesce(sum(t.status = 'in_progress'), 0) AS n_in_progress,
+  coalesce(sum(t.status = 'blocked'), 0) AS n_blocked,
+  coalesce(sum(t.status = 'awaiting_approval'), 0) AS n_awaiting_approval,
+  coalesce(sum(t.status = 'done'), 0) AS n_done,
+  coalesce(sum(t.status = 'cancelled'), 0) AS n_cancelled`;
+
+const LIVE_TASKS_JOIN = "LEFT JOIN tasks t ON t.account_id = p.account_id AND t.project_id = p.id AND t.trash_id IS NULL";
+
+/**
+ * One live project with its live task counts, the auto-OK new tasks in it
+ * start with, and the account's trash retention (for delete_project's result).
+ */
+export async function findProjectWithCounts(
+  db: D1Database,
+  accountId: string,
+  id: string,
+): Promise<(CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number }) | null> {
+  return db
+    .prepare(
+      `SELECT ${PROJECT_COLUMNS}, ${COUNT_COLUMNS}, a.trash_retention_days,
+              coalesce(p.default_auto_ok, a.default_auto_ok, 0) AS new_tasks_auto_ok
+         FROM projects p JOIN accounts a ON a.id = p.account_id ${LIVE_TASKS_JOIN}
+        WHERE p.id = ? AND p.account_id = ? AND p.trash_id IS NULL
+        GROUP BY p.id`,
+    )
+    .bind(id, accountId)
+    .first();
+}
+
+export async function requireProjectWithCounts(db: D1Database, accountId: string, id: string) {
+  const row = await findProjectWithCounts(db, accountId, id);
+  if (!row) throw notFound("project", id, PROJECT_NOT_FOUND_HINT);
+  return row;
+}
+
+/** A page of live projects in creation order, with counts; fetches limit + 1 rows. */
+export async function listProjectRows(
+  db: D1Database,
+  accountId: string,
+  opts: { includeArchived: boolean; after: { k: string; id: string } | null; limit: number },
+): Promise<CountedProjectRow[]> {
+  const where = ["account_id = ?", "trash_id IS NULL"];
+  const binds: unknown[] = [accountId];
+  if (!opts.includeArchived) where.push("archived_at IS NULL");
+  if (opts.after) (where.push("(created_at > ? OR (created_at = ? AND id > ?))"), binds.push(opts.after.k, opts.after.k, opts.after.id));
+  const { results } = await db
+    .prepare(
+      `WITH pg AS (SELECT * FROM projects WHERE ${where.join(" AND ")} ORDER BY created_at, id LIMIT ?)
+       SELECT ${PROJECT_COLUMNS}, ${COUNT_COLUMNS}
+         FROM pg p ${LIVE_TASKS_JOIN}
+        GROUP BY p.id
+        ORDER BY p.created_at, p.id`,
+    )
+    .bind(...binds, opts.limit + 1)
+    .all<CountedProjectRow>();
+  return results;
+}
+
+export interface NewProject {
+  id: string;
+  accountId: string;
+  name: string;
+  description: string;
+  defaultAutoOk: boolean | null;
+  now: string;
+}
+
+export function insertProject(db: D1Database, p: NewProject): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO projects (id, account_id, name, description, default_auto_ok, archived_at, version, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?)`,
+    )
+    .bind(p.id, p.accountId, p.name, p.description, p.defaultAutoOk === null ? null : p.defaultAutoOk ? 1 : 0, p.now, p.now);
+}
+
+export type ProjectChanges = Partial<Pick<ProjectRow, "name" | "description" | "default_auto_ok" | "archived_at">>;
+
+/** Overwrites the given columns of a live project, bumps its version, and returns the new row. */
+export function updateProject(db: D1Database, accountId: string, id: string, changes: ProjectChanges, now: string): D1PreparedStatement {
+  const fields = Object.keys(changes) as (keyof ProjectChanges)[];
+  return db
+    .prepare(
+      `UPDATE projects SET ${fields.map((f) => `${f} = ?`).join(", ")}, version = version + 1, updated_at = ?
+        WHERE id = ? AND account_id = ? AND trash_id IS NULL RETURNING ${PROJECT_RETURNING}`,
+    )
+    .bind(...fields.map((f) => changes[f]), now, id, accountId);
+}
+
+/** SQL condition for guards: the project is live and at this version. Binds: id, account, version. */
+export const PROJECT_AT_VERSION =
+  "(SELECT version FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?";
+
+/** A project in the trash: the trash item it belongs to and when that item will be purged. */
+export async function findTrashedProject(
+  db: D1Database,
+  accountId: string,
+  id: string,
+): Promise<{ trash_id: string; purge_after: string; item_count: number } | null> {
+  return db
+    .prepare(
+      `SELECT tr.id AS trash_id, tr.purge_after, tr.item_count
+         FROM projects p JOIN trash tr ON tr.id = p.trash_id AND tr.account_id = p.account_id
+        WHERE p.id = ? AND p.account_id = ? AND p.trash_id IS NOT NULL`,
+    )
+    .bind(id, accountId)
+    .first();
+}
+
+export interface ExportStepRow { task_id: string; id: string; position: number; text: string; status: string; created_at: string; updated_at: string }
+export interface ExportCommentRow { task_id: string; id: string; author: string; body: string; created_at: string; updated_at: string }
+export interface ExportLabelRow { task_id: string; name: string }
+export interface ExportDependencyRow { task_id: string; depends_on_id: string }
+export interface ExportLinkRow {
+  task_id: string; provider: string; event_id: string; title: string; starts_at: string; ends_at: string; url: string | null;
+}
+
+/**
+ * Everything hanging off a project's live tasks, in one batch, each list in a
+ * deterministic order: tasks by (created_at, id), and within a task steps by
+ * position, comments oldest first, labels by name, dependencies and links by
+ * (created_at, id).
+ */
+export async function projectExportRows(db: D1Database, accountId: string, projectId: string) {
+  const tasksOf = "JOIN tasks t ON t.id = x.task_id AND x.account_id = ?1 AND t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL";
+  const byTask = "t.created_at, t.id";
+  const [tasks, steps, comments, labels, deps, links] = await db.batch([
+    db
+      .prepare(
+        `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL ORDER BY ${byTask}`,
+      )
+      .bind(accountId, projectId),
+    db
+      .prepare(
+        `SELECT x.task_id, x.id, x.position, x.text, x.status, x.created_at, x.updated_at FROM steps x ${tasksOf}
+          WHERE x.trash_id IS NULL ORDER BY ${byTask}, x.position, x.id`,
+      )
+      .bind(accountId, projectId),
+    db
+      .prepare(
+        `SELECT x.task_id, x.id, x.author, x.body, x.created_at, x.updated_at FROM comments x ${tasksOf}
+          WHERE x.trash_id IS NULL ORDER BY ${byTask}, x.created_at, x.id`,
+      )
+      .bind(accountId, projectId),
+    db
+      .prepare(
+        `SELECT x.task_id, l.name FROM task_labels x ${tasksOf} JOIN labels l ON l.id = x.label_id AND l.account_id = ?1
+          ORDER BY ${byTask}, l.name, l.id`,
+      )
+      .bind(accountId, projectId),
+    db
+      .prepare(
+        `SELECT x.task_id, x.depends_on_id FROM task_dependencies x ${tasksOf}
+           JOIN tasks w ON w.id = x.depends_on_id AND w.account_id = ?1 AND w.trash_id IS NULL
+          ORDER BY ${byTask}, w.created_at, w.id`,
+      )
+      .bind(accountId, projectId),
+    db
+      .prepare(
+        `SELECT x.task_id, x.provider, x.event_id, x.title, x.starts_at, x.ends_at, x.url FROM calendar_links x ${tasksOf}
+          ORDER BY ${byTask}, x.created_at, x.id`,
+      )
+      .bind(accountId, projectId),
+  ]);
+  return {
+    tasks: tasks.results as unknown as TaskRow[],
+    steps: steps.results as unknown as ExportStepRow[],
+    comments: comments.results as unknown as ExportCommentRow[],
+    labels: labels.results as unknown as ExportLabelRow[],
+    dependencies: deps.results as unknown as ExportDependencyRow[],
+    links: links.results as unknown as ExportLinkRow[],
+  };
+}
+
+/** SQL condition for guards: the project is live. Binds: id, account. */
+export const PROJECT_LIVE = "EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL)";

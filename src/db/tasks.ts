@@ -171,3 +171,116 @@ export async function assigneeExists(db: D1Database, accountId: string, name: st
   const row = await db.prepare("SELECT 1 AS ok FROM agents WHERE account_id = ? AND name = ?").bind(accountId, name).first();
   return row !== null;
 }
+
+/** A task row with the columns only writes need. */
+export interface TaskWriteRow extends TaskRow {
+  status_before_block: TaskStatus | null;
+}
+
+export async function requireTaskForWrite(db: D1Database, accountId: string, id: string): Promise<TaskWriteRow> {
+  const row = await db
+    .prepare(`SELECT ${TASK_COLUMNS}, t.status_before_block FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`)
+    .bind(id, accountId)
+    .first<TaskWriteRow>();
+  if (!row) throw notFound("task", id, "list_tasks or search_tasks finds task ids");
+  return row;
+}
+
+/** A task of the account whether live or in the trash, with its trash item if it has one. */
+export function selectTaskWithTrash(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT t.id, t.title, t.trash_id, tr.purge_after, tr.item_count
+         FROM tasks t LEFT JOIN trash tr ON tr.id = t.trash_id AND tr.account_id = t.account_id
+        WHERE t.id = ? AND t.account_id = ?`,
+    )
+    .bind(id, accountId);
+}
+
+export interface TaskWithTrash {
+  id: string;
+  title: string;
+  trash_id: string | null;
+  purge_after: string | null;
+  item_count: number | null;
+}
+
+export function selectAccountPrefs(db: D1Database, accountId: string): D1PreparedStatement {
+  return db.prepare("SELECT time_zone, trash_retention_days FROM accounts WHERE id = ?").bind(accountId);
+}
+
+export interface AccountPrefs {
+  time_zone: string;
+  trash_retention_days: number;
+}
+
+/** Guard condition: the task is live and still at this version. Binds: id, accountId, version. */
+export const TASK_AT_VERSION = "(SELECT version FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?";
+
+/** Guard condition: the task is live. Binds: id, accountId. */
+export const TASK_IS_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
+
+/** Columns a task write may set directly. */
+export type TaskField =
+  | "status" | "status_before_block" | "blocked_reason" | "assignee" | "snoozed_until" | "project_id";
+
+/** Sets the given fields, bumps the version and stamps updated_at. */
+export function updateTaskFields(
+  db: D1Database,
+  accountId: string,
+  id: string,
+  changes: Partial<Record<TaskField, string | null>>,
+  now: string,
+): D1PreparedStatement {
+  const fields = Object.keys(changes) as TaskField[];
+  return db
+    .prepare(
+      `UPDATE tasks SET ${fields.map((f) => `${f} = ?`).join(", ")}, version = version + 1, updated_at = ?
+        WHERE id = ? AND account_id = ? AND trash_id IS NULL`,
+    )
+    .bind(...fields.map((f) => changes[f] ?? null), now, id, accountId);
+}
+
+/** The top-level ancestor of a task (the task itself when it has no parent). */
+export async function rootTaskOf(db: D1Database, accountId: string, id: string): Promise<{ id: string; title: string }> {
+  const row = await db
+    .prepare(
+      `WITH RECURSIVE up(id, parent_id, title, depth) AS (
+         SELECT id, parent_id, title, 0 FROM tasks WHERE id = ?1 AND account_id = ?2
+         UNION ALL
+         SELECT t.id, t.parent_id, t.title, up.depth + 1 FROM tasks t JOIN up ON t.id = up.parent_id
+          WHERE t.account_id = ?2 AND up.depth < 1000)
+       SELECT id, title FROM up ORDER BY depth DESC LIMIT 1`,
+    )
+    .bind(id, accountId)
+    .first<{ id: string; title: string }>();
+  return row ?? { id, title: "" };
+}
+
+const LIVE_SUBTREE = `WITH RECURSIVE sub(id) AS (
+    SELECT ?1 UNION SELECT t.id FROM tasks t JOIN sub ON t.parent_id = sub.id WHERE t.account_id = ?2 AND t.trash_id IS NULL)`;
+
+/** Live tasks of a subtree (the root included) whose project is not `projectId`. */
+export async function subtreeOutsideProject(db: D1Database, accountId: string, rootId: string, projectId: string | null): Promise<number> {
+  const row = await db
+    .prepare(
+      `${LIVE_SUBTREE} SELECT count(*) AS n FROM tasks
+        WHERE account_id = ?2 AND trash_id IS NULL AND id IN (SELECT id FROM sub) AND project_id IS NOT ?3`,
+    )
+    .bind(rootId, accountId, projectId)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** Moves a task's whole live subtree to a project (or none), bumping each moved task's version. */
+export function moveSubtree(db: D1Database, accountId: string, rootId: string, projectId: string | null, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE tasks SET project_id = ?3, version = version + 1, updated_at = ?4
+        WHERE account_id = ?2 AND trash_id IS NULL AND project_id IS NOT ?3 AND id IN (${LIVE_SUBTREE} SELECT id FROM sub)`,
+    )
+    .bind(rootId, accountId, projectId, now);
+}
+
+/** Guard condition: the project is live. Binds: id, accountId. */
+export const PROJECT_IS_LIVE = "EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL)";

@@ -90,11 +90,253 @@ export function purgeAfter(now: string, retentionDays: number): string {
   return new Date(Date.parse(now) + retentionDays * DAY_MS).toISOString();
 }
 
-/** Purges trash items whose retention has run out: their rows go for good. */
+export interface TrashRow {
+  id: string;
+  account_id: string;
+  kind: TrashKind;
+  target_id: string;
+  title: string;
+  item_count: number;
+  deleted_by: string;
+  deleted_by_token: string;
+  deleted_at: string;
+  purge_after: string;
+}
+
+const TRASH_COLUMNS = "id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after";
+
+/** A page of the account's trash, newest first; fetches limit + 1 rows. */
+export async function listTrashRows(
+  db: D1Database,
+  accountId: string,
+  opts: { kind?: TrashKind; after: { k: string | number | null; id: string } | null; limit: number },
+): Promise<TrashRow[]> {
+  const where = ["account_id = ?"];
+  const binds: unknown[] = [accountId];
+  if (opts.kind) (where.push("kind = ?"), binds.push(opts.kind));
+  if (opts.after) (where.push("(deleted_at < ? OR (deleted_at = ? AND id < ?))"), binds.push(opts.after.k, opts.after.k, opts.after.id));
+  const { results } = await db
+    .prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE ${where.join(" AND ")} ORDER BY deleted_at DESC, id DESC LIMIT ?`)
+    .bind(...binds, opts.limit + 1)
+    .all<TrashRow>();
+  return results;
+}
+
+export async function findTrashItem(db: D1Database, accountId: string, id: string): Promise<TrashRow | null> {
+  return db.prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE id = ? AND account_id = ?`).bind(id, accountId).first<TrashRow>();
+}
+
+/** The trash item whose unit is rooted at this task, project, step or comment. */
+export async function findTrashItemByTarget(db: D1Database, accountId: string, targetId: string): Promise<TrashRow | null> {
+  return db.prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE target_id = ? AND account_id = ?`).bind(targetId, accountId).first<TrashRow>();
+}
+
+/** The trash items of this account among `ids` (at most 90 ids). */
+export async function findTrashItems(db: D1Database, accountId: string, ids: string[]): Promise<TrashRow[]> {
+  if (ids.length === 0) return [];
+  const { results } = await db
+    .prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE account_id = ?1 AND id IN (${ids.map((_, i) => `?${i + 2}`).join(", ")}) ORDER BY deleted_at, id`)
+    .bind(accountId, ...ids)
+    .all<TrashRow>();
+  return results;
+}
+
+/** Up to `limit` items of the account's trash, oldest first. */
+export async function allTrashItems(db: D1Database, accountId: string, limit: number): Promise<TrashRow[]> {
+  const { results } = await db
+    .prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE account_id = ? ORDER BY deleted_at, id LIMIT ?`)
+    .bind(accountId, limit)
+    .all<TrashRow>();
+  return results;
+}
+
+/** Whether restore_from_trash already restored this item (its activity entry is the record of it). */
+export async function wasRestored(db: D1Database, accountId: string, trashId: string): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT 1 AS ok FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'restore_from_trash' LIMIT 1")
+    .bind(trashId, accountId)
+    .first();
+  return row !== null;
+}
+
+const RECORD_TABLES = { tsk: "tasks", prj: "projects", stp: "steps", cmt: "comments" } as const;
+export type RecordPrefix = keyof typeof RECORD_TABLES;
+
+/**
+ * Where a task, project, step or comment is: live, in the trash (and under
+ * which item), or nowhere in this account.
+ */
+export async function locateRecord(
+  db: D1Database,
+  accountId: string,
+  prefix: RecordPrefix,
+  id: string,
+): Promise<{ trash_id: string | null } | null> {
+  return db
+    .prepare(`SELECT trash_id FROM ${RECORD_TABLES[prefix]} WHERE id = ? AND account_id = ?`)
+    .bind(id, accountId)
+    .first<{ trash_id: string | null }>();
+}
+
+/**
+ * What still in the trash keeps an item from being restored: the project or
+ * parent task of its tasks, or the task of its step or comment. `?1` is the
+ * account, `?2` the item.
+ */
+const BLOCKERS: Record<TrashKind, string> = {
+  task: `SELECT 'project' AS what, p.id, p.trash_id FROM tasks t JOIN projects p ON p.id = t.project_id AND p.account_id = ?1
+          WHERE t.account_id = ?1 AND t.trash_id = ?2 AND p.trash_id IS NOT NULL AND p.trash_id <> ?2
+         UNION
+         SELECT 'parent task' AS what, x.id, x.trash_id FROM tasks t JOIN tasks x ON x.id = t.parent_id AND x.account_id = ?1
+          WHERE t.account_id = ?1 AND t.trash_id = ?2 AND x.trash_id IS NOT NULL AND x.trash_id <> ?2`,
+  project: `SELECT 'parent task' AS what, x.id, x.trash_id FROM tasks t JOIN tasks x ON x.id = t.parent_id AND x.account_id = ?1
+             WHERE t.account_id = ?1 AND t.trash_id = ?2 AND x.trash_id IS NOT NULL AND x.trash_id <> ?2`,
+  step: `SELECT 'task' AS what, t.id, t.trash_id FROM steps s JOIN tasks t ON t.id = s.task_id AND t.account_id = ?1
+          WHERE s.account_id = ?1 AND s.trash_id = ?2 AND t.trash_id IS NOT NULL`,
+  comment: `SELECT 'task' AS what, t.id, t.trash_id FROM comments c JOIN tasks t ON t.id = c.task_id AND t.account_id = ?1
+             WHERE c.account_id = ?1 AND c.trash_id = ?2 AND t.trash_id IS NOT NULL`,
+};
+
+/** Tasks of the item whose project or parent was purged meanwhile: a restore detaches them from it. */
+const ORPHANS = `SELECT t.id FROM tasks t WHERE t.account_id = ?1 AND t.trash_id = ?2 AND (
+    (t.project_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = t.project_id))
+ OR (t.parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tasks x WHERE x.id = t.parent_id)))`;
+
+export interface RestoreCheck {
+  blockers: { what: string; id: string; trash_id: string }[];
+  orphans: string[];
+}
+
+export async function restoreCheck(db: D1Database, accountId: string, item: TrashRow): Promise<RestoreCheck> {
+  const hasTasks = item.kind === "task" || item.kind === "project";
+  const reads = [db.prepare(`${BLOCKERS[item.kind]} LIMIT 5`).bind(accountId, item.id)];
+  if (hasTasks) reads.push(db.prepare(ORPHANS).bind(accountId, item.id));
+  const [blockers, orphans] = await db.batch(reads);
+  return {
+    blockers: blockers.results as RestoreCheck["blockers"],
+    orphans: orphans ? (orphans.results as { id: string }[]).map((r) => r.id) : [],
+  };
+}
+
+/** A guard condition (binds: account, item) that holds while nothing blocks the restore and the item is still in the trash. */
+export function restorableCondition(kind: TrashKind): string {
+  return `EXISTS (SELECT 1 FROM trash WHERE id = ?2 AND account_id = ?1) AND NOT EXISTS (${BLOCKERS[kind]})`;
+}
+
+/**
+ * The statements that put an item back exactly as it was: its rows lose the
+ * mark, the trash item goes. Tasks whose project or parent was purged
+ * meanwhile are detached from it (a new version).
+ */
+export function restoreStatements(db: D1Database, accountId: string, item: TrashRow, detach: boolean, now: string): D1PreparedStatement[] {
+  const s = (sql: string) => db.prepare(sql).bind(accountId, item.id);
+  const out: D1PreparedStatement[] = [];
+  if (detach) {
+    const d = (sql: string) => db.prepare(sql).bind(accountId, item.id, now);
+    out.push(
+      d(`UPDATE tasks SET project_id = NULL, version = version + 1, updated_at = ?3
+          WHERE account_id = ?1 AND trash_id = ?2 AND project_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = tasks.project_id)`),
+      d(`UPDATE tasks SET parent_id = NULL, version = version + 1, updated_at = ?3
+          WHERE account_id = ?1 AND trash_id = ?2 AND parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tasks x WHERE x.id = tasks.parent_id)`),
+    );
+  }
+  const tables = { task: ["tasks"], project: ["projects", "tasks"], step: ["steps"], comment: ["comments"] }[item.kind];
+  for (const table of tables) out.push(s(`UPDATE ${table} SET trash_id = NULL WHERE account_id = ?1 AND trash_id = ?2`));
+  out.push(s("DELETE FROM trash WHERE id = ?2 AND account_id = ?1"));
+  return out;
+}
+
+/** Items purged per batch: the ids are bound once each, under D1's 100 parameters per statement. */
+export const PURGE_CHUNK = 50;
+
+/**
+ * The statements that purge trash items for good (at most PURGE_CHUNK): their
+ * rows, every row hanging off their tasks (runs and their events, approvals,
+ * calendar links, labels, dependencies both ways, steps and comments, with the
+ * trash items of such steps and comments), and the items. `?1` is the account.
+ */
+export function purgeStatements(db: D1Database, accountId: string, ids: string[]): D1PreparedStatement[] {
+  if (ids.length === 0 || ids.length > PURGE_CHUNK) throw new Error(`purgeStatements takes 1–${PURGE_CHUNK} ids`);
+  const sel = `SELECT id FROM trash WHERE account_id = ?1 AND id IN (${ids.map((_, i) => `?${i + 2}`).join(", ")})`;
+  const tasks = `SELECT id FROM tasks WHERE account_id = ?1 AND trash_id IN (${sel})`;
+  const sql = [
+    `DELETE FROM run_events WHERE account_id = ?1 AND run_id IN (SELECT id FROM runs WHERE account_id = ?1 AND task_id IN (${tasks}))`,
+    `DELETE FROM runs WHERE account_id = ?1 AND task_id IN (${tasks})`,
+    `DELETE FROM approvals WHERE account_id = ?1 AND task_id IN (${tasks})`,
+    `DELETE FROM calendar_links WHERE account_id = ?1 AND task_id IN (${tasks})`,
+    `DELETE FROM task_labels WHERE account_id = ?1 AND task_id IN (${tasks})`,
+    `DELETE FROM task_dependencies WHERE account_id = ?1 AND (task_id IN (${tasks}) OR depends_on_id IN (${tasks}))`,
+    `DELETE FROM trash WHERE account_id = ?1 AND (
+       (kind = 'step' AND target_id IN (SELECT id FROM steps WHERE account_id = ?1 AND task_id IN (${tasks})))
+       OR (kind = 'comment' AND target_id IN (SELECT id FROM comments WHERE account_id = ?1 AND task_id IN (${tasks}))))`,
+    `DELETE FROM steps WHERE account_id = ?1 AND (task_id IN (${tasks}) OR trash_id IN (${sel}))`,
+    `DELETE FROM comments WHERE account_id = ?1 AND (task_id IN (${tasks}) OR trash_id IN (${sel}))`,
+    `DELETE FROM tasks WHERE account_id = ?1 AND trash_id IN (${sel})`,
+    `DELETE FROM projects WHERE account_id = ?1 AND trash_id IN (${sel})`,
+    `DELETE FROM trash WHERE account_id = ?1 AND id IN (${ids.map((_, i) => `?${i + 2}`).join(", ")})`,
+  ];
+  return sql.map((q) => db.prepare(q).bind(accountId, ...ids));
+}
+
+/** Step and comment items that purging these items takes along, because their task goes for good. */
+export async function dependentItems(db: D1Database, accountId: string, ids: string[]): Promise<TrashRow[]> {
+  const list = ids.map((_, i) => `?${i + 2}`).join(", ");
+  const tasks = `SELECT id FROM tasks WHERE account_id = ?1 AND trash_id IN (${list})`;
+  const { results } = await db
+    .prepare(
+      `SELECT ${TRASH_COLUMNS} FROM trash WHERE account_id = ?1 AND id NOT IN (${list}) AND (
+         (kind = 'step' AND target_id IN (SELECT id FROM steps WHERE account_id = ?1 AND task_id IN (${tasks})))
+         OR (kind = 'comment' AND target_id IN (SELECT id FROM comments WHERE account_id = ?1 AND task_id IN (${tasks}))))
+       ORDER BY deleted_at, id`,
+    )
+    .bind(accountId, ...ids)
+    .all<TrashRow>();
+  return results;
+}
+
+/** Sets purge_after of every item of the account from its deletion time and a new retention. */
+export function recomputePurgeAfter(db: D1Database, accountId: string, retentionDays: number): D1PreparedStatement {
+  return db
+    .prepare("UPDATE trash SET purge_after = strftime('%Y-%m-%dT%H:%M:%fZ', deleted_at, '+' || ? || ' days') WHERE account_id = ?")
+    .bind(retentionDays, accountId);
+}
+
+/** Items the scheduled purge handles per run; the rest waits for the next run. */
+const SCHEDULED_PURGE_MAX = 1000;
+
+/**
+ * Purges trash items whose retention has run out: their rows go for good. One
+ * batch per account and chunk (each with an activity entry of the system),
+ * so an account's purge is all or nothing. Returns how many items went.
+ */
 export async function purgeExpiredTrash(db: D1Database, now: string): Promise<number> {
   const { results } = await db
-    .prepare("SELECT id FROM trash WHERE purge_after <= ? LIMIT 100")
-    .bind(now)
-    .all<{ id: string }>();
-  return results.length;
+    .prepare("SELECT id, account_id FROM trash WHERE purge_after <= ? ORDER BY purge_after, id LIMIT ?")
+    .bind(now, SCHEDULED_PURGE_MAX)
+    .all<{ id: string; account_id: string }>();
+  const byAccount = new Map<string, string[]>();
+  for (const r of results) {
+    const list = byAccount.get(r.account_id);
+    if (list) list.push(r.id);
+    else byAccount.set(r.account_id, [r.id]);
+  }
+  let purged = 0;
+  for (const [accountId, ids] of byAccount) {
+    for (let i = 0; i < ids.length; i += PURGE_CHUNK) {
+      const chunk = ids.slice(i, i + PURGE_CHUNK);
+      const activity = db
+        .prepare(
+          "INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, 'system', 'taskgate', 'scheduled_purge', ?, ?, ?)",
+        )
+        .bind(newId(ID_PREFIX.activity), accountId, chunk.length === 1 ? chunk[0] : null,
+          `purged ${chunk.length} trash item(s) past the retention: ${chunk.join(", ")}`.slice(0, 500), now);
+      try {
+        await db.batch([...purgeStatements(db, accountId, chunk), activity]);
+        purged += chunk.length;
+      } catch (e) {
+        console.error(JSON.stringify({ level: "error", where: "purgeExpiredTrash", accountId, error: String(e) }));
+      }
+    }
+  }
+  return purged;
 }

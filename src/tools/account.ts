@@ -1,3 +1,161 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { forbidden, invalid, notFound } from "../domain/errors.ts";
+import { canonicalTimeZone } from "../domain/zoned-time.ts";
+import {
+  findTokenRow, getAccountSettings, listTokenRows, revokeTokenStatement, updateAccountSettings,
+  type AccountSettingsRow, type SettingsChange, type TokenRow,
+} from "../db/account.ts";
+import { decodeCursor, page } from "../db/cursor.ts";
+import { recomputePurgeAfter } from "../db/trash.ts";
+import { forgetResolvedTokens } from "../http/auth.ts";
+import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { cursor, id, limit } from "./schemas.ts";
 
-export const accountTools: AnyTool[] = [];
+const settingsShape = z.object({
+  account_id: z.string(),
+  name: z.string(),
+  time_zone: z.string().describe("IANA time zone used for agendas and due windows"),
+  default_auto_ok: z.boolean().describe("auto-OK of new tasks when their project sets none"),
+  trash_retention_days: z.number().describe("days a deleted item stays restorable before it is purged"),
+  updated_at: z.string(),
+});
+
+function toSettings(r: AccountSettingsRow): z.infer<typeof settingsShape> {
+  return {
+    account_id: r.id,
+    name: r.name,
+    time_zone: r.time_zone,
+    default_auto_ok: r.default_auto_ok === 1,
+    trash_retention_days: r.trash_retention_days,
+    updated_at: r.updated_at,
+  };
+}
+
+const getSettings = defineTool({
+  name: "get_account_settings",
+  description: "The account's settings: time zone, default auto-OK for new tasks, and trash retention in days.",
+  input: z.strictObject({}),
+  output: z.object({ settings: settingsShape }),
+  async handler(ctx) {
+    return { settings: toSettings(await getAccountSettings(ctx.db, ctx.principal.accountId)) };
+  },
+});
+
+const updateSettings = defineTool({
+  name: "update_account_settings",
+  description:
+    "Change the account's time zone (IANA, e.g. Europe/Berlin), default auto-OK, or trash retention (1–365 days; items already in the trash get the new purge time). Returns the settings and whether anything changed.",
+  input: z.strictObject({
+    time_zone: z.string().min(1).max(64).optional().describe("IANA time zone, e.g. Europe/Berlin or America/New_York"),
+    default_auto_ok: z.boolean().optional(),
+    trash_retention_days: z.number().int().min(1).max(365).optional(),
+  }),
+  output: z.object({ settings: settingsShape, changed: z.boolean() }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    if (args.time_zone === undefined && args.default_auto_ok === undefined && args.trash_retention_days === undefined) {
+      throw invalid("Pass at least one of time_zone, default_auto_ok, trash_retention_days.");
+    }
+    let zone: string | undefined;
+    if (args.time_zone !== undefined) {
+      zone = canonicalTimeZone(args.time_zone) ?? undefined;
+      if (!zone) throw invalid(`time_zone: "${args.time_zone}" is not an IANA time zone; use a name like Europe/Berlin, America/New_York or UTC.`);
+    }
+    const row = await getAccountSettings(db, p.accountId);
+    const change: SettingsChange = {};
+    if (zone !== undefined && zone !== row.time_zone) change.time_zone = zone;
+    if (args.default_auto_ok !== undefined && (args.default_auto_ok ? 1 : 0) !== row.default_auto_ok) change.default_auto_ok = args.default_auto_ok ? 1 : 0;
+    if (args.trash_retention_days !== undefined && args.trash_retention_days !== row.trash_retention_days) {
+      change.trash_retention_days = args.trash_retention_days;
+    }
+    const fields = Object.keys(change);
+    if (fields.length === 0) return { settings: toSettings(row), changed: false };
+    const statements = [updateAccountSettings(db, p.accountId, change, ctx.now)];
+    if (change.trash_retention_days !== undefined) statements.push(recomputePurgeAfter(db, p.accountId, change.trash_retention_days));
+    const updated: AccountSettingsRow = { ...row, ...change, updated_at: ctx.now };
+    return ctx.commit(
+      {
+        statements,
+        activity: { target: p.accountId, summary: `updated account settings: ${fields.map((f) => `${f} = ${change[f as keyof SettingsChange]}`).join(", ")}` },
+      },
+      { settings: toSettings(updated), changed: true },
+    );
+  },
+});
+
+const tokenShape = z.object({
+  id: z.string(),
+  label: z.string(),
+  kind: z.enum(["human", "agent"]),
+  scope: z.enum(["read", "write"]),
+  agent: z.string().nullable().describe("the agent's name, for an agent token"),
+  prefix: z.string().describe("the first characters of the secret, to recognise it"),
+  state: z.enum(["active", "revoked", "expired"]),
+  current: z.boolean().describe("the token making this call"),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  last_used_at: z.string().nullable(),
+});
+
+function toToken(r: TokenRow, currentId: string, nowMs: number): z.infer<typeof tokenShape> {
+  const state = r.revoked_at ? "revoked" : r.expires_at && Date.parse(r.expires_at) <= nowMs ? "expired" : "active";
+  return {
+    id: r.id,
+    label: r.label,
+    kind: r.kind,
+    scope: r.scope,
+    agent: r.agent,
+    prefix: r.prefix,
+    state,
+    current: r.id === currentId,
+    created_at: r.created_at,
+    expires_at: r.expires_at,
+    revoked_at: r.revoked_at,
+    last_used_at: r.last_used_at,
+  };
+}
+
+const listTokens = defineTool({
+  name: "list_tokens",
+  description:
+    "Tokens, oldest first: all of the account's for a human, the calling agent's own for an agent. Label, kind, scope, agent, prefix, state and times; never a secret. Cursor pages.",
+  input: z.strictObject({ include_revoked: z.boolean().default(true), limit, cursor }),
+  output: z.object({ items: z.array(tokenShape), next_cursor: z.string().nullable() }),
+  async handler(ctx, args) {
+    const rows = await listTokenRows(ctx.db, ctx.principal, { includeRevoked: args.include_revoked, after: decodeCursor(args.cursor), limit: args.limit });
+    const { items, next_cursor } = page(rows, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    return { items: items.map((r) => toToken(r, ctx.principal.tokenId, ctx.nowMs)), next_cursor };
+  },
+});
+
+const revokeToken = defineTool({
+  name: "revoke_token",
+  description:
+    "Revoke a token of the account: its next request is refused. Revoking the token making this call needs confirm: true. Returns the token; an already revoked token changes nothing.",
+  input: z.strictObject({
+    token_id: id("tok", "token"),
+    confirm: z.boolean().optional().describe("required to revoke the token making this call"),
+  }),
+  output: z.object({ token: tokenShape, revoked: z.boolean().describe("false when it was already revoked") }),
+  async handler(ctx, { token_id, confirm }) {
+    const { db, principal: p } = ctx;
+    const row = await findTokenRow(db, p.accountId, token_id);
+    if (!row) throw notFound("token", token_id, "list_tokens lists the account's tokens");
+    if (row.revoked_at) return { token: toToken(row, p.tokenId, ctx.nowMs), revoked: false };
+    if (token_id === p.tokenId && confirm !== true) {
+      throw forbidden(`Token ${token_id} is the token making this call; revoking it ends this connection. Call again with confirm: true if that is what you want.`);
+    }
+    const result = await ctx.commit(
+      {
+        statements: [revokeTokenStatement(db, p.accountId, token_id, ctx.now)],
+        activity: { target: token_id, summary: `revoked token ${token_id} "${row.label}" (${row.kind}${row.agent ? ` ${row.agent}` : ""}, ${row.scope})` },
+      },
+      { token: toToken({ ...row, revoked_at: ctx.now }, p.tokenId, ctx.nowMs), revoked: true },
+    );
+    forgetResolvedTokens();
+    return result;
+  },
+});
+
+export const accountTools: AnyTool[] = [getSettings, listTokens, updateSettings, revokeToken];

@@ -1,3 +1,181 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { conflict } from "../domain/errors.ts";
+import { actorName } from "../domain/principal.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import {
+  APPROVAL_IS_PENDING, decideApproval, decidedValue, insertApproval, listPendingApprovals, newApprovalValue,
+  NO_PENDING_APPROVAL, requireApproval, type Approval,
+} from "../db/approvals.ts";
+import { insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
+import { toTask } from "../db/tasks.ts";
+import { requireProject } from "../db/projects.ts";
+import { decodeCursor, page } from "../db/cursor.ts";
+import { defineTool } from "../mcp/tool.ts";
+import { approvalId, cursor, limit, nextCursor, projectId, taskId } from "./schemas.ts";
+import { taskShape } from "./shapes.ts";
+import { approvalShape, optimistic, REASON_MAX } from "./lifecycle.ts";
 
-export const approvalTools: AnyTool[] = [];
+/** A live task that is neither done nor cancelled. Binds: task id, account id. */
+const TASK_IS_UNFINISHED =
+  "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND status NOT IN ('done', 'cancelled'))";
+
+const reason = z.string().trim().min(1, "must not be empty").max(REASON_MAX);
+
+const listPending = defineTool({
+  name: "list_pending_approvals",
+  description: "Approvals waiting for a person, oldest first, with their task and question. Cursor pages.",
+  input: z.strictObject({ project_id: projectId.optional(), limit, cursor }),
+  output: z.object({ items: z.array(approvalShape), next_cursor: nextCursor }),
+  async handler(ctx, args) {
+    const a = ctx.principal.accountId;
+    if (args.project_id) await requireProject(ctx.db, a, args.project_id);
+    const rows = await listPendingApprovals(ctx.db, a, { projectId: args.project_id, after: decodeCursor(args.cursor), limit: args.limit });
+    return page(rows, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+  },
+});
+
+const getApproval = defineTool({
+  name: "get_approval",
+  description: "One approval (pending or decided) with its question, decision, reason, and its task's current state.",
+  input: z.strictObject({ approval_id: approvalId }),
+  output: z.object({
+    approval: approvalShape,
+    task: z.object({ id: z.string(), title: z.string(), status: z.string(), assignee: z.string().nullable(), auto_ok: z.boolean() }),
+  }),
+  async handler(ctx, args) {
+    const a = ctx.principal.accountId;
+    const { task_status, task_assignee, task_auto_ok, ...approval } = await requireApproval(ctx.db, a, args.approval_id);
+    return {
+      approval,
+      task: { id: approval.task_id, title: approval.task_title, status: task_status, assignee: task_assignee, auto_ok: task_auto_ok === 1 },
+    };
+  },
+});
+
+const requestApproval = defineTool({
+  name: "request_approval",
+  description:
+    "Ask a person to sign off on a task, with a question; the task's status stays. One pending request per task: if one exists it is returned unchanged.",
+  input: z.strictObject({ task_id: taskId, question: reason.describe("what the person should decide") }),
+  output: z.object({ approval: approvalShape, changed: z.boolean() }),
+  async handler(ctx, args) {
+    const { db, principal: p, now } = ctx;
+    const a = p.accountId;
+    return optimistic(`task ${args.task_id}`, async (lost) => {
+      const { task: t, pending } = await readTaskState(db, a, args.task_id);
+      if (pending) return { approval: pending, changed: false };
+      if (t.status === "done" || t.status === "cancelled") {
+        throw conflict(`task ${t.id} is ${t.status}; there is nothing left to sign off. reopen_task brings it back first.`);
+      }
+      const created = {
+        id: newId(ID_PREFIX.approval),
+        accountId: a,
+        taskId: t.id,
+        taskTitle: t.title,
+        question: args.question,
+        requestedBy: actorName(p),
+        requestedByToken: p.tokenId,
+        now,
+      };
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(TASK_IS_UNFINISHED, [t.id, a], lost),
+            ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost),
+            insertApproval(db, created),
+          ],
+          activity: { target: t.id, summary: `requested approval ${created.id}: ${args.question}` },
+        },
+        { approval: newApprovalValue(created), changed: true },
+      );
+    });
+  },
+});
+
+const decisionOutput = z.object({
+  task: taskShape,
+  approval: approvalShape.nullable().describe("the approval decided by this call (or the earlier decision when nothing changed)"),
+  changed: z.boolean(),
+});
+
+const approveTask = defineTool({
+  name: "approve_task",
+  description:
+    "A person approves the task's pending approval and the task becomes done (a task already done is left as it is). Returns the task and the approval.",
+  input: z.strictObject({ task_id: taskId, note: reason.optional().describe("an optional note kept on the approval") }),
+  output: decisionOutput,
+  async handler(ctx, args) {
+    const { db, principal: p, now } = ctx;
+    const a = p.accountId;
+    return optimistic(`task ${args.task_id}`, async (lost) => {
+      const { task: t, pending, latest } = await readTaskState(db, a, args.task_id);
+      if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, changed: false };
+      if (!pending && t.status !== "awaiting_approval") {
+        throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
+      }
+      if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back before it can be approved.`);
+      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+      let approval: Approval | null = null;
+      if (pending) {
+        const d = { status: "approved" as const, decidedBy: actorName(p), reason: args.note ?? null, now };
+        statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+        approval = decidedValue(pending, d);
+      }
+      let task = t;
+      if (t.status !== "done") {
+        const change: TaskTransition = { status: "done", completed_at: now, blocked_reason: null, status_before_block: null };
+        statements.push(transitionTask(db, a, t, change, now));
+        task = transitioned(t, change, now);
+      }
+      const summary = `approved${approval ? ` ${approval.id}` : ""}; task done${args.note ? `: ${args.note}` : ""}`;
+      return ctx.commit({ statements, activity: { target: t.id, summary } }, { task: toTask(task), approval, changed: true });
+    });
+  },
+});
+
+const rejectTask = defineTool({
+  name: "reject_task",
+  description:
+    "A person rejects the task's pending approval with a reason: the task goes back to in_progress and the reason is added as a comment. Returns the task, the approval and the comment id.",
+  input: z.strictObject({ task_id: taskId, reason: reason.describe("what must change; the agent reads it as a comment") }),
+  output: decisionOutput.extend({ comment_id: z.string().nullable() }),
+  async handler(ctx, args) {
+    const { db, principal: p, now } = ctx;
+    const a = p.accountId;
+    return optimistic(`task ${args.task_id}`, async (lost) => {
+      const { task: t, pending, latest } = await readTaskState(db, a, args.task_id);
+      if (!pending && t.status !== "awaiting_approval") {
+        if (latest?.status === "rejected" && latest.reason === args.reason && t.status !== "done" && t.status !== "cancelled") {
+          return { task: toTask(t), approval: latest, comment_id: null, changed: false };
+        }
+        throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to reject. comment_on_task adds a note instead.`);
+      }
+      if (t.status === "done" || t.status === "cancelled") {
+        throw conflict(`task ${t.id} is ${t.status}; reopen_task brings it back first.`);
+      }
+      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+      let approval: Approval | null = null;
+      if (pending) {
+        const d = { status: "rejected" as const, decidedBy: actorName(p), reason: args.reason, now };
+        statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+        approval = decidedValue(pending, d);
+      }
+      let task = t;
+      if (t.status === "awaiting_approval" || t.status === "open") {
+        const change: TaskTransition = { status: "in_progress" };
+        statements.push(transitionTask(db, a, t, change, now));
+        task = transitioned(t, change, now);
+      }
+      const commentId = newId(ID_PREFIX.comment);
+      statements.push(
+        insertTaskComment(db, {
+          id: commentId, accountId: a, taskId: t.id, authorTokenId: p.tokenId, author: actorName(p), body: `Rejected: ${args.reason}`, now,
+        }),
+      );
+      const summary = `rejected${approval ? ` ${approval.id}` : ""}; back to ${task.status} (comment ${commentId}): ${args.reason}`;
+      return ctx.commit({ statements, activity: { target: t.id, summary } }, { task: toTask(task), approval, comment_id: commentId, changed: true });
+    });
+  },
+});
+
+export const approvalTools = [listPending, getApproval, requestApproval, approveTask, rejectTask];

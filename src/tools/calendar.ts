@@ -1,3 +1,224 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { conflict, invalid } from "../domain/errors.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { addDays, dayStartMs, isCalendarDate, localDate } from "../domain/zoned-time.ts";
+import { accountTimeZone } from "../db/account.ts";
+import { deleteLink, findLink, findLinkById, selectLinks, tasksDueIn, upsertLink, type AgendaTaskRow, type LinkRow } from "../db/calendar.ts";
+import { decodeCursor, page } from "../db/cursor.ts";
+import { requireTask } from "../db/tasks.ts";
+import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { cursor, id, isoTime, limit, PRIORITIES, taskId, title, toUtc } from "./schemas.ts";
 
-export const calendarTools: AnyTool[] = [];
+const provider = z
+  .string()
+  .regex(/^[a-z][a-z0-9]{1,19}$/, "expected a short lowercase word, e.g. google, outlook or ical")
+  .describe("calendar provider, a short lowercase word: google, outlook, ical…");
+const eventId = z.string().min(1).max(1024).describe("the event's id in that calendar");
+const linkId = id("cal", "calendar link");
+
+const httpsUrl = z
+  .string()
+  .max(2048)
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === "https:" && u.hostname !== "";
+    } catch {
+      return false;
+    }
+  }, "expected an https:// URL")
+  .describe("https link to the event");
+
+const linkShape = z.object({
+  id: z.string(),
+  task_id: z.string(),
+  task_title: z.string(),
+  provider: z.string(),
+  event_id: z.string(),
+  title: z.string(),
+  starts_at: z.string(),
+  ends_at: z.string(),
+  url: z.string().nullable(),
+  created_at: z.string(),
+});
+
+const listLinks = defineTool({
+  name: "list_calendar_links",
+  description:
+    "Calendar events linked to tasks, by start time: those of one task (task_id), or those overlapping a time range (from, to), or both. Cursor pages.",
+  input: z.strictObject({
+    task_id: taskId.optional(),
+    from: isoTime.optional().describe("range start (with to)"),
+    to: isoTime.optional().describe("range end, exclusive (with from)"),
+    limit,
+    cursor,
+  }),
+  output: z.object({ items: z.array(linkShape), next_cursor: z.string().nullable() }),
+  async handler(ctx, args) {
+    const a = ctx.principal.accountId;
+    if ((args.from === undefined) !== (args.to === undefined)) throw invalid("Pass both from and to for a range, or neither.");
+    if (!args.task_id && !args.from) throw invalid("Pass task_id, or a range with from and to (or both).");
+    const from = args.from ? toUtc(args.from) : undefined;
+    const to = args.to ? toUtc(args.to) : undefined;
+    if (from && to && to <= from) throw invalid("to: must be after from.");
+    if (args.task_id) await requireTask(ctx.db, a, args.task_id);
+    const { results } = await selectLinks(ctx.db, a, { taskId: args.task_id, from, to }, decodeCursor(args.cursor), args.limit).all<LinkRow>();
+    return page(results, args.limit, (r) => ({ k: r.starts_at, id: r.id }));
+  },
+});
+
+const agendaTask = z.object({
+  id: z.string(),
+  title: z.string(),
+  status: z.string(),
+  priority: z.enum(PRIORITIES),
+  due_at: z.string(),
+  assignee: z.string().nullable(),
+  project_id: z.string().nullable(),
+});
+
+const AGENDA_ROWS = 500;
+
+const getAgenda = defineTool({
+  name: "get_agenda",
+  description:
+    "A day or up to 14 days in the account's time zone: per day, the open tasks due and the linked calendar events. Days follow the zone's clock, so one across a daylight-saving change lasts 23 or 25 hours.",
+  input: z.strictObject({
+    date: z
+      .string()
+      .refine(isCalendarDate, "expected a date like 2026-10-25")
+      .optional()
+      .describe("first day, YYYY-MM-DD in the account's time zone (default: today there)"),
+    days: z.number().int().min(1).max(14).default(1),
+    include_snoozed: z.boolean().default(false),
+  }),
+  output: z.object({
+    time_zone: z.string(),
+    days: z.array(
+      z.object({
+        date: z.string(),
+        starts_at: z.string().describe("the day's first instant, UTC"),
+        ends_at: z.string().describe("the next day's first instant, UTC"),
+        tasks: z.array(agendaTask),
+        events: z.array(linkShape),
+      }),
+    ),
+    truncated: z.boolean().describe(`true when more than ${AGENDA_ROWS} tasks or events fell in the range; ask for fewer days`),
+  }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const zone = await accountTimeZone(db, p.accountId);
+    const first = args.date ?? localDate(zone, ctx.nowMs);
+    const bounds = Array.from({ length: args.days + 1 }, (_, i) => dayStartMs(zone, addDays(first, i)));
+    const from = new Date(bounds[0]).toISOString();
+    const to = new Date(bounds[args.days]).toISOString();
+    const [tasks, links] = await db.batch([
+      tasksDueIn(db, p.accountId, from, to, { includeSnoozed: args.include_snoozed, now: ctx.now, limit: AGENDA_ROWS + 1 }),
+      selectLinks(db, p.accountId, { from, to }, null, AGENDA_ROWS),
+    ]);
+    const taskRows = tasks.results as AgendaTaskRow[];
+    const linkRows = links.results as LinkRow[];
+    const truncated = taskRows.length > AGENDA_ROWS || linkRows.length > AGENDA_ROWS;
+    const days = Array.from({ length: args.days }, (_, i) => {
+      const start = bounds[i];
+      const end = bounds[i + 1];
+      return {
+        date: addDays(first, i),
+        starts_at: new Date(start).toISOString(),
+        ends_at: new Date(end).toISOString(),
+        tasks: taskRows
+          .slice(0, AGENDA_ROWS)
+          .filter((t) => Date.parse(t.due_at) >= start && Date.parse(t.due_at) < end)
+          .map((t) => ({ ...t, priority: PRIORITIES[t.priority] ?? "normal" })),
+        events: linkRows.slice(0, AGENDA_ROWS).filter((l) => {
+          const s = Date.parse(l.starts_at);
+          const e = Date.parse(l.ends_at);
+          return s < end && (e > start || s >= start);
+        }),
+      };
+    });
+    return { time_zone: zone, days, truncated };
+  },
+});
+
+const linkEvent = defineTool({
+  name: "link_calendar_event",
+  description:
+    "Link a calendar event (provider, event id, title, start, end, https url) to a task. Linking the same event to the same task again updates that one link (no write when nothing differs). Returns the link.",
+  input: z.strictObject({
+    task_id: taskId,
+    provider,
+    event_id: eventId,
+    title,
+    starts_at: isoTime,
+    ends_at: isoTime.describe("not before starts_at"),
+    url: httpsUrl.nullable().optional().describe("https link to the event; null removes it, omitted keeps it"),
+  }),
+  output: z.object({ link: linkShape, created: z.boolean(), changed: z.boolean() }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const startsAt = toUtc(args.starts_at);
+    const endsAt = toUtc(args.ends_at);
+    if (endsAt < startsAt) throw invalid(`ends_at: ${args.ends_at} is before starts_at ${args.starts_at}; an event ends at or after its start.`);
+    const task = await requireTask(db, p.accountId, args.task_id);
+    const existing = await findLink(db, p.accountId, task.id, args.provider, args.event_id);
+    const url = args.url === undefined ? (existing?.url ?? null) : args.url;
+    if (existing && existing.title === args.title && existing.starts_at === startsAt && existing.ends_at === endsAt && existing.url === url) {
+      return { link: existing, created: false, changed: false };
+    }
+    const results = await ctx.commitWithResults({
+      statements: [
+        ctx.guard("EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)", [task.id, p.accountId],
+          conflict(`task ${task.id} went to the trash meanwhile; restore_from_trash brings it back.`)),
+        upsertLink(db, {
+          id: newId(ID_PREFIX.calendarLink), accountId: p.accountId, taskId: task.id, provider: args.provider, eventId: args.event_id,
+          title: args.title, startsAt, endsAt, url, now: ctx.now,
+        }),
+      ],
+      activity: {
+        target: task.id,
+        summary: `${existing ? "updated" : "linked"} ${args.provider} event ${args.event_id} "${args.title}" (${startsAt} – ${endsAt})`,
+      },
+    });
+    const row = results[1].results[0] as { id: string; created_at: string };
+    const link: LinkRow = {
+      id: row.id, task_id: task.id, task_title: task.title, provider: args.provider, event_id: args.event_id,
+      title: args.title, starts_at: startsAt, ends_at: endsAt, url, created_at: row.created_at,
+    };
+    return { link, created: !existing, changed: true };
+  },
+});
+
+const unlinkEvent = defineTool({
+  name: "unlink_calendar_event",
+  description:
+    "Remove a calendar link from a task, named by link_id or by provider and event_id. Returns the removed link; a link already gone changes nothing.",
+  input: z.strictObject({
+    task_id: taskId,
+    link_id: linkId.optional(),
+    provider: provider.optional(),
+    event_id: eventId.optional(),
+  }),
+  output: z.object({ removed: z.boolean().describe("false when the task had no such link"), link: linkShape.nullable() }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const byEvent = args.provider !== undefined || args.event_id !== undefined;
+    if (args.link_id ? byEvent : !(args.provider && args.event_id)) {
+      throw invalid("Name the link either by link_id, or by provider and event_id (list_calendar_links with task_id shows them).");
+    }
+    const task = await requireTask(db, p.accountId, args.task_id);
+    const link = args.link_id
+      ? await findLinkById(db, p.accountId, task.id, args.link_id)
+      : await findLink(db, p.accountId, task.id, args.provider as string, args.event_id as string);
+    if (!link) return { removed: false, link: null };
+    return ctx.commit(
+      {
+        statements: [deleteLink(db, p.accountId, link.id)],
+        activity: { target: task.id, summary: `unlinked ${link.provider} event ${link.event_id} "${link.title}" (${link.id})` },
+      },
+      { removed: true, link },
+    );
+  },
+});
+
+export const calendarTools: AnyTool[] = [listLinks, getAgenda, linkEvent, unlinkEvent];

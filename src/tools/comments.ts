@@ -1,3 +1,154 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { conflict, forbidden, notFound } from "../domain/errors.ts";
+import { actorName, type Principal } from "../domain/principal.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { decodeCursor, page } from "../db/cursor.ts";
+import { requireTask } from "../db/tasks.ts";
+import { moveToTrash, purgeAfter } from "../db/trash.ts";
+import {
+  COMMENT_IS_LIVE, insertComment, liveComment, requireComment, setCommentBody, TASK_IS_LIVE, taskWithComments, toComment,
+  type Comment, type CommentLookup,
+} from "../db/comments.ts";
+import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { commentId, cursor, idempotencyKey, limit, longText, nextCursor, taskId } from "./schemas.ts";
 
-export const commentTools: AnyTool[] = [];
+const body = longText.min(1, "must not be empty").refine((s) => s.trim().length > 0, "must not be blank");
+
+const commentShape = z.object({
+  id: z.string(),
+  task_id: z.string(),
+  author: z.string().describe("`human` or the agent's name"),
+  body: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const TASK_HINT = "list_tasks or search_tasks finds task ids";
+
+/** Only a comment's author may change it: the same agent, or any of the person's tokens for `human`. */
+function requireAuthor(p: Principal, row: CommentLookup): void {
+  const me = actorName(p);
+  if (row.author !== me) {
+    throw forbidden(
+      `Comment ${row.id} was written by ${row.author}; only its author may edit or delete it (you are ${me}). comment_on_task adds a comment of your own.`,
+    );
+  }
+}
+
+const commentGone = (id: string) => conflict(`comment ${id} was deleted meanwhile; list_comments shows the live comments.`);
+
+const listComments = defineTool({
+  name: "list_comments",
+  description: "Comments on a task, oldest first (newest_first: true reverses). Cursor pages.",
+  input: z.strictObject({
+    task_id: taskId,
+    newest_first: z.boolean().default(false),
+    limit,
+    cursor,
+  }),
+  output: z.object({ task_id: z.string(), items: z.array(commentShape), next_cursor: nextCursor }),
+  async handler(ctx, args) {
+    const after = decodeCursor(args.cursor);
+    const { task, comments } = await taskWithComments(ctx.db, ctx.principal.accountId, args.task_id, {
+      newestFirst: args.newest_first,
+      after,
+      limit: args.limit,
+    });
+    if (!task) throw notFound("task", args.task_id, TASK_HINT);
+    const { items, next_cursor } = page(comments, args.limit, (c) => ({ k: c.created_at, id: c.id }));
+    return { task_id: args.task_id, items, next_cursor };
+  },
+});
+
+const commentOnTask = defineTool({
+  name: "comment_on_task",
+  description: "Add a comment (up to 20,000 chars) to a task, signed with your name. Returns the new comment.",
+  input: z.strictObject({ task_id: taskId, body, idempotency_key: idempotencyKey }),
+  output: z.object({ comment: commentShape }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const comment: Comment = {
+      id: newId(ID_PREFIX.comment),
+      task_id: args.task_id,
+      author: actorName(p),
+      body: args.body,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await requireTask(db, p.accountId, args.task_id);
+    const gone = notFound("task", args.task_id, TASK_HINT);
+    return ctx.commit(
+      {
+        statements: [ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], gone), insertComment(db, p.accountId, p.tokenId, comment)],
+        activity: { target: args.task_id, summary: `commented ${comment.id}` },
+      },
+      { comment },
+    );
+  },
+});
+
+const editComment = defineTool({
+  name: "edit_comment",
+  description: "Overwrite the body of one of your own comments. Returns the comment; changed is false when the body was already that.",
+  input: z.strictObject({ comment_id: commentId, body }),
+  output: z.object({ comment: commentShape, changed: z.boolean() }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const row = await requireComment(db, p.accountId, args.comment_id);
+    requireAuthor(p, row);
+    liveComment(row);
+    if (row.body === args.body) return { comment: toComment(row), changed: false };
+    return ctx.commit(
+      {
+        statements: [
+          ctx.guard(COMMENT_IS_LIVE, [row.id, p.accountId], commentGone(row.id)),
+          setCommentBody(db, p.accountId, row.id, args.body, ctx.now),
+        ],
+        activity: { target: row.task_id, summary: `edited comment ${row.id}` },
+      },
+      { comment: { ...toComment(row), body: args.body, updated_at: ctx.now }, changed: true },
+    );
+  },
+});
+
+const deleteComment = defineTool({
+  name: "delete_comment",
+  description:
+    "Move one of your own comments to the trash. Returns the trash item; for a comment already in the trash, its existing item and changed false.",
+  input: z.strictObject({ comment_id: commentId }),
+  output: z.object({
+    comment_id: z.string(),
+    task_id: z.string(),
+    trash_id: z.string(),
+    purge_after: z.string().nullable().describe("when the trash item is purged for good"),
+    changed: z.boolean(),
+  }),
+  async handler(ctx, { comment_id }) {
+    const { db, principal: p } = ctx;
+    const row = await requireComment(db, p.accountId, comment_id);
+    requireAuthor(p, row);
+    if (row.trash_id) {
+      return { comment_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, changed: false };
+    }
+    const excerpt = row.body.replace(/\s+/g, " ").trim();
+    const { trashId, statements } = moveToTrash(db, {
+      accountId: p.accountId,
+      kind: "comment",
+      targetId: comment_id,
+      title: excerpt.length > 100 ? `${excerpt.slice(0, 99)}…` : excerpt,
+      itemCount: 1,
+      deletedBy: actorName(p),
+      deletedByToken: p.tokenId,
+      now: ctx.now,
+    });
+    return ctx.commit(
+      {
+        statements: [ctx.guard(COMMENT_IS_LIVE, [comment_id, p.accountId], commentGone(comment_id)), ...statements],
+        activity: { target: row.task_id, summary: `deleted comment ${comment_id} (trash ${trashId})` },
+      },
+      { comment_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), changed: true },
+    );
+  },
+});
+
+export const commentTools: AnyTool[] = [listComments, commentOnTask, editComment, deleteComment];

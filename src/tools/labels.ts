@@ -1,3 +1,225 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { conflict, invalid, notFound } from "../domain/errors.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import {
+  attachLabelByName, deleteLabel, detachLabels, findLabel, findLabelByName, insertLabel, insertLabelIfMissing, LABEL_NOT_FOUND_HINT,
+  foldName, listLabelRows, NAME_FREE, readTaskLabelling, renameLabel, requireLabel, selectTaskLabels, TASK_LIVE, wasLabelDeleted,
+  type LabelRow, type TaskLabel,
+} from "../db/labels.ts";
+import { decodeCursor, page } from "../db/cursor.ts";
+import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { cursor, labelId, LIMITS, limit, nextCursor, taskId } from "./schemas.ts";
 
-export const labelTools: AnyTool[] = [];
+const labelName = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(100)
+  .describe("label name; names match without regard to case");
+
+const labelNames = z
+  .array(labelName)
+  .min(1, "name at least one label")
+  .max(LIMITS.batch, `at most ${LIMITS.batch} labels per call`);
+
+const color = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/, "expected a color like #1f6feb")
+  .transform((c) => c.toLowerCase())
+  .describe("#rrggbb");
+
+const labelShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  color: z.string().nullable(),
+  created_at: z.string(),
+  task_count: z.number().describe("live tasks carrying this label"),
+});
+
+const taskLabelShape = z.object({ id: z.string(), name: z.string() });
+
+const toLabel = (r: LabelRow): z.infer<typeof labelShape> => ({
+  id: r.id,
+  name: r.name,
+  color: r.color,
+  created_at: r.created_at,
+  task_count: r.task_count,
+});
+
+/** The names once each, compared without regard to case, first spelling kept. */
+function distinctNames(names: string[]): string[] {
+  const seen = new Set<string>();
+  return names.filter((n) => {
+    const key = foldName(n);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+const sameName = (a: string, b: string) => foldName(a) === foldName(b);
+
+const nameTaken = (name: string, other: string) =>
+  conflict(`another label is already named "${other}" (names ignore case); pick another name for "${name}", or use that label.`);
+
+const listLabels = defineTool({
+  name: "list_labels",
+  description: "The account's labels by name, each with the number of live tasks that carry it. Cursor pages.",
+  input: z.strictObject({ limit, cursor }),
+  output: z.object({ items: z.array(labelShape), next_cursor: nextCursor }),
+  async handler(ctx, args) {
+    const after = decodeCursor(args.cursor);
+    const rows = await listLabelRows(ctx.db, ctx.principal.accountId, after ? String(after.k) : null, args.limit);
+    const { items, next_cursor } = page(rows, args.limit, (r) => ({ k: r.name, id: r.id }));
+    return { items: items.map(toLabel), next_cursor };
+  },
+});
+
+const createLabel = defineTool({
+  name: "create_label",
+  description:
+    "Create a label, or return the existing label of that name (names ignore case; nothing is written then). Returns the label and whether it was created.",
+  input: z.strictObject({ name: labelName, color: color.optional() }),
+  output: z.object({ label: labelShape, created: z.boolean() }),
+  async handler(ctx, args) {
+    const a = ctx.principal.accountId;
+    const existing = await findLabelByName(ctx.db, a, args.name);
+    if (existing) return { label: toLabel(existing), created: false };
+    const row = { id: newId(ID_PREFIX.label), accountId: a, name: args.name, color: args.color ?? null, now: ctx.now };
+    return ctx.commit(
+      {
+        statements: [
+          ctx.guard(NAME_FREE, [a, row.id, row.name], conflict(`a label named "${row.name}" was just created by another call; call create_label again to get it.`)),
+          insertLabel(ctx.db, row),
+        ],
+        activity: { target: row.id, summary: `created label "${row.name}"` },
+      },
+      { label: { id: row.id, name: row.name, color: row.color, created_at: row.now, task_count: 0 }, created: true },
+    );
+  },
+});
+
+const renameLabelTool = defineTool({
+  name: "rename_label",
+  description: "Rename a label everywhere it is used. Refused as a conflict if another label has that name (names ignore case). Returns the label.",
+  input: z.strictObject({ label_id: labelId, name: labelName }),
+  output: z.object({ label: labelShape, changed: z.boolean() }),
+  async handler(ctx, args) {
+    const a = ctx.principal.accountId;
+    const label = await requireLabel(ctx.db, a, args.label_id);
+    if (label.name === args.name) return { label: toLabel(label), changed: false };
+    const other = await findLabelByName(ctx.db, a, args.name);
+    if (other && other.id !== label.id) throw nameTaken(args.name, other.name);
+    return ctx.commit(
+      {
+        statements: [ctx.guard(NAME_FREE, [a, label.id, args.name], nameTaken(args.name, args.name)), renameLabel(ctx.db, a, label.id, args.name)],
+        activity: { target: label.id, summary: `renamed label "${label.name}" to "${args.name}"` },
+      },
+      { label: toLabel({ ...label, name: args.name }), changed: true },
+    );
+  },
+});
+
+const deleteLabelTool = defineTool({
+  name: "delete_label",
+  description: "Delete a label and remove it from every task that carries it (for good, not to the trash). Returns how many live tasks lost it.",
+  input: z.strictObject({ label_id: labelId }),
+  output: z.object({
+    label_id: z.string(),
+    name: z.string().nullable().describe("null when the label was already deleted"),
+    removed_from_tasks: z.number(),
+    changed: z.boolean().describe("false when the label was already deleted"),
+  }),
+  async handler(ctx, { label_id }) {
+    const a = ctx.principal.accountId;
+    const label = await findLabel(ctx.db, a, label_id);
+    if (!label) {
+      if (await wasLabelDeleted(ctx.db, a, label_id)) return { label_id, name: null, removed_from_tasks: 0, changed: false };
+      throw notFound("label", label_id, LABEL_NOT_FOUND_HINT);
+    }
+    return ctx.commit(
+      {
+        statements: deleteLabel(ctx.db, a, label.id),
+        activity: { target: label.id, summary: `deleted label "${label.name}" (on ${label.task_count} task(s))` },
+      },
+      { label_id, name: label.name, removed_from_tasks: label.task_count, changed: true },
+    );
+  },
+});
+
+const taskLabelsNow = z.array(taskLabelShape).describe("the task's labels now, by name");
+const labelTaskResult = z.object({
+  task_id: z.string(),
+  labels: taskLabelsNow,
+  added: z.array(z.string()).describe("label names added by this call (empty: nothing to do)"),
+});
+const unlabelTaskResult = z.object({
+  task_id: z.string(),
+  labels: taskLabelsNow,
+  removed: z.array(z.string()).describe("label names removed by this call (empty: nothing to do)"),
+});
+
+/** Runs the write, reading the task's labels back in the same batch. */
+async function commitAndReadLabels(ctx: ToolContext, task: string, statements: D1PreparedStatement[], summary: string): Promise<TaskLabel[]> {
+  const a = ctx.principal.accountId;
+  const results = await ctx.commitWithResults({
+    statements: [
+      ctx.guard(TASK_LIVE, [task, a], conflict(`task ${task} was deleted by another call at the same moment; list_tasks finds task ids.`)),
+      ...statements,
+      selectTaskLabels(ctx.db, a, task),
+    ],
+    activity: { target: task, summary },
+  });
+  return results[statements.length + 1].results as unknown as TaskLabel[];
+}
+
+const labelTask = defineTool({
+  name: "label_task",
+  description:
+    "Add labels to a task by name, creating labels that do not exist yet; labels it already has are skipped. Returns the task's labels and the names added.",
+  input: z.strictObject({ task_id: taskId, labels: labelNames }),
+  output: labelTaskResult,
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const names = distinctNames(args.labels);
+    const { task, current, known } = await readTaskLabelling(db, p.accountId, args.task_id, names);
+    const toAdd = names.filter((n) => !current.some((l) => sameName(l.name, n)));
+    if (toAdd.length === 0) return { task_id: task.id, labels: current, added: [] };
+
+    const missing = toAdd.filter((n) => !known.some((l) => sameName(l.name, n)));
+    const statements = [
+      ...missing.map((name) => insertLabelIfMissing(db, { id: newId(ID_PREFIX.label), accountId: p.accountId, name, now: ctx.now })),
+      ...toAdd.map((name) => attachLabelByName(db, p.accountId, task.id, name, ctx.now)),
+    ];
+    const added = toAdd.map((n) => known.find((l) => sameName(l.name, n))?.name ?? n);
+    const summary = `labelled ${added.map((n) => `"${n}"`).join(", ")}` + (missing.length ? ` (new: ${missing.join(", ")})` : "");
+    const labels = await commitAndReadLabels(ctx, task.id, statements, summary);
+    return { task_id: task.id, labels, added };
+  },
+});
+
+const unlabelTask = defineTool({
+  name: "unlabel_task",
+  description: "Remove labels from a task by name; names the task does not carry are skipped, names no label has are refused. Returns the task's labels and the names removed.",
+  input: z.strictObject({ task_id: taskId, labels: labelNames }),
+  output: unlabelTaskResult,
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const names = distinctNames(args.labels);
+    const { task, current, known } = await readTaskLabelling(db, p.accountId, args.task_id, names);
+    const unknown = names.filter((n) => !known.some((l) => sameName(l.name, n)));
+    if (unknown.length) {
+      throw invalid(`labels: no label named ${unknown.map((n) => `"${n}"`).join(", ")} in this account; list_labels shows the names, get_task the task's labels.`);
+    }
+    const toRemove = current.filter((l) => names.some((n) => sameName(l.name, n)));
+    if (toRemove.length === 0) return { task_id: task.id, labels: current, removed: [] };
+    const removed = toRemove.map((l) => l.name);
+    const labels = await commitAndReadLabels(
+      ctx, task.id, [detachLabels(db, p.accountId, task.id, toRemove.map((l) => l.id))],
+      `unlabelled ${removed.map((n) => `"${n}"`).join(", ")}`,
+    );
+    return { task_id: task.id, labels, removed };
+  },
+});
+
+export const labelTools = [listLabels, createLabel, renameLabelTool, deleteLabelTool, labelTask, unlabelTask];

@@ -1,3 +1,221 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { conflict } from "../domain/errors.ts";
+import { actorName } from "../domain/principal.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import {
+  APPROVAL_IS_PENDING, APPROVAL_STATUSES, decideApproval, decidedValue, insertApproval, newApprovalValue,
+  NO_PENDING_APPROVAL, type Approval,
+} from "../db/approvals.ts";
+import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
+import { toTask } from "../db/tasks.ts";
+import { defineTool } from "../mcp/tool.ts";
+import { taskId } from "./schemas.ts";
+import { taskShape } from "./shapes.ts";
 
-export const lifecycleTools: AnyTool[] = [];
+export const REASON_MAX = 2000;
+
+export const approvalShape = z.object({
+  id: z.string(),
+  task_id: z.string(),
+  task_title: z.string(),
+  status: z.enum(APPROVAL_STATUSES),
+  question: z.string(),
+  requested_by: z.string().describe("`human` or the agent's name"),
+  decided_by: z.string().nullable(),
+  reason: z.string().nullable().describe("why it was rejected or closed, or the approver's note"),
+  created_at: z.string(),
+  decided_at: z.string().nullable(),
+});
+
+/**
+ * Runs a read → decide → commit attempt whose batch is guarded by what it read.
+ * When a concurrent call changed those rows first, a guard fails with `lost`
+ * and the attempt runs again on the fresh state, which then finds the work
+ * done (a no-op) or names who got there first.
+ */
+export async function optimistic<R>(what: string, attempt: (lost: Error) => Promise<R>): Promise<R> {
+  const lost = conflict(`${what} changed while this call ran; read it again and retry.`);
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt(lost);
+    } catch (e) {
+      if (e !== lost || tries >= 3) throw e;
+    }
+  }
+}
+
+const DONE: TaskTransition = { status: "done", blocked_reason: null, status_before_block: null };
+
+const completeTask = defineTool({
+  name: "complete_task",
+  description:
+    "Mark a task done; from an agent on a task without auto-OK it becomes awaiting_approval instead, with one pending approval for a person. Returns the task, the outcome and the approval.",
+  input: z.strictObject({
+    task_id: taskId,
+    note: z.string().trim().min(1).max(REASON_MAX).optional().describe("what was done; the question shown to the person who approves"),
+  }),
+  output: z.object({
+    task: taskShape,
+    outcome: z.enum(["completed", "awaiting_approval"]),
+    approval: approvalShape.nullable().describe("the approval this call opened, reused or decided"),
+    changed: z.boolean(),
+  }),
+  async handler(ctx, args) {
+    const { db, principal: p, now } = ctx;
+    const a = p.accountId;
+    const me = actorName(p);
+    return optimistic(`task ${args.task_id}`, async (lost) => {
+      const { task: t, pending } = await readTaskState(db, a, args.task_id);
+      if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, changed: false };
+      if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
+      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+
+      if (p.kind === "human" || t.auto_ok === 1) {
+        const change = { ...DONE, completed_at: now };
+        statements.push(transitionTask(db, a, t, change, now));
+        let approval: Approval | null = null;
+        let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
+        if (pending) {
+          const d = p.kind === "human"
+            ? { status: "approved" as const, decidedBy: me, reason: args.note ?? null, now }
+            : { status: "closed" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
+          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          approval = decidedValue(pending, d);
+          summary += `; approval ${pending.id} ${d.status}`;
+        }
+        return ctx.commit(
+          { statements, activity: { target: t.id, summary } },
+          { task: toTask(transitioned(t, change, now)), outcome: "completed" as const, approval, changed: true },
+        );
+      }
+
+      if (t.status === "awaiting_approval" && pending) {
+        return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, changed: false };
+      }
+      let approval = pending;
+      if (!approval) {
+        const created = {
+          id: newId(ID_PREFIX.approval),
+          accountId: a,
+          taskId: t.id,
+          taskTitle: t.title,
+          question: args.note ?? `${me} reports this task done. Approve to complete it, or reject with a reason to send it back.`,
+          requestedBy: me,
+          requestedByToken: p.tokenId,
+          now,
+        };
+        statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost), insertApproval(db, created));
+        approval = newApprovalValue(created);
+      }
+      let task = t;
+      if (t.status !== "awaiting_approval") {
+        const change: TaskTransition = { status: "awaiting_approval", blocked_reason: null, status_before_block: null };
+        statements.push(transitionTask(db, a, t, change, now));
+        task = transitioned(t, change, now);
+      }
+      return ctx.commit(
+        { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})` } },
+        { task: toTask(task), outcome: "awaiting_approval" as const, approval, changed: true },
+      );
+    });
+  },
+});
+
+const reopenTask = defineTool({
+  name: "reopen_task",
+  description:
+    "Bring a done, cancelled or awaiting_approval task back to open, closing its pending approval. Returns the task and the closed approval.",
+  input: z.strictObject({
+    task_id: taskId,
+    reason: z.string().trim().min(1).max(REASON_MAX).optional().describe("why; recorded in the history and on a closed approval"),
+  }),
+  output: z.object({ task: taskShape, closed_approval: approvalShape.nullable(), changed: z.boolean() }),
+  async handler(ctx, args) {
+    const { db, principal: p, now } = ctx;
+    const a = p.accountId;
+    return optimistic(`task ${args.task_id}`, async (lost) => {
+      const { task: t, pending } = await readTaskState(db, a, args.task_id);
+      if (t.status === "open") return { task: toTask(t), closed_approval: null, changed: false };
+      if (t.status === "in_progress" || t.status === "blocked") {
+        const hint = t.status === "blocked" ? " unblock_task clears a block." : "";
+        throw conflict(`task ${t.id} is ${t.status}, not finished: reopen_task brings back done, cancelled or awaiting_approval tasks.${hint}`);
+      }
+      const change: TaskTransition = { status: "open", completed_at: null };
+      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)];
+      let closed: Approval | null = null;
+      if (pending) {
+        const d = { status: "closed" as const, decidedBy: actorName(p), reason: args.reason ?? "task reopened", now };
+        statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+        closed = decidedValue(pending, d);
+      }
+      const summary = `reopened from ${t.status}${closed ? `; approval ${closed.id} closed` : ""}${args.reason ? `: ${args.reason}` : ""}`;
+      return ctx.commit(
+        { statements, activity: { target: t.id, summary } },
+        { task: toTask(transitioned(t, change, now)), closed_approval: closed, changed: true },
+      );
+    });
+  },
+});
+
+const claimTask = defineTool({
+  name: "claim_task",
+  description:
+    "Atomically assign a task to the caller and start it (in_progress); refused if someone else holds it, a no-op if the caller already does. Returns the task.",
+  input: z.strictObject({ task_id: taskId }),
+  output: z.object({ task: taskShape, changed: z.boolean() }),
+  async handler(ctx, args) {
+    const { db, principal: p, now } = ctx;
+    const a = p.accountId;
+    const me = actorName(p);
+    return optimistic(`task ${args.task_id}`, async (lost) => {
+      const { task: t } = await readTaskState(db, a, args.task_id);
+      if (t.status === "done" || t.status === "cancelled") {
+        throw conflict(`task ${t.id} is ${t.status} and can't be claimed; reopen_task brings it back to open first.`);
+      }
+      if (t.assignee !== null && t.assignee !== me) {
+        throw conflict(`task ${t.id} is claimed by ${t.assignee}. Pick another task (list_tasks with unassigned: true), or ask a person to reassign it with assign_task.`);
+      }
+      if (t.status === "awaiting_approval") {
+        throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
+      }
+      if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) return { task: toTask(t), changed: false };
+      if (t.status === "blocked") {
+        throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);
+      }
+      const change: TaskTransition = { assignee: me, status: "in_progress" };
+      return ctx.commit(
+        {
+          statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
+          activity: { target: t.id, summary: `claimed by ${me} and started` },
+        },
+        { task: toTask(transitioned(t, change, now)), changed: true },
+      );
+    });
+  },
+});
+
+const setAutoOk = defineTool({
+  name: "set_auto_ok",
+  description:
+    "Allow (true) or forbid (false) agents to complete a task without a person's approval. Returns the task.",
+  input: z.strictObject({ task_id: taskId, auto_ok: z.boolean() }),
+  output: z.object({ task: taskShape, changed: z.boolean() }),
+  async handler(ctx, args) {
+    const { db, principal: p, now } = ctx;
+    const a = p.accountId;
+    return optimistic(`task ${args.task_id}`, async (lost) => {
+      const { task: t } = await readTaskState(db, a, args.task_id);
+      if ((t.auto_ok === 1) === args.auto_ok) return { task: toTask(t), changed: false };
+      const change: TaskTransition = { auto_ok: args.auto_ok ? 1 : 0 };
+      return ctx.commit(
+        {
+          statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
+          activity: { target: t.id, summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval" },
+        },
+        { task: toTask(transitioned(t, change, now)), changed: true },
+      );
+    });
+  },
+});
+
+export const lifecycleTools = [completeTask, reopenTask, claimTask, setAutoOk];

@@ -1,3 +1,332 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { conflict, invalid, notFound } from "../domain/errors.ts";
+import { actorName } from "../domain/principal.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import {
+  findProjectWithCounts, findTrashedProject, insertProject, listProjectRows, PROJECT_AT_VERSION, PROJECT_LIVE, PROJECT_NOT_FOUND_HINT,
+  projectExportRows, requireProjectWithCounts, updateProject,
+  type CountedProjectRow, type ProjectChanges, type ProjectRow, type TaskCountColumns,
+} from "../db/projects.ts";
+import { toTask } from "../db/tasks.ts";
+import { moveToTrash, purgeAfter } from "../db/trash.ts";
+import { decodeCursor, page } from "../db/cursor.ts";
+import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { cursor, idempotencyKey, limit, longText, nextCursor, projectId } from "./schemas.ts";
+import { taskShape } from "./shapes.ts";
 
-export const projectTools: AnyTool[] = [];
+const projectName = z.string().trim().min(1, "must not be empty").max(200);
+
+const taskCounts = z.object({
+  total: z.number(),
+  open: z.number(),
+  in_progress: z.number(),
+  blocked: z.number(),
+  awaiting_approval: z.number(),
+  done: z.number(),
+  cancelled: z.number(),
+}).describe("live tasks of the project by status");
+
+export const projectShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  default_auto_ok: z.boolean().nullable().describe("auto-OK for new tasks in this project; null means the account's default"),
+  archived_at: z.string().nullable(),
+  version: z.number().describe("increases with every change; pass as expected_version to update_project"),
+  created_at: z.string(),
+  updated_at: z.string(),
+  task_counts: taskCounts,
+});
+
+type Project = z.infer<typeof projectShape>;
+
+const EMPTY_COUNTS: TaskCountColumns = {
+  n_total: 0, n_open: 0, n_in_progress: 0, n_blocked: 0, n_awaiting_approval: 0, n_done: 0, n_cancelled: 0,
+};
+
+export function toProject(r: ProjectRow, c: TaskCountColumns = EMPTY_COUNTS): Project {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    default_auto_ok: r.default_auto_ok === null ? null : r.default_auto_ok === 1,
+    archived_at: r.archived_at,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    task_counts: {
+      total: c.n_total,
+      open: c.n_open,
+      in_progress: c.n_in_progress,
+      blocked: c.n_blocked,
+      awaiting_approval: c.n_awaiting_approval,
+      done: c.n_done,
+      cancelled: c.n_cancelled,
+    },
+  };
+}
+
+const changedProject = z.object({ project: projectShape, changed: z.boolean().describe("false when there was nothing to change") });
+
+/** Writes the changes with a guard that the project is still live at the version read; returns the new project. */
+async function writeProject(
+  ctx: ToolContext,
+  row: CountedProjectRow,
+  changes: ProjectChanges,
+  summary: string,
+  stale: Error,
+): Promise<Project> {
+  const a = ctx.principal.accountId;
+  const results = await ctx.commitWithResults({
+    statements: [
+      ctx.guard(PROJECT_AT_VERSION, [row.id, a, row.version], stale),
+      updateProject(ctx.db, a, row.id, changes, ctx.now),
+    ],
+    activity: { target: row.id, summary },
+  });
+  return toProject(results[1].results[0] as ProjectRow, row);
+}
+
+const concurrentChange = (id: string) =>
+  conflict(`project ${id} was changed or deleted by another call at the same moment; get_project shows its current state, then try again.`);
+
+const listProjects = defineTool({
+  name: "list_projects",
+  description: "Projects of the account in creation order, each with its live task counts by status; archived ones only with include_archived. Cursor pages.",
+  input: z.strictObject({
+    include_archived: z.boolean().default(false),
+    limit,
+    cursor,
+  }),
+  output: z.object({ items: z.array(projectShape), next_cursor: nextCursor }),
+  async handler(ctx, args) {
+    const after = decodeCursor(args.cursor);
+    const rows = await listProjectRows(ctx.db, ctx.principal.accountId, {
+      includeArchived: args.include_archived,
+      after: after ? { k: String(after.k), id: after.id } : null,
+      limit: args.limit,
+    });
+    const { items, next_cursor } = page(rows, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    return { items: items.map((r) => toProject(r, r)), next_cursor };
+  },
+});
+
+const getProject = defineTool({
+  name: "get_project",
+  description: "One project with its live task counts by status and its settings, including the auto-OK that new tasks in it start with.",
+  input: z.strictObject({ project_id: projectId }),
+  output: z.object({
+    project: projectShape,
+    new_tasks_auto_ok: z.boolean().describe("auto-OK a new task here starts with: the project's default, else the account's"),
+  }),
+  async handler(ctx, { project_id }) {
+    const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
+    return { project: toProject(row, row), new_tasks_auto_ok: row.new_tasks_auto_ok === 1 };
+  },
+});
+
+const createProject = defineTool({
+  name: "create_project",
+  description: "Create a project. default_auto_ok sets the auto-OK of new tasks in it (omit to use the account's). Returns the new project.",
+  input: z.strictObject({
+    name: projectName,
+    description: longText.optional(),
+    default_auto_ok: z.boolean().optional().describe("may agents complete new tasks here without a person's approval; omit for the account's default"),
+    idempotency_key: idempotencyKey,
+  }),
+  output: z.object({ project: projectShape }),
+  async handler(ctx, args) {
+    const p = {
+      id: newId(ID_PREFIX.project),
+      accountId: ctx.principal.accountId,
+      name: args.name,
+      description: args.description ?? "",
+      defaultAutoOk: args.default_auto_ok ?? null,
+      now: ctx.now,
+    };
+    const row: ProjectRow = {
+      id: p.id,
+      name: p.name,
+      description: p.description,
+      default_auto_ok: p.defaultAutoOk === null ? null : p.defaultAutoOk ? 1 : 0,
+      archived_at: null,
+      version: 1,
+      created_at: p.now,
+      updated_at: p.now,
+    };
+    return ctx.commit(
+      { statements: [insertProject(ctx.db, p)], activity: { target: p.id, summary: `created project "${p.name}"` } },
+      { project: toProject(row) },
+    );
+  },
+});
+
+const updateProjectTool = defineTool({
+  name: "update_project",
+  description:
+    "Overwrite a project's name, description or default_auto_ok (null: use the account's). With expected_version, a project changed since is refused as a conflict. Returns the project.",
+  input: z.strictObject({
+    project_id: projectId,
+    name: projectName.optional(),
+    description: longText.optional(),
+    default_auto_ok: z.boolean().nullable().optional().describe("auto-OK for new tasks here; null falls back to the account's default"),
+    expected_version: z.number().int().min(1).optional().describe("the version you read; refused if the project has changed since"),
+  }),
+  output: changedProject,
+  async handler(ctx, args) {
+    const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, args.project_id);
+    const stale = conflict(
+      `project ${row.id} has changed since version ${args.expected_version}: get_project shows the current version and values; apply your change to those and pass that version.`,
+    );
+    if (args.expected_version !== undefined && row.version !== args.expected_version) throw stale;
+
+    const changes: ProjectChanges = {};
+    if (args.name !== undefined && args.name !== row.name) changes.name = args.name;
+    if (args.description !== undefined && args.description !== row.description) changes.description = args.description;
+    if (args.default_auto_ok !== undefined) {
+      const v = args.default_auto_ok === null ? null : args.default_auto_ok ? 1 : 0;
+      if (v !== row.default_auto_ok) changes.default_auto_ok = v;
+    }
+    const fields = Object.keys(changes);
+    if (fields.length === 0) return { project: toProject(row, row), changed: false };
+    const project = await writeProject(
+      ctx, row, changes, `updated ${fields.join(", ")} of project "${changes.name ?? row.name}"`,
+      args.expected_version !== undefined ? stale : concurrentChange(row.id),
+    );
+    return { project, changed: true };
+  },
+});
+
+const archiveProject = defineTool({
+  name: "archive_project",
+  description: "Archive a project: it leaves default project lists, its tasks stay as they are. Returns the project; archiving an archived project changes nothing.",
+  input: z.strictObject({ project_id: projectId }),
+  output: changedProject,
+  async handler(ctx, { project_id }) {
+    const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
+    if (row.archived_at !== null) return { project: toProject(row, row), changed: false };
+    const project = await writeProject(ctx, row, { archived_at: ctx.now }, `archived project "${row.name}"`, concurrentChange(row.id));
+    return { project, changed: true };
+  },
+});
+
+const unarchiveProject = defineTool({
+  name: "unarchive_project",
+  description: "Bring an archived project back into default project lists. Returns the project; a project that is not archived is left unchanged.",
+  input: z.strictObject({ project_id: projectId }),
+  output: changedProject,
+  async handler(ctx, { project_id }) {
+    const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
+    if (row.archived_at === null) return { project: toProject(row, row), changed: false };
+    const project = await writeProject(ctx, row, { archived_at: null }, `unarchived project "${row.name}"`, concurrentChange(row.id));
+    return { project, changed: true };
+  },
+});
+
+const deleteProject = defineTool({
+  name: "delete_project",
+  description:
+    "Move a project and all its tasks to the trash as one item (restore_from_trash brings it all back). Returns the trash item id and when it will be purged; a project already in the trash changes nothing.",
+  input: z.strictObject({ project_id: projectId }),
+  output: z.object({
+    trash_item_id: z.string(),
+    purge_after: z.string().describe("when the trash item is purged for good"),
+    item_count: z.number().describe("the project and its tasks"),
+    changed: z.boolean().describe("false when the project was already in the trash"),
+  }),
+  async handler(ctx, { project_id }) {
+    const { db, principal: p } = ctx;
+    const row = await findProjectWithCounts(db, p.accountId, project_id);
+    if (!row) {
+      const trashed = await findTrashedProject(db, p.accountId, project_id);
+      if (!trashed) throw notFound("project", project_id, PROJECT_NOT_FOUND_HINT);
+      return { trash_item_id: trashed.trash_id, purge_after: trashed.purge_after, item_count: trashed.item_count, changed: false };
+    }
+    const itemCount = row.n_total + 1;
+    const { trashId, statements } = moveToTrash(db, {
+      accountId: p.accountId,
+      kind: "project",
+      targetId: row.id,
+      title: row.name,
+      itemCount,
+      deletedBy: actorName(p),
+      deletedByToken: p.tokenId,
+      now: ctx.now,
+    });
+    return ctx.commit(
+      {
+        statements: [ctx.guard(PROJECT_LIVE, [row.id, p.accountId], concurrentChange(row.id)), ...statements],
+        activity: { target: row.id, summary: `moved project "${row.name}" and ${row.n_total} task(s) to the trash (${trashId})` },
+      },
+      { trash_item_id: trashId, purge_after: purgeAfter(ctx.now, row.trash_retention_days), item_count: itemCount, changed: true },
+    );
+  },
+});
+
+export const EXPORT_MAX_TASKS = 5_000;
+
+const exportedTask = taskShape.extend({
+  steps: z.array(z.object({
+    id: z.string(), position: z.number(), text: z.string(), status: z.string(), created_at: z.string(), updated_at: z.string(),
+  })).describe("in order"),
+  comments: z.array(z.object({
+    id: z.string(), author: z.string(), body: z.string(), created_at: z.string(), updated_at: z.string(),
+  })).describe("oldest first"),
+  labels: z.array(z.string()).describe("label names"),
+  waits_on: z.array(z.string()).describe("ids of the live tasks this task depends on"),
+  calendar_links: z.array(z.object({
+    provider: z.string(), event_id: z.string(), title: z.string(), starts_at: z.string(), ends_at: z.string(), url: z.string().nullable(),
+  })),
+});
+
+function groupByTask<T extends { task_id: string }, V>(rows: T[], map: (row: T) => V): Map<string, V[]> {
+  const out = new Map<string, V[]>();
+  for (const r of rows) {
+    const list = out.get(r.task_id);
+    if (list) list.push(map(r));
+    else out.set(r.task_id, [map(r)]);
+  }
+  return out;
+}
+
+const exportProject = defineTool({
+  name: "export_project",
+  description: `The whole project as one JSON document: the project and all its live tasks, each with its steps, comments, labels, dependencies and calendar links, in a stable order. Refused above ${EXPORT_MAX_TASKS.toLocaleString("en-US")} tasks.`,
+  input: z.strictObject({ project_id: projectId }),
+  output: z.object({
+    format: z.literal("taskgate.project.v1"),
+    project: projectShape,
+    tasks: z.array(exportedTask).describe("oldest first"),
+  }),
+  async handler(ctx, { project_id }) {
+    const a = ctx.principal.accountId;
+    const row = await requireProjectWithCounts(ctx.db, a, project_id);
+    if (row.n_total > EXPORT_MAX_TASKS) {
+      throw invalid(
+        `project ${project_id} has ${row.n_total.toLocaleString("en-US")} tasks; export_project exports at most ${EXPORT_MAX_TASKS.toLocaleString("en-US")}. list_tasks with project_id pages through them, or move_task some into another project.`,
+      );
+    }
+    const x = await projectExportRows(ctx.db, a, project_id);
+    const steps = groupByTask(x.steps, ({ task_id: _, ...s }) => s);
+    const comments = groupByTask(x.comments, ({ task_id: _, ...c }) => c);
+    const labels = groupByTask(x.labels, (l) => l.name);
+    const waitsOn = groupByTask(x.dependencies, (d) => d.depends_on_id);
+    const links = groupByTask(x.links, ({ task_id: _, ...l }) => l);
+    return {
+      format: "taskgate.project.v1" as const,
+      project: toProject(row, row),
+      tasks: x.tasks.map((t) => ({
+        ...toTask(t),
+        steps: steps.get(t.id) ?? [],
+        comments: comments.get(t.id) ?? [],
+        labels: labels.get(t.id) ?? [],
+        waits_on: waitsOn.get(t.id) ?? [],
+        calendar_links: links.get(t.id) ?? [],
+      })),
+    };
+  },
+});
+
+export const projectTools = [
+  listProjects, getProject, exportProject, createProject, updateProjectTool, archiveProject, unarchiveProject, deleteProject,
+];

@@ -1,3 +1,200 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { conflict, forbidden, invalid, notFound } from "../domain/errors.ts";
+import type { Principal } from "../domain/principal.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import {
+  appendEvent, endRun, insertRun, requireRun, RUN_EVENT_KINDS, RUN_IS_RUNNING, RUN_STATUSES, runWithEvents, selectRuns,
+  startTask, TASK_IS_WORKABLE, toRun, type Run, type RunRow, type RunStatus,
+} from "../db/runs.ts";
+import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
+import { decodeCursor, page } from "../db/cursor.ts";
+import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { assigneeName, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
+import { optimistic } from "./lifecycle.ts";
 
-export const runTools: AnyTool[] = [];
+export const RUN_LIMITS = { message: 4000, url: 2000, summary: 4000, eventsShown: 200 } as const;
+
+export const runShape = z.object({
+  id: z.string(),
+  task_id: z.string(),
+  task_title: z.string(),
+  agent: z.string().describe("the agent whose run it is"),
+  status: z.enum(RUN_STATUSES),
+  summary: z.string().nullable(),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  last_event_at: z.string(),
+});
+
+const eventShape = z.object({
+  id: z.string(),
+  kind: z.enum(RUN_EVENT_KINDS),
+  message: z.string(),
+  url: z.string().nullable(),
+  created_at: z.string(),
+});
+
+const summaryText = z.string().trim().min(1, "must not be empty").max(RUN_LIMITS.summary);
+
+/** Only the agent whose run it is may change it. */
+function requireOwnRun(p: Principal, run: RunRow): void {
+  if (p.agentId !== run.agent_id) {
+    throw forbidden(`run ${run.id} belongs to agent ${run.agent}; only that agent's token may log to, finish or cancel it.`);
+  }
+}
+
+const listRuns = defineTool({
+  name: "list_runs",
+  description: "Runs of the account, newest first, filtered by task, agent or status. Cursor pages.",
+  input: z.strictObject({
+    task_id: taskId.optional(),
+    agent: assigneeName.optional().describe("the agent's name"),
+    status: z.array(z.enum(RUN_STATUSES)).min(1).max(4).optional().describe("any of these statuses (default: all)"),
+    limit,
+    cursor,
+  }),
+  output: z.object({ items: z.array(runShape), next_cursor: nextCursor }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const a = p.accountId;
+    const [runs, task, agent] = await db.batch([
+      selectRuns(db, a, { taskId: args.task_id, agent: args.agent, statuses: args.status, after: decodeCursor(args.cursor), limit: args.limit }),
+      db.prepare("SELECT 1 AS ok FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(args.task_id ?? null, a),
+      db.prepare("SELECT 1 AS ok FROM agents WHERE name = ? AND account_id = ?").bind(args.agent ?? null, a),
+    ]);
+    if (args.task_id && task.results.length === 0) throw notFound("task", args.task_id, "list_tasks or search_tasks finds task ids");
+    if (args.agent && agent.results.length === 0) throw notFound("agent", args.agent, "list_agents names the agents");
+    const { items, next_cursor } = page(runs.results as Run[], args.limit, (r) => ({ k: r.started_at, id: r.id }));
+    return { items: items.map(toRun), next_cursor };
+  },
+});
+
+const getRun = defineTool({
+  name: "get_run",
+  description: `One run with its event log (the latest ${RUN_LIMITS.eventsShown} events, oldest first) and the total number of events.`,
+  input: z.strictObject({ run_id: runId }),
+  output: z.object({
+    run: runShape,
+    events: z.array(eventShape),
+    event_count: z.number().describe("all events of the run; more than shown when the log was cut to the latest"),
+  }),
+  async handler(ctx, args) {
+    const { run, events, count } = await runWithEvents(ctx.db, ctx.principal.accountId, args.run_id, RUN_LIMITS.eventsShown);
+    return { run, events, event_count: count };
+  },
+});
+
+const startRun = defineTool({
+  name: "start_run",
+  description:
+    "Start a run of the calling agent (agent tokens only) on a task; an open task moves to in_progress. Returns the run.",
+  input: z.strictObject({ task_id: taskId, idempotency_key: idempotencyKey }),
+  output: z.object({ run: runShape, task_status: z.enum(TASK_STATUSES) }),
+  async handler(ctx, args) {
+    const { db, principal: p, now } = ctx;
+    const a = p.accountId;
+    if (p.kind !== "agent" || !p.agentId) {
+      throw forbidden("start_run records an agent's work, so it needs the agent's own token; a person uses claim_task and complete_task instead.");
+    }
+    const agentId = p.agentId;
+    return optimistic(`task ${args.task_id}`, async (lost) => {
+      const { task: t } = await readTaskState(db, a, args.task_id);
+      if (t.status === "done" || t.status === "cancelled") {
+        throw conflict(`task ${t.id} is ${t.status}; a run needs an unfinished task. reopen_task brings it back first.`);
+      }
+      const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: t.id, agentId, now };
+      const statements =
+        t.status === "open"
+          ? [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), startTask(db, a, t.id, now)]
+          : [ctx.guard(TASK_IS_WORKABLE, [t.id, a], lost)];
+      statements.push(insertRun(db, run));
+      const value: Run = {
+        id: run.id, task_id: t.id, task_title: t.title, agent: p.agentName as string, status: "running", summary: null,
+        started_at: now, finished_at: null, last_event_at: now,
+      };
+      return ctx.commit(
+        { statements, activity: { target: t.id, summary: `started run ${run.id}${t.status === "open" ? "; task in progress" : ""}` } },
+        { run: value, task_status: t.status === "open" ? ("in_progress" as const) : t.status },
+      );
+    });
+  },
+});
+
+const logRunEvent = defineTool({
+  name: "log_run_event",
+  description:
+    "Append progress, a note or an artifact link to one of the caller's running runs, and stamp the run's last event time. Returns the event.",
+  input: z.strictObject({
+    run_id: runId,
+    kind: z.enum(RUN_EVENT_KINDS).describe("progress | note | artifact (an artifact needs a url)"),
+    message: z.string().trim().min(1, "must not be empty").max(RUN_LIMITS.message),
+    url: z.url({ protocol: /^https?$/ }).max(RUN_LIMITS.url).optional().describe("http(s) link, e.g. to the artifact"),
+    idempotency_key: idempotencyKey,
+  }),
+  output: z.object({ event: eventShape.extend({ run_id: z.string() }) }),
+  async handler(ctx, args) {
+    const { db, principal: p, now } = ctx;
+    const a = p.accountId;
+    if (args.kind === "artifact" && !args.url) throw invalid("url: an artifact event needs the artifact's http(s) url.");
+    return optimistic(`run ${args.run_id}`, async (lost) => {
+      const run = await requireRun(db, a, args.run_id);
+      requireOwnRun(p, run);
+      if (run.status !== "running") {
+        throw conflict(`run ${run.id} has ended (${run.status}); events go to a running run. start_run starts a new one.`);
+      }
+      const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
+      return ctx.commit(
+        {
+          statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), ...appendEvent(db, a, run.id, event)],
+          activity: { target: run.task_id, summary: `run ${run.id} ${args.kind}: ${args.message}` },
+        },
+        { event: { ...event, run_id: run.id } },
+      );
+    });
+  },
+});
+
+/** Ends the caller's run as `status`; the same end twice is a no-op, a different end is a conflict. */
+async function endOwnRun(
+  ctx: ToolContext,
+  runIdValue: string,
+  status: Exclude<RunStatus, "running">,
+  summary: string | null,
+) {
+  const { db, principal: p, now } = ctx;
+  const a = p.accountId;
+  return optimistic(`run ${runIdValue}`, async (lost) => {
+    const run = await requireRun(db, a, runIdValue);
+    requireOwnRun(p, run);
+    if (run.status === status) return { run: toRun(run), changed: false };
+    if (run.status !== "running") throw conflict(`run ${run.id} already ended as ${run.status}; start_run starts a new one.`);
+    return ctx.commit(
+      {
+        statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), endRun(db, a, run.id, status, summary, now)],
+        activity: { target: run.task_id, summary: `run ${run.id} ${status}${summary ? `: ${summary}` : ""}` },
+      },
+      { run: { ...toRun(run), status, summary, finished_at: now, last_event_at: now }, changed: true },
+    );
+  });
+}
+
+const runResult = z.object({ run: runShape, changed: z.boolean() });
+
+const finishRun = defineTool({
+  name: "finish_run",
+  description:
+    "End one of the caller's running runs as succeeded or failed, with a summary (the same ending again is a no-op). Returns the run.",
+  input: z.strictObject({ run_id: runId, outcome: z.enum(["succeeded", "failed"]), summary: summaryText }),
+  output: runResult,
+  handler: (ctx, args) => endOwnRun(ctx, args.run_id, args.outcome, args.summary),
+});
+
+const cancelRun = defineTool({
+  name: "cancel_run",
+  description: "End one of the caller's running runs as cancelled, with an optional reason (cancelling again is a no-op). Returns the run.",
+  input: z.strictObject({ run_id: runId, reason: summaryText.optional() }),
+  output: runResult,
+  handler: (ctx, args) => endOwnRun(ctx, args.run_id, "cancelled", args.reason ?? null),
+});
+
+export const runTools = [listRuns, getRun, startRun, logRunEvent, finishRun, cancelRun];

@@ -1,3 +1,211 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { conflict, invalid, notFound } from "../domain/errors.ts";
+import { actorName } from "../domain/principal.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { moveToTrash, purgeAfter } from "../db/trash.ts";
+import {
+  insertStep, LIVE_STEPS_ARE, reorderSteps, requireLiveStep, requireStep, setStepStatus, setStepText,
+  STEP_IS_LIVE, STEPS_UNCHANGED_SINCE_READ, taskForAppend, taskWithSteps, toStep, type Step,
+} from "../db/steps.ts";
+import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
 
-export const stepTools: AnyTool[] = [];
+export const STEP_LIMITS = { text: 2_000, perTask: 500 } as const;
+
+const STEP_STATUSES = ["pending", "in_progress", "done", "skipped"] as const;
+const stepStatus = z.enum(STEP_STATUSES);
+const stepText = z.string().trim().min(1, "must not be empty").max(STEP_LIMITS.text);
+
+const stepShape = z.object({
+  id: z.string(),
+  task_id: z.string(),
+  position: z.number().describe("1-based place in the checklist"),
+  text: z.string(),
+  status: stepStatus,
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const TASK_HINT = "list_tasks or search_tasks finds task ids";
+
+const listSteps = defineTool({
+  name: "list_steps",
+  description: "The checklist of a task: its steps in order, each with its status.",
+  input: z.strictObject({ task_id: taskId }),
+  output: z.object({ task_id: z.string(), steps: z.array(stepShape) }),
+  async handler(ctx, { task_id }) {
+    const { task, steps } = await taskWithSteps(ctx.db, ctx.principal.accountId, task_id);
+    if (!task) throw notFound("task", task_id, TASK_HINT);
+    return { task_id, steps };
+  },
+});
+
+const addSteps = defineTool({
+  name: "add_steps",
+  description: `Append steps (1–50, each up to ${STEP_LIMITS.text} chars) to the end of a task's checklist, as pending. Returns the new steps.`,
+  input: z.strictObject({
+    task_id: taskId,
+    steps: z.array(stepText).min(1).max(LIMITS.batch).describe("the steps' texts, in order"),
+    idempotency_key: idempotencyKey,
+  }),
+  output: z.object({ task_id: z.string(), steps: z.array(stepShape) }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const { task, maxPosition, live } = await taskForAppend(db, p.accountId, args.task_id);
+    if (!task) throw notFound("task", args.task_id, TASK_HINT);
+    if (live + args.steps.length > STEP_LIMITS.perTask) {
+      throw invalid(
+        `steps: task ${args.task_id} has ${live} steps and may hold at most ${STEP_LIMITS.perTask}; add at most ${Math.max(0, STEP_LIMITS.perTask - live)}, or delete_step finished ones first.`,
+      );
+    }
+    const steps: Step[] = args.steps.map((text, i) => ({
+      id: newId(ID_PREFIX.step),
+      task_id: args.task_id,
+      position: maxPosition + i + 1,
+      text,
+      status: "pending",
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    }));
+    const raced = conflict(`task ${args.task_id} changed while adding steps (deleted, or steps added at the same time); list_steps shows the checklist, then call again.`);
+    const ids = steps.map((s) => s.id).join(", ");
+    return ctx.commit(
+      {
+        statements: [
+          ctx.guard(STEPS_UNCHANGED_SINCE_READ, [args.task_id, p.accountId, maxPosition], raced),
+          ...steps.map((s) => insertStep(db, p.accountId, s)),
+        ],
+        activity: { target: args.task_id, summary: `added ${steps.length} step${steps.length === 1 ? "" : "s"} (${ids})` },
+      },
+      { task_id: args.task_id, steps },
+    );
+  },
+});
+
+const stepGone = (id: string) => conflict(`step ${id} was deleted meanwhile; list_steps shows the live steps.`);
+
+const setStatus = defineTool({
+  name: "set_step_status",
+  description: "Set a step's status: pending, in_progress, done or skipped. Returns the step; changed is false when it already had that status.",
+  input: z.strictObject({ step_id: stepId, status: stepStatus }),
+  output: z.object({ step: stepShape, changed: z.boolean() }),
+  async handler(ctx, { step_id, status }) {
+    const { db, principal: p } = ctx;
+    const row = await requireLiveStep(db, p.accountId, step_id);
+    if (row.status === status) return { step: toStep(row), changed: false };
+    return ctx.commit(
+      {
+        statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now)],
+        activity: { target: row.task_id, summary: `step ${step_id}: ${row.status} → ${status}` },
+      },
+      { step: { ...toStep(row), status, updated_at: ctx.now }, changed: true },
+    );
+  },
+});
+
+const updateStep = defineTool({
+  name: "update_step",
+  description: `Overwrite a step's text (up to ${STEP_LIMITS.text} chars). Returns the step; changed is false when the text was already that.`,
+  input: z.strictObject({ step_id: stepId, text: stepText }),
+  output: z.object({ step: stepShape, changed: z.boolean() }),
+  async handler(ctx, { step_id, text }) {
+    const { db, principal: p } = ctx;
+    const row = await requireLiveStep(db, p.accountId, step_id);
+    if (row.text === text) return { step: toStep(row), changed: false };
+    return ctx.commit(
+      {
+        statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepText(db, p.accountId, step_id, text, ctx.now)],
+        activity: { target: row.task_id, summary: `edited step ${step_id}` },
+      },
+      { step: { ...toStep(row), text, updated_at: ctx.now }, changed: true },
+    );
+  },
+});
+
+const deleteStep = defineTool({
+  name: "delete_step",
+  description:
+    "Move a step to the trash (restore_from_trash puts it back in its place). Returns the trash item; for a step already in the trash, its existing item and changed false.",
+  input: z.strictObject({ step_id: stepId }),
+  output: z.object({
+    step_id: z.string(),
+    task_id: z.string(),
+    trash_id: z.string(),
+    purge_after: z.string().nullable().describe("when the trash item is purged for good"),
+    changed: z.boolean(),
+  }),
+  async handler(ctx, { step_id }) {
+    const { db, principal: p } = ctx;
+    const row = await requireStep(db, p.accountId, step_id);
+    if (row.trash_id) {
+      return { step_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, changed: false };
+    }
+    const { trashId, statements } = moveToTrash(db, {
+      accountId: p.accountId,
+      kind: "step",
+      targetId: step_id,
+      title: row.text,
+      itemCount: 1,
+      deletedBy: actorName(p),
+      deletedByToken: p.tokenId,
+      now: ctx.now,
+    });
+    return ctx.commit(
+      {
+        statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), ...statements],
+        activity: { target: row.task_id, summary: `deleted step ${step_id} (trash ${trashId})` },
+      },
+      { step_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), changed: true },
+    );
+  },
+});
+
+const reorder = defineTool({
+  name: "reorder_steps",
+  description:
+    "Set the order of a task's checklist: pass every live step id of the task exactly once, in the new order. Returns the steps in order; changed is false when it was already so.",
+  input: z.strictObject({
+    task_id: taskId,
+    step_ids: z.array(stepId).min(1).max(STEP_LIMITS.perTask).describe("all the task's live step ids, in the new order"),
+  }),
+  output: z.object({ task_id: z.string(), steps: z.array(stepShape), changed: z.boolean() }),
+  async handler(ctx, { task_id, step_ids }) {
+    const { db, principal: p } = ctx;
+    const { task, steps } = await taskWithSteps(db, p.accountId, task_id);
+    if (!task) throw notFound("task", task_id, TASK_HINT);
+
+    const byId = new Map(steps.map((s) => [s.id, s]));
+    const seen = new Set<string>();
+    const duplicates = new Set<string>();
+    for (const id of step_ids) (seen.has(id) ? duplicates : seen).add(id);
+    const foreign = [...seen].filter((id) => !byId.has(id));
+    const missing = steps.filter((s) => !seen.has(s.id)).map((s) => s.id);
+    if (duplicates.size || foreign.length || missing.length) {
+      const problems = [
+        missing.length ? `missing: ${missing.join(", ")}` : "",
+        foreign.length ? `not live steps of this task: ${foreign.join(", ")}` : "",
+        duplicates.size ? `listed more than once: ${[...duplicates].join(", ")}` : "",
+      ].filter(Boolean);
+      throw invalid(`step_ids must list each live step of task ${task_id} exactly once (${problems.join("; ")}). list_steps shows the current ids.`);
+    }
+    if (step_ids.every((id, i) => steps[i].id === id)) return { task_id, steps, changed: false };
+
+    const reordered = step_ids.map((id, i) => {
+      const s = byId.get(id) as Step;
+      return s.position === i + 1 ? s : { ...s, position: i + 1, updated_at: ctx.now };
+    });
+    const raced = conflict(`the steps of task ${task_id} changed meanwhile; list_steps shows them, then call again with the current ids.`);
+    return ctx.commit(
+      {
+        statements: [
+          ctx.guard(LIVE_STEPS_ARE, [task_id, p.accountId, JSON.stringify(step_ids), step_ids.length], raced),
+          reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
+        ],
+        activity: { target: task_id, summary: `reordered ${step_ids.length} steps: ${step_ids.join(", ")}` },
+      },
+      { task_id, steps: reordered, changed: true },
+    );
+  },
+});
+
+export const stepTools: AnyTool[] = [listSteps, addSteps, setStatus, updateStep, deleteStep, reorder];

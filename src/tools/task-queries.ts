@@ -1,3 +1,299 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { invalid, notFound } from "../domain/errors.ts";
+import { actorName } from "../domain/principal.ts";
+import { decodeCursor, encodeCursor, page } from "../db/cursor.ts";
+import { selectWaitedOnBy, selectWaitsOn, unfinishedDependenciesOf, type DependencyRef } from "../db/dependencies.ts";
+import {
+  HIT_END, HIT_START, listAssignedTasks, listBlockedRows, listDueRows, listSubtaskRows, searchTaskRows,
+  selectTaskHistory, toFtsQuery, type HistoryRow,
+} from "../db/task-search.ts";
+import { requireTask, selectAccountPrefs, selectTask, toTask, type AccountPrefs, type TaskRow } from "../db/tasks.ts";
+import { defineTool } from "../mcp/tool.ts";
+import { assigneeName, cursor, limit, projectId, taskId } from "./schemas.ts";
+import { taskShape } from "./shapes.ts";
 
-export const taskQueryTools: AnyTool[] = [];
+const OPEN_STATUSES = ["open", "in_progress", "blocked", "awaiting_approval"] as const;
+const taskRef = z.object({ id: z.string(), title: z.string(), status: z.string() });
+const notFoundHint = "list_tasks or search_tasks finds task ids";
+
+const listMyTasks = defineTool({
+  name: "list_my_tasks",
+  description:
+    "Open tasks assigned to the caller (this token's agent, or `human` for a person's token), newest first; snoozed ones only with include_snoozed. Cursor pages.",
+  input: z.strictObject({
+    project_id: projectId.optional(),
+    status: z.array(z.enum(OPEN_STATUSES)).min(1).max(4).optional().describe("any of these open statuses (default: all open)"),
+    include_snoozed: z.boolean().default(false),
+    limit,
+    cursor,
+  }),
+  output: z.object({ assignee: z.string(), items: z.array(taskShape), next_cursor: z.string().nullable() }),
+  async handler(ctx, args) {
+    const assignee = actorName(ctx.principal);
+    const rows = await listAssignedTasks(ctx.db, {
+      accountId: ctx.principal.accountId,
+      assignee,
+      statuses: args.status,
+      projectId: args.project_id,
+      includeSnoozed: args.include_snoozed,
+      now: ctx.now,
+      after: decodeCursor(args.cursor),
+      limit: args.limit,
+    });
+    const { items, next_cursor } = page(rows, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    return { assignee, items: items.map(toTask), next_cursor };
+  },
+});
+
+const FIELDS = ["title", "notes", "comments"] as const;
+
+function hits(row: { title_hit: string; notes_hit: string; comments_hit: string }) {
+  const byField = { title: row.title_hit, notes: row.notes_hit, comments: row.comments_hit };
+  const matched = FIELDS.filter((f) => byField[f]?.includes(HIT_START));
+  const first = matched[0] ?? "title";
+  const snippet = (byField[first] ?? "").replaceAll(HIT_START, "**").replaceAll(HIT_END, "**");
+  return { matched_in: matched, snippet };
+}
+
+const searchTasks = defineTool({
+  name: "search_tasks",
+  description:
+    "Full-text search over task titles, notes and comments, best match first (title counts most). Every word must occur; the last may be a prefix. Returns tasks with the fields that matched and a snippet (**marks** the hits).",
+  input: z.strictObject({
+    query: z.string().trim().min(1, "must not be empty").max(500).describe("words to find; punctuation and search operators are treated as plain text"),
+    project_id: projectId.optional(),
+    status: z.array(z.enum(["open", "in_progress", "blocked", "awaiting_approval", "done", "cancelled"])).min(1).max(6).optional(),
+    limit,
+    cursor,
+  }),
+  output: z.object({
+    items: z.array(
+      z.object({
+        task: taskShape,
+        matched_in: z.array(z.enum(FIELDS)).describe("fields that contain the words"),
+        snippet: z.string(),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  }),
+  async handler(ctx, args) {
+    const match = toFtsQuery(args.query);
+    const after = decodeCursor(args.cursor);
+    const offset = after ? Number(after.k) : 0;
+    if (after && (after.id !== "search" || !Number.isInteger(offset) || offset < 0)) {
+      throw invalid("cursor: not a search_tasks cursor. Pass next_cursor from the previous page unchanged, or omit it.");
+    }
+    const rows = await searchTaskRows(ctx.db, {
+      accountId: ctx.principal.accountId,
+      match,
+      projectId: args.project_id,
+      statuses: args.status,
+      offset,
+      limit: args.limit,
+    });
+    const more = rows.length > args.limit;
+    return {
+      items: rows.slice(0, args.limit).map((r) => ({ task: toTask(r), ...hits(r) })),
+      next_cursor: more ? encodeCursor({ k: offset + args.limit, id: "search" }) : null,
+    };
+  },
+});
+
+const listSubtasks = defineTool({
+  name: "list_subtasks",
+  description:
+    "The subtasks of a task in creation order; with recursive, its whole subtree depth-first, each item with its depth (1 = direct child). Cursor pages.",
+  input: z.strictObject({
+    task_id: taskId,
+    recursive: z.boolean().default(false).describe("include subtasks of subtasks"),
+    limit,
+    cursor,
+  }),
+  output: z.object({ items: z.array(taskShape.extend({ depth: z.number() })), next_cursor: z.string().nullable() }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    await requireTask(db, p.accountId, args.task_id);
+    const after = decodeCursor(args.cursor);
+    if (after && typeof after.k !== "string") throw invalid("cursor: not a list_subtasks cursor; pass next_cursor unchanged.");
+    const rows = await listSubtaskRows(db, p.accountId, args.task_id, args.recursive ? 50 : 1, (after?.k as string) ?? null, args.limit);
+    const { items, next_cursor } = page(rows, args.limit, (r) => ({ k: r.sort_path, id: r.id }));
+    return { items: items.map((r) => ({ ...toTask(r), depth: r.depth })), next_cursor };
+  },
+});
+
+const listBlockedTasks = defineTool({
+  name: "list_blocked_tasks",
+  description:
+    "Tasks that are blocked (with the reason) or still open but waiting on unfinished tasks (naming them), newest first. Cursor pages.",
+  input: z.strictObject({ project_id: projectId.optional(), limit, cursor }),
+  output: z.object({
+    items: z.array(
+      z.object({
+        task: taskShape,
+        reason: z.string().nullable().describe("the reason given to block_task, if blocked"),
+        waits_on: z.array(taskRef).describe("unfinished tasks it waits on"),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const rows = await listBlockedRows(db, p.accountId, args.project_id, decodeCursor(args.cursor), args.limit);
+    const { items, next_cursor } = page(rows, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    const deps = await unfinishedDependenciesOf(db, p.accountId, items.map((r) => r.id));
+    return {
+      items: items.map((r) => ({
+        task: toTask(r),
+        reason: r.status === "blocked" ? r.blocked_reason : null,
+        waits_on: deps.get(r.id) ?? ([] as DependencyRef[]),
+      })),
+      next_cursor,
+    };
+  },
+});
+
+const DAY_MS = 86_400_000;
+
+/** The offset (local minus UTC, in ms) of a time zone at an instant. */
+function zoneOffset(fmt: Intl.DateTimeFormat, ms: number): number {
+  const parts = Object.fromEntries(fmt.formatToParts(new Date(ms)).map((x) => [x.type, x.value]));
+  const local = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour % 24, +parts.minute, +parts.second);
+  return local - (ms - (((ms % 1000) + 1000) % 1000));
+}
+
+function localDate(fmt: Intl.DateTimeFormat, ms: number): string {
+  return new Date(ms + zoneOffset(fmt, ms)).toISOString().slice(0, 10);
+}
+
+/**
+ * The first instant of the local day `days` after today in a time zone: local
+ * midnight, or the end of a DST gap when that day skips midnight.
+ */
+export function localDayStart(timeZone: string, nowMs: number, days: number): number {
+  const fmt = new Intl.DateTimeFormat("en-US", {
+    timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit",
+  });
+  const target = new Date(Date.parse(localDate(fmt, nowMs) + "T00:00:00Z") + days * DAY_MS);
+  const guess = target.getTime();
+  const want = target.toISOString().slice(0, 10);
+  const candidates = [guess - DAY_MS, guess, guess + DAY_MS]
+    .map((at) => guess - zoneOffset(fmt, at))
+    .filter((c) => localDate(fmt, c) === want);
+  return candidates.length ? Math.min(...candidates) : guess - zoneOffset(fmt, guess);
+}
+
+function validTimeZone(tz: string | undefined): string {
+  if (!tz) return "UTC";
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return tz;
+  } catch {
+    return "UTC";
+  }
+}
+
+const listDueTasks = defineTool({
+  name: "list_due_tasks",
+  description:
+    "Open tasks due before the end of a window of `days` local days (today included, in the account's time zone), overdue ones flagged, soonest first. Cursor pages.",
+  input: z.strictObject({
+    days: z.number().int().min(1).max(90).default(7).describe("window length in days, today counting as the first (1–90, default 7)"),
+    project_id: projectId.optional(),
+    assignee: assigneeName.optional(),
+    include_snoozed: z.boolean().default(false),
+    limit,
+    cursor,
+  }),
+  output: z.object({
+    time_zone: z.string(),
+    window_end: z.string().describe("local midnight ending the window, as UTC"),
+    items: z.array(taskShape.extend({ overdue: z.boolean() })),
+    next_cursor: z.string().nullable(),
+  }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const prefs = await selectAccountPrefs(db, p.accountId).first<AccountPrefs>();
+    const timeZone = validTimeZone(prefs?.time_zone);
+    const until = new Date(localDayStart(timeZone, ctx.nowMs, args.days)).toISOString();
+    const rows = await listDueRows(db, {
+      accountId: p.accountId,
+      until,
+      now: ctx.now,
+      includeSnoozed: args.include_snoozed,
+      projectId: args.project_id,
+      assignee: args.assignee,
+      after: decodeCursor(args.cursor),
+      limit: args.limit,
+    });
+    const { items, next_cursor } = page(rows, args.limit, (r) => ({ k: r.due_at, id: r.id }));
+    return {
+      time_zone: timeZone,
+      window_end: until,
+      items: items.map((r) => ({ ...toTask(r), overdue: (r.due_at as string) < ctx.now })),
+      next_cursor,
+    };
+  },
+});
+
+const getTaskHistory = defineTool({
+  name: "get_task_history",
+  description:
+    "The activity entries of one task (every write to it, its steps, comments, runs and approvals), newest first: who, which tool, what. Cursor pages.",
+  input: z.strictObject({ task_id: taskId, limit, cursor }),
+  output: z.object({
+    items: z.array(
+      z.object({
+        id: z.string(),
+        actor: z.string().describe("`human` or the agent's name"),
+        token_id: z.string(),
+        tool: z.string(),
+        summary: z.string(),
+        created_at: z.string(),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const [task, history] = await db.batch([
+      selectTask(db, p.accountId, args.task_id),
+      selectTaskHistory(db, p.accountId, args.task_id, decodeCursor(args.cursor), args.limit),
+    ]);
+    if (task.results.length === 0) throw notFound("task", args.task_id, notFoundHint);
+    return page(history.results as HistoryRow[], args.limit, (r) => ({ k: r.created_at, id: r.id }));
+  },
+});
+
+const listDependencies = defineTool({
+  name: "list_dependencies",
+  description:
+    "What a task waits on and what waits on it (id, title, status of each), and whether everything it waits on is finished.",
+  input: z.strictObject({ task_id: taskId }),
+  output: z.object({
+    task: taskRef,
+    waits_on: z.array(taskRef),
+    blocks: z.array(taskRef).describe("tasks that wait on this one"),
+    ready: z.boolean().describe("true when every task it waits on is done or cancelled"),
+  }),
+  async handler(ctx, { task_id }) {
+    const { db, principal: p } = ctx;
+    const [task, waitsOn, blocks] = await db.batch([
+      selectTask(db, p.accountId, task_id),
+      selectWaitsOn(db, p.accountId, task_id),
+      selectWaitedOnBy(db, p.accountId, task_id),
+    ]);
+    const row = task.results[0] as TaskRow | undefined;
+    if (!row) throw notFound("task", task_id, notFoundHint);
+    const waits = waitsOn.results as DependencyRef[];
+    return {
+      task: { id: row.id, title: row.title, status: row.status },
+      waits_on: waits,
+      blocks: blocks.results as DependencyRef[],
+      ready: waits.every((d) => d.status === "done" || d.status === "cancelled"),
+    };
+  },
+});
+
+export const taskQueryTools = [
+  listMyTasks, searchTasks, listSubtasks, listBlockedTasks, listDueTasks, getTaskHistory, listDependencies,
+];

@@ -1,3 +1,336 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import { z } from "zod";
+import { conflict, invalid, notFound } from "../domain/errors.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { actorName } from "../domain/principal.ts";
+import {
+  deleteLink, findDependencyPath, insertLink, NO_DEPENDENCY_PATH, selectLink,
+} from "../db/dependencies.ts";
+import { requireProject } from "../db/projects.ts";
+import {
+  assigneeExists, insertTask, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask, requireTaskForWrite, rootTaskOf,
+  selectAccountPrefs, selectTask, selectTaskWithTrash, subtreeOutsideProject, TASK_AT_VERSION, TASK_IS_LIVE, toTask,
+  updateTaskFields, type AccountPrefs, type TaskField, type TaskRow, type TaskWithTrash, type TaskWriteRow,
+} from "../db/tasks.ts";
+import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
+import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
+import { taskShape } from "./shapes.ts";
 
-export const taskRelationTools: AnyTool[] = [];
+const notFoundHint = "list_tasks or search_tasks finds task ids";
+const taskResult = z.object({ task: taskShape, changed: z.boolean().describe("false when the task already was in that state") });
+const taskRef = z.object({ id: z.string(), title: z.string(), status: z.string() });
+
+const raced = (id: string) =>
+  conflict(`task ${id} was changed by another call while this one ran; nothing was written. get_task shows it now; call again.`);
+
+/** Sets fields of one task atomically (only if nobody changed it meanwhile), with the activity row. */
+function writeTask(
+  ctx: ToolContext,
+  row: TaskWriteRow,
+  changes: Partial<Record<TaskField, string | null>>,
+  summary: string,
+) {
+  const a = ctx.principal.accountId;
+  const next = { ...row, ...changes, version: row.version + 1, updated_at: ctx.now } as TaskRow;
+  return ctx.commit(
+    {
+      statements: [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id)), updateTaskFields(ctx.db, a, row.id, changes, ctx.now)],
+      activity: { target: row.id, summary },
+    },
+    { task: toTask(next), changed: true },
+  );
+}
+
+const unchanged = (row: TaskRow) => ({ task: toTask(row), changed: false });
+
+const deleteTask = defineTool({
+  name: "delete_task",
+  description:
+    "Move a task and all its subtasks (with their steps, comments, labels and links) to the trash as one restorable item. Returns the trash item and when it will be purged; a task already in the trash just names its item.",
+  input: z.strictObject({ task_id: taskId }),
+  output: z.object({
+    trash_id: z.string().describe("pass to restore_from_trash to bring it all back"),
+    purge_after: z.string(),
+    item_count: z.number().describe("tasks in the item: the task and its subtasks"),
+    already_in_trash: z.boolean(),
+  }),
+  async handler(ctx, { task_id }) {
+    const { db, principal: p } = ctx;
+    const [taskRes, prefsRes] = await db.batch([selectTaskWithTrash(db, p.accountId, task_id), selectAccountPrefs(db, p.accountId)]);
+    const task = taskRes.results[0] as TaskWithTrash | undefined;
+    if (!task) throw notFound("task", task_id, notFoundHint);
+    if (task.trash_id) {
+      if (!task.purge_after) throw notFound("task", task_id, notFoundHint);
+      return { trash_id: task.trash_id, purge_after: task.purge_after, item_count: task.item_count ?? 1, already_in_trash: true };
+    }
+    const retention = (prefsRes.results[0] as AccountPrefs | undefined)?.trash_retention_days ?? 30;
+    const ids = await liveSubtreeIds(db, p.accountId, task_id);
+    const trash = moveToTrash(db, {
+      accountId: p.accountId,
+      kind: "task",
+      targetId: task_id,
+      title: task.title,
+      itemCount: ids.length,
+      deletedBy: actorName(p),
+      deletedByToken: p.tokenId,
+      now: ctx.now,
+    });
+    const subtasks = ids.length - 1;
+    const guard = ctx.guard(TASK_IS_LIVE, [task_id, p.accountId], conflict(`task ${task_id} was deleted by another call meanwhile; delete_task again names its trash item.`));
+    return ctx.commit(
+      {
+        statements: [guard, ...trash.statements],
+        activity: {
+          target: task_id,
+          summary: `deleted task "${task.title}"${subtasks ? ` with ${subtasks} subtask${subtasks === 1 ? "" : "s"}` : ""} (trash item ${trash.trashId})`,
+        },
+      },
+      {
+        trash_id: trash.trashId,
+        purge_after: new Date(ctx.nowMs + retention * 86_400_000).toISOString(),
+        item_count: ids.length,
+        already_in_trash: false,
+      },
+    );
+  },
+});
+
+const blockTask = defineTool({
+  name: "block_task",
+  description:
+    "Mark a task blocked, with the reason; unblock_task later returns it to the status it had. Returns the task.",
+  input: z.strictObject({
+    task_id: taskId,
+    reason: z.string().trim().min(1, "must not be empty").max(2000).describe("what it is waiting for"),
+  }),
+  output: taskResult,
+  async handler(ctx, args) {
+    const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
+    if (row.status === "done" || row.status === "cancelled") {
+      throw conflict(`task ${row.id} is ${row.status}, so there is nothing to block; reopen_task first if work on it has to continue.`);
+    }
+    if (row.status === "blocked") {
+      if (row.blocked_reason === args.reason) return unchanged(row);
+      return writeTask(ctx, row, { blocked_reason: args.reason }, `changed block reason: ${args.reason}`);
+    }
+    return writeTask(
+      ctx,
+      row,
+      { status: "blocked", status_before_block: row.status, blocked_reason: args.reason },
+      `blocked (was ${row.status}): ${args.reason}`,
+    );
+  },
+});
+
+const unblockTask = defineTool({
+  name: "unblock_task",
+  description: "Clear a task's block: it returns to the status it had before (or open). Returns the task.",
+  input: z.strictObject({ task_id: taskId }),
+  output: taskResult,
+  async handler(ctx, args) {
+    const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
+    if (row.status !== "blocked") return unchanged(row);
+    const back = row.status_before_block && row.status_before_block !== "blocked" ? row.status_before_block : "open";
+    return writeTask(ctx, row, { status: back, status_before_block: null, blocked_reason: null }, `unblocked (back to ${back})`);
+  },
+});
+
+const assignTask = defineTool({
+  name: "assign_task",
+  description: "Set a task's assignee (`human` or an agent's name), or clear it with null. Returns the task.",
+  input: z.strictObject({ task_id: taskId, assignee: assigneeName.nullable() }),
+  output: taskResult,
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const row = await requireTaskForWrite(db, p.accountId, args.task_id);
+    if (args.assignee !== null && !(await assigneeExists(db, p.accountId, args.assignee))) {
+      throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
+    }
+    if (row.assignee === args.assignee) return unchanged(row);
+    return writeTask(ctx, row, { assignee: args.assignee }, args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee");
+  },
+});
+
+const moveTask = defineTool({
+  name: "move_task",
+  description:
+    "Move a top-level task, with all its subtasks, to another project of the account, or out of any project with null. Returns the task and how many tasks moved.",
+  input: z.strictObject({ task_id: taskId, project_id: projectId.nullable() }),
+  output: taskResult.extend({ moved: z.number().describe("tasks whose project changed, subtasks included") }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const a = p.accountId;
+    const row = await requireTaskForWrite(db, a, args.task_id);
+    if (row.parent_id) {
+      const root = await rootTaskOf(db, a, row.id);
+      throw invalid(
+        `task_id: ${row.id} is a subtask and lives in its parent's project; move its top-level parent ${root.id} ("${root.title}") instead, and its subtasks move with it.`,
+      );
+    }
+    if (args.project_id) await requireProject(db, a, args.project_id);
+    const outside = await subtreeOutsideProject(db, a, row.id, args.project_id);
+    if (outside === 0) return { ...unchanged(row), moved: 0 };
+    const statements = [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id))];
+    if (args.project_id) {
+      statements.push(ctx.guard(PROJECT_IS_LIVE, [args.project_id, a], notFound("project", args.project_id, "list_projects finds project ids")));
+    }
+    statements.push(moveSubtree(db, a, row.id, args.project_id, ctx.now));
+    const rootMoves = row.project_id !== args.project_id;
+    const next = rootMoves ? { ...row, project_id: args.project_id, version: row.version + 1, updated_at: ctx.now } : row;
+    const others = outside - (rootMoves ? 1 : 0);
+    return ctx.commit(
+      {
+        statements,
+        activity: {
+          target: row.id,
+          summary: `moved to ${args.project_id ?? "no project"} (from ${row.project_id ?? "no project"})${others ? `, with ${others} subtask${others === 1 ? "" : "s"}` : ""}`,
+        },
+      },
+      { task: toTask(next), changed: true, moved: outside },
+    );
+  },
+});
+
+const snoozeTask = defineTool({
+  name: "snooze_task",
+  description: "Hide a task from open lists until a future time, or end the snooze with null. Returns the task.",
+  input: z.strictObject({ task_id: taskId, until: isoTime.nullable().describe("a future time, or null to wake it now") }),
+  output: taskResult,
+  async handler(ctx, args) {
+    const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
+    const until = args.until === null ? null : toUtc(args.until);
+    if (until !== null && until <= ctx.now) {
+      throw invalid(`until: ${args.until} is not in the future (now is ${ctx.now}); give a later time, or null to end a snooze.`);
+    }
+    if (row.snoozed_until === until) return unchanged(row);
+    return writeTask(ctx, row, { snoozed_until: until }, until ? `snoozed until ${until}` : "ended the snooze");
+  },
+});
+
+const decomposeTask = defineTool({
+  name: "decompose_task",
+  description:
+    "Create subtasks under a task from a list of titles (optional notes each), all at once; they inherit its project and auto-OK. Returns the new subtasks in order.",
+  input: z.strictObject({
+    task_id: taskId,
+    subtasks: z
+      .array(z.strictObject({ title, notes: longText.optional() }))
+      .min(1, "give at least one subtask")
+      .max(LIMITS.batch, `at most ${LIMITS.batch} subtasks per call`),
+    idempotency_key: idempotencyKey,
+  }),
+  output: z.object({ parent_id: z.string(), tasks: z.array(taskShape) }),
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const parent = await requireTask(db, p.accountId, args.task_id);
+    const created = args.subtasks.map((s) => ({
+      id: newId(ID_PREFIX.task),
+      accountId: p.accountId,
+      projectId: parent.project_id,
+      parentId: parent.id,
+      title: s.title,
+      notes: s.notes ?? "",
+      priority: priorityIndex("normal"),
+      dueAt: null,
+      estimateMinutes: null,
+      assignee: null,
+      autoOk: parent.auto_ok === 1,
+      createdBy: actorName(p),
+      now: ctx.now,
+    }));
+    const n = created.length;
+    return ctx.commit(
+      {
+        statements: [
+          ctx.guard(TASK_IS_LIVE, [parent.id, p.accountId], notFound("task", parent.id, notFoundHint)),
+          ...created.map((t) => insertTask(db, t)),
+        ],
+        activity: {
+          target: parent.id,
+          summary: `added ${n} subtask${n === 1 ? "" : "s"}: ${created.map((t) => `${t.id} "${t.title}"`).join(", ")}`,
+        },
+      },
+      { parent_id: parent.id, tasks: created.map(newTaskValue) },
+    );
+  },
+});
+
+const dependencyArgs = z.strictObject({
+  task_id: taskId.describe("the task that waits"),
+  depends_on_id: taskId.describe("the task it waits on"),
+});
+const dependencyResult = z.object({ task: taskRef, depends_on: taskRef, changed: z.boolean() });
+
+async function requirePair(ctx: ToolContext, taskIdValue: string, dependsOnId: string) {
+  const { db, principal: p } = ctx;
+  const [task, dep, link] = await db.batch([
+    selectTask(db, p.accountId, taskIdValue),
+    selectTask(db, p.accountId, dependsOnId),
+    selectLink(db, p.accountId, taskIdValue, dependsOnId),
+  ]);
+  const t = task.results[0] as TaskRow | undefined;
+  const d = dep.results[0] as TaskRow | undefined;
+  if (!t) throw notFound("task", taskIdValue, notFoundHint);
+  if (!d) throw notFound("task", dependsOnId, notFoundHint);
+  const ref = (r: TaskRow) => ({ id: r.id, title: r.title, status: r.status });
+  return { task: ref(t), depends_on: ref(d), linked: link.results.length > 0 };
+}
+
+const describePath = (path: { id: string; title: string | null }[]) =>
+  path.map((s) => (s.title === null ? s.id : `${s.id} "${s.title}"`)).join(" waits on ");
+
+const addDependency = defineTool({
+  name: "add_dependency",
+  description:
+    "Record that task_id waits on depends_on_id. A link that would close a cycle is refused, naming the chain. Returns both tasks.",
+  input: dependencyArgs,
+  output: dependencyResult,
+  async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const a = p.accountId;
+    if (args.task_id === args.depends_on_id) throw invalid("depends_on_id: a task cannot wait on itself; give another task's id.");
+    const pair = await requirePair(ctx, args.task_id, args.depends_on_id);
+    if (pair.linked) return { task: pair.task, depends_on: pair.depends_on, changed: false };
+    const cycleError = (path: { id: string; title: string | null }[] | null) =>
+      invalid(
+        `refused: ${args.task_id} cannot wait on ${args.depends_on_id}, because ${args.depends_on_id} already waits on ${args.task_id}` +
+          (path ? ` (${describePath(path)})` : "") +
+          `; that would be a cycle. remove_dependency one of those links first, or link them the other way round.`,
+      );
+    const path = await findDependencyPath(db, a, args.depends_on_id, args.task_id);
+    if (path) throw cycleError(path);
+    return ctx.commit(
+      {
+        statements: [
+          ctx.guard(`${TASK_IS_LIVE} AND ${TASK_IS_LIVE}`, [args.task_id, a, args.depends_on_id, a], raced(args.task_id)),
+          ctx.guard(NO_DEPENDENCY_PATH, [args.depends_on_id, a, args.task_id], cycleError(null)),
+          insertLink(db, a, args.task_id, args.depends_on_id, ctx.now),
+        ],
+        activity: { target: args.task_id, summary: `now waits on ${args.depends_on_id} "${pair.depends_on.title}"` },
+      },
+      { task: pair.task, depends_on: pair.depends_on, changed: true },
+    );
+  },
+});
+
+const removeDependency = defineTool({
+  name: "remove_dependency",
+  description: "Drop the link that makes task_id wait on depends_on_id; a link that does not exist is left as it is. Returns both tasks.",
+  input: dependencyArgs,
+  output: dependencyResult,
+  async handler(ctx, args) {
+    const pair = await requirePair(ctx, args.task_id, args.depends_on_id);
+    if (!pair.linked) return { task: pair.task, depends_on: pair.depends_on, changed: false };
+    return ctx.commit(
+      {
+        statements: [deleteLink(ctx.db, ctx.principal.accountId, args.task_id, args.depends_on_id)],
+        activity: { target: args.task_id, summary: `no longer waits on ${args.depends_on_id} "${pair.depends_on.title}"` },
+      },
+      { task: pair.task, depends_on: pair.depends_on, changed: true },
+    );
+  },
+});
+
+export const taskRelationTools = [
+  deleteTask, blockTask, unblockTask, assignTask, moveTask, snoozeTask, decomposeTask, addDependency, removeDependency,
+];

@@ -1,0 +1,146 @@
+/**
+ * `npm run e2e`: Taskgate end to end over real HTTP. Starts `wrangler dev` on a
+ * free local port with a temporary database, makes an account and tokens with
+ * the admin CLI, and drives the server with both real MCP clients: the 2.x
+ * client (negotiates 2026-07-28) and the 1.x SDK (opens with initialize).
+ * Prints one line per check and `e2e: N passed, M failed`; exits 1 on any
+ * failure. Whatever happens, it stops the server and removes the directory.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { INSPECTOR_ORIGINS } from "./lib/dev-server.ts";
+import { admin, applySchema, assert, Checks, connect, DevServer, equal, removeDir, stopCommands, type Era, type McpSession } from "./lib/e2e-harness.ts";
+import { httpEdges, taskLife, toolList, type TokenRole } from "./lib/e2e-checks.ts";
+
+const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15 * 60_000);
+const AGENT = "e2e-agent";
+const ALLOWED_ORIGIN = INSPECTOR_ORIGINS[0];
+const ROLES: { role: TokenRole; args: string[] }[] = [
+  { role: "human write", args: ["--kind", "human", "--scope", "write"] },
+  { role: "human read", args: ["--kind", "human", "--scope", "read"] },
+  { role: "agent write", args: ["--kind", "agent", "--scope", "write", "--agent", AGENT] },
+  { role: "agent read", args: ["--kind", "agent", "--scope", "read", "--agent", AGENT] },
+];
+
+const checks = new Checks();
+const dir = mkdtempSync(join(tmpdir(), "taskgate-e2e-"));
+const server = new DevServer();
+const sessions: McpSession[] = [];
+let cleaning: Promise<void> | null = null;
+let cleaned = false;
+
+/** Stops everything this script started and removes the directory; every caller waits for the same run. */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    stopCommands();
+    await Promise.allSettled(sessions.map((s) => s.close()));
+    await server.stop();
+    removeDir(dir);
+    cleaned = true;
+  })();
+  return cleaning;
+}
+
+function finish(): never {
+  console.log(`e2e: ${checks.passed} passed, ${checks.failed} failed`);
+  process.exit(checks.failed > 0 ? 1 : 0);
+}
+
+process.on("exit", () => {
+  if (cleaned) return;
+  stopCommands();
+  server.killNow();
+  removeDir(dir);
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    checks.fail("e2e", `interrupted by ${signal}`);
+    void cleanup().finally(finish);
+  });
+}
+const overall = setTimeout(() => {
+  checks.fail("e2e", `did not finish within ${Math.round(HARD_TIMEOUT_MS / 1000)} s`);
+  void cleanup().finally(finish);
+}, HARD_TIMEOUT_MS);
+
+async function setup(): Promise<Record<TokenRole, string> | null> {
+  const schema = await checks.run("temporary D1 database: schema.sql applied", async () => {
+    await applySchema(dir);
+    return true;
+  });
+  if (schema === undefined) return null;
+  const started = await checks.run("wrangler dev answers GET /health on a free local port", async () => {
+    try {
+      await server.start(dir, { ALLOWED_ORIGINS: ALLOWED_ORIGIN });
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${server.tail()}`);
+    }
+    return server.base;
+  });
+  if (started === undefined) return null;
+  return (
+    (await checks.run("admin CLI: create-account, then one token of each kind and scope", async () => {
+      const account = await admin(dir, ["create-account", "--name", "E2E"]);
+      assert(/^acc_/.test(account.id), `an account id, got ${JSON.stringify(account)}`);
+      const tokens = {} as Record<TokenRole, string>;
+      for (const { role, args } of ROLES) {
+        const t = await admin(dir, ["create-token", "--account", account.id, ...args]);
+        assert(/^tg_/.test(t.token), `a token for ${role}`);
+        tokens[role] = t.token;
+      }
+      return tokens;
+    })) ?? null
+  );
+}
+
+async function open(era: Era, role: TokenRole, secret: string): Promise<McpSession | undefined> {
+  return checks.run(`${era} client connects with the ${role} token`, async () => {
+    const s = await connect(`${server.base}/mcp`, secret, era);
+    sessions.push(s);
+    if (era === "modern") equal(s.protocolVersion, "2026-07-28", "negotiated protocol version");
+    else assert(s.protocolVersion && s.protocolVersion !== "2026-07-28", `a legacy protocol version, got ${s.protocolVersion}`);
+    return s;
+  });
+}
+
+async function main(): Promise<void> {
+  console.log(`e2e: temporary state in ${dir}`);
+  const tokens = await setup();
+  if (!tokens) return;
+  await httpEdges(checks, server.base, tokens["human write"], ALLOWED_ORIGIN);
+
+  const byEra = {} as Record<Era, Partial<Record<TokenRole, McpSession>>>;
+  for (const era of ["modern", "legacy"] as const) {
+    byEra[era] = {};
+    for (const { role } of ROLES) {
+      const s = await open(era, role, tokens[role]);
+      if (!s) continue;
+      byEra[era][role] = s;
+      await toolList(checks, s, role);
+    }
+  }
+
+  const pairs: [Era, Era][] = [
+    ["modern", "legacy"],
+    ["legacy", "modern"],
+  ];
+  for (const [agentEra, humanEra] of pairs) {
+    const human = byEra[humanEra]["human write"];
+    const agent = byEra[agentEra]["agent write"];
+    const agentRead = byEra[agentEra]["agent read"];
+    if (!human || !agent || !agentRead) {
+      checks.fail(`task life [agent ${agentEra}, human ${humanEra}]`, "a client did not connect");
+      continue;
+    }
+    await taskLife(checks, { human, agent, agentRead, agentName: AGENT });
+  }
+}
+
+main()
+  .catch((e) => checks.fail("e2e", (e as Error).stack ?? String(e)))
+  .finally(async () => {
+    clearTimeout(overall);
+    await cleanup();
+    finish();
+  });

@@ -1,0 +1,123 @@
+/**
+ * The local setup `npm start` prepares before serving: the schema in the local
+ * D1, a demo account with one token of each kind (kept in a git-ignored file so
+ * every start can show them again), and `.dev.vars` with a connector key.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { planAccount, planToken, type Sql } from "../../src/domain/provisioning.ts";
+import type { TokenKind, TokenScope } from "../../src/domain/principal.ts";
+import { applySchemaFile, execute, query, ROOT, type Target } from "./d1.ts";
+
+export const DEMO_FILE = join(ROOT, ".taskgate-demo.json");
+export const DEV_VARS_FILE = join(ROOT, ".dev.vars");
+export const DEMO_AGENT = "demo-agent";
+
+export type DemoRole = "human" | "humanRead" | "agent" | "agentRead";
+
+export const DEMO_ROLES: Record<DemoRole, { kind: TokenKind; scope: TokenScope; agent?: string; sees: string }> = {
+  human: { kind: "human", scope: "write", sees: "every tool" },
+  humanRead: { kind: "human", scope: "read", sees: "the read tools" },
+  agent: { kind: "agent", scope: "write", agent: DEMO_AGENT, sees: "every tool except the human-only ones" },
+  agentRead: { kind: "agent", scope: "read", agent: DEMO_AGENT, sees: "the read tools" },
+};
+
+export interface DemoToken {
+  id: string;
+  secret: string;
+}
+
+export interface Demo {
+  account: { id: string; name: string };
+  tokens: Record<DemoRole, DemoToken>;
+  created_at: string;
+}
+
+/** Creates `.dev.vars` with a random CONNECTOR_KEY unless it exists. Returns whether it made one. */
+export function ensureDevVars(): boolean {
+  if (existsSync(DEV_VARS_FILE)) return false;
+  const key = randomBytes(32).toString("base64");
+  writeFileSync(DEV_VARS_FILE, `# Local secrets for wrangler dev (git-ignored).\nCONNECTOR_KEY=${key}\n`, { mode: 0o600 });
+  return true;
+}
+
+/** Applies schema.sql unless the local D1 already has the `tasks` table. Returns whether it applied it. */
+export function ensureSchema(target: Target): boolean {
+  const rows = query(target, { sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", params: ["tasks"] });
+  if (rows.length > 0) return false;
+  applySchemaFile(target, join(ROOT, "schema.sql"));
+  return true;
+}
+
+function readDemo(): Demo | null {
+  if (!existsSync(DEMO_FILE)) return null;
+  try {
+    const demo = JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Demo;
+    if (!demo?.account?.id || !demo.tokens) return null;
+    return demo;
+  } catch {
+    return null;
+  }
+}
+
+function writeDemo(demo: Demo): void {
+  writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });
+}
+
+async function planRole(accountId: string, role: DemoRole, now: string): Promise<{ token: DemoToken; statements: Sql[] }> {
+  const r = DEMO_ROLES[role];
+  const plan = await planToken({ accountId, kind: r.kind, scope: r.scope, agent: r.agent, label: `demo: ${r.kind} ${r.scope}` }, now);
+  return { token: { id: plan.id, secret: plan.secret }, statements: plan.statements };
+}
+
+export interface DemoResult {
+  demo: Demo;
+  /** What this start did: "created", "kept", or "renewed" (some tokens were revoked or gone). */
+  state: "created" | "kept" | "renewed";
+}
+
+/**
+ * The demo account of `.taskgate-demo.json` if it still exists in the local
+ * database; tokens that were revoked, expired or removed are replaced. Without
+ * the file (or its account), a fresh demo account with four tokens, written in
+ * one batch.
+ */
+export async function ensureDemo(target: Target): Promise<DemoResult> {
+  const now = new Date().toISOString();
+  const saved = readDemo();
+  if (saved) {
+    const rows = query<{ token_id: string | null; revoked_at: string | null; expires_at: string | null }>(target, {
+      sql: "SELECT t.id AS token_id, t.revoked_at, t.expires_at FROM accounts a LEFT JOIN tokens t ON t.account_id = a.id WHERE a.id = ?",
+      params: [saved.account.id],
+    });
+    if (rows.length > 0) {
+      const live = new Set(
+        rows.filter((r) => r.token_id && !r.revoked_at && (!r.expires_at || Date.parse(r.expires_at) > Date.now())).map((r) => r.token_id),
+      );
+      const stale = (Object.keys(DEMO_ROLES) as DemoRole[]).filter((role) => !saved.tokens[role] || !live.has(saved.tokens[role].id));
+      if (stale.length === 0) return { demo: saved, state: "kept" };
+      const statements: Sql[] = [];
+      for (const role of stale) {
+        const planned = await planRole(saved.account.id, role, now);
+        saved.tokens[role] = planned.token;
+        statements.push(...planned.statements);
+      }
+      execute(target, statements);
+      writeDemo(saved);
+      return { demo: saved, state: "renewed" };
+    }
+  }
+  const account = planAccount("Demo", now);
+  const statements: Sql[] = [...account.statements];
+  const tokens = {} as Record<DemoRole, DemoToken>;
+  for (const role of Object.keys(DEMO_ROLES) as DemoRole[]) {
+    const planned = await planRole(account.id, role, now);
+    tokens[role] = planned.token;
+    statements.push(...planned.statements);
+  }
+  execute(target, statements);
+  const demo: Demo = { account: { id: account.id, name: account.name }, tokens, created_at: now };
+  writeDemo(demo);
+  return { demo, state: "created" };
+}

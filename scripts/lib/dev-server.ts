@@ -1,0 +1,71 @@
+/**
+ * Running the Worker locally with `wrangler dev`, shared by `npm start` and the
+ * end-to-end script. Wrangler runs under the same Node as the caller (the
+ * node@22 devDependency when started through npm), not whatever `node` is first
+ * on PATH.
+ */
+import { createServer } from "node:net";
+import { delimiter, dirname, join } from "node:path";
+import { ROOT } from "./d1.ts";
+
+export const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+
+/** The MCP Inspector's web UI, so that it can call a local server straight from the browser. */
+export const INSPECTOR_ORIGINS = ["http://localhost:6274", "http://127.0.0.1:6274"];
+
+export interface DevOptions {
+  host: string;
+  port: number;
+  /** Local state directory (D1 and the rest); wrangler's default `.wrangler/state` when left out. */
+  persistTo?: string;
+  inspectorPort?: number;
+  vars?: Record<string, string>;
+}
+
+/** Arguments after `node wrangler.js`. */
+export function wranglerDevArgs(o: DevOptions): string[] {
+  const args = ["dev", "--ip", o.host, "--port", String(o.port)];
+  if (o.persistTo) args.push("--persist-to", o.persistTo);
+  if (o.inspectorPort) args.push("--inspector-port", String(o.inspectorPort));
+  for (const [k, v] of Object.entries(o.vars ?? {})) args.push("--var", `${k}:${v}`);
+  return args;
+}
+
+/** The environment for wrangler and the admin CLI: this Node first on PATH (wrangler needs Node 22), no metrics. */
+export function wranglerEnv(): NodeJS.ProcessEnv {
+  const path = [dirname(process.execPath), process.env.PATH ?? ""].filter(Boolean).join(delimiter);
+  return { ...process.env, PATH: path, WRANGLER_SEND_METRICS: "false" };
+}
+
+/** A TCP port nobody listens on right now, on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      srv.close(() => (port ? resolve(port) : reject(new Error("no free port"))));
+    });
+  });
+}
+
+/** Polls GET /health until it answers 200, the deadline passes, or `stopped()` says the server died. */
+export async function waitForHealth(base: string, timeoutMs: number, stopped: () => string | null): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer yet";
+  while (Date.now() < deadline) {
+    const why = stopped();
+    if (why) throw new Error(`wrangler dev stopped before it served: ${why}`);
+    try {
+      const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+      last = `HTTP ${res.status}`;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`wrangler dev did not answer ${base}/health within ${Math.round(timeoutMs / 1000)} s (${last})`);
+}

@@ -1,0 +1,90 @@
+import { notFound } from "../domain/errors.ts";
+import type { Principal } from "../domain/principal.ts";
+
+export interface AccountSettingsRow {
+  id: string;
+  name: string;
+  time_zone: string;
+  default_auto_ok: number;
+  trash_retention_days: number;
+  updated_at: string;
+}
+
+export async function getAccountSettings(db: D1Database, accountId: string): Promise<AccountSettingsRow> {
+  const row = await db
+    .prepare("SELECT id, name, time_zone, default_auto_ok, trash_retention_days, updated_at FROM accounts WHERE id = ?")
+    .bind(accountId)
+    .first<AccountSettingsRow>();
+  if (!row) throw notFound("account", accountId, "the token's account no longer exists");
+  return row;
+}
+
+/** The account's IANA time zone (UTC when unset). */
+export async function accountTimeZone(db: D1Database, accountId: string): Promise<string> {
+  const row = await db.prepare("SELECT time_zone FROM accounts WHERE id = ?").bind(accountId).first<{ time_zone: string }>();
+  return row?.time_zone ?? "UTC";
+}
+
+export interface SettingsChange {
+  time_zone?: string;
+  default_auto_ok?: number;
+  trash_retention_days?: number;
+}
+
+export function updateAccountSettings(db: D1Database, accountId: string, change: SettingsChange, now: string): D1PreparedStatement {
+  const fields = Object.keys(change) as (keyof SettingsChange)[];
+  return db
+    .prepare(`UPDATE accounts SET ${fields.map((f) => `${f} = ?`).join(", ")}, updated_at = ? WHERE id = ?`)
+    .bind(...fields.map((f) => change[f]), now, accountId);
+}
+
+export interface TokenRow {
+  id: string;
+  label: string;
+  kind: "human" | "agent";
+  scope: "read" | "write";
+  agent: string | null;
+  prefix: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+const TOKEN_COLUMNS =
+  "t.id, t.label, t.kind, t.scope, a.name AS agent, t.prefix, t.created_at, t.expires_at, t.revoked_at, t.last_used_at";
+
+/**
+ * A page of tokens, oldest first: every token of the account for a human, the
+ * tokens of its own agent for an agent. Never the hash. Fetches limit + 1 rows.
+ */
+export async function listTokenRows(
+  db: D1Database,
+  p: Principal,
+  opts: { includeRevoked: boolean; after: { k: string | number | null; id: string } | null; limit: number },
+): Promise<TokenRow[]> {
+  const where = ["t.account_id = ?"];
+  const binds: unknown[] = [p.accountId];
+  if (p.kind === "agent") (where.push("t.agent_id = ?"), binds.push(p.agentId));
+  if (!opts.includeRevoked) where.push("t.revoked_at IS NULL");
+  if (opts.after) (where.push("(t.created_at > ? OR (t.created_at = ? AND t.id > ?))"), binds.push(opts.after.k, opts.after.k, opts.after.id));
+  const { results } = await db
+    .prepare(
+      `SELECT ${TOKEN_COLUMNS} FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
+        WHERE ${where.join(" AND ")} ORDER BY t.created_at, t.id LIMIT ?`,
+    )
+    .bind(...binds, opts.limit + 1)
+    .all<TokenRow>();
+  return results;
+}
+
+export async function findTokenRow(db: D1Database, accountId: string, id: string): Promise<TokenRow | null> {
+  return db
+    .prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id WHERE t.id = ? AND t.account_id = ?`)
+    .bind(id, accountId)
+    .first<TokenRow>();
+}
+
+export function revokeTokenStatement(db: D1Database, accountId: string, id: string, now: string): D1PreparedStatement {
+  return db.prepare("UPDATE tokens SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL").bind(now, id, accountId);
+}

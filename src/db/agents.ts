@@ -1,0 +1,175 @@
+import { notFound } from "../domain/errors.ts";
+import type { CursorKey } from "./cursor.ts";
+import { RUN_COLUMNS, RUNS_FROM, type Run } from "./runs.ts";
+
+export interface AgentRow {
+  id: string;
+  name: string;
+  paused_at: string | null;
+  paused_by: string | null;
+  last_seen_at: string | null;
+  created_at: string;
+}
+
+export interface AgentWithTokens extends AgentRow {
+  active_tokens: number;
+}
+
+const AGENT_COLUMNS = "g.id, g.name, g.paused_at, g.paused_by, g.last_seen_at, g.created_at";
+
+/** Tokens of the agent that still work (not revoked, not expired); `?` is now. */
+const ACTIVE_TOKENS =
+  "(SELECT count(*) FROM tokens k WHERE k.agent_id = g.id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?)) AS active_tokens";
+
+const AGENT_HINT = "list_agents names the agents of this account";
+
+/** Statuses of a task someone is still holding. */
+const UNFINISHED = "('open', 'in_progress', 'blocked', 'awaiting_approval')";
+
+export async function requireAgentByName(db: D1Database, accountId: string, name: string): Promise<AgentRow> {
+  const row = await db
+    .prepare(`SELECT ${AGENT_COLUMNS} FROM agents g WHERE g.account_id = ? AND g.name = ?`)
+    .bind(accountId, name)
+    .first<AgentRow>();
+  if (!row) throw notFound("agent", name, AGENT_HINT);
+  return row;
+}
+
+/** Agents by name, with their working token counts; fetches limit + 1 after the cursor's name. */
+export async function listAgents(db: D1Database, accountId: string, now: string, after: CursorKey | null, limit: number): Promise<AgentWithTokens[]> {
+  const where = ["g.account_id = ?"];
+  const binds: unknown[] = [now, accountId];
+  if (after) (where.push("g.name > ?"), binds.push(after.k));
+  const { results } = await db
+    .prepare(`SELECT ${AGENT_COLUMNS}, ${ACTIVE_TOKENS} FROM agents g WHERE ${where.join(" AND ")} ORDER BY g.name LIMIT ?`)
+    .bind(...binds, limit + 1)
+    .all<AgentWithTokens>();
+  return results;
+}
+
+export interface AgentDetail {
+  agent: AgentWithTokens;
+  recentRuns: Run[];
+  running: number;
+  claimed: number;
+}
+
+/** One agent with its recent runs and counts: one round trip. */
+export async function agentDetail(db: D1Database, accountId: string, name: string, now: string, recent: number): Promise<AgentDetail> {
+  const agentId = "(SELECT id FROM agents WHERE account_id = ?1 AND name = ?2)";
+  const [agent, runs, running, claimed] = await db.batch([
+    db.prepare(`SELECT ${AGENT_COLUMNS}, ${ACTIVE_TOKENS.replace("?", "?3")} FROM agents g WHERE g.account_id = ?1 AND g.name = ?2`).bind(accountId, name, now),
+    db
+      .prepare(`SELECT ${RUN_COLUMNS} ${RUNS_FROM} WHERE r.account_id = ?1 AND r.agent_id = ${agentId} ORDER BY r.started_at DESC, r.id DESC LIMIT ?3`)
+      .bind(accountId, name, recent),
+    db.prepare(`SELECT count(*) AS n ${RUNS_FROM} WHERE r.account_id = ?1 AND r.agent_id = ${agentId} AND r.status = 'running'`).bind(accountId, name),
+    db
+      .prepare(`SELECT count(*) AS n FROM tasks WHERE account_id = ?1 AND assignee = ?2 AND status IN ${UNFINISHED} AND trash_id IS NULL`)
+      .bind(accountId, name),
+  ]);
+  const row = agent.results[0] as AgentWithTokens | undefined;
+  if (!row) throw notFound("agent", name, AGENT_HINT);
+  return {
+    agent: row,
+    recentRuns: runs.results as Run[],
+    running: (running.results[0] as { n: number }).n,
+    claimed: (claimed.results[0] as { n: number }).n,
+  };
+}
+
+export interface FleetRunRow {
+  id: string;
+  agent_id: string;
+  task_id: string;
+  task_title: string;
+  started_at: string;
+  last_event_at: string;
+  stale: number;
+  total: number;
+}
+
+export interface FleetTaskRow {
+  id: string;
+  title: string;
+  status: string;
+  assignee: string;
+  total: number;
+}
+
+/**
+ * Everything fleet_status shows, as one batch (one round trip): the agents,
+ * their running runs (split into fresh and stale at `staleBefore`) and the
+ * unfinished tasks they hold, at most `perAgent` of each kind per agent, with totals.
+ */
+export async function fleetSnapshot(
+  db: D1Database,
+  accountId: string,
+  staleBefore: string,
+  perAgent: number,
+): Promise<{ agents: AgentRow[]; runs: FleetRunRow[]; tasks: FleetTaskRow[] }> {
+  const [agents, runs, tasks] = await db.batch([
+    db.prepare(`SELECT ${AGENT_COLUMNS} FROM agents g WHERE g.account_id = ? ORDER BY g.name`).bind(accountId),
+    db
+      .prepare(
+        `SELECT id, agent_id, task_id, task_title, started_at, last_event_at, stale, total FROM (
+           SELECT r.id, r.agent_id, r.task_id, t.title AS task_title, r.started_at, r.last_event_at,
+                  (r.last_event_at < ?1) AS stale,
+                  row_number() OVER (PARTITION BY r.agent_id, r.last_event_at < ?1 ORDER BY r.started_at DESC, r.id DESC) AS n,
+                  count(*) OVER (PARTITION BY r.agent_id, r.last_event_at < ?1) AS total
+             FROM runs r JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND t.trash_id IS NULL
+            WHERE r.account_id = ?2 AND r.status = 'running')
+          WHERE n <= ?3 ORDER BY started_at DESC, id DESC`,
+      )
+      .bind(staleBefore, accountId, perAgent),
+    db
+      .prepare(
+        `SELECT id, title, status, assignee, total FROM (
+           SELECT t.id, t.title, t.status, t.assignee, t.updated_at,
+                  row_number() OVER (PARTITION BY t.assignee ORDER BY t.updated_at DESC, t.id DESC) AS n,
+                  count(*) OVER (PARTITION BY t.assignee) AS total
+             FROM tasks t
+            WHERE t.account_id = ?1 AND t.trash_id IS NULL AND t.status IN ${UNFINISHED}
+              AND t.assignee IN (SELECT name FROM agents WHERE account_id = ?1))
+          WHERE n <= ?2 ORDER BY updated_at DESC, id DESC`,
+      )
+      .bind(accountId, perAgent),
+  ]);
+  return { agents: agents.results as AgentRow[], runs: runs.results as FleetRunRow[], tasks: tasks.results as FleetTaskRow[] };
+}
+
+export interface WorkloadRow {
+  assignee: string | null;
+  status: string;
+  n: number;
+}
+
+/** Unfinished tasks counted per assignee and status, and the agents (so idle ones show too): one round trip. */
+export async function workload(
+  db: D1Database,
+  accountId: string,
+  opts: { projectId?: string; hideSnoozedAt?: string },
+): Promise<{ rows: WorkloadRow[]; agents: { name: string; paused_at: string | null }[]; projectFound: boolean }> {
+  const where = ["account_id = ?", "trash_id IS NULL", `status IN ${UNFINISHED}`];
+  const binds: unknown[] = [accountId];
+  if (opts.projectId) (where.push("project_id = ?"), binds.push(opts.projectId));
+  if (opts.hideSnoozedAt) (where.push("(snoozed_until IS NULL OR snoozed_until <= ?)"), binds.push(opts.hideSnoozedAt));
+  const [rows, agents, project] = await db.batch([
+    db.prepare(`SELECT assignee, status, count(*) AS n FROM tasks WHERE ${where.join(" AND ")} GROUP BY assignee, status`).bind(...binds),
+    db.prepare("SELECT name, paused_at FROM agents WHERE account_id = ? ORDER BY name").bind(accountId),
+    db.prepare("SELECT 1 AS ok FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(opts.projectId ?? null, accountId),
+  ]);
+  return {
+    rows: rows.results as WorkloadRow[],
+    agents: agents.results as { name: string; paused_at: string | null }[],
+    projectFound: project.results.length > 0,
+  };
+}
+
+/** Guard: the agent's pause state is as read. Binds: agent id, account id. */
+export const AGENT_IS_ACTIVE = "EXISTS (SELECT 1 FROM agents WHERE id = ? AND account_id = ? AND paused_at IS NULL)";
+export const AGENT_IS_PAUSED = "EXISTS (SELECT 1 FROM agents WHERE id = ? AND account_id = ? AND paused_at IS NOT NULL)";
+
+/** Pauses (with when and by whom) or resumes (pausedAt null) the agent. Its data stays as it is. */
+export function setPaused(db: D1Database, accountId: string, agentId: string, pausedAt: string | null, pausedBy: string | null): D1PreparedStatement {
+  return db.prepare("UPDATE agents SET paused_at = ?, paused_by = ? WHERE id = ? AND account_id = ?").bind(pausedAt, pausedBy, agentId, accountId);
+}

@@ -1,0 +1,139 @@
+import { notFound } from "../domain/errors.ts";
+import type { CursorKey } from "./cursor.ts";
+
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "closed"] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/** An approval as the tools show it, with its task's title. */
+export interface Approval {
+  id: string;
+  task_id: string;
+  task_title: string;
+  status: ApprovalStatus;
+  question: string;
+  requested_by: string;
+  decided_by: string | null;
+  reason: string | null;
+  created_at: string;
+  decided_at: string | null;
+}
+
+/** `a` is approvals, `t` its (live) task. */
+const APPROVAL_COLUMNS =
+  "a.id, a.task_id, t.title AS task_title, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at";
+
+const FROM_LIVE = "FROM approvals a JOIN tasks t ON t.id = a.task_id AND t.account_id = a.account_id AND t.trash_id IS NULL";
+
+export function selectPendingApproval(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
+  return db
+    .prepare(`SELECT ${APPROVAL_COLUMNS} ${FROM_LIVE} WHERE a.task_id = ? AND a.account_id = ? AND a.status = 'pending'`)
+    .bind(taskId, accountId);
+}
+
+/** The task's most recently decided (approved, rejected or closed) approval. */
+export function selectLatestDecision(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT ${APPROVAL_COLUMNS} ${FROM_LIVE}
+        WHERE a.task_id = ? AND a.account_id = ? AND a.status <> 'pending'
+        ORDER BY a.decided_at DESC, a.created_at DESC LIMIT 1`,
+    )
+    .bind(taskId, accountId);
+}
+
+export interface ApprovalWithTask extends Approval {
+  task_status: string;
+  task_assignee: string | null;
+  task_auto_ok: number | null;
+}
+
+/** An approval of a live task, with that task's current state; not found otherwise. */
+export async function requireApproval(db: D1Database, accountId: string, id: string): Promise<ApprovalWithTask> {
+  const row = await db
+    .prepare(
+      `SELECT ${APPROVAL_COLUMNS}, t.status AS task_status, t.assignee AS task_assignee, t.auto_ok AS task_auto_ok
+        ${FROM_LIVE} WHERE a.id = ? AND a.account_id = ?`,
+    )
+    .bind(id, accountId)
+    .first<ApprovalWithTask>();
+  if (!row) throw notFound("approval", id, "list_pending_approvals lists the open ones, get_task shows a task's pending approval");
+  return row;
+}
+
+/** Pending approvals of live tasks, oldest first (the queue a person works through); fetches limit + 1. */
+export async function listPendingApprovals(
+  db: D1Database,
+  accountId: string,
+  opts: { projectId?: string; after: CursorKey | null; limit: number },
+): Promise<Approval[]> {
+  const where = ["a.account_id = ?", "a.status = 'pending'"];
+  const binds: unknown[] = [accountId];
+  if (opts.projectId) (where.push("t.project_id = ?"), binds.push(opts.projectId));
+  if (opts.after) (where.push("(a.created_at > ? OR (a.created_at = ? AND a.id > ?))"), binds.push(opts.after.k, opts.after.k, opts.after.id));
+  const { results } = await db
+    .prepare(`SELECT ${APPROVAL_COLUMNS} ${FROM_LIVE} WHERE ${where.join(" AND ")} ORDER BY a.created_at, a.id LIMIT ?`)
+    .bind(...binds, opts.limit + 1)
+    .all<Approval>();
+  return results;
+}
+
+export interface NewApproval {
+  id: string;
+  accountId: string;
+  taskId: string;
+  taskTitle: string;
+  question: string;
+  requestedBy: string;
+  requestedByToken: string;
+  now: string;
+}
+
+export function insertApproval(db: D1Database, a: NewApproval): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO approvals (id, account_id, task_id, status, question, requested_by, requested_by_token, created_at)
+       VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)`,
+    )
+    .bind(a.id, a.accountId, a.taskId, a.question, a.requestedBy, a.requestedByToken, a.now);
+}
+
+/** The approval as `insertApproval` wrote it. */
+export function newApprovalValue(a: NewApproval): Approval {
+  return {
+    id: a.id,
+    task_id: a.taskId,
+    task_title: a.taskTitle,
+    status: "pending",
+    question: a.question,
+    requested_by: a.requestedBy,
+    decided_by: null,
+    reason: null,
+    created_at: a.now,
+    decided_at: null,
+  };
+}
+
+/** Decides a pending approval (approved, rejected or closed); touches nothing already decided. */
+export function decideApproval(
+  db: D1Database,
+  accountId: string,
+  id: string,
+  d: { status: Exclude<ApprovalStatus, "pending">; decidedBy: string; reason: string | null; now: string },
+): D1PreparedStatement {
+  return db
+    .prepare("UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ? WHERE id = ? AND account_id = ? AND status = 'pending'")
+    .bind(d.status, d.decidedBy, d.reason, d.now, id, accountId);
+}
+
+export function decidedValue(
+  a: Approval,
+  d: { status: Exclude<ApprovalStatus, "pending">; decidedBy: string; reason: string | null; now: string },
+): Approval {
+  return { ...a, status: d.status, decided_by: d.decidedBy, reason: d.reason, decided_at: d.now };
+}
+
+/** Guard: this approval is still pending. Binds: approval id, account id. */
+export const APPROVAL_IS_PENDING = "EXISTS (SELECT 1 FROM approvals WHERE id = ? AND account_id = ? AND status = 'pending')";
+
+/** Guard: the task has no pending approval. Binds: task id, account id. */
+export const NO_PENDING_APPROVAL = "NOT EXISTS (SELECT 1 FROM approvals WHERE task_id = ? AND account_id = ? AND status = 'pending')";

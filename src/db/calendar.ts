@@ -1,0 +1,117 @@
+/**
+ * Calendar links: records of the account that tie an event of a calendar
+ * (provider + event id) to a task. A link of a task in the trash hangs off the
+ * hidden task and vanishes from every read with it.
+ */
+export interface LinkRow {
+  id: string;
+  task_id: string;
+  task_title: string;
+  provider: string;
+  event_id: string;
+  title: string;
+  starts_at: string;
+  ends_at: string;
+  url: string | null;
+  created_at: string;
+}
+
+const LINK_COLUMNS = "c.id, c.task_id, t.title AS task_title, c.provider, c.event_id, c.title, c.starts_at, c.ends_at, c.url, c.created_at";
+const LIVE_TASK = "JOIN tasks t ON t.id = c.task_id AND t.account_id = c.account_id AND t.trash_id IS NULL";
+
+export async function findLink(db: D1Database, accountId: string, taskId: string, provider: string, eventId: string): Promise<LinkRow | null> {
+  return db
+    .prepare(`SELECT ${LINK_COLUMNS} FROM calendar_links c ${LIVE_TASK} WHERE c.task_id = ? AND c.provider = ? AND c.event_id = ? AND c.account_id = ?`)
+    .bind(taskId, provider, eventId, accountId)
+    .first<LinkRow>();
+}
+
+export async function findLinkById(db: D1Database, accountId: string, taskId: string, id: string): Promise<LinkRow | null> {
+  return db
+    .prepare(`SELECT ${LINK_COLUMNS} FROM calendar_links c ${LIVE_TASK} WHERE c.id = ? AND c.task_id = ? AND c.account_id = ?`)
+    .bind(id, taskId, accountId)
+    .first<LinkRow>();
+}
+
+export interface NewLink {
+  id: string;
+  accountId: string;
+  taskId: string;
+  provider: string;
+  eventId: string;
+  title: string;
+  startsAt: string;
+  endsAt: string;
+  url: string | null;
+  now: string;
+}
+
+/** Insert, or bring the existing link of that event on that task up to date; returns the row's id. */
+export function upsertLink(db: D1Database, l: NewLink): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO calendar_links (id, account_id, task_id, provider, event_id, title, starts_at, ends_at, url, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (task_id, provider, event_id) DO UPDATE SET
+         title = excluded.title, starts_at = excluded.starts_at, ends_at = excluded.ends_at, url = excluded.url
+       RETURNING id, created_at`,
+    )
+    .bind(l.id, l.accountId, l.taskId, l.provider, l.eventId, l.title, l.startsAt, l.endsAt, l.url, l.now);
+}
+
+export function deleteLink(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db.prepare("DELETE FROM calendar_links WHERE id = ? AND account_id = ?").bind(id, accountId);
+}
+
+/** An event overlaps [from, to) when it starts before `to` and ends after `from` (an instant event at `from` counts). */
+const OVERLAPS = "c.starts_at < ? AND (c.ends_at > ? OR c.starts_at >= ?)";
+
+/**
+ * Links of live tasks, by start time: of one task, or whose event overlaps
+ * [from, to), or both. A page of limit + 1 rows.
+ */
+export function selectLinks(
+  db: D1Database,
+  accountId: string,
+  filter: { taskId?: string; from?: string; to?: string },
+  after: { k: string | number | null; id: string } | null,
+  limit: number,
+): D1PreparedStatement {
+  const where = ["c.account_id = ?"];
+  const binds: unknown[] = [accountId];
+  if (filter.taskId) (where.push("c.task_id = ?"), binds.push(filter.taskId));
+  if (filter.from && filter.to) (where.push(OVERLAPS), binds.push(filter.to, filter.from, filter.from));
+  if (after) (where.push("(c.starts_at > ? OR (c.starts_at = ? AND c.id > ?))"), binds.push(after.k, after.k, after.id));
+  return db
+    .prepare(`SELECT ${LINK_COLUMNS} FROM calendar_links c ${LIVE_TASK} WHERE ${where.join(" AND ")} ORDER BY c.starts_at, c.id LIMIT ?`)
+    .bind(...binds, limit + 1);
+}
+
+export interface AgendaTaskRow {
+  id: string;
+  title: string;
+  status: string;
+  priority: number;
+  due_at: string;
+  assignee: string | null;
+  project_id: string | null;
+}
+
+/** Open live tasks due in [from, to), by due time (snoozed ones only when asked). */
+export function tasksDueIn(
+  db: D1Database,
+  accountId: string,
+  from: string,
+  to: string,
+  opts: { includeSnoozed: boolean; now: string; limit: number },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT t.id, t.title, t.status, t.priority, t.due_at, t.assignee, t.project_id FROM tasks t
+        WHERE t.account_id = ?1 AND t.due_at >= ?2 AND t.due_at < ?3 AND t.trash_id IS NULL
+          AND t.status NOT IN ('done', 'cancelled')
+          AND (?4 OR t.snoozed_until IS NULL OR t.snoozed_until <= ?5)
+        ORDER BY t.due_at, t.id LIMIT ?6`,
+    )
+    .bind(accountId, from, to, opts.includeSnoozed ? 1 : 0, opts.now, opts.limit);
+}

@@ -1,0 +1,124 @@
+/**
+ * Task dependencies: `task_id` waits on `depends_on_id`. Links to a task in the
+ * trash stay in the table (a restore brings them back) but vanish from reads.
+ * Cycle checks follow every link of the account, trashed ones included, so a
+ * restore can never bring back a cycle.
+ */
+
+export interface DependencyRef {
+  id: string;
+  title: string;
+  status: string;
+}
+
+/** The tasks one task waits on (live ones). */
+export function selectWaitsOn(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.depends_on_id
+        WHERE d.task_id = ?1 AND d.account_id = ?2 AND t.account_id = ?2 AND t.trash_id IS NULL
+        ORDER BY t.created_at, t.rid`,
+    )
+    .bind(taskId, accountId);
+}
+
+/** The live tasks that wait on this one. */
+export function selectWaitedOnBy(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.task_id
+        WHERE d.depends_on_id = ?1 AND d.account_id = ?2 AND t.account_id = ?2 AND t.trash_id IS NULL
+        ORDER BY t.created_at, t.rid`,
+    )
+    .bind(taskId, accountId);
+}
+
+/** Unfinished (not done, not cancelled) live tasks that any of `taskIds` waits on. */
+export async function unfinishedDependenciesOf(
+  db: D1Database,
+  accountId: string,
+  taskIds: string[],
+): Promise<Map<string, DependencyRef[]>> {
+  const out = new Map<string, DependencyRef[]>();
+  if (taskIds.length === 0) return out;
+  const { results } = await db
+    .prepare(
+      `SELECT d.task_id AS waiting_id, t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.depends_on_id
+        WHERE d.task_id IN (${taskIds.map(() => "?").join(", ")}) AND d.account_id = ? AND t.account_id = d.account_id
+          AND t.trash_id IS NULL AND t.status NOT IN ('done', 'cancelled')
+        ORDER BY t.created_at, t.rid`,
+    )
+    .bind(...taskIds, accountId)
+    .all<DependencyRef & { waiting_id: string }>();
+  for (const r of results) {
+    const list = out.get(r.waiting_id) ?? [];
+    list.push({ id: r.id, title: r.title, status: r.status });
+    out.set(r.waiting_id, list);
+  }
+  return out;
+}
+
+export function selectLink(db: D1Database, accountId: string, taskId: string, dependsOnId: string): D1PreparedStatement {
+  return db
+    .prepare("SELECT 1 AS present FROM task_dependencies WHERE task_id = ? AND depends_on_id = ? AND account_id = ?")
+    .bind(taskId, dependsOnId, accountId);
+}
+
+/**
+ * Everything reachable from `start` along "waits on" links, each with the task
+ * it was reached from. Rows are (id, via) pairs, so the walk is bounded by the
+ * number of links however the graph branches.
+ */
+const REACH = `WITH RECURSIVE reach(id, via) AS (
+    SELECT ?1, NULL
+    UNION
+    SELECT d.depends_on_id, d.task_id FROM task_dependencies d JOIN reach r ON d.task_id = r.id WHERE d.account_id = ?2)`;
+
+/**
+ * A chain of links from `from` to `to` (both included), if `from` already waits
+ * on `to` directly or through others; null if there is none.
+ */
+export async function findDependencyPath(
+  db: D1Database,
+  accountId: string,
+  from: string,
+  to: string,
+): Promise<{ id: string; title: string | null }[] | null> {
+  const { results } = await db
+    .prepare(`${REACH} SELECT r.id, r.via, t.title FROM reach r LEFT JOIN tasks t ON t.id = r.id AND t.account_id = ?2`)
+    .bind(from, accountId)
+    .all<{ id: string; via: string | null; title: string | null }>();
+  const via = new Map<string, string | null>();
+  const titles = new Map<string, string | null>();
+  for (const r of results) {
+    if (!via.has(r.id)) via.set(r.id, r.id === from ? null : r.via);
+    titles.set(r.id, r.title);
+  }
+  if (!via.has(to)) return null;
+  const path: string[] = [to];
+  const seen = new Set(path);
+  let cur = to;
+  while (cur !== from) {
+    const prev = via.get(cur);
+    if (!prev || seen.has(prev)) break;
+    path.unshift(prev);
+    seen.add(prev);
+    cur = prev;
+  }
+  return path.map((id) => ({ id, title: titles.get(id) ?? null }));
+}
+
+/** An SQL condition (for a batch guard): `to` is not reachable from `from`. Binds: from, accountId, to. */
+export const NO_DEPENDENCY_PATH = `NOT EXISTS (${REACH} SELECT 1 FROM reach WHERE id = ?3)`;
+
+export function insertLink(db: D1Database, accountId: string, taskId: string, dependsOnId: string, now: string): D1PreparedStatement {
+  return db
+    .prepare("INSERT OR IGNORE INTO task_dependencies (account_id, task_id, depends_on_id, created_at) VALUES (?, ?, ?, ?)")
+    .bind(accountId, taskId, dependsOnId, now);
+}
+
+export function deleteLink(db: D1Database, accountId: string, taskId: string, dependsOnId: string): D1PreparedStatement {
+  return db
+    .prepare("DELETE FROM task_dependencies WHERE task_id = ? AND depends_on_id = ? AND account_id = ?")
+    .bind(taskId, dependsOnId, accountId);
+}

@@ -1,0 +1,151 @@
+import { notFound } from "../domain/errors.ts";
+import { selectTask, type TaskRow } from "./tasks.ts";
+
+/**
+ * Labels: names unique per account without regard to case (the column is
+ * COLLATE NOCASE, so `name = ?` and ORDER BY name compare case-insensitively;
+ * NOCASE folds ASCII letters only, and `foldName` mirrors it).
+ * A label's uses are task_labels rows; only live tasks count.
+ */
+export interface LabelRow {
+  id: string;
+  name: string;
+  color: string | null;
+  created_at: string;
+  task_count: number;
+}
+
+export interface TaskLabel {
+  id: string;
+  name: string;
+}
+
+/** The key SQLite's NOCASE compares by: ASCII letters folded, everything else as is. */
+export const foldName = (name: string): string => name.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+const LABEL_WITH_COUNT = `l.id, l.name, l.color, l.created_at,
+  (SELECT count(*) FROM task_labels tl JOIN tasks t ON t.id = tl.task_id AND t.account_id = tl.account_id AND t.trash_id IS NULL
+    WHERE tl.label_id = l.id AND tl.account_id = l.account_id) AS task_count`;
+
+export const LABEL_NOT_FOUND_HINT = "list_labels finds label ids";
+
+/** A page of labels by name (case-insensitive), with live usage counts; fetches limit + 1 rows. */
+export async function listLabelRows(db: D1Database, accountId: string, afterName: string | null, limit: number): Promise<LabelRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT ${LABEL_WITH_COUNT} FROM labels l
+        WHERE l.account_id = ? ${afterName === null ? "" : "AND l.name > ?"} ORDER BY l.name LIMIT ?`,
+    )
+    .bind(...(afterName === null ? [accountId, limit + 1] : [accountId, afterName, limit + 1]))
+    .all<LabelRow>();
+  return results;
+}
+
+export async function findLabel(db: D1Database, accountId: string, id: string): Promise<LabelRow | null> {
+  return db.prepare(`SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.id = ? AND l.account_id = ?`).bind(id, accountId).first<LabelRow>();
+}
+
+export async function requireLabel(db: D1Database, accountId: string, id: string): Promise<LabelRow> {
+  const row = await findLabel(db, accountId, id);
+  if (!row) throw notFound("label", id, LABEL_NOT_FOUND_HINT);
+  return row;
+}
+
+export async function findLabelByName(db: D1Database, accountId: string, name: string): Promise<LabelRow | null> {
+  return db.prepare(`SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.account_id = ? AND l.name = ?`).bind(accountId, name).first<LabelRow>();
+}
+
+/**
+ * One round trip: the live task, its labels, and the account's labels with any
+ * of these names (1 to 50, matched without regard to case).
+ */
+export async function readTaskLabelling(db: D1Database, accountId: string, taskId: string, names: string[]) {
+  const [task, current, known] = await db.batch([
+    selectTask(db, accountId, taskId),
+    selectTaskLabels(db, accountId, taskId),
+    db
+      .prepare(`SELECT id, name FROM labels WHERE account_id = ? AND name IN (${names.map(() => "?").join(", ")})`)
+      .bind(accountId, ...names),
+  ]);
+  const row = task.results[0] as TaskRow | undefined;
+  if (!row) throw notFound("task", taskId, "list_tasks or search_tasks finds task ids");
+  return { task: row, current: current.results as unknown as TaskLabel[], known: known.results as unknown as TaskLabel[] };
+}
+
+/** Has this label id been deleted by delete_label in this account (so a repeated delete has nothing to do)? */
+export async function wasLabelDeleted(db: D1Database, accountId: string, id: string): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT 1 AS hit FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'delete_label' LIMIT 1")
+    .bind(id, accountId)
+    .first();
+  return row !== null;
+}
+
+export function insertLabel(
+  db: D1Database,
+  l: { id: string; accountId: string; name: string; color: string | null; now: string },
+): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO labels (id, account_id, name, color, created_at) VALUES (?, ?, ?, ?, ?)")
+    .bind(l.id, l.accountId, l.name, l.color, l.now);
+}
+
+/** Creates the label unless one of that name exists already (a concurrent call may have made it). */
+export function insertLabelIfMissing(
+  db: D1Database,
+  l: { id: string; accountId: string; name: string; now: string },
+): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO labels (id, account_id, name, color, created_at) VALUES (?, ?, ?, NULL, ?) ON CONFLICT (account_id, name) DO NOTHING")
+    .bind(l.id, l.accountId, l.name, l.now);
+}
+
+export function renameLabel(db: D1Database, accountId: string, id: string, name: string): D1PreparedStatement {
+  return db.prepare("UPDATE labels SET name = ? WHERE id = ? AND account_id = ?").bind(name, id, accountId);
+}
+
+/** The label and all its uses, on live and trashed tasks alike. */
+export function deleteLabel(db: D1Database, accountId: string, id: string): D1PreparedStatement[] {
+  return [
+    db.prepare("DELETE FROM task_labels WHERE label_id = ? AND account_id = ?").bind(id, accountId),
+    db.prepare("DELETE FROM labels WHERE id = ? AND account_id = ?").bind(id, accountId),
+  ];
+}
+
+/** SQL condition for guards: no label other than ?2 is named ?3 in account ?1. */
+export const NAME_FREE = "NOT EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND name = ?3 AND id <> ?2)";
+
+/** SQL condition for guards: the task ?1 of account ?2 is live. */
+export const TASK_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)";
+
+export function selectTaskLabels(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT l.id, l.name FROM task_labels tl JOIN labels l ON l.id = tl.label_id AND l.account_id = tl.account_id
+        WHERE tl.task_id = ? AND tl.account_id = ? ORDER BY l.name, l.id`,
+    )
+    .bind(taskId, accountId);
+}
+
+/** Puts the label of this name on the task, unless it is there already. */
+export function attachLabelByName(
+  db: D1Database,
+  accountId: string,
+  taskId: string,
+  name: string,
+  now: string,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO task_labels (account_id, task_id, label_id, created_at)
+       SELECT ?1, ?2, id, ?4 FROM labels WHERE account_id = ?1 AND name = ?3
+       ON CONFLICT (task_id, label_id) DO NOTHING`,
+    )
+    .bind(accountId, taskId, name, now);
+}
+
+export function detachLabels(db: D1Database, accountId: string, taskId: string, labelIds: string[]): D1PreparedStatement {
+  return db
+    .prepare(`DELETE FROM task_labels WHERE task_id = ? AND account_id = ? AND label_id IN (${labelIds.map(() => "?").join(", ")})`)
+    .bind(taskId, accountId, ...labelIds);
+}

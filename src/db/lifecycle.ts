@@ -1,0 +1,71 @@
+import { notFound } from "../domain/errors.ts";
+import { selectLatestDecision, selectPendingApproval, type Approval } from "./approvals.ts";
+import { TASK_COLUMNS, type TaskRow, type TaskStatus } from "./tasks.ts";
+
+/** A live task with what its lifecycle depends on: its pending approval and its latest decided one. */
+export interface TaskState {
+  task: TaskRow;
+  pending: Approval | null;
+  latest: Approval | null;
+}
+
+/** The task, its pending approval and its latest decision, in one round trip; not found if the task isn't live. */
+export async function readTaskState(db: D1Database, accountId: string, taskId: string): Promise<TaskState> {
+  const [task, pending, latest] = await db.batch([
+    db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`).bind(taskId, accountId),
+    selectPendingApproval(db, accountId, taskId),
+    selectLatestDecision(db, accountId, taskId),
+  ]);
+  const row = task.results[0] as TaskRow | undefined;
+  if (!row) throw notFound("task", taskId, "list_tasks or search_tasks finds task ids");
+  return {
+    task: row,
+    pending: (pending.results[0] as Approval | undefined) ?? null,
+    latest: (latest.results[0] as Approval | undefined) ?? null,
+  };
+}
+
+/** Guard: the task is live and still at the version that was read. Binds: task id, account id, version. */
+export const TASK_AT_VERSION = "(SELECT version FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?";
+
+/** Lifecycle columns a transition may set. */
+export interface TaskTransition {
+  status?: TaskStatus;
+  completed_at?: string | null;
+  assignee?: string | null;
+  auto_ok?: number;
+  blocked_reason?: null;
+  status_before_block?: null;
+}
+
+/** Applies a transition to the task at the version that was read (else it matches no row), bumping the version. */
+export function transitionTask(
+  db: D1Database,
+  accountId: string,
+  task: TaskRow,
+  change: TaskTransition,
+  now: string,
+): D1PreparedStatement {
+  const fields = Object.keys(change) as (keyof TaskTransition)[];
+  return db
+    .prepare(
+      `UPDATE tasks SET ${fields.map((f) => `${f} = ?`).join(", ")}, version = version + 1, updated_at = ?
+        WHERE id = ? AND account_id = ? AND version = ? AND trash_id IS NULL`,
+    )
+    .bind(...fields.map((f) => change[f] ?? null), now, task.id, accountId, task.version);
+}
+
+/** The task row as `transitionTask` leaves it. */
+export function transitioned(task: TaskRow, change: TaskTransition, now: string): TaskRow {
+  return { ...task, ...change, version: task.version + 1, updated_at: now } as TaskRow;
+}
+
+/** A comment on the task (used for a rejection's reason). */
+export function insertTaskComment(
+  db: D1Database,
+  c: { id: string; accountId: string; taskId: string; authorTokenId: string; author: string; body: string; now: string },
+): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO comments (id, account_id, task_id, author_token_id, author, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+    .bind(c.id, c.accountId, c.taskId, c.authorTokenId, c.author, c.body, c.now, c.now);
+}

@@ -1,0 +1,157 @@
+import { notFound } from "../domain/errors.ts";
+import type { CursorKey } from "./cursor.ts";
+
+export const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const RUN_EVENT_KINDS = ["progress", "note", "artifact"] as const;
+export type RunEventKind = (typeof RUN_EVENT_KINDS)[number];
+
+/** A run as the tools show it: its task's title and its agent's name joined in. */
+export interface Run {
+  id: string;
+  task_id: string;
+  task_title: string;
+  agent: string;
+  status: RunStatus;
+  summary: string | null;
+  started_at: string;
+  finished_at: string | null;
+  last_event_at: string;
+}
+
+export interface RunRow extends Run {
+  agent_id: string;
+}
+
+export interface RunEvent {
+  id: string;
+  kind: RunEventKind;
+  message: string;
+  url: string | null;
+  created_at: string;
+}
+
+/** `r` runs, `t` its live task, `g` its agent. */
+export const RUN_COLUMNS =
+  "r.id, r.task_id, t.title AS task_title, g.name AS agent, r.status, r.summary, r.started_at, r.finished_at, r.last_event_at";
+
+export const RUNS_FROM =
+  "FROM runs r JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND t.trash_id IS NULL JOIN agents g ON g.id = r.agent_id";
+
+export function toRun(r: Run): Run {
+  return {
+    id: r.id, task_id: r.task_id, task_title: r.task_title, agent: r.agent, status: r.status, summary: r.summary,
+    started_at: r.started_at, finished_at: r.finished_at, last_event_at: r.last_event_at,
+  };
+}
+
+const RUN_HINT = "list_runs finds run ids (by task, agent or status)";
+
+/** A run of a live task in this account, or not found. */
+export async function requireRun(db: D1Database, accountId: string, id: string): Promise<RunRow> {
+  const row = await db
+    .prepare(`SELECT ${RUN_COLUMNS}, r.agent_id ${RUNS_FROM} WHERE r.id = ? AND r.account_id = ?`)
+    .bind(id, accountId)
+    .first<RunRow>();
+  if (!row) throw notFound("run", id, RUN_HINT);
+  return row;
+}
+
+/** A run with its latest `max` events (returned oldest first) and how many events it has: one round trip. */
+export async function runWithEvents(
+  db: D1Database,
+  accountId: string,
+  id: string,
+  max: number,
+): Promise<{ run: Run; events: RunEvent[]; count: number }> {
+  const [run, events, count] = await db.batch([
+    db.prepare(`SELECT ${RUN_COLUMNS} ${RUNS_FROM} WHERE r.id = ? AND r.account_id = ?`).bind(id, accountId),
+    db
+      .prepare(
+        `SELECT * FROM (SELECT id, kind, message, url, created_at FROM run_events WHERE run_id = ? AND account_id = ?
+           ORDER BY created_at DESC, id DESC LIMIT ?) ORDER BY created_at, id`,
+      )
+      .bind(id, accountId, max),
+    db.prepare("SELECT count(*) AS n FROM run_events WHERE run_id = ? AND account_id = ?").bind(id, accountId),
+  ]);
+  const row = run.results[0] as Run | undefined;
+  if (!row) throw notFound("run", id, RUN_HINT);
+  return { run: toRun(row), events: events.results as RunEvent[], count: (count.results[0] as { n: number }).n };
+}
+
+export interface RunFilter {
+  taskId?: string;
+  agent?: string;
+  statuses?: RunStatus[];
+  after: CursorKey | null;
+  limit: number;
+}
+
+/** Runs of live tasks, newest first, filtered; fetches limit + 1. */
+export function selectRuns(db: D1Database, accountId: string, f: RunFilter): D1PreparedStatement {
+  const where = ["r.account_id = ?"];
+  const binds: unknown[] = [accountId];
+  if (f.taskId) (where.push("r.task_id = ?"), binds.push(f.taskId));
+  if (f.agent) (where.push("r.agent_id = (SELECT id FROM agents WHERE account_id = ? AND name = ?)"), binds.push(accountId, f.agent));
+  if (f.statuses) (where.push(`r.status IN (${f.statuses.map(() => "?").join(", ")})`), binds.push(...f.statuses));
+  if (f.after) (where.push("(r.started_at < ? OR (r.started_at = ? AND r.id < ?))"), binds.push(f.after.k, f.after.k, f.after.id));
+  return db
+    .prepare(`SELECT ${RUN_COLUMNS} ${RUNS_FROM} WHERE ${where.join(" AND ")} ORDER BY r.started_at DESC, r.id DESC LIMIT ?`)
+    .bind(...binds, f.limit + 1);
+}
+
+export function insertRun(
+  db: D1Database,
+  r: { id: string; accountId: string; taskId: string; agentId: string; now: string },
+): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO runs (id, account_id, task_id, agent_id, status, started_at, last_event_at) VALUES (?, ?, ?, ?, 'running', ?, ?)")
+    .bind(r.id, r.accountId, r.taskId, r.agentId, r.now, r.now);
+}
+
+/** Appends an event and stamps the run's last_event_at: both go in the same batch. */
+export function appendEvent(
+  db: D1Database,
+  accountId: string,
+  runId: string,
+  e: RunEvent,
+): D1PreparedStatement[] {
+  return [
+    db
+      .prepare("INSERT INTO run_events (id, account_id, run_id, kind, message, url, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .bind(e.id, accountId, runId, e.kind, e.message, e.url, e.created_at),
+    db.prepare("UPDATE runs SET last_event_at = ? WHERE id = ? AND account_id = ?").bind(e.created_at, runId, accountId),
+  ];
+}
+
+/** Ends a running run (succeeded, failed or cancelled). */
+export function endRun(
+  db: D1Database,
+  accountId: string,
+  runId: string,
+  status: Exclude<RunStatus, "running">,
+  summary: string | null,
+  now: string,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      "UPDATE runs SET status = ?, summary = ?, finished_at = ?, last_event_at = ? WHERE id = ? AND account_id = ? AND status = 'running'",
+    )
+    .bind(status, summary, now, now, runId, accountId);
+}
+
+/** Guard: the run is still running. Binds: run id, account id. */
+export const RUN_IS_RUNNING = "EXISTS (SELECT 1 FROM runs WHERE id = ? AND account_id = ? AND status = 'running')";
+
+/** Guard: the task is live and not done or cancelled. Binds: task id, account id. */
+export const TASK_IS_WORKABLE =
+  "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND status NOT IN ('done', 'cancelled'))";
+
+/** Moves an open task to in_progress (and nothing else). */
+export function startTask(db: D1Database, accountId: string, taskId: string, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      "UPDATE tasks SET status = 'in_progress', version = version + 1, updated_at = ? WHERE id = ? AND account_id = ? AND status = 'open' AND trash_id IS NULL",
+    )
+    .bind(now, taskId, accountId);
+}

@@ -1,0 +1,216 @@
+import { invalid } from "../domain/errors.ts";
+import type { CursorKey } from "./cursor.ts";
+import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
+
+/**
+ * The task reads beyond list_tasks/get_task: the caller's tasks, full-text
+ * search, subtrees, blocked and due tasks, and a task's history. Every query
+ * filters by account and leaves out rows in the trash.
+ */
+
+const OPEN = "t.status NOT IN ('done', 'cancelled')";
+const NOT_SNOOZED = "(t.snoozed_until IS NULL OR t.snoozed_until <= ?)";
+
+function inList(values: readonly unknown[]): string {
+  return values.map(() => "?").join(", ");
+}
+
+export interface MyTasksQuery {
+  accountId: string;
+  assignee: string;
+  statuses?: readonly string[];
+  projectId?: string;
+  includeSnoozed: boolean;
+  now: string;
+  after: CursorKey | null;
+  limit: number;
+}
+
+/** Open tasks assigned to one name, newest first; fetches limit + 1 rows. */
+export async function listAssignedTasks(db: D1Database, q: MyTasksQuery): Promise<TaskRow[]> {
+  const where = ["t.account_id = ?", "t.assignee = ?", "t.trash_id IS NULL", OPEN];
+  const binds: unknown[] = [q.accountId, q.assignee];
+  if (q.statuses) (where.push(`t.status IN (${inList(q.statuses)})`), binds.push(...q.statuses));
+  if (q.projectId) (where.push("t.project_id = ?"), binds.push(q.projectId));
+  if (!q.includeSnoozed) (where.push(NOT_SNOOZED), binds.push(q.now));
+  if (q.after) (where.push("(t.created_at < ? OR (t.created_at = ? AND t.id < ?))"), binds.push(q.after.k, q.after.k, q.after.id));
+  const { results } = await db
+    .prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`)
+    .bind(...binds, q.limit + 1)
+    .all<TaskRow>();
+  return results;
+}
+
+const MAX_TERMS = 16;
+
+/**
+ * Free text as a safe FTS5 query: each word becomes a quoted string (quotes
+ * doubled), the last one a prefix, all of them required. Only letters and
+ * digits make a word, so FTS syntax in the text (AND, NEAR, *, ^, :, -, parens)
+ * is searched for as plain words or ignored, never interpreted.
+ */
+export function toFtsQuery(text: string): string {
+  const words = text
+    .normalize("NFKC")
+    .split(/[^\p{L}\p{N}\p{M}]+/u)
+    .filter((w) => w.length > 0)
+    .slice(0, MAX_TERMS);
+  if (words.length === 0) throw invalid("query: give at least one word or number to search for.");
+  return words.map((w, i) => `"${w.replace(/"/g, '""')}"${i === words.length - 1 ? "*" : ""}`).join(" ");
+}
+
+export interface SearchQuery {
+  accountId: string;
+  match: string;
+  projectId?: string;
+  statuses?: readonly string[];
+  offset: number;
+  limit: number;
+}
+
+export interface SearchRow extends TaskRow {
+  score: number;
+  title_hit: string;
+  notes_hit: string;
+  comments_hit: string;
+}
+
+/** Start and end of a highlighted term in the snippets (control characters cannot occur in a title). */
+export const HIT_START = "\u0002";
+export const HIT_END = "\u0003";
+
+/**
+ * Ranked matches (bm25: title above notes above comments), best first, with a
+ * snippet per field; fetches limit + 1 rows from `offset`.
+ */
+export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<SearchRow[]> {
+  const where = ["task_fts MATCH ?", "f.account_id = ?", "t.account_id = ?", "t.trash_id IS NULL"];
+  const binds: unknown[] = [q.match, q.accountId, q.accountId];
+  if (q.projectId) (where.push("t.project_id = ?"), binds.push(q.projectId));
+  if (q.statuses) (where.push(`t.status IN (${inList(q.statuses)})`), binds.push(...q.statuses));
+  const snip = (col: number) => `snippet(task_fts, ${col}, char(2), char(3), '…', 12)`;
+  const { results } = await db
+    .prepare(
+      `SELECT ${TASK_COLUMNS}, bm25(task_fts, 10.0, 4.0, 1.0, 0.0, 0.0) AS score,
+              ${snip(0)} AS title_hit, ${snip(1)} AS notes_hit, ${snip(2)} AS comments_hit
+         FROM task_fts f JOIN tasks t ON t.rid = f.rowid
+        WHERE ${where.join(" AND ")}
+        ORDER BY score, t.rid DESC LIMIT ? OFFSET ?`,
+    )
+    .bind(...binds, q.limit + 1, q.offset)
+    .all<SearchRow>();
+  return results;
+}
+
+export interface SubtaskRow extends TaskRow {
+  depth: number;
+  sort_path: string;
+}
+
+/**
+ * Children of a task (or its whole live subtree), depth-first in creation
+ * order: each row carries a sort path for keyset pages. Fetches limit + 1 rows.
+ */
+export async function listSubtaskRows(
+  db: D1Database,
+  accountId: string,
+  parentId: string,
+  maxDepth: number,
+  afterPath: string | null,
+  limit: number,
+): Promise<SubtaskRow[]> {
+  const { results } = await db
+    .prepare(
+      `WITH RECURSIVE sub(id, depth, sort_path) AS (
+         SELECT id, 1, printf('%012d', rid) FROM tasks WHERE parent_id = ?1 AND account_id = ?2 AND trash_id IS NULL
+         UNION ALL
+         SELECT t.id, sub.depth + 1, sub.sort_path || '/' || printf('%012d', t.rid)
+           FROM tasks t JOIN sub ON t.parent_id = sub.id
+          WHERE t.account_id = ?2 AND t.trash_id IS NULL AND sub.depth < ?3)
+       SELECT ${TASK_COLUMNS}, sub.depth, sub.sort_path FROM sub JOIN tasks t ON t.id = sub.id
+        WHERE sub.sort_path > ?4 ORDER BY sub.sort_path LIMIT ?5`,
+    )
+    .bind(parentId, accountId, maxDepth, afterPath ?? "", limit + 1)
+    .all<SubtaskRow>();
+  return results;
+}
+
+/** Tasks that are blocked, or open and waiting on an unfinished live task; newest first; limit + 1 rows. */
+export async function listBlockedRows(
+  db: D1Database,
+  accountId: string,
+  projectId: string | undefined,
+  after: CursorKey | null,
+  limit: number,
+): Promise<TaskRow[]> {
+  const where = [
+    "t.account_id = ?",
+    "t.trash_id IS NULL",
+    `(t.status = 'blocked' OR (${OPEN} AND EXISTS (
+        SELECT 1 FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on_id
+         WHERE d.task_id = t.id AND d.account_id = t.account_id AND b.account_id = t.account_id
+           AND b.trash_id IS NULL AND b.status NOT IN ('done', 'cancelled'))))`,
+  ];
+  const binds: unknown[] = [accountId];
+  if (projectId) (where.push("t.project_id = ?"), binds.push(projectId));
+  if (after) (where.push("(t.created_at < ? OR (t.created_at = ? AND t.id < ?))"), binds.push(after.k, after.k, after.id));
+  const { results } = await db
+    .prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`)
+    .bind(...binds, limit + 1)
+    .all<TaskRow>();
+  return results;
+}
+
+export interface DueQuery {
+  accountId: string;
+  until: string;
+  now: string;
+  includeSnoozed: boolean;
+  projectId?: string;
+  assignee?: string;
+  after: CursorKey | null;
+  limit: number;
+}
+
+/** Open tasks due before `until` (overdue ones included), soonest first; limit + 1 rows. */
+export async function listDueRows(db: D1Database, q: DueQuery): Promise<TaskRow[]> {
+  const where = ["t.account_id = ?", "t.due_at IS NOT NULL", "t.due_at < ?", "t.trash_id IS NULL", OPEN];
+  const binds: unknown[] = [q.accountId, q.until];
+  if (!q.includeSnoozed) (where.push(NOT_SNOOZED), binds.push(q.now));
+  if (q.projectId) (where.push("t.project_id = ?"), binds.push(q.projectId));
+  if (q.assignee) (where.push("t.assignee = ?"), binds.push(q.assignee));
+  if (q.after) (where.push("(t.due_at > ? OR (t.due_at = ? AND t.id > ?))"), binds.push(q.after.k, q.after.k, q.after.id));
+  const { results } = await db
+    .prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.due_at, t.id LIMIT ?`)
+    .bind(...binds, q.limit + 1)
+    .all<TaskRow>();
+  return results;
+}
+
+export interface HistoryRow {
+  id: string;
+  actor: string;
+  token_id: string;
+  tool: string;
+  summary: string;
+  created_at: string;
+}
+
+/** Activity entries about one task, newest first; limit + 1 rows. */
+export function selectTaskHistory(
+  db: D1Database,
+  accountId: string,
+  taskId: string,
+  after: CursorKey | null,
+  limit: number,
+): D1PreparedStatement {
+  const where = ["target_id = ?", "account_id = ?"];
+  const binds: unknown[] = [taskId, accountId];
+  if (after) (where.push("(created_at < ? OR (created_at = ? AND id < ?))"), binds.push(after.k, after.k, after.id));
+  return db
+    .prepare(
+      `SELECT id, actor, token_id, tool, summary, created_at FROM activity
+        WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    )
+    .bind(...binds, limit + 1);
+}
