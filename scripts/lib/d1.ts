@@ -10,7 +10,8 @@ import { fileURLToPath } from "node:url";
 import type { Sql } from "../../src/domain/provisioning.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
+/** wrangler run by the same Node as this script (npm puts the pinned Node 22 first). */
+const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 export interface Target {
   remote: boolean;
@@ -39,14 +40,16 @@ export function render(s: Sql): string {
 
 function wrangler(target: Target, args: string[]): string {
   const where = target.remote ? ["--remote"] : ["--local", ...(target.persistTo ? ["--persist-to", target.persistTo] : [])];
-  const res = spawnSync(WRANGLER, ["d1", "execute", "taskgate", ...where, "--yes", ...args], {
+  const res = spawnSync(process.execPath, [WRANGLER, "d1", "execute", "taskgate", ...where, "--yes", ...args], {
     cwd: ROOT,
     encoding: "utf8",
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_D1_WARNING: "true", CI: process.env.CI ?? "" },
     maxBuffer: 64 * 1024 * 1024,
   });
   if (res.status !== 0) {
-    const detail = (res.stderr || res.stdout || "").split("\n").filter((l) => /error|✘/i.test(l)).slice(0, 5).join("\n");
+    const lines = (res.stderr || res.stdout || "").split("\n").filter((l) => l.trim());
+    const errors = lines.filter((l) => /error|✘|requires/i.test(l));
+    const detail = (errors.length ? errors : lines.slice(-3)).slice(0, 5).join("\n");
     throw new Error(`wrangler d1 execute failed${detail ? `:\n${detail}` : ""}`);
   }
   return res.stdout;
