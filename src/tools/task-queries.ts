@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { addDays, canonicalTimeZone, dayStartMs, localDate } from "../domain/zoned-time.ts";
 import { invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { decodeCursor, encodeCursor, page } from "../db/cursor.ts";
@@ -152,44 +153,9 @@ const listBlockedTasks = defineTool({
   },
 });
 
-const DAY_MS = 86_400_000;
-
-/** The offset (local minus UTC, in ms) of a time zone at an instant. */
-function zoneOffset(fmt: Intl.DateTimeFormat, ms: number): number {
-  const parts = Object.fromEntries(fmt.formatToParts(new Date(ms)).map((x) => [x.type, x.value]));
-  const local = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour % 24, +parts.minute, +parts.second);
-  return local - (ms - (((ms % 1000) + 1000) % 1000));
-}
-
-function localDate(fmt: Intl.DateTimeFormat, ms: number): string {
-  return new Date(ms + zoneOffset(fmt, ms)).toISOString().slice(0, 10);
-}
-
-/**
- * The first instant of the local day `days` after today in a time zone: local
- * midnight, or the end of a DST gap when that day skips midnight.
- */
+/** The first instant of the local day `days` after today in a time zone (a DST gap at midnight is handled). */
 export function localDayStart(timeZone: string, nowMs: number, days: number): number {
-  const fmt = new Intl.DateTimeFormat("en-US", {
-    timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit",
-  });
-  const target = new Date(Date.parse(localDate(fmt, nowMs) + "T00:00:00Z") + days * DAY_MS);
-  const guess = target.getTime();
-  const want = target.toISOString().slice(0, 10);
-  const candidates = [guess - DAY_MS, guess, guess + DAY_MS]
-    .map((at) => guess - zoneOffset(fmt, at))
-    .filter((c) => localDate(fmt, c) === want);
-  return candidates.length ? Math.min(...candidates) : guess - zoneOffset(fmt, guess);
-}
-
-function validTimeZone(tz: string | undefined): string {
-  if (!tz) return "UTC";
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return tz;
-  } catch {
-    return "UTC";
-  }
+  return dayStartMs(timeZone, addDays(localDate(timeZone, nowMs), days));
 }
 
 const listDueTasks = defineTool({
@@ -213,7 +179,7 @@ const listDueTasks = defineTool({
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
     const prefs = await selectAccountPrefs(db, p.accountId).first<AccountPrefs>();
-    const timeZone = validTimeZone(prefs?.time_zone);
+    const timeZone = (prefs?.time_zone && canonicalTimeZone(prefs.time_zone)) || "UTC";
     const until = new Date(localDayStart(timeZone, ctx.nowMs, args.days)).toISOString();
     const rows = await listDueRows(db, {
       accountId: p.accountId,
