@@ -23,11 +23,24 @@ export function notConnected(provider: Provider, accountId: string): ToolError {
   );
 }
 
+/**
+ * Provider text is untrusted and may quote what we sent, even cut short by
+ * clip(): anything shaped like a credential is removed before it reaches a
+ * message. (Known secrets are also redacted whole, in service.ts.)
+ */
+export function scrub(text: string): string {
+  return text
+    .replace(/\b(bearer|basic)(\s+|[:=]\s*)[^\s"',;)]+/gi, "$1$2[redacted]")
+    .replace(/\b(client_secret|client_id|refresh_token|access_token|token|assertion|password|code)(["']?\s*[=:]\s*["']?)[^&\s"',;)]+/gi, "$1$2[redacted]")
+    .replace(/\b(?:xox[a-z]-|ntn_|secret_|ya29\.|1\/\/|tg_)[^\s"',;)]*/gi, "[redacted]")
+    .replace(/[A-Za-z0-9._~+/=-]{24,}…?/g, "[redacted]");
+}
+
 /** The provider refused the stored credentials: only a reconnect helps. */
 export function rejected(provider: Provider, accountId: string, why: string): ToolError {
   return new ToolError(
     "not_connected",
-    `${PROVIDER_NAMES[provider]} rejected the stored credentials (${why}); reconnect the app with \`${connectHint(provider, accountId)}\`.`,
+    `${PROVIDER_NAMES[provider]} rejected the stored credentials (${scrub(why)}); reconnect the app with \`${connectHint(provider, accountId)}\`.`,
   );
 }
 
@@ -36,11 +49,11 @@ export function rateLimited(provider: Provider, retryAfter: string | null): Tool
 }
 
 export function unavailable(provider: Provider, why: string): ToolError {
-  return new ToolError("upstream", `${PROVIDER_NAMES[provider]} is unavailable (${why}); try again in a moment.`);
+  return new ToolError("upstream", `${PROVIDER_NAMES[provider]} is unavailable (${scrub(why)}); try again in a moment.`);
 }
 
 export function upstreamError(provider: Provider, why: string): ToolError {
-  return new ToolError("upstream", `${PROVIDER_NAMES[provider]} refused the request (${why}).`);
+  return new ToolError("upstream", `${PROVIDER_NAMES[provider]} refused the request (${scrub(why)}).`);
 }
 
 /** Retry-After is seconds or an HTTP date; the wait in words. */

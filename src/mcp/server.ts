@@ -35,5 +35,9 @@ export const mcpHandler = createMcpHandler(serverFor, {
   legacy: "stateless",
   responseMode: "json",
   maxRequestBodySize: MAX_BODY_BYTES,
-  onerror: (error) => console.error(JSON.stringify({ level: "error", where: "mcp", error: error.message })),
+  onerror: (error) => {
+    // A request the SDK refused (bad JSON-RPC, wrong protocol headers) is the client's mistake, not ours.
+    const level = error.message.startsWith("Rejected inbound request") ? "warn" : "error";
+    console[level](JSON.stringify({ level, where: "mcp", error: error.message }));
+  },
 });

@@ -13,6 +13,11 @@ export interface IdPool {
   byPrefix: Record<string, string[]>;
 }
 
+export interface GenOptions {
+  /** Only values the schema accepts: no over-long strings, no blank required text, URLs for `format: uri`. */
+  valid?: boolean;
+}
+
 const junk = fc.oneof(
   fc.constant(null),
   fc.integer(),
@@ -29,7 +34,7 @@ function idArbitrary(prefix: string, pool: IdPool): fc.Arbitrary<string> {
   return known.length ? fc.oneof({ arbitrary: fc.constantFrom(...known), weight: 4 }, { arbitrary: fresh, weight: 1 }) : fresh;
 }
 
-function stringArbitrary(s: Schema, pool: IdPool): fc.Arbitrary<string> {
+function stringArbitrary(s: Schema, pool: IdPool, opts: GenOptions): fc.Arbitrary<string> {
   const pattern: string | undefined = s.pattern;
   const idMatch = pattern && /^\^([a-z]{3})_/.exec(pattern);
   if (idMatch) return idArbitrary(idMatch[1], pool);
@@ -41,6 +46,11 @@ function stringArbitrary(s: Schema, pool: IdPool): fc.Arbitrary<string> {
   if (pattern) return fc.stringMatching(new RegExp(pattern)).filter((v) => v.length <= (s.maxLength ?? 200));
   const min = s.minLength ?? 0;
   const max = Math.min(s.maxLength ?? 60, 60);
+  if (opts.valid) {
+    if (s.format === "uri") return fc.webUrl({ validSchemes: ["https"] }).filter((u) => u.length <= (s.maxLength ?? 2000));
+    const text = fc.string({ minLength: Math.max(min, 1), maxLength: Math.max(min, max, 1) });
+    return min > 0 ? text.filter((v) => v.trim().length >= min) : text;
+  }
   const normal = fc.string({ minLength: min, maxLength: Math.max(min, max) });
   if (s.maxLength && s.maxLength <= 25_000) {
     return fc.oneof({ arbitrary: normal, weight: 9 }, { arbitrary: fc.constant("x".repeat(s.maxLength + 1)), weight: 1 });
@@ -48,14 +58,14 @@ function stringArbitrary(s: Schema, pool: IdPool): fc.Arbitrary<string> {
   return normal;
 }
 
-export function fromSchema(s: Schema, pool: IdPool, depth = 0): fc.Arbitrary<unknown> {
+export function fromSchema(s: Schema, pool: IdPool, depth = 0, opts: GenOptions = {}): fc.Arbitrary<unknown> {
   if (depth > 4) return fc.constant(null);
-  if (s.anyOf) return fc.oneof(...(s.anyOf as Schema[]).map((x) => fromSchema(x, pool, depth + 1)));
+  if (s.anyOf) return fc.oneof(...(s.anyOf as Schema[]).map((x) => fromSchema(x, pool, depth + 1, opts)));
   if (s.enum) return fc.constantFrom(...(s.enum as unknown[]));
   if (s.const !== undefined) return fc.constant(s.const);
   switch (s.type) {
     case "string":
-      return stringArbitrary(s, pool);
+      return stringArbitrary(s, pool, opts);
     case "integer":
       return fc.integer({ min: Math.max(s.minimum ?? -1000, -1e9), max: Math.min(s.maximum ?? 1000, 1e9) });
     case "number":
@@ -65,7 +75,7 @@ export function fromSchema(s: Schema, pool: IdPool, depth = 0): fc.Arbitrary<unk
     case "null":
       return fc.constant(null);
     case "array":
-      return fc.array(fromSchema(s.items ?? {}, pool, depth + 1), {
+      return fc.array(fromSchema(s.items ?? {}, pool, depth + 1, opts), {
         minLength: s.minItems ?? 0,
         maxLength: Math.min(s.maxItems ?? 5, 5),
       });
@@ -73,7 +83,7 @@ export function fromSchema(s: Schema, pool: IdPool, depth = 0): fc.Arbitrary<unk
       const props = (s.properties ?? {}) as Record<string, Schema>;
       const required: string[] = s.required ?? [];
       const model: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [k, v] of Object.entries(props)) model[k] = fromSchema(v, pool, depth + 1);
+      for (const [k, v] of Object.entries(props)) model[k] = fromSchema(v, pool, depth + 1, opts);
       return fc.record(model, { requiredKeys: required.filter((k) => k in model) });
     }
     default:
