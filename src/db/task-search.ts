@@ -125,9 +125,9 @@ export async function listSubtaskRows(
          SELECT id, 1, printf('%012d', rid) FROM tasks WHERE parent_id = ?1 AND account_id = ?2 AND trash_id IS NULL
          UNION ALL
          SELECT t.id, sub.depth + 1, sub.sort_path || '/' || printf('%012d', t.rid)
-           FROM tasks t JOIN sub ON t.parent_id = sub.id
+           FROM sub CROSS JOIN tasks t ON t.parent_id = sub.id
           WHERE t.account_id = ?2 AND t.trash_id IS NULL AND sub.depth < ?3)
-       SELECT ${TASK_COLUMNS}, sub.depth, sub.sort_path FROM sub JOIN tasks t ON t.id = sub.id
+       SELECT ${TASK_COLUMNS}, sub.depth, sub.sort_path FROM sub CROSS JOIN tasks t ON t.id = sub.id
         WHERE sub.sort_path > ?4 ORDER BY sub.sort_path LIMIT ?5`,
     )
     .bind(parentId, accountId, maxDepth, afterPath ?? "", limit + 1)

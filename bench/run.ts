@@ -1,0 +1,296 @@
+/**
+ * `npm run bench`: starts the Worker with `wrangler dev` on a free port and a
+ * temporary D1, seeds it (admin CLI, bulk SQL, the tools), loads it with
+ * autocannon in both protocol eras with 1k and then 100k tasks in the account,
+ * counts D1 round trips, sizes the bundle, prints one table and writes
+ * bench/results.json. Stops everything it started, also on failure.
+ *
+ * Options: --seconds N (5, per request, split over --rounds 5) --warmup N (1) --connections N (10)
+ *          --small N (1000) --large N (100000) --keep (leave the temporary directory)
+ */
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { gzipSync } from "node:zlib";
+import { applySchemaFile } from "../scripts/lib/d1.ts";
+import { emptySamples, measureInto, summarize, type LoadSettings, type Samples } from "./load.ts";
+import { callOk, ERAS, failure, get, mcpRequest, probe, type Era, type HttpRequest } from "./mcp.ts";
+import { buildReport, type Bundle, type Row, type RowKind } from "./report.ts";
+import { accountSql, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInserts, tokenSql } from "./seed.ts";
+import { admin, ROOT, runQuiet, startDev, WRANGLER, type DevServer } from "./worker.ts";
+
+const { values: opts } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "5" },
+    warmup: { type: "string", default: "1" },
+    rounds: { type: "string", default: "5" },
+    connections: { type: "string", default: "10" },
+    small: { type: "string", default: "1000" },
+    large: { type: "string", default: "100000" },
+    keep: { type: "boolean", default: false },
+  },
+});
+const load: LoadSettings = {
+  seconds: Number(opts.seconds),
+  warmupSeconds: Number(opts.warmup),
+  connections: Number(opts.connections),
+  rounds: Math.max(1, Math.round(Number(opts.rounds))),
+};
+for (const [name, value] of Object.entries({ ...load, small: Number(opts.small), large: Number(opts.large) })) {
+  if (!Number.isFinite(value) || value < 0) {
+    console.error(`--${name} must be a non-negative number`);
+    process.exit(2);
+  }
+}
+const SMALL = Number(opts.small);
+const LARGE = Number(opts.large);
+const AGENT = "bench-agent";
+
+type Who = "human" | "agent" | "writer";
+interface ToolSpec {
+  tool: string;
+  kind: Exclude<RowKind, "route" | "list-tools">;
+  scaled: boolean;
+  who: Who;
+  args: () => Record<string, unknown>;
+}
+
+let targetTaskId = "";
+const TOOL_SPECS: ToolSpec[] = [
+  { tool: "whoami", kind: "read", scaled: false, who: "human", args: () => ({}) },
+  { tool: "get_task", kind: "read", scaled: false, who: "human", args: () => ({ task_id: targetTaskId }) },
+  { tool: "list_tasks", kind: "read", scaled: true, who: "human", args: () => ({}) },
+  { tool: "search_tasks", kind: "read", scaled: true, who: "human", args: () => ({ query: SEARCH_WORD }) },
+  { tool: "list_my_tasks", kind: "read", scaled: true, who: "agent", args: () => ({}) },
+  { tool: "fleet_status", kind: "read", scaled: true, who: "human", args: () => ({}) },
+  { tool: "create_task", kind: "write", scaled: false, who: "writer", args: () => ({ title: "Benchmark task", notes: "written by npm run bench" }) },
+];
+
+const log = (msg: string) => console.error(`[bench] ${msg}`);
+const elapsed = (start: number) => `${((performance.now() - start) / 1000).toFixed(1)} s`;
+
+function writeSql(dir: string, name: string, statements: string[]): string {
+  const file = join(dir, name);
+  writeFileSync(file, statements.join("\n") + "\n");
+  return file;
+}
+
+function bundleSize(dir: string): Bundle {
+  const out = runQuiet(WRANGLER, ["deploy", "--dry-run", "--outdir", dir]);
+  let raw = 0;
+  let gzip = 0;
+  for (const name of readdirSync(dir)) {
+    if (!/\.(m?js|wasm)$/.test(name)) continue;
+    const bytes = readFileSync(join(dir, name));
+    raw += bytes.length;
+    gzip += gzipSync(bytes, { level: 9 }).length;
+  }
+  const m = /gzip:\s*([\d.]+)\s*KiB/.exec(out);
+  return { rawKiB: raw / 1024, gzipKiB: gzip / 1024, wranglerGzipKiB: m ? Number(m[1]) : null };
+}
+
+interface Secrets {
+  human: string;
+  agent: string;
+  writer: string;
+  /** Never-used tokens, one per tool call and era, for the cold D1 count. */
+  cold: Map<string, string>;
+}
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const tmp = mkdtempSync(join(tmpdir(), "taskgate-bench-"));
+  const persist = join(tmp, "state");
+  const logPath = join(tmp, "wrangler-dev.log");
+  const devLog = createWriteStream(logPath);
+  let dev: DevServer | null = null;
+  let failed = false;
+  try {
+    log(`bundle: wrangler deploy --dry-run`);
+    const bundle = bundleSize(join(tmp, "bundle"));
+
+    log(`schema and accounts in ${persist}`);
+    applySchemaFile({ remote: false, persistTo: persist }, join(ROOT, "schema.sql"));
+    const account = admin(persist, ["create-account", "--name", "Benchmark"]);
+    const human = admin(persist, ["create-token", "--account", account.id, "--kind", "human", "--scope", "write", "--label", "bench human"]);
+    const agent = admin(persist, ["create-token", "--account", account.id, "--kind", "agent", "--scope", "write", "--agent", AGENT]);
+
+    const now = new Date();
+    const nowIso = now.toISOString();
+    const baseMs = now.getTime() - (LARGE + 86_400) * 1000;
+    const writer = accountSql("Benchmark writes", nowIso);
+    const writerToken = await tokenSql({ accountId: writer.id, kind: "human", scope: "write" }, nowIso);
+    const secrets: Secrets = { human: human.token, agent: agent.token, writer: writerToken.secret, cold: new Map() };
+    const extra: string[] = [...writer.sql, ...writerToken.sql];
+    for (const era of ERAS) {
+      for (const spec of [{ tool: "tools/list", who: "human" as Who }, ...TOOL_SPECS]) {
+        const req =
+          spec.who === "writer"
+            ? { accountId: writer.id, kind: "human" as const, scope: "write" as const }
+            : spec.who === "agent"
+              ? { accountId: account.id, kind: "agent" as const, scope: "write" as const, agent: AGENT }
+              : { accountId: account.id, kind: "human" as const, scope: "write" as const };
+        const t = await tokenSql({ ...req, label: `cold ${spec.tool} ${era}` }, nowIso);
+        extra.push(...t.sql);
+        secrets.cold.set(`${spec.tool}/${era}`, t.secret);
+      }
+    }
+    const projects = ["prj_benchproject0001", "prj_benchproject0002", "prj_benchproject0003"];
+    const seedStart = performance.now();
+    const tasks = taskInserts({ accountId: account.id, from: 0, count: SMALL, agentName: AGENT, agentEvery: 5, projectIds: projects, baseMs });
+    const runs = runInserts(account.id, AGENT, [0, 5, 10, 15, 20, 25].map((i) => taskIdAt(account.id, i)), now.getTime());
+    applySchemaFile({ remote: false, persistTo: persist }, writeSql(tmp, "small.sql", [...extra, ...projectInserts(account.id, projects, nowIso), ...tasks, ...runs]));
+    log(`seeded ${SMALL} tasks in ${elapsed(seedStart)}`);
+
+    dev = await startDev(persist, devLog);
+    log(`wrangler dev on ${dev.base}`);
+    const available = await toolNames(dev.base, secrets.human);
+    await seedThroughTools(dev.base, secrets.human, projects[0], available);
+
+    const rows = new Map<string, Row>();
+    const health: Row = { label: "GET /health", era: null, kind: "route", scaled: false, small: null, large: null, d1Warm: null, d1Cold: null };
+    const ready: Row = { label: "GET /ready", era: null, kind: "route", scaled: false, small: null, large: null, d1Warm: null, d1Cold: null };
+    rows.set("health", health);
+    rows.set("ready", ready);
+    for (const era of ERAS) {
+      rows.set(`tools/list/${era}`, { label: "tools/list", era, kind: "list-tools", scaled: false, small: null, large: null, d1Warm: null, d1Cold: null });
+      for (const spec of TOOL_SPECS) {
+        const row: Row = { label: `tools/call ${spec.tool}`, era, kind: spec.kind, scaled: spec.scaled, small: null, large: null, d1Warm: null, d1Cold: null };
+        if (!available.has(spec.tool)) row.missing = "not built yet";
+        rows.set(`${spec.tool}/${era}`, row);
+      }
+    }
+
+    const secretOf = (who: Who) => (who === "agent" ? secrets.agent : who === "writer" ? secrets.writer : secrets.human);
+    const requestOf = (key: string, era: Era, secret: string): HttpRequest => {
+      if (key === "tools/list") return mcpRequest(era, secret, "tools/list");
+      const spec = TOOL_SPECS.find((s) => s.tool === key) as ToolSpec;
+      return mcpRequest(era, secret, "tools/call", spec.tool, spec.args());
+    };
+
+    /** The request behind a row; on the first phase also its D1 counts (cold token, then warm). Null when it cannot run. */
+    async function prepare(key: string, phase: "small" | "large"): Promise<HttpRequest | null> {
+      const row = rows.get(key) as Row;
+      if (row.missing) return null;
+      if (key === "health") return get("/health");
+      if (key === "ready") return get("/ready");
+      const [name, era] = [key.slice(0, key.lastIndexOf("/")), key.slice(key.lastIndexOf("/") + 1) as Era];
+      const who = name === "tools/list" ? "human" : (TOOL_SPECS.find((s) => s.tool === name) as ToolSpec).who;
+      const req = requestOf(name, era, secretOf(who));
+      if (phase === "small") {
+        const cold = await probe(dev!.base, requestOf(name, era, secrets.cold.get(`${name}/${era}`) as string));
+        const problem = failure(cold) ?? failure(await probe(dev!.base, req));
+        if (problem) {
+          row.missing = `failed: ${problem.slice(0, 120)}`;
+          log(`${row.label} (${era}) ${row.missing}`);
+          return null;
+        }
+        row.d1Cold = cold.d1Calls;
+        row.d1Warm = (await probe(dev!.base, req)).d1Calls;
+      }
+      return req;
+    }
+
+    /** Interleaved rounds over all keys: each gets `seconds` in total, warmed up once before its first round. */
+    async function measureAll(keys: string[], phase: "small" | "large"): Promise<void> {
+      const requests = new Map<string, HttpRequest>();
+      for (const key of keys) {
+        const req = await prepare(key, phase);
+        if (req) requests.set(key, req);
+      }
+      const samples = new Map([...requests.keys()].map((k) => [k, emptySamples()]));
+      for (let round = 0; round < load.rounds; round++) {
+        for (const [key, req] of requests) {
+          await measureInto(samples.get(key) as Samples, dev!.base, req, load.connections, load.seconds / load.rounds, round === 0 ? load.warmupSeconds : 0);
+        }
+        log(`${phase}: round ${round + 1}/${load.rounds} done`);
+      }
+      for (const [key, s] of samples) {
+        const row = rows.get(key) as Row;
+        const result = summarize(s);
+        row[phase] = result;
+        log(`${phase} ${row.label}${row.era ? ` (${row.era})` : ""}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms${result.failed ? `, ${result.failed} failed` : ""}`);
+      }
+    }
+
+    const readKeys = (era: Era) => TOOL_SPECS.filter((s) => s.kind === "read").map((s) => `${s.tool}/${era}`);
+    await measureAll(["health", "ready", ...ERAS.flatMap((era) => [`tools/list/${era}`, ...readKeys(era), `create_task/${era}`])], "small");
+
+    await dev.stop();
+    dev = null;
+    if (LARGE > SMALL) {
+      const bigStart = performance.now();
+      const more = taskInserts({ accountId: account.id, from: SMALL, count: LARGE - SMALL, agentName: AGENT, agentEvery: 5, projectIds: projects, baseMs });
+      applySchemaFile({ remote: false, persistTo: persist }, writeSql(tmp, "large.sql", more));
+      rmSync(join(tmp, "large.sql"));
+      log(`seeded ${LARGE - SMALL} more tasks (${LARGE} in the account) in ${elapsed(bigStart)}`);
+      dev = await startDev(persist, devLog);
+      await probe(dev.base, mcpRequest("modern", secrets.human, "tools/list"));
+      await measureAll(["health", "ready", ...ERAS.flatMap(readKeys)], "large");
+      await dev.stop();
+      dev = null;
+    }
+
+    const report = buildReport(
+      [...rows.values()],
+      bundle,
+      { ...load, small_tasks: SMALL, large_tasks: LARGE, node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model ?? "" },
+      SMALL,
+      LARGE,
+    );
+    console.log(
+      `\nTaskgate benchmark: ${load.connections} connections, ${load.seconds} s per request in ${load.rounds} interleaved rounds (after ${load.warmupSeconds} s warm-up), ${SMALL} → ${LARGE} tasks\n`,
+    );
+    console.log(report.markdown);
+    console.log(
+      `\nD1 calls: x-d1-calls per request, auth included; "cold" is a token's first request (token lookup + the last-used touch, which runs in waitUntil).` +
+        `\nLegacy answers stream as SSE, so their header is written before the tool finishes: legacy counts are lower bounds and not judged.` +
+        `\nAll targets met: ${report.allOk ? "yes ✓" : "no ✗"}. Total time ${elapsed(t0)}. JSON: bench/results.json`,
+    );
+    writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(report.json, null, 2) + "\n");
+  } catch (e) {
+    failed = true;
+    console.error(`\nBenchmark failed: ${(e as Error).stack ?? e}`);
+    try {
+      const tail = readFileSync(logPath, "utf8").trim().split("\n").slice(-15).join("\n");
+      if (tail) console.error(`\nLast lines of wrangler dev:\n${tail}`);
+    } catch {
+      /* no log */
+    }
+  } finally {
+    if (dev) await dev.stop();
+    devLog.end();
+    if (opts.keep) log(`kept ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+async function toolNames(base: string, secret: string): Promise<Set<string>> {
+  const p = await probe(base, mcpRequest("modern", secret, "tools/list"));
+  const problem = failure(p);
+  if (problem) throw new Error(`tools/list failed: ${problem}`);
+  return new Set((p.body.result.tools as { name: string }[]).map((t) => t.name));
+}
+
+/** The task get_task reads, made through the tools: steps, comments and labels included. */
+async function seedThroughTools(base: string, secret: string, projectId: string, available: Set<string>): Promise<void> {
+  const { task } = await callOk(base, secret, "create_task", {
+    title: `Prepare the ${SEARCH_WORD} report`,
+    notes: "Numbers from finance, charts from the dashboard.",
+    project_id: projectId,
+    priority: "high",
+    assignee: AGENT,
+  });
+  targetTaskId = task.id;
+  if (available.has("add_steps")) await callOk(base, secret, "add_steps", { task_id: task.id, steps: ["Collect numbers", "Draw charts", "Write summary", "Review", "Send"] });
+  if (available.has("comment_on_task")) {
+    for (const body of ["Finance sent the numbers.", "Charts look good.", "Please add last year's figures."]) {
+      await callOk(base, secret, "comment_on_task", { task_id: task.id, body });
+    }
+  }
+  if (available.has("label_task")) await callOk(base, secret, "label_task", { task_id: task.id, labels: ["reports", "finance"] });
+}
+
+await main();
