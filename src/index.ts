@@ -23,6 +23,10 @@ app.use("*", async function d1Timing(c, next) {
   const meter = meterD1(c.env.DB);
   c.env = { ...c.env, DB: meter.db };
   await next();
+  if (c.res.headers.get("content-type")?.startsWith("text/event-stream")) {
+    // A stateless legacy answer is one SSE message: let it finish so the count covers the whole call.
+    c.res = new Response(await c.res.text(), c.res);
+  }
   c.res.headers.append("server-timing", serverTiming(meter));
   c.res.headers.set("x-d1-calls", String(meter.calls));
 });

@@ -26,17 +26,23 @@ type JsonObjectSchema = { type: "object"; [key: string]: unknown };
 function toJsonSchema(schema: z.ZodType, io: "input" | "output"): JsonObjectSchema {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonObjectSchema;
   delete json.$schema;
-  return stripNoise(json) as JsonObjectSchema;
+  return stripNoise(json, io === "output") as JsonObjectSchema;
 }
 
-/** Bounds that only restate a JSON number's range say nothing to a model; drop them. */
-function stripNoise(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(stripNoise);
+/**
+ * tools/list is context a model pays for in every conversation: drop what says
+ * nothing. Bounds that only restate a JSON number's range go everywhere; in
+ * output schemas (what the server promises, not what it accepts) so does
+ * `additionalProperties: false`.
+ */
+function stripNoise(node: unknown, output: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => stripNoise(n, output));
   if (!node || typeof node !== "object") return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
     if ((k === "maximum" && v === Number.MAX_SAFE_INTEGER) || (k === "minimum" && v === Number.MIN_SAFE_INTEGER)) continue;
-    out[k] = stripNoise(v);
+    if (output && k === "additionalProperties" && v === false) continue;
+    out[k] = stripNoise(v, output);
   }
   return out;
 }
