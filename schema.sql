@@ -89,6 +89,7 @@ CREATE INDEX IF NOT EXISTS tasks_account_project ON tasks (account_id, project_i
 CREATE INDEX IF NOT EXISTS tasks_account_due ON tasks (account_id, due_at);
 CREATE INDEX IF NOT EXISTS tasks_parent ON tasks (parent_id, created_at);
 CREATE INDEX IF NOT EXISTS tasks_trash ON tasks (trash_id);
+CREATE INDEX IF NOT EXISTS tasks_account_assignee_recent ON tasks (account_id, assignee, trash_id, updated_at, status);
 
 CREATE TABLE IF NOT EXISTS task_dependencies (
   account_id TEXT NOT NULL,

@@ -100,6 +100,8 @@ export interface FleetTaskRow {
  * Everything fleet_status shows, as one batch (one round trip): the agents,
  * their running runs (split into fresh and stale at `staleBefore`) and the
  * unfinished tasks they hold, at most `perAgent` of each kind per agent, with totals.
+ * Held tasks: each agent's count and its most recently updated tasks come from
+ * tasks_account_assignee_recent alone, so the cost does not grow with the account.
  */
 export async function fleetSnapshot(
   db: D1Database,
@@ -123,14 +125,17 @@ export async function fleetSnapshot(
       .bind(staleBefore, accountId, perAgent),
     db
       .prepare(
-        `SELECT id, title, status, assignee, total FROM (
-           SELECT t.id, t.title, t.status, t.assignee, t.updated_at,
-                  row_number() OVER (PARTITION BY t.assignee ORDER BY t.updated_at DESC, t.id DESC) AS n,
-                  count(*) OVER (PARTITION BY t.assignee) AS total
-             FROM tasks t
-            WHERE t.account_id = ?1 AND t.trash_id IS NULL AND t.status IN ${UNFINISHED}
-              AND t.assignee IN (SELECT name FROM agents WHERE account_id = ?1))
-          WHERE n <= ?2 ORDER BY updated_at DESC, id DESC`,
+        `WITH held AS MATERIALIZED (
+           SELECT g.name, (SELECT count(*) FROM tasks c
+                            WHERE c.account_id = ?1 AND c.assignee = g.name AND c.trash_id IS NULL AND c.status IN ${UNFINISHED}) AS total
+             FROM agents g WHERE g.account_id = ?1)
+         SELECT t.id, t.title, t.status, t.assignee, held.total
+           FROM held CROSS JOIN tasks t
+          WHERE held.total > 0 AND t.rid IN (
+                SELECT h.rid FROM tasks h
+                 WHERE h.account_id = ?1 AND h.assignee = held.name AND h.trash_id IS NULL AND h.status IN ${UNFINISHED}
+                 ORDER BY h.updated_at DESC LIMIT ?2)
+          ORDER BY t.updated_at DESC, t.rid DESC`,
       )
       .bind(accountId, perAgent),
   ]);

@@ -79,25 +79,39 @@ export interface SearchRow extends TaskRow {
 export const HIT_START = "\u0002";
 export const HIT_END = "\u0003";
 
+/** How many of the newest matches search ranks: a bounded set, however large the account. */
+export const SEARCH_RANKED = 500;
+
 /**
- * Ranked matches (bm25: title above notes above comments), best first, with a
- * snippet per field; fetches limit + 1 rows from `offset`.
+ * Ranked matches (bm25: title above notes above comments) among the account's
+ * SEARCH_RANKED newest matching live tasks, best first, with a snippet per
+ * field for the page only; fetches limit + 1 rows from `offset`. The FTS index
+ * drives every step (CROSS JOIN keeps the planner from starting at tasks).
  */
 export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<SearchRow[]> {
-  const where = ["task_fts MATCH ?", "f.account_id = ?", "t.account_id = ?", "t.trash_id IS NULL"];
-  const binds: unknown[] = [q.match, q.accountId, q.accountId];
-  if (q.projectId) (where.push("t.project_id = ?"), binds.push(q.projectId));
-  if (q.statuses) (where.push(`t.status IN (${inList(q.statuses)})`), binds.push(...q.statuses));
+  const where = ["task_fts MATCH ?1", "t.account_id = ?2", "t.trash_id IS NULL"];
+  const binds: unknown[] = [q.match, q.accountId, q.limit + 1, q.offset, SEARCH_RANKED];
+  if (q.projectId) (where.push(`t.project_id = ?${binds.length + 1}`), binds.push(q.projectId));
+  if (q.statuses) {
+    const first = binds.length + 1;
+    where.push(`t.status IN (${q.statuses.map((_, i) => `?${first + i}`).join(", ")})`);
+    binds.push(...q.statuses);
+  }
   const snip = (col: number) => `snippet(task_fts, ${col}, char(2), char(3), '…', 12)`;
   const { results } = await db
     .prepare(
-      `SELECT ${TASK_COLUMNS}, bm25(task_fts, 10.0, 4.0, 1.0, 0.0, 0.0) AS score,
-              ${snip(0)} AS title_hit, ${snip(1)} AS notes_hit, ${snip(2)} AS comments_hit
-         FROM task_fts f JOIN tasks t ON t.rid = f.rowid
-        WHERE ${where.join(" AND ")}
-        ORDER BY score, t.rid DESC LIMIT ? OFFSET ?`,
+      `WITH hits AS (
+         SELECT f.rowid AS rid, bm25(task_fts, 10.0, 4.0, 1.0, 0.0, 0.0) AS score
+           FROM task_fts f CROSS JOIN tasks t ON t.rid = f.rowid
+          WHERE ${where.join(" AND ")}
+          ORDER BY f.rowid DESC LIMIT ?5),
+       pg AS (SELECT rid, score FROM hits ORDER BY score, rid DESC LIMIT ?3 OFFSET ?4)
+       SELECT ${TASK_COLUMNS}, pg.score, ${snip(0)} AS title_hit, ${snip(1)} AS notes_hit, ${snip(2)} AS comments_hit
+         FROM pg CROSS JOIN task_fts f ON f.rowid = pg.rid CROSS JOIN tasks t ON t.rid = pg.rid
+        WHERE task_fts MATCH ?1
+        ORDER BY pg.score, pg.rid DESC`,
     )
-    .bind(...binds, q.limit + 1, q.offset)
+    .bind(...binds)
     .all<SearchRow>();
   return results;
 }

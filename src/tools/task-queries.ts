@@ -5,7 +5,7 @@ import { actorName } from "../domain/principal.ts";
 import { decodeCursor, encodeCursor, page } from "../db/cursor.ts";
 import { selectWaitedOnBy, selectWaitsOn, unfinishedDependenciesOf, type DependencyRef } from "../db/dependencies.ts";
 import {
-  HIT_END, HIT_START, listAssignedTasks, listBlockedRows, listDueRows, listSubtaskRows, searchTaskRows,
+  HIT_END, HIT_START, listAssignedTasks, listBlockedRows, listDueRows, listSubtaskRows, SEARCH_RANKED, searchTaskRows,
   selectTaskHistory, toFtsQuery, type HistoryRow,
 } from "../db/task-search.ts";
 import { requireTask, selectAccountPrefs, selectTask, toTask, type AccountPrefs, type TaskRow } from "../db/tasks.ts";
@@ -59,7 +59,7 @@ function hits(row: { title_hit: string; notes_hit: string; comments_hit: string 
 const searchTasks = defineTool({
   name: "search_tasks",
   description:
-    "Full-text search over task titles, notes and comments, best match first (title counts most). Every word must occur; the last may be a prefix. Returns tasks with the fields that matched and a snippet (**marks** the hits).",
+    `Full-text search over task titles, notes and comments, best match first (title counts most) among the ${SEARCH_RANKED} most recent matching tasks. Every word must occur; the last may be a prefix. Returns tasks with the fields that matched and a snippet (**marks** the hits).`,
   input: z.strictObject({
     query: z.string().trim().min(1, "must not be empty").max(500).describe("words to find; punctuation and search operators are treated as plain text"),
     project_id: projectId.optional(),
