@@ -55,7 +55,7 @@ export function targetsOf(row: Row, health: Row, ready: Row, scaleLabel: string)
   if (row.kind === "list-tools") out.push(check("×health", ratio(row.small?.p50, health.small?.p50), LIMITS.listToolsVsHealth));
   if (row.kind === "read") out.push(check("×ready", ratio(row.small?.p50, ready.small?.p50), LIMITS.readVsReady));
   if (row.scaled) out.push(check(scaleLabel, ratio(row.large?.p50, row.small?.p50), LIMITS.largeVsSmall));
-  if ((row.kind === "read" || row.kind === "write") && row.era !== "legacy") {
+  if (row.kind === "read" || row.kind === "write") {
     out.push(check("D1 warm", row.d1Warm, LIMITS.d1Calls));
     out.push(check("D1 cold", row.d1Cold, LIMITS.d1Calls));
   }
@@ -89,8 +89,7 @@ export function buildReport(rows: Row[], bundle: Bundle | null, settings: Record
     if (row.missing) {
       lines.push(`| ${row.label} | ${era} | ${row.missing} |  |  |  |  |  |  |  |  |`);
     } else {
-      const lowerBound = row.era === "legacy" ? "≥" : "";
-      const d1 = row.d1Warm === null && row.d1Cold === null ? "—" : `${lowerBound}${row.d1Warm ?? "—"} / ${lowerBound}${row.d1Cold ?? "—"}`;
+      const d1 = row.d1Warm === null && row.d1Cold === null ? "—" : `${row.d1Warm ?? "—"} / ${row.d1Cold ?? "—"}`;
       lines.push(
         `| ${[
           row.label,

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connect, createToken, ERAS, MCP_URL, seedAccount, snapshotDb, workerFetch } from "./helpers.ts";
+import { activityCount, connect, createToken, ERAS, MCP_URL, seedAccount, snapshotDb, workerFetch } from "./helpers.ts";
 
 const INIT = JSON.stringify({
   jsonrpc: "2.0",
@@ -20,10 +20,6 @@ async function status(secret: string): Promise<number> {
   return res.status;
 }
 
-async function activityCount(accountId: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ?").bind(accountId).first<{ n: number }>();
-  return row?.n ?? 0;
-}
 
 const MY_TOOLS = {
   list_trash: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -1,16 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { COMMENT_IS_LIVE, TASK_IS_LIVE } from "../src/db/comments.ts";
-import { connect, createToken, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
+import { activityCount, connect, createToken, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 
 type C = { id: string; task_id: string; author: string; body: string; created_at: string; updated_at: string };
 
-async function activityCount(accountId: string, target: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ? AND target_id = ?")
-    .bind(accountId, target)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
-}
 
 async function setup(era: "modern" | "legacy" = "modern") {
   const acc = await seedAccount();

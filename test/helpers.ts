@@ -136,3 +136,11 @@ export async function snapshotDb(): Promise<string> {
   }
   return JSON.stringify(out);
 }
+
+/** Activity rows of an account, or of one target in it: a write adds exactly one, a no-op none. */
+export async function activityCount(accountId: string, target?: string): Promise<number> {
+  const row = target === undefined
+    ? await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ?").bind(accountId).first<{ n: number }>()
+    : await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ? AND target_id = ?").bind(accountId, target).first<{ n: number }>();
+  return row?.n ?? 0;
+}

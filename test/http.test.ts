@@ -91,6 +91,28 @@ describe("bearer auth", () => {
   });
 });
 
+describe("D1 round trips", () => {
+  it("a read tool costs two D1 calls on a token's first request (lookup with bookkeeping, then the tool) and one after", async () => {
+    const acc = await seedAccount();
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } });
+    const first = await post(call, { authorization: `Bearer ${acc.agent}` });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-d1-calls")).toBe("2");
+    const row = await env.DB.prepare("SELECT t.last_used_at, a.last_seen_at FROM tokens t JOIN agents a ON a.id = t.agent_id WHERE t.id = ?")
+      .bind(acc.tokenIds.agent)
+      .first<{ last_used_at: string | null; last_seen_at: string | null }>();
+    expect(row?.last_used_at).toMatch(/^\d{4}-/);
+    expect(row?.last_seen_at).toBe(row?.last_used_at);
+    const second = await post(call, { authorization: `Bearer ${acc.agent}` });
+    expect(second.headers.get("x-d1-calls")).toBe("1");
+    const write = await post(
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "create_task", arguments: { title: "One batch" } } }),
+      { authorization: `Bearer ${acc.agent}` },
+    );
+    expect(write.headers.get("x-d1-calls")).toBe("2");
+  });
+});
+
 describe("HTTP edges", () => {
   it("GET, DELETE /mcp → 405 with Allow: POST", async () => {
     for (const method of ["GET", "DELETE"]) {

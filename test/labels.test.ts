@@ -1,13 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { activityCount, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
-async function activityCount(accountId: string, target: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ? AND target_id = ?")
-    .bind(accountId, target)
-    .first<{ n: number }>();
-  return row!.n;
-}
 
 async function setup() {
   const acc = await seedAccount();

@@ -1,14 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { LIVE_STEPS_ARE, STEP_IS_LIVE, STEPS_UNCHANGED_SINCE_READ } from "../src/db/steps.ts";
-import { connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { activityCount, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
-async function activityCount(accountId: string, target: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ? AND target_id = ?")
-    .bind(accountId, target)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
-}
 
 async function setup(era: "modern" | "legacy" = "modern") {
   const acc = await seedAccount();

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { NO_DEPENDENCY_PATH } from "../src/db/dependencies.ts";
 import { TASK_AT_VERSION } from "../src/db/tasks.ts";
-import { connect, createToken, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { activityCount, connect, createToken, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 async function sql(query: string, ...binds: unknown[]) {
   return env.DB.prepare(query).bind(...binds).run();
@@ -23,9 +23,6 @@ async function task(c: TestClient, args: Record<string, unknown>) {
   return (await c.ok("create_task", args)).task as Record<string, any>;
 }
 
-async function activityCount(accountId: string): Promise<number> {
-  return (await row<{ n: number }>("SELECT count(*) AS n FROM activity WHERE account_id = ?", accountId)).n;
-}
 
 /** Calls a refused write and proves it changed nothing anywhere. */
 async function refusedUnchanged(c: TestClient, tool: string, args: Record<string, unknown>): Promise<string> {

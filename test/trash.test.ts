@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index.ts";
 import { purgeExpiredTrash } from "../src/db/trash.ts";
-import { connect, ERAS, seedAccount, snapshotDb, type SeededAccount, type TestClient } from "./helpers.ts";
+import { activityCount, connect, ERAS, seedAccount, snapshotDb, type SeededAccount, type TestClient } from "./helpers.ts";
 
 const CONTENT_TABLES = [
   "projects", "tasks", "task_dependencies", "steps", "comments", "labels", "task_labels", "runs", "run_events", "approvals", "calendar_links",
@@ -18,9 +18,6 @@ async function accountRows(accountId: string): Promise<Record<string, unknown[]>
   return out;
 }
 
-async function activityCount(accountId: string): Promise<number> {
-  return (await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ?").bind(accountId).first<{ n: number }>())!.n;
-}
 
 async function count(table: string, where: string, ...binds: unknown[]): Promise<number> {
   return (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).bind(...binds).first<{ n: number }>())!.n;

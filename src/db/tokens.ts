@@ -20,18 +20,40 @@ export interface ResolvedToken {
   lastUsedAt: string | null;
 }
 
-/** One indexed lookup (tokens.hash is unique) joined with the agent's pause state. */
-export async function findByHash(db: D1Database, hash: string): Promise<ResolvedToken | null> {
-  const row = await db
-    .prepare(
-      `SELECT t.id, t.account_id, t.kind, t.scope, t.agent_id, a.name AS agent_name, a.paused_at,
-              t.label, t.expires_at, t.revoked_at, t.last_used_at
-         FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
-        WHERE t.hash = ?`,
-    )
-    .bind(hash)
-    .first<PrincipalRow>();
+/** How often a token's (and its agent's) last use is written: bookkeeping, not data. */
+export const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * One D1 round trip: the indexed lookup (tokens.hash is unique, joined with the
+ * agent's pause state) plus, in the same batch, the last-used bookkeeping when
+ * it is due — so a cold token costs one call, not two.
+ */
+export async function findByHash(db: D1Database, hash: string, nowMs = Date.now()): Promise<ResolvedToken | null> {
+  const now = new Date(nowMs).toISOString();
+  const due = new Date(nowMs - TOUCH_INTERVAL_MS).toISOString();
+  const live = "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?1)";
+  const [lookup] = await db.batch([
+    db
+      .prepare(
+        `SELECT t.id, t.account_id, t.kind, t.scope, t.agent_id, a.name AS agent_name, a.paused_at,
+                t.label, t.expires_at, t.revoked_at, t.last_used_at
+           FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
+          WHERE t.hash = ?`,
+      )
+      .bind(hash),
+    db
+      .prepare(`UPDATE tokens SET last_used_at = ?1 WHERE hash = ?2 AND ${live} AND (last_used_at IS NULL OR last_used_at < ?3)`)
+      .bind(now, hash, due),
+    db
+      .prepare(
+        `UPDATE agents SET last_seen_at = ?1
+          WHERE id = (SELECT agent_id FROM tokens WHERE hash = ?2 AND ${live}) AND (last_seen_at IS NULL OR last_seen_at < ?3)`,
+      )
+      .bind(now, hash, due),
+  ]);
+  const row = lookup.results[0] as PrincipalRow | undefined;
   if (!row) return null;
+  const touched = row.revoked_at === null && (row.expires_at === null || row.expires_at > now) && (row.last_used_at === null || row.last_used_at < due);
   return {
     principal: {
       tokenId: row.id,
@@ -45,7 +67,7 @@ export async function findByHash(db: D1Database, hash: string): Promise<Resolved
       expiresAt: row.expires_at,
     },
     revoked: row.revoked_at !== null,
-    lastUsedAt: row.last_used_at,
+    lastUsedAt: touched ? now : row.last_used_at,
   };
 }
 

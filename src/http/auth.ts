@@ -2,9 +2,8 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import type { Principal } from "../domain/principal.ts";
 import { hashToken } from "../domain/tokens.ts";
-import { findByHash, touch, type ResolvedToken } from "../db/tokens.ts";
+import { findByHash, touch, TOUCH_INTERVAL_MS, type ResolvedToken } from "../db/tokens.ts";
 
-const TOUCH_INTERVAL_MS = 60_000;
 const CACHE_LIMIT = 2000;
 
 interface CacheEntry {
@@ -36,7 +35,7 @@ async function resolve(db: D1Database, secret: string, ttlMs: number, nowMs: num
   const hash = await hashToken(secret);
   const hit = cache.get(hash);
   if (hit && nowMs - hit.fetchedAt < ttlMs) return hit.token;
-  const token = await findByHash(db, hash);
+  const token = await findByHash(db, hash, nowMs);
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(hash, { token, fetchedAt: nowMs });
   return token;
