@@ -7,6 +7,8 @@ import {
   TASK_COLUMNS, TASK_RETURNING, toTask, type TaskRow,
 } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
+import { selectTaskLabels } from "../db/labels.ts";
+import { selectWaitedOnBy, selectWaitsOn } from "../db/dependencies.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool } from "../mcp/tool.ts";
 import {
@@ -90,9 +92,9 @@ const getTask = defineTool({
     const [task, steps, labels, waitsOn, blocks, comments, runs, approval, subtasks] = await db.batch([
       selectTask(db, a, task_id),
       db.prepare("SELECT id, position, text, status FROM steps WHERE task_id = ? AND account_id = ? AND trash_id IS NULL ORDER BY position").bind(task_id, a),
-      db.prepare("SELECT l.id, l.name FROM task_labels tl JOIN labels l ON l.id = tl.label_id WHERE tl.task_id = ? AND tl.account_id = ? ORDER BY l.name").bind(task_id, a),
-      db.prepare("SELECT t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.depends_on_id WHERE d.task_id = ? AND d.account_id = ? AND t.trash_id IS NULL ORDER BY t.created_at").bind(task_id, a),
-      db.prepare("SELECT t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.task_id WHERE d.depends_on_id = ? AND d.account_id = ? AND t.trash_id IS NULL ORDER BY t.created_at").bind(task_id, a),
+      selectTaskLabels(db, a, task_id),
+      selectWaitsOn(db, a, task_id),
+      selectWaitedOnBy(db, a, task_id),
       db.prepare("SELECT id, author, body, created_at FROM comments WHERE task_id = ? AND account_id = ? AND trash_id IS NULL ORDER BY created_at DESC, id DESC LIMIT 5").bind(task_id, a),
       db.prepare("SELECT r.id, g.name AS agent, r.status, r.started_at, r.finished_at FROM runs r JOIN agents g ON g.id = r.agent_id WHERE r.task_id = ? AND r.account_id = ? ORDER BY r.started_at DESC LIMIT 5").bind(task_id, a),
       db.prepare("SELECT id, question, requested_by, created_at FROM approvals WHERE task_id = ? AND account_id = ? AND status = 'pending'").bind(task_id, a),
