@@ -297,3 +297,13 @@ CREATE TRIGGER IF NOT EXISTS comments_fts_delete AFTER DELETE ON comments BEGIN
     SELECT coalesce(group_concat(body, ' '), '') FROM comments WHERE task_id = old.task_id AND trash_id IS NULL
   ) WHERE rowid = (SELECT rid FROM tasks WHERE id = old.task_id);
 END;
+
+-- wrangler's migration ledger: a database made from this file already holds
+-- every migration below, so `wrangler d1 migrations apply` later applies only newer ones.
+CREATE TABLE IF NOT EXISTS d1_migrations (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT UNIQUE,
+  applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
+);
+INSERT OR IGNORE INTO d1_migrations (name) VALUES
+  ('0000_initial.sql');

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -7,8 +7,16 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
+        d1Databases: ["MIGRATED_DB"],
         bindings: {
           SCHEMA_SQL: readFileSync("schema.sql", "utf8"),
+          // Every migration, in order, for the upgrade test (it builds a second database from them).
+          MIGRATIONS: JSON.stringify(
+            readdirSync("migrations")
+              .filter((f) => f.endsWith(".sql"))
+              .sort()
+              .map((name) => ({ name, sql: readFileSync(`migrations/${name}`, "utf8") })),
+          ),
           VALIDATE_OUTPUT: "1",
           ALLOWED_ORIGINS: "https://app.example.com",
           // A test-only key (32 zero-free bytes, base64); production uses a wrangler secret.

@@ -2,6 +2,10 @@ declare namespace Cloudflare {
   interface Env {
     DB: D1Database;
     SCHEMA_SQL: string;
+    /** JSON: [{ name, sql }] of migrations/*.sql in order. */
+    MIGRATIONS: string;
+    /** An empty database the upgrade test builds from the migrations. */
+    MIGRATED_DB: D1Database;
     VALIDATE_OUTPUT: string;
     CONNECTOR_KEY: string;
     ALLOWED_ORIGINS: string;

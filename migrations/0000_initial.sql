@@ -1,0 +1,299 @@
+-- The schema as first deployed, before migrations existed. Every statement is
+-- idempotent, so applying this to a database made from that schema.sql changes nothing.
+-- Every row that belongs to an account carries account_id, and every query
+-- filters by it. Times are ISO 8601 UTC strings. A row whose trash_id is set is
+-- in the trash (as part of the unit named by that trash item) and vanishes from reads.
+
+CREATE TABLE IF NOT EXISTS accounts (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  time_zone TEXT NOT NULL DEFAULT 'UTC',
+  default_auto_ok INTEGER NOT NULL DEFAULT 0,
+  trash_retention_days INTEGER NOT NULL DEFAULT 30,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS agents (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  name TEXT NOT NULL,
+  paused_at TEXT,
+  paused_by TEXT,
+  last_seen_at TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE (account_id, name)
+);
+
+CREATE TABLE IF NOT EXISTS tokens (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  kind TEXT NOT NULL CHECK (kind IN ('human', 'agent')),
+  scope TEXT NOT NULL CHECK (scope IN ('read', 'write')),
+  agent_id TEXT REFERENCES agents(id),
+  label TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  prefix TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT,
+  revoked_at TEXT,
+  last_used_at TEXT,
+  CHECK ((kind = 'agent') = (agent_id IS NOT NULL))
+);
+CREATE INDEX IF NOT EXISTS tokens_account ON tokens (account_id, created_at);
+CREATE INDEX IF NOT EXISTS tokens_agent ON tokens (agent_id);
+
+CREATE TABLE IF NOT EXISTS projects (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  name TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  default_auto_ok INTEGER,
+  archived_at TEXT,
+  version INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  trash_id TEXT
+);
+CREATE INDEX IF NOT EXISTS projects_account ON projects (account_id, trash_id, created_at, id);
+
+CREATE TABLE IF NOT EXISTS tasks (
+  rid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  project_id TEXT,
+  parent_id TEXT,
+  title TEXT NOT NULL,
+  notes TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL DEFAULT 'open'
+    CHECK (status IN ('open', 'in_progress', 'blocked', 'awaiting_approval', 'done', 'cancelled')),
+  priority INTEGER NOT NULL DEFAULT 1 CHECK (priority BETWEEN 0 AND 3),
+  due_at TEXT,
+  estimate_minutes INTEGER,
+  assignee TEXT,
+  auto_ok INTEGER,
+  blocked_reason TEXT,
+  status_before_block TEXT,
+  snoozed_until TEXT,
+  version INTEGER NOT NULL DEFAULT 1,
+  created_by TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  completed_at TEXT,
+  trash_id TEXT
+);
+CREATE INDEX IF NOT EXISTS tasks_account_created ON tasks (account_id, trash_id, created_at, id);
+CREATE INDEX IF NOT EXISTS tasks_account_status ON tasks (account_id, status, created_at, id);
+CREATE INDEX IF NOT EXISTS tasks_account_assignee ON tasks (account_id, assignee, status, created_at);
+CREATE INDEX IF NOT EXISTS tasks_account_project ON tasks (account_id, project_id, created_at, id);
+CREATE INDEX IF NOT EXISTS tasks_account_due ON tasks (account_id, due_at);
+CREATE INDEX IF NOT EXISTS tasks_parent ON tasks (parent_id, created_at);
+CREATE INDEX IF NOT EXISTS tasks_trash ON tasks (trash_id);
+CREATE INDEX IF NOT EXISTS tasks_account_assignee_recent ON tasks (account_id, assignee, trash_id, updated_at, status);
+
+CREATE TABLE IF NOT EXISTS task_dependencies (
+  account_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  depends_on_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (task_id, depends_on_id)
+);
+CREATE INDEX IF NOT EXISTS task_dependencies_reverse ON task_dependencies (depends_on_id);
+
+CREATE TABLE IF NOT EXISTS steps (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'in_progress', 'done', 'skipped')),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  trash_id TEXT
+);
+CREATE INDEX IF NOT EXISTS steps_task ON steps (task_id, position);
+CREATE INDEX IF NOT EXISTS steps_trash ON steps (trash_id);
+
+CREATE TABLE IF NOT EXISTS comments (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  author_token_id TEXT NOT NULL,
+  author TEXT NOT NULL,
+  body TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  trash_id TEXT
+);
+CREATE INDEX IF NOT EXISTS comments_task ON comments (task_id, created_at, id);
+CREATE INDEX IF NOT EXISTS comments_trash ON comments (trash_id);
+
+CREATE TABLE IF NOT EXISTS labels (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  name TEXT NOT NULL COLLATE NOCASE,
+  color TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE (account_id, name)
+);
+
+CREATE TABLE IF NOT EXISTS task_labels (
+  account_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  label_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (task_id, label_id)
+);
+CREATE INDEX IF NOT EXISTS task_labels_label ON task_labels (label_id, task_id);
+
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'succeeded', 'failed', 'cancelled')),
+  summary TEXT,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  last_event_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_task ON runs (task_id, started_at);
+CREATE INDEX IF NOT EXISTS runs_agent ON runs (agent_id, status, started_at);
+CREATE INDEX IF NOT EXISTS runs_account_status ON runs (account_id, status, started_at);
+
+CREATE TABLE IF NOT EXISTS run_events (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('progress', 'note', 'artifact')),
+  message TEXT NOT NULL,
+  url TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS run_events_run ON run_events (run_id, created_at, id);
+
+CREATE TABLE IF NOT EXISTS approvals (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'rejected', 'closed')),
+  question TEXT NOT NULL DEFAULT '',
+  requested_by TEXT NOT NULL,
+  requested_by_token TEXT NOT NULL,
+  decided_by TEXT,
+  reason TEXT,
+  created_at TEXT NOT NULL,
+  decided_at TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS approvals_one_pending ON approvals (task_id) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS approvals_account_status ON approvals (account_id, status, created_at);
+CREATE INDEX IF NOT EXISTS approvals_task ON approvals (task_id, created_at);
+
+CREATE TABLE IF NOT EXISTS calendar_links (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  starts_at TEXT NOT NULL,
+  ends_at TEXT NOT NULL,
+  url TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE (task_id, provider, event_id)
+);
+CREATE INDEX IF NOT EXISTS calendar_links_account_start ON calendar_links (account_id, starts_at);
+
+CREATE TABLE IF NOT EXISTS connectors (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  provider TEXT NOT NULL CHECK (provider IN ('drive', 'slack', 'notion')),
+  credentials TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'connected',
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (account_id, provider)
+);
+
+CREATE TABLE IF NOT EXISTS trash (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('task', 'project', 'step', 'comment')),
+  target_id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  item_count INTEGER NOT NULL DEFAULT 1,
+  deleted_by TEXT NOT NULL,
+  deleted_by_token TEXT NOT NULL,
+  deleted_at TEXT NOT NULL,
+  purge_after TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS trash_account ON trash (account_id, deleted_at, id);
+CREATE INDEX IF NOT EXISTS trash_purge ON trash (purge_after);
+CREATE INDEX IF NOT EXISTS trash_target ON trash (target_id);
+
+CREATE TABLE IF NOT EXISTS activity (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  target_id TEXT,
+  summary TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS activity_account ON activity (account_id, created_at, id);
+CREATE INDEX IF NOT EXISTS activity_target ON activity (target_id, created_at, id);
+
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  account_id TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  key TEXT NOT NULL,
+  result TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (account_id, token_id, tool, key)
+);
+
+-- A write batch inserts a row here only when one of its preconditions no longer
+-- holds; the CHECK then fails and D1 rolls the whole batch back.
+CREATE TABLE IF NOT EXISTS guard (
+  failed TEXT,
+  CONSTRAINT guard CHECK (failed IS NULL)
+);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS task_fts USING fts5(
+  title, notes, comments, task_id UNINDEXED, account_id UNINDEXED,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER IF NOT EXISTS tasks_fts_insert AFTER INSERT ON tasks BEGIN
+  INSERT INTO task_fts (rowid, title, notes, comments, task_id, account_id)
+  VALUES (new.rid, new.title, new.notes, '', new.id, new.account_id);
+END;
+
+CREATE TRIGGER IF NOT EXISTS tasks_fts_update AFTER UPDATE OF title, notes ON tasks BEGIN
+  UPDATE task_fts SET title = new.title, notes = new.notes WHERE rowid = new.rid;
+END;
+
+CREATE TRIGGER IF NOT EXISTS tasks_fts_delete AFTER DELETE ON tasks BEGIN
+  DELETE FROM task_fts WHERE rowid = old.rid;
+END;
+
+CREATE TRIGGER IF NOT EXISTS comments_fts_insert AFTER INSERT ON comments BEGIN
+  UPDATE task_fts SET comments = (
+    SELECT coalesce(group_concat(body, ' '), '') FROM comments WHERE task_id = new.task_id AND trash_id IS NULL
+  ) WHERE rowid = (SELECT rid FROM tasks WHERE id = new.task_id);
+END;
+
+CREATE TRIGGER IF NOT EXISTS comments_fts_update AFTER UPDATE OF body, trash_id ON comments BEGIN
+  UPDATE task_fts SET comments = (
+    SELECT coalesce(group_concat(body, ' '), '') FROM comments WHERE task_id = new.task_id AND trash_id IS NULL
+  ) WHERE rowid = (SELECT rid FROM tasks WHERE id = new.task_id);
+END;
+
+CREATE TRIGGER IF NOT EXISTS comments_fts_delete AFTER DELETE ON comments BEGIN
+  UPDATE task_fts SET comments = (
+    SELECT coalesce(group_concat(body, ' '), '') FROM comments WHERE task_id = old.task_id AND trash_id IS NULL
+  ) WHERE rowid = (SELECT rid FROM tasks WHERE id = old.task_id);
+END;
