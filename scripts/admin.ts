@@ -5,6 +5,7 @@
  * Prints one line of JSON on stdout; messages go to stderr; bad arguments exit 2.
  */
 import { parseArgs } from "node:util";
+import { parseIsoTime } from "../src/domain/dates.ts";
 import { planAccount, planToken } from "../src/domain/provisioning.ts";
 import { execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
@@ -31,11 +32,13 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
     const accountId = required(values, "account");
     const kind = oneOf(values, "kind", ["human", "agent"] as const);
     const scope = oneOf(values, "scope", ["read", "write"] as const);
-    const expires = typeof values.expires === "string" ? values.expires : undefined;
-    if (expires !== undefined && (Number.isNaN(Date.parse(expires)) || !/^\d{4}-\d{2}-\d{2}T/.test(expires))) {
-      throw new UsageError("--expires must be an ISO 8601 time like 2027-01-31T00:00:00Z");
+    let expires: string | undefined;
+    if (typeof values.expires === "string") {
+      const parsed = parseIsoTime(values.expires);
+      if (!parsed.ok) throw new UsageError(`--expires: ${parsed.problem}`);
+      if (Date.parse(parsed.value) <= Date.now()) throw new UsageError("--expires must be in the future");
+      expires = parsed.value;
     }
-    if (expires !== undefined && Date.parse(expires) <= Date.now()) throw new UsageError("--expires must be in the future");
     let plan;
     try {
       plan = await planToken(
@@ -45,7 +48,7 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
           scope,
           agent: typeof values.agent === "string" ? values.agent : undefined,
           label: typeof values.label === "string" ? values.label : undefined,
-          expiresAt: expires ? new Date(expires).toISOString() : null,
+          expiresAt: expires ?? null,
         },
         new Date().toISOString(),
       );

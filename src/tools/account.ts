@@ -9,7 +9,7 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { recomputePurgeAfter } from "../db/trash.ts";
 import { forgetResolvedTokens } from "../http/auth.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
-import { cursor, id, limit } from "./schemas.ts";
+import { cursor, id, limit, timeZoneName } from "./schemas.ts";
 
 const settingsShape = z.object({
   account_id: z.string(),
@@ -46,7 +46,7 @@ const updateSettings = defineTool({
   description:
     "Change the account's time zone (IANA, e.g. Europe/Berlin), default auto-OK, or trash retention (1–365 days; items already in the trash get the new purge time). Returns the settings and whether anything changed.",
   input: z.strictObject({
-    time_zone: z.string().min(1).max(64).optional().describe("IANA time zone, e.g. Europe/Berlin or America/New_York"),
+    time_zone: timeZoneName.optional(),
     default_auto_ok: z.boolean().optional(),
     trash_retention_days: z.number().int().min(1).max(365).optional(),
   }),
@@ -58,8 +58,7 @@ const updateSettings = defineTool({
     }
     let zone: string | undefined;
     if (args.time_zone !== undefined) {
-      zone = canonicalTimeZone(args.time_zone) ?? undefined;
-      if (!zone) throw invalid(`time_zone: "${args.time_zone}" is not an IANA time zone; use a name like Europe/Berlin, America/New_York or UTC.`);
+      zone = canonicalTimeZone(args.time_zone) as string;
     }
     const row = await getAccountSettings(db, p.accountId);
     const change: SettingsChange = {};
