@@ -252,6 +252,8 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   key TEXT NOT NULL,
   result TEXT NOT NULL,
   created_at TEXT NOT NULL,
+  -- SHA-256 (hex) of the call's canonical arguments; NULL on rows from before it existed (they replay as before)
+  request_hash TEXT,
   PRIMARY KEY (account_id, token_id, tool, key)
 );
 
@@ -306,4 +308,5 @@ CREATE TABLE IF NOT EXISTS d1_migrations (
   applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
 );
 INSERT OR IGNORE INTO d1_migrations (name) VALUES
-  ('0000_initial.sql');
+  ('0000_initial.sql'),
+  ('0001_idempotency_request_hash.sql');

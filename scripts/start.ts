@@ -33,7 +33,7 @@ async function prepare(): Promise<{ url: string; lines: string[] }> {
 
   if (ensureDevVars()) lines.push("Created .dev.vars with a random CONNECTOR_KEY (git-ignored).");
   console.error("Preparing the local database…");
-  if (ensureSchema(target)) lines.push("Applied schema.sql to the local D1 database (.wrangler/state).");
+  if (ensureSchema(target) === "created") lines.push("Applied schema.sql to the local D1 database (.wrangler/state).");
   const { demo, state } = await ensureDemo(target);
   const stateLine = {
     created: "Created a demo account with four tokens",

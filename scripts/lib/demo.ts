@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { planAccount, planToken, type Sql } from "../../src/domain/provisioning.ts";
 import type { TokenKind, TokenScope } from "../../src/domain/principal.ts";
-import { applySchemaFile, execute, query, ROOT, type Target } from "./d1.ts";
+import { applyMigrations, applySchemaFile, execute, query, ROOT, type Target } from "./d1.ts";
 
 export const DEMO_FILE = join(ROOT, ".taskgate-demo.json");
 export const DEV_VARS_FILE = join(ROOT, ".dev.vars");
@@ -42,12 +42,19 @@ export function ensureDevVars(): boolean {
   return true;
 }
 
-/** Applies schema.sql unless the local D1 already has the `tasks` table. Returns whether it applied it. */
-export function ensureSchema(target: Target): boolean {
+/**
+ * Applies schema.sql unless the local D1 already has the `tasks` table; a
+ * database from an earlier start gets the migrations it lacks instead.
+ * Returns what it did.
+ */
+export function ensureSchema(target: Target): "created" | "upgraded" {
   const rows = query(target, { sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", params: ["tasks"] });
-  if (rows.length > 0) return false;
+  if (rows.length > 0) {
+    applyMigrations(target);
+    return "upgraded";
+  }
   applySchemaFile(target, join(ROOT, "schema.sql"));
-  return true;
+  return "created";
 }
 
 function readDemo(): Demo | null {

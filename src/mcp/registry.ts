@@ -5,6 +5,8 @@ import type { Principal } from "../domain/principal.ts";
 import { actorName } from "../domain/principal.ts";
 import { ToolError } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { requestHash } from "../domain/canonical.ts";
+import { findIdempotent, insertIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import { annotationsFor, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
@@ -109,7 +111,13 @@ export interface CallScope {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | null): ToolContext {
+/** An idempotency key with the fingerprint of the call that carries it. */
+interface Idempotency {
+  scope: IdempotencyScope;
+  requestHash: string;
+}
+
+function makeContext(scope: CallScope, tool: ToolName, idempotency: Idempotency | null): ToolContext {
   const db = scope.env.DB;
   const nowMs = Date.now();
   const now = new Date(nowMs).toISOString();
@@ -138,7 +146,7 @@ function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | 
         }
         throw guards[0]?.error ?? e;
       }
-      if (idempotencyKey && message.includes("idempotency_keys")) throw new IdempotentReplay();
+      if (idempotency && message.includes("idempotency_keys")) throw new IdempotentReplay();
       throw e;
     }
   }
@@ -151,13 +159,7 @@ function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | 
     nowMs,
     async commit(write, result) {
       const statements = [...write.statements, activityStatement(write)];
-      if (idempotencyKey) {
-        statements.push(
-          db
-            .prepare("INSERT INTO idempotency_keys (account_id, token_id, tool, key, result, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-            .bind(p.accountId, p.tokenId, tool, idempotencyKey, JSON.stringify(result), now),
-        );
-      }
+      if (idempotency) statements.push(insertIdempotent(db, idempotency.scope, idempotency.requestHash, JSON.stringify(result), now));
       await runBatch(statements);
       return result;
     },
@@ -174,13 +176,21 @@ function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | 
   return ctx;
 }
 
-async function priorResult(scope: CallScope, tool: string, key: string): Promise<Record<string, unknown> | null> {
-  const row = await scope.env.DB.prepare(
-    "SELECT result FROM idempotency_keys WHERE account_id = ? AND token_id = ? AND tool = ? AND key = ?",
-  )
-    .bind(scope.principal.accountId, scope.principal.tokenId, tool, key)
-    .first<{ result: string }>();
-  return row ? (JSON.parse(row.result) as Record<string, unknown>) : null;
+/**
+ * What an earlier call with this key answers for this call: its result when
+ * the arguments are the same (or the record predates argument hashes), a
+ * refusal when the key was used for other arguments, null when it is new.
+ */
+async function replay(scope: CallScope, idem: Idempotency): Promise<CallToolResult | null> {
+  const prior = await findIdempotent(scope.env.DB, idem.scope);
+  if (!prior) return null;
+  if (prior.request_hash !== null && prior.request_hash !== idem.requestHash) {
+    return errorResult(
+      `idempotency_key "${idem.scope.key}" was already used for other arguments to ${idem.scope.tool}, so this call was not run. ` +
+        "A retry must repeat the first call's arguments exactly to get its result; a new call needs a new key.",
+    );
+  }
+  return successResult(JSON.parse(prior.result) as Record<string, unknown>);
 }
 
 /**
@@ -202,23 +212,28 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
   const args = parsed.data as Record<string, unknown>;
 
   const key = WRITE_TOOLS.has(tool.name) && typeof args.idempotency_key === "string" ? args.idempotency_key : null;
+  const p = scope.principal;
+  const idem: Idempotency | null = key
+    ? { scope: { accountId: p.accountId, tokenId: p.tokenId, tool: name, key }, requestHash: await requestHash(args) }
+    : null;
   try {
-    if (key) {
-      const prior = await priorResult(scope, name, key);
-      if (prior) return successResult(prior);
+    if (idem) {
+      const earlier = await replay(scope, idem);
+      if (earlier) return earlier;
     }
-    const result = (await tool.handler(makeContext(scope, tool.name, key), args)) as Record<string, unknown>;
+    const result = (await tool.handler(makeContext(scope, tool.name, idem), args)) as Record<string, unknown>;
     if (scope.env.VALIDATE_OUTPUT) {
       const checked = tool.output.safeParse(result);
       if (!checked.success) throw new Error(`${name} returned a result that breaks its output schema: ${checked.error.message}`);
     }
     return successResult(result);
   } catch (e) {
-    if (e instanceof ToolError) return errorResult(e.message);
-    if (e instanceof IdempotentReplay && key) {
-      const prior = await priorResult(scope, name, key);
-      if (prior) return successResult(prior);
+    // A retry that raced the first call with its key (and lost on the key, or on a guard the first call tripped) gets the first call's answer.
+    if ((e instanceof IdempotentReplay || e instanceof ToolError) && idem) {
+      const earlier = await replay(scope, idem);
+      if (earlier) return earlier;
     }
+    if (e instanceof ToolError) return errorResult(e.message);
     console.error(JSON.stringify({ level: "error", requestId: scope.requestId, tool: name, error: e instanceof Error ? e.stack ?? e.message : String(e) }));
     return errorResult(`Internal error while running ${name}. Try again; if it persists, report request id ${scope.requestId}.`);
   }
