@@ -1,5 +1,5 @@
 import { notFound } from "../domain/errors.ts";
-import { selectTask, type TaskRow } from "./tasks.ts";
+import { selectTask, throwTaskMissing, type TaskRow } from "./tasks.ts";
 
 /**
  * Labels: names unique per account without regard to case (the column is
@@ -68,7 +68,7 @@ export async function readTaskLabelling(db: D1Database, accountId: string, taskI
       .bind(accountId, ...names),
   ]);
   const row = task.results[0] as TaskRow | undefined;
-  if (!row) throw notFound("task", taskId, "list_tasks or search_tasks finds task ids");
+  if (!row) return throwTaskMissing(db, accountId, taskId);
   return { task: row, current: current.results as unknown as TaskLabel[], known: known.results as unknown as TaskLabel[] };
 }
 

@@ -7,6 +7,7 @@ import {
   startTask, TASK_IS_WORKABLE, toRun, type Run, type RunRow, type RunStatus,
 } from "../db/runs.ts";
 import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
+import { throwTaskMissing } from "../db/tasks.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { assigneeName, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
@@ -62,7 +63,7 @@ const listRuns = defineTool({
       db.prepare("SELECT 1 AS ok FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(args.task_id ?? null, a),
       db.prepare("SELECT 1 AS ok FROM agents WHERE name = ? AND account_id = ?").bind(args.agent ?? null, a),
     ]);
-    if (args.task_id && task.results.length === 0) throw notFound("task", args.task_id, "list_tasks or search_tasks finds task ids");
+    if (args.task_id && task.results.length === 0) return throwTaskMissing(db, a, args.task_id);
     if (args.agent && agent.results.length === 0) throw notFound("agent", args.agent, "list_agents names the agents");
     const { items, next_cursor } = page(runs.results as Run[], args.limit, (r) => ({ k: r.started_at, id: r.id }));
     return { items: items.map(toRun), next_cursor };

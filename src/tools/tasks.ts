@@ -5,6 +5,7 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   assigneeExists, defaultAutoOk, insertTask, newTaskValue, priorityIndex, requireTask, selectTask,
   TASK_COLUMNS, TASK_RETURNING, toTask, type TaskRow,
+  throwTaskMissing,
 } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { selectTaskLabels } from "../db/labels.ts";
@@ -101,7 +102,7 @@ const getTask = defineTool({
       db.prepare("SELECT count(*) AS n FROM tasks WHERE parent_id = ? AND account_id = ? AND trash_id IS NULL").bind(task_id, a),
     ]);
     const row = task.results[0] as TaskRow | undefined;
-    if (!row) throw notFound("task", task_id, "list_tasks or search_tasks finds task ids");
+    if (!row) return throwTaskMissing(db, a, task_id);
     type R<T> = T[];
     return {
       task: toTask(row),
