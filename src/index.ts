@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./http/app-env.ts";
 import { bearerAuth } from "./http/auth.ts";
 import { originCheck } from "./http/origin.ts";
-import { MAX_BODY_BYTES, mcpHandler } from "./mcp/server.ts";
+import { MAX_BODY_BYTES, serveMcp } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
@@ -60,24 +60,14 @@ app.use(
   originCheck(),
 );
 app.options("/mcp", methodNotAllowed);
-app.post("/mcp", bearerAuth(), (c) => {
-  const principal = c.get("principal");
-  return mcpHandler.fetch(c.req.raw, {
-    authInfo: {
-      token: principal.tokenId,
-      clientId: principal.tokenId,
-      scopes: [principal.scope],
-      extra: {
-        scope: {
-          env: c.env,
-          principal,
-          requestId: c.get("requestId"),
-          waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p),
-        },
-      },
-    },
-  });
-});
+app.post("/mcp", bearerAuth(), (c) =>
+  serveMcp(c.req.raw, {
+    env: c.env,
+    principal: c.get("principal"),
+    requestId: c.get("requestId"),
+    waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p),
+  }),
+);
 
 app.notFound((c) => c.json({ error: "not_found", error_description: "Taskgate serves MCP at POST /mcp and a probe at GET /health." }, 404));
 

@@ -10,6 +10,7 @@ import { findIdempotent, insertIdempotent, type IdempotencyScope } from "../db/i
 import { ALL_TOOLS } from "../tools/index.ts";
 import { annotationsFor, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
+import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
 import type { AnyTool, ToolContext, Write } from "./tool.ts";
 
 export interface ToolDescriptor {
@@ -75,8 +76,19 @@ export function listToolsFor(p: Principal): ToolDescriptor[] {
   return describeAllTools().filter((d) => refusal(p, d.name) === null);
 }
 
+let byName: Map<string, ToolDescriptor> | undefined;
+
+function descriptorOf(name: string): ToolDescriptor | undefined {
+  byName ??= new Map(describeAllTools().map((d) => [d.name, d]));
+  return byName.get(name);
+}
+
 export function outputSchemaOf(name: string): Record<string, unknown> | undefined {
-  return describeAllTools().find((d) => d.name === name)?.outputSchema;
+  return descriptorOf(name)?.outputSchema;
+}
+
+function inputSchemaOf(name: string): JsonObjectSchema {
+  return descriptorOf(name)?.inputSchema ?? { type: "object" };
 }
 
 function errorResult(message: string): CallToolResult {
@@ -85,15 +97,6 @@ function errorResult(message: string): CallToolResult {
 
 function successResult(result: Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
-}
-
-/** Zod issues as one message that names each field and what to fix. */
-export function describeIssues(tool: string, error: z.ZodError): string {
-  const lines = error.issues.slice(0, 10).map((issue) => {
-    const field = issue.path.length ? issue.path.join(".") : "(arguments)";
-    return `${field}: ${issue.message}`;
-  });
-  return `Invalid arguments for ${tool}. ${lines.join("; ")}. Fix ${lines.length === 1 ? "this field" : "these fields"} and call again (tools/list has the input schema).`;
 }
 
 class IdempotentReplay extends Error {}
@@ -207,8 +210,12 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
   const why = refusal(scope.principal, tool.name);
   if (why) return errorResult(why);
 
+  const inputSchema = inputSchemaOf(tool.name);
+  if (rawArgs !== undefined && rawArgs !== null && (typeof rawArgs !== "object" || Array.isArray(rawArgs))) {
+    return errorResult(argumentsNotObject(name, rawArgs, inputSchema));
+  }
   const parsed = tool.input.safeParse(rawArgs ?? {});
-  if (!parsed.success) return errorResult(describeIssues(name, parsed.error));
+  if (!parsed.success) return errorResult(describeIssues(name, parsed.error, rawArgs ?? {}, inputSchema));
   const args = parsed.data as Record<string, unknown>;
 
   const key = WRITE_TOOLS.has(tool.name) && typeof args.idempotency_key === "string" ? args.idempotency_key : null;
