@@ -1,4 +1,7 @@
-import { createMcpHandler, isJsonContentType, Server, type McpRequestContext, type RequestId } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler, isJsonContentType, MissingRequiredClientCapabilityError, Server, UnsupportedProtocolVersionError,
+  type McpRequestContext, type RequestId,
+} from "@modelcontextprotocol/server";
 import { VERSION } from "../env.ts";
 import { callTool, listToolsFor, outputSchemaOf, type CallScope } from "./registry.ts";
 
@@ -89,14 +92,27 @@ function serverFor(ctx: McpRequestContext): Server {
   return server;
 }
 
+/**
+ * What the SDK reports when it refused a request the client got wrong (a 4xx:
+ * wrong Content-Type or Accept, bad JSON-RPC, unsupported protocol version or
+ * headers, a body too large): a warning, like the edge's other 4xx. Anything
+ * else it reports is ours to fix and logged as an error.
+ */
+const CLIENT_MISTAKE =
+  /^(Rejected inbound request|Rejected 2025-era request|Unsupported Media Type|Not Acceptable|Parse error|Invalid Request|Bad Request|Invalid (Host|Origin) header|Method not allowed|Payload Too Large)/;
+
+export function isClientMistake(error: Error): boolean {
+  if (error instanceof UnsupportedProtocolVersionError || error instanceof MissingRequiredClientCapabilityError || error instanceof SyntaxError) return true;
+  return CLIENT_MISTAKE.test(error.message);
+}
+
 /** Made once per isolate: serves MCP 2026-07-28 and legacy (initialize) clients, statelessly, as JSON. */
 export const mcpHandler = createMcpHandler(serverFor, {
   legacy: "stateless",
   responseMode: "json",
   maxRequestBodySize: MAX_BODY_BYTES,
   onerror: (error) => {
-    // A request the SDK refused (bad JSON-RPC, wrong protocol headers) is the client's mistake, not ours.
-    const level = error.message.startsWith("Rejected inbound request") ? "warn" : "error";
+    const level = isClientMistake(error) ? "warn" : "error";
     console[level](JSON.stringify({ level, where: "mcp", error: error.message }));
   },
 });
