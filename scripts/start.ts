@@ -1,18 +1,26 @@
 /**
- * `npm start`: prepares the local database (schema once, a demo account with
- * four tokens on the first run), prints the MCP URL, the tokens and client
- * configurations, then serves the Worker with `wrangler dev` until stopped.
+ * `npm start`: checks that the port is free, prepares the local database
+ * (schema once, then any new migrations; a demo account with four tokens on
+ * the first run), prints the MCP URL, the tokens and client configurations,
+ * then serves the Worker with `wrangler dev` until stopped. SIGINT (Ctrl-C)
+ * or SIGTERM stops wrangler and everything it started, then this process.
  * The data lives in wrangler's default `.wrangler/state`, the same local D1
- * that `npm run admin` uses without flags, so a second start keeps it.
+ * that `npm run admin` uses without flags, so a second start keeps it;
+ * `npm start -- --persist-to DIR` keeps the database, the demo tokens and a
+ * generated CONNECTOR_KEY in DIR instead.
  */
-import { spawn } from "node:child_process";
-import { constants } from "node:os";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { ROOT, type Target } from "./lib/d1.ts";
-import { DEMO_AGENT, DEMO_FILE, DEMO_ROLES, ensureDemo, ensureDevVars, ensureSchema, type DemoRole } from "./lib/demo.ts";
+import { DEMO_AGENT, DEMO_ROLES, demoFile, ensureDemo, ensureDevVars, ensureSchema, type DemoRole } from "./lib/demo.ts";
 import { claudeDesktopConfig, cursorConfig, indent, vscodeConfig } from "./lib/client-config.ts";
-import { INSPECTOR_ORIGINS, WRANGLER_JS, waitForHealth, wranglerDevArgs, wranglerEnv } from "./lib/dev-server.ts";
+import { INSPECTOR_ORIGINS, nextFreePort, portProblem, WRANGLER_JS, waitForHealth, wranglerDevArgs, wranglerEnv } from "./lib/dev-server.ts";
+import { supervise } from "./lib/supervise.ts";
 
 const HOST = "127.0.0.1";
+
+/** The last MCP Inspector release that runs on Node 20 (1.x and 2.x need Node 22). */
+const INSPECTOR_COMMAND = "npx @modelcontextprotocol/inspector@0.15.0";
 
 function portFromEnv(): number {
   const raw = process.env.PORT;
@@ -25,22 +33,49 @@ function portFromEnv(): number {
   return port;
 }
 
-async function prepare(): Promise<{ url: string; lines: string[] }> {
-  const port = portFromEnv();
-  const url = `http://${HOST}:${port}/mcp`;
-  const target: Target = { remote: false };
-  const lines: string[] = [];
+function optionsFromArgs(): { persistTo?: string } {
+  try {
+    const { values } = parseArgs({ args: process.argv.slice(2), strict: true, options: { "persist-to": { type: "string" } } });
+    return { persistTo: values["persist-to"] ? resolve(values["persist-to"]) : undefined };
+  } catch (e) {
+    console.error(`${(e as Error).message}\nUsage: npm start [-- --persist-to DIR]   (PORT=8788 npm start for another port)`);
+    process.exit(2);
+  }
+}
 
-  if (ensureDevVars()) lines.push("Created .dev.vars with a random CONNECTOR_KEY (git-ignored).");
+/** Before anything is printed or written: is the port free? If not, say how to pick another. */
+async function checkPort(port: number): Promise<void> {
+  const problem = await portProblem(HOST, port);
+  if (!problem) return;
+  const free = await nextFreePort(HOST, port);
+  const example = free ? `PORT=${free} npm start` : "PORT=<port> npm start";
+  console.error(`npm start: ${problem}. Stop what uses it, or pick another port: ${example}`);
+  process.exit(1);
+}
+
+interface Prepared {
+  url: string;
+  lines: string[];
+  envFile: string | null;
+}
+
+async function prepare(port: number, target: Target): Promise<Prepared> {
+  const url = `http://${HOST}:${port}/mcp`;
+  const lines: string[] = [];
+  const where = target.persistTo ?? ".wrangler/state";
+
+  const devVars = ensureDevVars(target);
+  if (devVars.created) lines.push(`Created ${devVars.envFile ? devVars.file : ".dev.vars"} with a random CONNECTOR_KEY (git-ignored).`);
   console.error("Preparing the local database…");
-  if (ensureSchema(target) === "created") lines.push("Applied schema.sql to the local D1 database (.wrangler/state).");
+  if (ensureSchema(target) === "created") lines.push(`Applied schema.sql to the local D1 database (${where}).`);
   const { demo, state } = await ensureDemo(target);
   const stateLine = {
     created: "Created a demo account with four tokens",
     kept: "Using the demo account from an earlier start",
     renewed: "Using the demo account from an earlier start (revoked or missing tokens were replaced)",
   }[state];
-  lines.push(`${stateLine}: ${demo.account.id}. Its tokens are kept in ${DEMO_FILE.slice(ROOT.length + 1)} (git-ignored).`);
+  const file = demoFile(target);
+  lines.push(`${stateLine}: ${demo.account.id}. Its tokens are kept in ${file.startsWith(ROOT) ? file.slice(ROOT.length + 1) : file} (git-ignored).`);
 
   const t = (role: DemoRole) => demo.tokens[role].secret;
   const row = (role: DemoRole, who: string) => `  ${who.padEnd(22)} ${t(role)}   ${DEMO_ROLES[role].sees}`;
@@ -64,41 +99,38 @@ async function prepare(): Promise<{ url: string; lines: string[] }> {
     `VS Code (.vscode/mcp.json), as ${DEMO_AGENT}:`,
     indent(vscodeConfig(url, t("agent"))),
     "",
-    "MCP Inspector: npx @modelcontextprotocol/inspector, transport Streamable HTTP,",
+    `MCP Inspector: ${INSPECTOR_COMMAND}, transport Streamable HTTP,`,
     `  URL ${url}, header Authorization: Bearer ${t("humanRead")}`,
     "",
-    "More tokens and accounts: npm run admin -- --help",
+    "More tokens and accounts: npm run -s admin -- --help",
     "",
   );
-  return { url, lines };
+  return { url, lines, envFile: devVars.envFile ? devVars.file : null };
 }
 
 async function main(): Promise<void> {
   process.env.PATH = wranglerEnv().PATH;
+  const { persistTo } = optionsFromArgs();
   const port = portFromEnv();
-  let prepared;
+  await checkPort(port);
+  const target: Target = { remote: false, persistTo };
+  let prepared: Prepared;
   try {
-    prepared = await prepare();
+    prepared = await prepare(port, target);
   } catch (e) {
     console.error(`npm start could not prepare the local database: ${(e as Error).message}`);
     process.exit(1);
   }
   console.log(prepared.lines.join("\n"));
 
-  const args = wranglerDevArgs({ host: HOST, port, vars: { ALLOWED_ORIGINS: INSPECTOR_ORIGINS.join(",") } });
-  const child = spawn(process.execPath, [WRANGLER_JS, ...args], { cwd: ROOT, stdio: "inherit", env: wranglerEnv() });
-
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.on(signal, () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    });
-  }
-  child.on("error", (e) => {
-    console.error(`Could not start wrangler dev: ${e.message}`);
-    process.exit(1);
-  });
-  child.on("exit", (code, signal) => {
-    process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
+  const args = wranglerDevArgs({ host: HOST, port, persistTo, vars: { ALLOWED_ORIGINS: INSPECTOR_ORIGINS.join(",") } });
+  if (prepared.envFile) args.push("--env-file", prepared.envFile);
+  // Its own process group (so a stop reaches workerd too) and no interactive keys: stdin stays with this process.
+  args.push("--show-interactive-dev-session=false");
+  const child = supervise(process.execPath, [WRANGLER_JS, ...args], {
+    cwd: ROOT,
+    env: wranglerEnv(),
+    onStopping: (signal) => console.error(`\n${signal}: stopping wrangler dev and workerd…`),
   });
 
   const stopped = () => (child.exitCode !== null || child.signalCode !== null ? "exited" : null);

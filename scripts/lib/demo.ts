@@ -4,13 +4,18 @@
  * every start can show them again), and `.dev.vars` with a connector key.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { planAccount, planToken, type Sql } from "../../src/domain/provisioning.ts";
 import type { TokenKind, TokenScope } from "../../src/domain/principal.ts";
 import { applyMigrations, applySchemaFile, execute, query, ROOT, type Target } from "./d1.ts";
 
-export const DEMO_FILE = join(ROOT, ".taskgate-demo.json");
+/** Where the demo tokens are kept: the project root, or the state directory given with --persist-to. */
+export function demoFile(target: Target): string {
+  return join(target.persistTo ?? ROOT, ".taskgate-demo.json");
+}
+
+/** The project's .dev.vars, which wrangler dev reads on its own. */
 export const DEV_VARS_FILE = join(ROOT, ".dev.vars");
 export const DEMO_AGENT = "demo-agent";
 
@@ -34,12 +39,28 @@ export interface Demo {
   created_at: string;
 }
 
-/** Creates `.dev.vars` with a random CONNECTOR_KEY unless it exists. Returns whether it made one. */
-export function ensureDevVars(): boolean {
-  if (existsSync(DEV_VARS_FILE)) return false;
+export interface DevVars {
+  /** The file that holds CONNECTOR_KEY. */
+  file: string;
+  created: boolean;
+  /** Pass it to wrangler dev with --env-file (it is not the project's own .dev.vars). */
+  envFile: boolean;
+}
+
+/**
+ * A CONNECTOR_KEY for local connectors: the project's `.dev.vars` when it
+ * exists; else one is made with a random key, at the project root, or with
+ * --persist-to in that directory (so such a run writes only there).
+ */
+export function ensureDevVars(target: Target): DevVars {
+  if (existsSync(DEV_VARS_FILE)) return { file: DEV_VARS_FILE, created: false, envFile: false };
+  const file = target.persistTo ? join(target.persistTo, ".dev.vars") : DEV_VARS_FILE;
+  const envFile = file !== DEV_VARS_FILE;
+  if (existsSync(file)) return { file, created: false, envFile };
   const key = randomBytes(32).toString("base64");
-  writeFileSync(DEV_VARS_FILE, `# Local secrets for wrangler dev (git-ignored).\nCONNECTOR_KEY=${key}\n`, { mode: 0o600 });
-  return true;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `# Local secrets for wrangler dev (git-ignored).\nCONNECTOR_KEY=${key}\n`, { mode: 0o600 });
+  return { file, created: true, envFile };
 }
 
 /**
@@ -57,10 +78,10 @@ export function ensureSchema(target: Target): "created" | "upgraded" {
   return "created";
 }
 
-function readDemo(): Demo | null {
-  if (!existsSync(DEMO_FILE)) return null;
+function readDemo(file: string): Demo | null {
+  if (!existsSync(file)) return null;
   try {
-    const demo = JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Demo;
+    const demo = JSON.parse(readFileSync(file, "utf8")) as Demo;
     if (!demo?.account?.id || !demo.tokens) return null;
     return demo;
   } catch {
@@ -68,8 +89,8 @@ function readDemo(): Demo | null {
   }
 }
 
-function writeDemo(demo: Demo): void {
-  writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });
+function writeDemo(file: string, demo: Demo): void {
+  writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });
 }
 
 async function planRole(accountId: string, role: DemoRole, now: string): Promise<{ token: DemoToken; statements: Sql[] }> {
@@ -85,14 +106,15 @@ export interface DemoResult {
 }
 
 /**
- * The demo account of `.taskgate-demo.json` if it still exists in the local
+ * The demo account of `.taskgate-demo.json` (see demoFile) if it still exists in the local
  * database; tokens that were revoked, expired or removed are replaced. Without
  * the file (or its account), a fresh demo account with four tokens, written in
  * one batch.
  */
 export async function ensureDemo(target: Target): Promise<DemoResult> {
   const now = new Date().toISOString();
-  const saved = readDemo();
+  const file = demoFile(target);
+  const saved = readDemo(file);
   if (saved) {
     const rows = query<{ token_id: string | null; revoked_at: string | null; expires_at: string | null }>(target, {
       sql: "SELECT t.id AS token_id, t.revoked_at, t.expires_at FROM accounts a LEFT JOIN tokens t ON t.account_id = a.id WHERE a.id = ?",
@@ -111,7 +133,7 @@ export async function ensureDemo(target: Target): Promise<DemoResult> {
         statements.push(...planned.statements);
       }
       execute(target, statements);
-      writeDemo(saved);
+      writeDemo(file, saved);
       return { demo: saved, state: "renewed" };
     }
   }
@@ -125,6 +147,6 @@ export async function ensureDemo(target: Target): Promise<DemoResult> {
   }
   execute(target, statements);
   const demo: Demo = { account: { id: account.id, name: account.name }, tokens, created_at: now };
-  writeDemo(demo);
+  writeDemo(file, demo);
   return { demo, state: "created" };
 }
