@@ -102,3 +102,12 @@ export async function agentNames(db: D1Database, accountId: string): Promise<{ n
     .all<{ name: string; paused: number }>();
   return results.map((r) => ({ name: r.name, paused: r.paused === 1 }));
 }
+
+/** The provider no longer holds this grant (the app revoked its own refresh token): the row says so too. */
+export async function markGrantRevoked(db: D1Database, personId: string, grantId: string, now: string): Promise<number> {
+  const r = await db
+    .prepare("UPDATE tokens SET revoked_at = ? WHERE person_id = ? AND grant_id = ? AND revoked_at IS NULL")
+    .bind(now, personId, grantId)
+    .run();
+  return r.meta.changes ?? 0;
+}
