@@ -1,9 +1,10 @@
 /**
  * `npm start`: checks that the port is free, prepares the local database
- * (schema once, then any new migrations; a demo account with four tokens on
- * the first run), prints the MCP URL, the tokens and client configurations,
- * then serves the Worker with `wrangler dev` until stopped. SIGINT (Ctrl-C)
- * or SIGTERM stops wrangler and everything it started, then this process.
+ * (schema once, then any new migrations; a demo account with a person who
+ * signs in and four tokens on the first run), prints the MCP URL, the sign-in
+ * details, the tokens and client configurations, then serves the Worker with
+ * `wrangler dev` until stopped. SIGINT (Ctrl-C) or SIGTERM stops wrangler and
+ * everything it started, then this process.
  * The data lives in wrangler's default `.wrangler/state`, the same local D1
  * that `npm run admin` uses without flags, so a second start keeps it;
  * `npm start -- --persist-to DIR` keeps the database, the demo tokens and a
@@ -75,14 +76,31 @@ async function prepare(port: number, target: Target): Promise<Prepared> {
     renewed: "Using the demo account from an earlier start (revoked or missing tokens were replaced)",
   }[state];
   const file = demoFile(target);
-  lines.push(`${stateLine}: ${demo.account.id}. Its tokens are kept in ${file.startsWith(ROOT) ? file.slice(ROOT.length + 1) : file} (git-ignored).`);
+  lines.push(`${stateLine}: ${demo.account.id}. Its password and tokens are kept in ${file.startsWith(ROOT) ? file.slice(ROOT.length + 1) : file} (git-ignored).`);
+  const origin = url.replace(/\/mcp$/, "");
 
   const t = (role: DemoRole) => demo.tokens[role].secret;
   const row = (role: DemoRole, who: string) => `  ${who.padEnd(22)} ${t(role)}   ${DEMO_ROLES[role].sees}`;
   lines.push(
     "",
     `Taskgate MCP server: ${url}`,
-    "Send a token as the header  Authorization: Bearer <token>",
+    "",
+    "Connect an app with nothing but that URL: it opens Taskgate's sign-in page in the browser,",
+    "where you sign in and choose who it acts as (you, or one of your agents) and whether it may write.",
+    `  Sign in at   ${origin}/signin`,
+    `  Email        ${demo.person?.email ?? "(none)"}`,
+    `  Password     ${demo.person?.password ?? "(none)"}`,
+    "",
+    "Claude Desktop (claude_desktop_config.json), by URL through mcp-remote:",
+    indent(claudeDesktopConfig(url)),
+    "",
+    "Cursor (~/.cursor/mcp.json), by URL:",
+    indent(cursorConfig(url)),
+    "",
+    "VS Code (.vscode/mcp.json), by URL:",
+    indent(vscodeConfig(url)),
+    "",
+    "Headless agents and scripts send a token as the header  Authorization: Bearer <token>",
     "",
     "Tokens:",
     row("human", "human, write"),
@@ -90,10 +108,7 @@ async function prepare(port: number, target: Target): Promise<Prepared> {
     row("agent", `${DEMO_AGENT}, write`),
     row("agentRead", `${DEMO_AGENT}, read`),
     "",
-    "Claude Desktop (claude_desktop_config.json), as you:",
-    indent(claudeDesktopConfig(url, t("human"))),
-    "",
-    `Cursor (~/.cursor/mcp.json), as ${DEMO_AGENT}:`,
+    `With a header instead, e.g. Cursor as ${DEMO_AGENT}:`,
     indent(cursorConfig(url, t("agent"))),
     "",
     `VS Code (.vscode/mcp.json), as ${DEMO_AGENT}:`,
@@ -102,7 +117,7 @@ async function prepare(port: number, target: Target): Promise<Prepared> {
     `MCP Inspector: ${INSPECTOR_COMMAND}, transport Streamable HTTP,`,
     `  URL ${url}, header Authorization: Bearer ${t("humanRead")}`,
     "",
-    "More tokens and accounts: npm run -s admin -- --help",
+    "More people, tokens and accounts: npm run -s admin -- --help",
     "",
   );
   return { url, lines, envFile: devVars.envFile ? devVars.file : null };
