@@ -11,6 +11,7 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ROOT } from "./d1.ts";
 import { freePort, waitForHealth, WRANGLER_JS, wranglerDevArgs, wranglerEnv } from "./dev-server.ts";
+import { groupAlive, settle } from "./processes.ts";
 
 export class Checks {
   passed = 0;
@@ -133,6 +134,15 @@ export class DevServer {
     return this.output.filter((l) => l.trim()).slice(-lines).join("\n");
   }
 
+  /** The process group of the running server (wrangler, workerd, esbuild), or null when stopped. */
+  get pgid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /**
+   * Stops the whole group: SIGTERM, then SIGKILL after 5 s. Throws if a process
+   * of the group still lives a few seconds later, so nothing is left behind unnoticed.
+   */
   async stop(): Promise<void> {
     const child = this.child;
     if (!child?.pid) return;
@@ -148,6 +158,9 @@ export class DevServer {
     signalGroup("SIGTERM");
     for (let i = 0; i < 50 && !gone(); i++) await new Promise((r) => setTimeout(r, 100));
     signalGroup("SIGKILL");
+    const pgid = child.pid;
+    const left = await settle(() => (groupAlive(pgid) ? [pgid] : []));
+    if (left.length > 0) throw new Error(`wrangler dev's process group ${pgid} still runs after SIGKILL`);
   }
 
   /** Synchronous last resort when the process is exiting. */
