@@ -9,6 +9,7 @@
 import { INSPECTOR_ORIGINS } from "./lib/dev-server.ts";
 import { assert, Checks, connect, equal, type Era, type McpSession } from "./lib/e2e-harness.ts";
 import { LocalStack } from "./lib/local-stack.ts";
+import { descendants, settle } from "./lib/processes.ts";
 import { httpEdges, taskLife, toolList, type TokenRole } from "./lib/e2e-checks.ts";
 
 const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15 * 60_000);
@@ -31,6 +32,8 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await Promise.allSettled(sessions.map((s) => s.close()));
     await stack.stop().catch((e) => checks.fail("stop wrangler dev", (e as Error).message));
+    const left = await settle(() => descendants().filter((p) => /workerd|wrangler|chromium|headless_shell/.test(p.command)));
+    if (left.length > 0) checks.fail("nothing left running", left.map((p) => `${p.pid} ${p.command.slice(0, 60)}`).join("; "));
   })();
   return cleaning;
 }
@@ -51,7 +54,7 @@ const overall = setTimeout(() => {
   void cleanup().finally(finish);
 }, HARD_TIMEOUT_MS);
 
-async function setup(): Promise<Record<TokenRole, string> | null> {
+async function setup(): Promise<{ accountId: string; tokens: Record<TokenRole, string> } | null> {
   const schema = await checks.run("temporary D1 database: schema.sql applied", async () => {
     await stack.applySchema();
     return true;
@@ -72,7 +75,7 @@ async function setup(): Promise<Record<TokenRole, string> | null> {
         assert(/^tg_/.test(t.token), `a token for ${role}`);
         tokens[role] = t.token;
       }
-      return tokens;
+      return { accountId: account.id, tokens };
     })) ?? null
   );
 }
@@ -89,8 +92,9 @@ async function open(era: Era, role: TokenRole, secret: string): Promise<McpSessi
 
 async function main(): Promise<void> {
   console.log(`e2e: temporary state in ${stack.dir}`);
-  const tokens = await setup();
-  if (!tokens) return;
+  const ready = await setup();
+  if (!ready) return;
+  const { tokens } = ready;
   await httpEdges(checks, stack.base, tokens["human write"], ALLOWED_ORIGIN);
 
   const byEra = {} as Record<Era, Partial<Record<TokenRole, McpSession>>>;

@@ -210,23 +210,41 @@ function toResult(r: any): CallResult {
   return { isError: r.isError === true, text, structured: r.structuredContent ?? {} };
 }
 
-/** A real SDK client over HTTP with a bearer token. */
-export async function connect(url: string, secret: string, era: Era): Promise<McpSession> {
-  const requestInit = { headers: { authorization: `Bearer ${secret}` } };
-  let inner: { listTools: (p?: any) => Promise<any>; callTool: (p: any) => Promise<any>; close: () => Promise<void> };
+/** What a session needs of either SDK's Client. */
+interface SdkClient {
+  listTools: (p?: any) => Promise<any>;
+  callTool: (p: any) => Promise<any>;
+  close: () => Promise<void>;
+}
+
+/** How the transport authenticates: a fixed bearer token, or an SDK OAuth client provider. */
+export type Credentials = { secret: string } | { authProvider: object };
+
+function transportOptions(credentials: Credentials): Record<string, unknown> {
+  return "secret" in credentials ? { requestInit: { headers: { authorization: `Bearer ${credentials.secret}` } } } : { authProvider: credentials.authProvider };
+}
+
+/** A real SDK client over HTTP: the 2.x client (negotiating the newest protocol) or the 1.x SDK (initialize). */
+export async function connect(url: string, credentials: string | Credentials, era: Era): Promise<McpSession> {
+  const options = transportOptions(typeof credentials === "string" ? { secret: credentials } : credentials);
+  let inner: SdkClient;
   let protocolVersion: string | undefined;
   if (era === "modern") {
     const client = new Client({ name: "taskgate-e2e", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), options));
     protocolVersion = client.getNegotiatedProtocolVersion();
     inner = client;
   } else {
     const client = new LegacyClient({ name: "taskgate-e2e-legacy", version: "1.0.0" });
-    const transport = new LegacyTransport(new URL(url), { requestInit });
+    const transport = new LegacyTransport(new URL(url), options);
     await client.connect(transport);
     protocolVersion = transport.protocolVersion;
     inner = client;
   }
+  return session(era, protocolVersion, inner);
+}
+
+function session(era: Era, protocolVersion: string | undefined, inner: SdkClient): McpSession {
   const call = async (name: string, args: Record<string, unknown> = {}) => toResult(await inner.callTool({ name, arguments: args }));
   return {
     era,

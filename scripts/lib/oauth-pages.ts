@@ -8,6 +8,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { Page } from "playwright-core";
+import type { TokenRole } from "./e2e-checks.ts";
 
 export type ActAs = "self" | "agent";
 export type Access = "read" | "write";
@@ -17,6 +18,29 @@ export interface ConsentChoice {
   /** Required with actAs "agent": a new or an existing agent's name. */
   agentName?: string;
   access: Access;
+}
+
+/** What a `tg_` token of the same kind and scope is called in the checks: the grant must list the same tools. */
+export function roleOf(choice: ConsentChoice): TokenRole {
+  return `${choice.actAs === "self" ? "human" : "agent"} ${choice.access}` as TokenRole;
+}
+
+/** "as myself, read and write" / "as agent x, read only": for check names. */
+export function describeChoice(choice: ConsentChoice): string {
+  const who = choice.actAs === "self" ? "as myself" : `as agent ${choice.agentName}`;
+  return `${who}, ${choice.access === "write" ? "read and write" : "read only"}`;
+}
+
+/**
+ * The setup link of `npm run admin -- invite`, on the server under test: the
+ * CLI does not know which port `wrangler dev` listens on, so only its path and
+ * query are kept.
+ */
+export function setupLink(invite: Record<string, unknown>, base: string): string {
+  const printed = Object.values(invite).find((v): v is string => typeof v === "string" && /\/setup\?token=/.test(v));
+  if (!printed) throw new Error(`invite printed no setup URL: ${JSON.stringify(Object.keys(invite))}`);
+  const url = new URL(printed, base);
+  return new URL(`${url.pathname}${url.search}`, base).href;
 }
 
 export interface Person {
