@@ -7,7 +7,7 @@ import {
 } from "../db/account.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { recomputePurgeAfter } from "../db/trash.ts";
-import { forgetResolvedTokens } from "../http/auth.ts";
+import { forgetResolvedTokens } from "../db/principals.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
 import { cursor, id, limit } from "./schemas.ts";
 
