@@ -16,7 +16,8 @@ import { MAX_BODY_BYTES } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
-import { canonicalOrigin, providerFor } from "./oauth/provider.ts";
+import { canonicalOrigin, helpersFor, providerFor, TOKEN_PATH } from "./oauth/provider.ts";
+import { reflectRevocation, revokedTokenOf } from "./oauth/revocation.ts";
 import { purgeSignInRecords } from "./web/cleanup.ts";
 
 export const app = new Hono<AppEnv>();
@@ -98,8 +99,12 @@ app.all("*", async (c) => {
     }
     return c.json({ error: "https_required", error_description: `Use ${url.toString().replace(/^http:/, "https:")}: Taskgate is served over https.` }, 400);
   }
+  const ctx = c.executionCtx as unknown as ExecutionContext;
+  const revoking = c.req.method === "POST" && url.pathname === TOKEN_PATH ? revokedTokenOf(await c.req.raw.clone().formData().catch(() => null)) : null;
   // A copy: the provider sets env.OAUTH_PROVIDER on what it gets, and that must not leak to another origin's request.
-  return providerFor(origin).fetch(c.req.raw, { ...c.env }, c.executionCtx as unknown as ExecutionContext);
+  const res = await providerFor(origin).fetch(c.req.raw, { ...c.env }, ctx);
+  if (revoking && res.ok) await reflectRevocation(c.env.DB, helpersFor(origin, c.env), revoking);
+  return res;
 });
 
 app.onError((err, c) => {

@@ -11,7 +11,7 @@
  * only on loopback hosts, as OAuth 2.1 requires; the edge sends other plain
  * http requests to https before they get here.
  */
-import { OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
+import { getOAuthApi, OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env.ts";
 import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS, OAUTH_SCOPES, READ_SCOPE } from "../domain/grants.ts";
 import { looksLikeToken, hashToken } from "../domain/tokens.ts";
@@ -85,4 +85,9 @@ export function providerFor(origin: string): OAuthProvider<Env> {
     providers.set(origin, provider);
   }
   return provider;
+}
+
+/** The provider's helpers outside a request it dispatched (after a response, in the edge). */
+export function helpersFor(origin: string, env: Env): OAuthHelpers {
+  return getOAuthApi(options(origin), env);
 }

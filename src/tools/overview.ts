@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../mcp/tool.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
+import { withClient } from "../db/task-search.ts";
 import { cursor, isoTime, limit, toUtc } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
 
@@ -8,6 +9,7 @@ const activityEntry = z.object({
   id: z.string(),
   actor: z.string().describe("`human` or the agent's name"),
   token_id: z.string(),
+  client: z.string().nullable().describe("the app connected through OAuth that made the call; null for a tg_ token"),
   tool: z.string(),
   target_id: z.string().nullable(),
   summary: z.string(),
@@ -77,11 +79,9 @@ const listActivity = defineTool({
     const after = decodeCursor(args.cursor);
     if (after) (where.push("(created_at < ? OR (created_at = ? AND id < ?))"), binds.push(after.k, after.k, after.id));
     const { results } = await ctx.db
-      .prepare(
-        `SELECT id, actor, token_id, tool, target_id, summary, created_at FROM activity
-          WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .bind(...binds, args.limit + 1)
+      .prepare(withClient(`SELECT id, actor, token_id, tool, target_id, summary, created_at FROM activity
+          WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`))
+      .bind(...binds, args.limit + 1, ctx.principal.accountId)
       .all<z.infer<typeof activityEntry>>();
     return page(results, args.limit, (r) => ({ k: r.created_at, id: r.id }));
   },
