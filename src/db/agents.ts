@@ -37,14 +37,18 @@ export async function requireAgentByName(db: D1Database, accountId: string, name
 
 /** Agents by name, with their working token counts; fetches limit + 1 after the cursor's name. */
 export async function listAgents(db: D1Database, accountId: string, now: string, after: CursorKey | null, limit: number): Promise<AgentWithTokens[]> {
+  const { results } = await selectAgents(db, accountId, now, after, limit).all<AgentWithTokens>();
+  return results;
+}
+
+/** The statement of listAgents, to ride in a caller's batch. */
+export function selectAgents(db: D1Database, accountId: string, now: string, after: CursorKey | null, limit: number): D1PreparedStatement {
   const where = ["g.account_id = ?"];
   const binds: unknown[] = [now, accountId];
   if (after) (where.push("g.name > ?"), binds.push(after.k));
-  const { results } = await db
+  return db
     .prepare(`SELECT ${AGENT_COLUMNS}, ${ACTIVE_TOKENS} FROM agents g WHERE ${where.join(" AND ")} ORDER BY g.name LIMIT ?`)
-    .bind(...binds, limit + 1)
-    .all<AgentWithTokens>();
-  return results;
+    .bind(...binds, limit + 1);
 }
 
 export interface AgentDetail {
@@ -109,7 +113,13 @@ export async function fleetSnapshot(
   staleBefore: string,
   perAgent: number,
 ): Promise<{ agents: AgentRow[]; runs: FleetRunRow[]; tasks: FleetTaskRow[] }> {
-  const [agents, runs, tasks] = await db.batch([
+  const [agents, runs, tasks] = await db.batch(fleetStatements(db, accountId, staleBefore, perAgent));
+  return { agents: agents.results as AgentRow[], runs: runs.results as FleetRunRow[], tasks: tasks.results as FleetTaskRow[] };
+}
+
+/** The three statements of fleetSnapshot (agents, runs, held tasks), to ride in a caller's batch. */
+export function fleetStatements(db: D1Database, accountId: string, staleBefore: string, perAgent: number): D1PreparedStatement[] {
+  return [
     db.prepare(`SELECT ${AGENT_COLUMNS} FROM agents g WHERE g.account_id = ? ORDER BY g.name`).bind(accountId),
     db
       .prepare(
@@ -138,8 +148,7 @@ export async function fleetSnapshot(
           ORDER BY t.updated_at DESC, t.rid DESC`,
       )
       .bind(accountId, perAgent),
-  ]);
-  return { agents: agents.results as AgentRow[], runs: runs.results as FleetRunRow[], tasks: tasks.results as FleetTaskRow[] };
+  ];
 }
 
 export interface WorkloadRow {
