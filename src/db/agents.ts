@@ -117,10 +117,25 @@ export async function fleetSnapshot(
   return { agents: agents.results as AgentRow[], runs: runs.results as FleetRunRow[], tasks: tasks.results as FleetTaskRow[] };
 }
 
-/** The three statements of fleetSnapshot (agents, runs, held tasks), to ride in a caller's batch. */
-export function fleetStatements(db: D1Database, accountId: string, staleBefore: string, perAgent: number): D1PreparedStatement[] {
+/**
+ * The three statements of fleetSnapshot (agents, runs, held tasks), to ride in
+ * a caller's batch. With `page`, only the agents after `afterName` by name
+ * (`limit` + 1 of them, so the caller knows whether more follow) and their runs and tasks.
+ */
+export function fleetStatements(
+  db: D1Database,
+  accountId: string,
+  staleBefore: string,
+  perAgent: number,
+  page?: { afterName: string; limit: number },
+): D1PreparedStatement[] {
+  /** The page's agents, as a subquery of their ids. */
+  const pageIds = (account: string, after: string, limit: string) =>
+    `SELECT id FROM agents WHERE account_id = ${account} AND name > ${after} ORDER BY name LIMIT ${limit}`;
   return [
-    db.prepare(`SELECT ${AGENT_COLUMNS} FROM agents g WHERE g.account_id = ? ORDER BY g.name`).bind(accountId),
+    page
+      ? db.prepare(`SELECT ${AGENT_COLUMNS} FROM agents g WHERE g.account_id = ? AND g.name > ? ORDER BY g.name LIMIT ?`).bind(accountId, page.afterName, page.limit + 1)
+      : db.prepare(`SELECT ${AGENT_COLUMNS} FROM agents g WHERE g.account_id = ? ORDER BY g.name`).bind(accountId),
     db
       .prepare(
         `SELECT id, agent_id, task_id, task_title, started_at, last_event_at, stale, total FROM (
@@ -129,16 +144,17 @@ export function fleetStatements(db: D1Database, accountId: string, staleBefore: 
                   row_number() OVER (PARTITION BY r.agent_id, r.last_event_at < ?1 ORDER BY r.started_at DESC, r.id DESC) AS n,
                   count(*) OVER (PARTITION BY r.agent_id, r.last_event_at < ?1) AS total
              FROM runs r JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND t.trash_id IS NULL
-            WHERE r.account_id = ?2 AND r.status = 'running')
+            WHERE r.account_id = ?2 AND r.status = 'running'
+              ${page ? `AND r.agent_id IN (${pageIds("?2", "?4", "?5")})` : ""})
           WHERE n <= ?3 ORDER BY started_at DESC, id DESC`,
       )
-      .bind(staleBefore, accountId, perAgent),
+      .bind(staleBefore, accountId, perAgent, ...(page ? [page.afterName, page.limit] : [])),
     db
       .prepare(
         `WITH held AS MATERIALIZED (
            SELECT g.name, (SELECT count(*) FROM tasks c
                             WHERE c.account_id = ?1 AND c.assignee = g.name AND c.trash_id IS NULL AND c.status IN ${UNFINISHED}) AS total
-             FROM agents g WHERE g.account_id = ?1)
+             FROM agents g WHERE g.account_id = ?1 ${page ? `AND g.id IN (${pageIds("?1", "?3", "?4")})` : ""})
          SELECT t.id, t.title, t.status, t.assignee, held.total
            FROM held CROSS JOIN tasks t
           WHERE held.total > 0 AND t.rid IN (
@@ -147,7 +163,7 @@ export function fleetStatements(db: D1Database, accountId: string, staleBefore: 
                  ORDER BY h.updated_at DESC LIMIT ?2)
           ORDER BY t.updated_at DESC, t.rid DESC`,
       )
-      .bind(accountId, perAgent),
+      .bind(accountId, perAgent, ...(page ? [page.afterName, page.limit] : [])),
   ];
 }
 

@@ -15,9 +15,9 @@ import type { CursorKey } from "./cursor.ts";
 import { selectLabelRows, type LabelRow } from "./labels.ts";
 import { selectProjectRows, type CountedProjectRow } from "./projects.ts";
 import type { RunEvent } from "./runs.ts";
-import { selectSearchRows, selectTaskHistory, type HistoryRow, type SearchQuery, type SearchRow } from "./task-search.ts";
+import { selectSearchRows, type HistoryRow, type SearchQuery, type SearchRow } from "./task-search.ts";
 import { selectTaskList, taskDetailStatements, type TaskListFilter } from "./task-views.ts";
-import type { TaskRow } from "./tasks.ts";
+import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 import { selectTrashRows, type TrashRow } from "./trash.ts";
 
 export interface Frame {
@@ -74,91 +74,175 @@ export async function readTasksPage(
   };
 }
 
+type Ref = { id: string; title: string; status: string };
+
 export interface TaskPage extends Frame {
   task: TaskRow | null;
   project: { id: string; name: string; default_auto_ok: number | null } | null;
   parent: { id: string; title: string } | null;
   steps: { id: string; position: number; text: string; status: string }[];
+  stepCount: number;
   labels: { id: string; name: string }[];
-  waitsOn: { id: string; title: string; status: string }[];
-  blocks: { id: string; title: string; status: string }[];
-  subtasks: { id: string; title: string; status: string }[];
+  waitsOn: Ref[];
+  blocks: Ref[];
+  subtasks: Ref[];
+  subtaskCount: number;
   comments: { id: string; author: string; body: string; created_at: string }[];
   commentCount: number;
   runs: { id: string; agent: string; status: string; started_at: string; finished_at: string | null }[];
   events: RunEvent[];
+  eventCount: number;
   approval: { id: string; question: string; requested_by: string; created_at: string } | null;
   history: HistoryRow[];
 }
 
-/** One task with everything its page shows: get_task's reads, the latest comments, the latest run's log and the history. */
-export async function readTaskPage(
-  db: D1Database,
-  accountId: string,
-  taskId: string,
-  l: { comments: number; events: number; history: number; clip: number },
-): Promise<TaskPage> {
+export interface TaskPageLimits {
+  /** How many of each list the page shows at most. */
+  steps: number;
+  refs: number;
+  labels: number;
+  comments: number;
+  events: number;
+  history: number;
+  /** Characters shown of each kind of text (one more is read, to know it was cut). */
+  notesClip: number;
+  textClip: number;
+  lineClip: number;
+}
+
+/**
+ * One task with everything its page shows (get_task's reads, the latest
+ * comments, the latest run's log, the history), each list capped and each
+ * long text cut, so the page stays small whatever the task holds.
+ */
+export async function readTaskPage(db: D1Database, accountId: string, taskId: string, l: TaskPageLimits): Promise<TaskPage> {
   const a = accountId;
   const d = taskDetailStatements(db, a, taskId, 5);
+  const title = (col: string) => `substr(${col}, 1, ${l.lineClip + 1}) AS title`;
+  const refs = (join: string, where: string) =>
+    db
+      .prepare(
+        `SELECT t.id, ${title("t.title")}, t.status FROM task_dependencies d JOIN tasks t ON ${join}
+          WHERE ${where} AND d.account_id = ?2 AND t.account_id = ?2 AND t.trash_id IS NULL ORDER BY t.created_at, t.rid LIMIT ?3`,
+      )
+      .bind(taskId, a, l.refs);
+  const latestRun = "(SELECT id FROM runs WHERE task_id = ?1 AND account_id = ?2 ORDER BY started_at DESC, id DESC LIMIT 1)";
   const r = await readBatch(db, {
     ...frameStatements(db, a),
-    task: d.task,
-    steps: d.steps,
-    labels: d.labels,
-    waitsOn: d.waitsOn,
-    blocks: d.blocks,
+    task: db
+      .prepare(`SELECT ${TASK_COLUMNS.replace("t.notes", `substr(t.notes, 1, ${l.notesClip + 1}) AS notes`)} FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`)
+      .bind(taskId, a),
+    steps: db
+      .prepare(
+        `SELECT id, position, substr(text, 1, ?3) AS text, status FROM steps WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL
+          ORDER BY position, created_at, id LIMIT ?4`,
+      )
+      .bind(taskId, a, l.lineClip + 1, l.steps),
+    stepCount: db.prepare("SELECT count(*) AS n FROM steps WHERE task_id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
+    labels: db
+      .prepare(
+        `SELECT l.id, l.name FROM task_labels tl JOIN labels l ON l.id = tl.label_id AND l.account_id = tl.account_id
+          WHERE tl.task_id = ? AND tl.account_id = ? ORDER BY l.name LIMIT ?`,
+      )
+      .bind(taskId, a, l.labels),
+    waitsOn: refs("t.id = d.depends_on_id", "d.task_id = ?1"),
+    blocks: refs("t.id = d.task_id", "d.depends_on_id = ?1"),
     runs: d.runs,
     approval: d.approval,
     project: db
       .prepare(
-        `SELECT p.id, p.name, p.default_auto_ok FROM tasks t JOIN projects p ON p.id = t.project_id AND p.account_id = t.account_id
-          WHERE t.id = ? AND t.account_id = ? AND p.trash_id IS NULL`,
+        `SELECT p.id, substr(p.name, 1, ?3) AS name, p.default_auto_ok FROM tasks t JOIN projects p ON p.id = t.project_id AND p.account_id = t.account_id
+          WHERE t.id = ?1 AND t.account_id = ?2 AND p.trash_id IS NULL`,
       )
-      .bind(taskId, a),
+      .bind(taskId, a, l.lineClip + 1),
     parent: db
       .prepare(
-        `SELECT p.id, p.title FROM tasks t JOIN tasks p ON p.id = t.parent_id AND p.account_id = t.account_id
-          WHERE t.id = ? AND t.account_id = ? AND p.trash_id IS NULL`,
+        `SELECT p.id, ${title("p.title")} FROM tasks t JOIN tasks p ON p.id = t.parent_id AND p.account_id = t.account_id
+          WHERE t.id = ?1 AND t.account_id = ?2 AND p.trash_id IS NULL`,
       )
       .bind(taskId, a),
     subtasks: db
-      .prepare("SELECT id, title, status FROM tasks WHERE parent_id = ? AND account_id = ? AND trash_id IS NULL ORDER BY created_at, id LIMIT ?")
-      .bind(taskId, a, PAGE_LISTS),
+      .prepare(`SELECT id, ${title("title")}, status FROM tasks WHERE parent_id = ?1 AND account_id = ?2 AND trash_id IS NULL ORDER BY created_at, id LIMIT ?3`)
+      .bind(taskId, a, l.refs),
+    subtaskCount: d.subtasks,
     comments: db
       .prepare(
         `SELECT * FROM (SELECT id, author, substr(body, 1, ?3) AS body, created_at FROM comments
             WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL ORDER BY created_at DESC, id DESC LIMIT ?4)
           ORDER BY created_at, id`,
       )
-      .bind(taskId, a, l.clip + 1, l.comments),
+      .bind(taskId, a, l.textClip + 1, l.comments),
     commentCount: db.prepare("SELECT count(*) AS n FROM comments WHERE task_id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
     events: db
       .prepare(
         `SELECT * FROM (SELECT id, kind, substr(message, 1, ?3) AS message, url, created_at FROM run_events
-            WHERE account_id = ?2 AND run_id = (SELECT id FROM runs WHERE task_id = ?1 AND account_id = ?2 ORDER BY started_at DESC, id DESC LIMIT 1)
-            ORDER BY created_at DESC, id DESC LIMIT ?4)
+            WHERE account_id = ?2 AND run_id = ${latestRun} ORDER BY created_at DESC, id DESC LIMIT ?4)
           ORDER BY created_at, id`,
       )
-      .bind(taskId, a, l.clip + 1, l.events),
-    history: selectTaskHistory(db, a, taskId, null, l.history),
+      .bind(taskId, a, l.lineClip + 1, l.events),
+    eventCount: db.prepare(`SELECT count(*) AS n FROM run_events WHERE account_id = ?2 AND run_id = ${latestRun}`).bind(taskId, a),
+    history: db
+      .prepare(
+        `SELECT id, actor, token_id, tool, substr(summary, 1, ?3) AS summary, created_at FROM activity
+          WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4`,
+      )
+      .bind(taskId, a, l.lineClip + 1, l.history),
   });
   type P = TaskPage;
+  const n = (rows: unknown[]) => (rows[0] as { n: number }).n;
   return {
     ...frameOf(r, a),
     task: (r.task[0] as TaskRow | undefined) ?? null,
     project: (r.project[0] as P["project"] | undefined) ?? null,
     parent: (r.parent[0] as P["parent"] | undefined) ?? null,
     steps: r.steps as P["steps"],
+    stepCount: n(r.stepCount),
     labels: r.labels as P["labels"],
-    waitsOn: r.waitsOn as P["waitsOn"],
-    blocks: r.blocks as P["blocks"],
-    subtasks: r.subtasks as P["subtasks"],
+    waitsOn: r.waitsOn as Ref[],
+    blocks: r.blocks as Ref[],
+    subtasks: r.subtasks as Ref[],
+    subtaskCount: n(r.subtaskCount),
     comments: r.comments as P["comments"],
-    commentCount: (r.commentCount[0] as { n: number }).n,
+    commentCount: n(r.commentCount),
     runs: r.runs as P["runs"],
     events: r.events as RunEvent[],
+    eventCount: n(r.eventCount),
     approval: (r.approval[0] as P["approval"] | undefined) ?? null,
-    history: (r.history as HistoryRow[]).slice(0, l.history),
+    history: r.history as HistoryRow[],
+  };
+}
+
+/** One whole text of a task (its notes, or one of its comments, steps or run events), for the page that shows it in full. */
+export async function readTaskText(
+  db: D1Database,
+  accountId: string,
+  taskId: string,
+  part: string,
+): Promise<Frame & { task: { id: string; title: string } | null; text: { what: string; author: string | null; body: string; created_at: string | null } | null }> {
+  const a = accountId;
+  const text =
+    part === "notes"
+      ? db.prepare("SELECT 'notes' AS what, NULL AS author, notes AS body, NULL AS created_at FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a)
+      : part.startsWith("cmt_")
+        ? db.prepare("SELECT 'comment' AS what, author, body, created_at FROM comments WHERE id = ?3 AND task_id = ?1 AND account_id = ?2 AND trash_id IS NULL").bind(taskId, a, part)
+        : part.startsWith("stp_")
+          ? db.prepare("SELECT 'step' AS what, NULL AS author, text AS body, created_at FROM steps WHERE id = ?3 AND task_id = ?1 AND account_id = ?2 AND trash_id IS NULL").bind(taskId, a, part)
+          : db
+              .prepare(
+                `SELECT 'run event' AS what, g.name AS author, e.message AS body, e.created_at FROM run_events e
+                   JOIN runs r ON r.id = e.run_id AND r.account_id = e.account_id JOIN agents g ON g.id = r.agent_id
+                  WHERE e.id = ?3 AND r.task_id = ?1 AND e.account_id = ?2`,
+              )
+              .bind(taskId, a, part);
+  const r = await readBatch(db, {
+    ...frameStatements(db, a),
+    task: db.prepare("SELECT id, title FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
+    text,
+  });
+  return {
+    ...frameOf(r, a),
+    task: (r.task[0] as { id: string; title: string } | undefined) ?? null,
+    text: (r.text[0] as { what: string; author: string | null; body: string; created_at: string | null } | undefined) ?? null,
   };
 }
 
@@ -169,15 +253,22 @@ export interface AgentsPage extends Frame {
   tokens: AgentWithTokens[];
 }
 
-/** What fleet_status reads, plus each agent's working token count (list_agents). */
-export async function readAgentsPage(db: D1Database, accountId: string, now: string, staleBefore: string, perAgent: number): Promise<AgentsPage> {
-  const [agents, runs, held] = fleetStatements(db, accountId, staleBefore, perAgent);
+/**
+ * What fleet_status reads, for one page of agents by name (`limit` + 1 rows,
+ * so the page knows whether more follow), plus each agent's working token count (list_agents).
+ */
+export async function readAgentsPage(
+  db: D1Database,
+  accountId: string,
+  q: { now: string; staleBefore: string; perAgent: number; afterName: string; limit: number },
+): Promise<AgentsPage> {
+  const [agents, runs, held] = fleetStatements(db, accountId, q.staleBefore, q.perAgent, { afterName: q.afterName, limit: q.limit });
   const r = await readBatch(db, {
     ...frameStatements(db, accountId),
     agents,
     runs,
     held,
-    tokens: selectAgents(db, accountId, now, null, 1000),
+    tokens: selectAgents(db, accountId, q.now, q.afterName ? { k: q.afterName, id: "" } : null, q.limit),
   });
   return {
     ...frameOf(r, accountId),
