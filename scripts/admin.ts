@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { planAccount, planToken } from "../src/domain/provisioning.ts";
+import { normalizeEmail, planInvite, setupUrl } from "../src/domain/people.ts";
 import { execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
@@ -15,7 +16,8 @@ const USAGE = `Usage: npm run admin -- <command> [--remote | --persist-to DIR]
 Commands:
   create-account --name NAME
   create-token   --account ID --kind human|agent --scope read|write [--agent NAME] [--label TEXT] [--expires ISO]
-  list-tokens    --account ID
+  invite         --account ID --email EMAIL [--url BASE]   (prints a one-time setup link, valid 7 days)
+  list-tokens    --account ID                              (tg_ tokens and apps connected through OAuth)
   revoke-token   --id ID
   connect        --account ID --provider drive|slack|notion --credentials-file FILE`;
 
@@ -57,11 +59,33 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
     console.error("Store this token now: it is shown only once.");
     return { id: plan.id, token: plan.secret };
   },
+  async invite(values, target) {
+    const accountId = required(values, "account");
+    const email = normalizeEmail(required(values, "email"));
+    const base = baseUrl(values, target);
+    let plan;
+    try {
+      plan = await planInvite(accountId, email, new Date().toISOString());
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    accountMustExist(target, accountId);
+    const owner = query<{ account_id: string }>(target, { sql: "SELECT account_id FROM people WHERE email = ?", params: [plan.email] });
+    if (owner.length > 0 && owner[0].account_id !== accountId) {
+      throw new UsageError(`${plan.email} already signs in to account ${owner[0].account_id}; an email belongs to one account`);
+    }
+    execute(target, plan.statements);
+    const person = query<{ id: string }>(target, { sql: "SELECT id FROM people WHERE email = ?", params: [plan.email] });
+    console.error("Send this link to the person: it works once, until it expires.");
+    return { person_id: person[0]?.id ?? null, account_id: accountId, email: plan.email, setup_url: setupUrl(base, plan.secret), expires_at: plan.expiresAt };
+  },
   "list-tokens"(values, target) {
     const accountId = required(values, "account");
     accountMustExist(target, accountId);
     return query(target, {
-      sql: `SELECT t.id, t.label, t.kind, t.scope, a.name AS agent, t.prefix, t.created_at, t.expires_at, t.revoked_at, t.last_used_at
+      sql: `SELECT t.id, CASE WHEN t.client_id IS NULL THEN 'token' ELSE 'oauth' END AS source, t.label, t.kind, t.scope, a.name AS agent,
+                   CASE WHEN t.client_id IS NULL THEN t.prefix END AS prefix, t.client_name, t.client_id,
+                   t.created_at, t.expires_at, t.revoked_at, t.last_used_at
               FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id WHERE t.account_id = ? ORDER BY t.created_at`,
       params: [accountId],
     });
@@ -76,6 +100,24 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
   },
   connect: connectCommand,
 };
+
+/** Where the setup link points: --url, or the local server `npm start` runs. */
+function baseUrl(values: Values, target: Target): string {
+  const raw = typeof values.url === "string" ? values.url.trim() : "";
+  if (!raw) {
+    if (target.remote) throw new UsageError("--url https://your-taskgate-host is needed with --remote: the link must point at the deployed Worker");
+    return `http://127.0.0.1:${process.env.PORT || "8787"}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--url must be an origin like https://taskgate.example.com (got ${raw})`);
+  }
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new UsageError("--url must use https (http only for localhost)");
+  return url.origin;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -103,6 +145,8 @@ async function main(argv: string[]): Promise<number> {
         label: { type: "string" },
         expires: { type: "string" },
         id: { type: "string" },
+        email: { type: "string" },
+        url: { type: "string" },
         provider: { type: "string" },
         "credentials-file": { type: "string" },
       },

@@ -1,6 +1,7 @@
 /**
- * `npm start`: prepares the local database (schema once, a demo account with
- * four tokens on the first run), prints the MCP URL, the tokens and client
+ * `npm start`: prepares the local database (schema once, migrations after, a
+ * demo account with a person who signs in and four tokens on the first run),
+ * prints the MCP URL, the sign-in details, the tokens and client
  * configurations, then serves the Worker with `wrangler dev` until stopped.
  * The data lives in wrangler's default `.wrangler/state`, the same local D1
  * that `npm run admin` uses without flags, so a second start keeps it.
@@ -33,21 +34,38 @@ async function prepare(): Promise<{ url: string; lines: string[] }> {
 
   if (ensureDevVars()) lines.push("Created .dev.vars with a random CONNECTOR_KEY (git-ignored).");
   console.error("Preparing the local database…");
-  if (ensureSchema(target)) lines.push("Applied schema.sql to the local D1 database (.wrangler/state).");
+  if (ensureSchema(target) === "applied") lines.push("Applied schema.sql to the local D1 database (.wrangler/state).");
   const { demo, state } = await ensureDemo(target);
   const stateLine = {
     created: "Created a demo account with four tokens",
     kept: "Using the demo account from an earlier start",
     renewed: "Using the demo account from an earlier start (revoked or missing tokens were replaced)",
   }[state];
-  lines.push(`${stateLine}: ${demo.account.id}. Its tokens are kept in ${DEMO_FILE.slice(ROOT.length + 1)} (git-ignored).`);
+  lines.push(`${stateLine}: ${demo.account.id}. Its password and tokens are kept in ${DEMO_FILE.slice(ROOT.length + 1)} (git-ignored).`);
+  const origin = url.replace(/\/mcp$/, "");
 
   const t = (role: DemoRole) => demo.tokens[role].secret;
   const row = (role: DemoRole, who: string) => `  ${who.padEnd(22)} ${t(role)}   ${DEMO_ROLES[role].sees}`;
   lines.push(
     "",
     `Taskgate MCP server: ${url}`,
-    "Send a token as the header  Authorization: Bearer <token>",
+    "",
+    "Connect an app with nothing but that URL: it opens Taskgate's sign-in page in the browser,",
+    "where you sign in and choose who it acts as (you, or one of your agents) and whether it may write.",
+    `  Sign in at   ${origin}/signin`,
+    `  Email        ${demo.person?.email ?? "(none)"}`,
+    `  Password     ${demo.person?.password ?? "(none)"}`,
+    "",
+    "Claude Desktop (claude_desktop_config.json), by URL through mcp-remote:",
+    indent(claudeDesktopConfig(url)),
+    "",
+    "Cursor (~/.cursor/mcp.json), by URL:",
+    indent(cursorConfig(url)),
+    "",
+    "VS Code (.vscode/mcp.json), by URL:",
+    indent(vscodeConfig(url)),
+    "",
+    "Headless agents and scripts send a token as the header  Authorization: Bearer <token>",
     "",
     "Tokens:",
     row("human", "human, write"),
@@ -55,19 +73,13 @@ async function prepare(): Promise<{ url: string; lines: string[] }> {
     row("agent", `${DEMO_AGENT}, write`),
     row("agentRead", `${DEMO_AGENT}, read`),
     "",
-    "Claude Desktop (claude_desktop_config.json), as you:",
-    indent(claudeDesktopConfig(url, t("human"))),
-    "",
-    `Cursor (~/.cursor/mcp.json), as ${DEMO_AGENT}:`,
+    `With a header instead, e.g. Cursor as ${DEMO_AGENT}:`,
     indent(cursorConfig(url, t("agent"))),
-    "",
-    `VS Code (.vscode/mcp.json), as ${DEMO_AGENT}:`,
-    indent(vscodeConfig(url, t("agent"))),
     "",
     "MCP Inspector: npx @modelcontextprotocol/inspector, transport Streamable HTTP,",
     `  URL ${url}, header Authorization: Bearer ${t("humanRead")}`,
     "",
-    "More tokens and accounts: npm run admin -- --help",
+    "More people, tokens and accounts: npm run admin -- --help",
     "",
   );
   return { url, lines };

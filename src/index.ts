@@ -6,13 +6,17 @@ import { originCheck } from "./http/origin.ts";
 import { MAX_BODY_BYTES, mcpHandler } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
+import { purgeSignInRecords } from "./web/cleanup.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
+import { tagRequest } from "./http/request-id.ts";
+import { webApp } from "./web/app.ts";
 
 export const app = new Hono<AppEnv>();
 
 app.use("*", async function requestId(c, next) {
   const id = crypto.randomUUID();
   c.set("requestId", id);
+  tagRequest(c.req.raw, id);
   await next();
   c.res.headers.set("x-request-id", id);
 });
@@ -79,6 +83,8 @@ app.post("/mcp", bearerAuth(), (c) => {
   });
 });
 
+app.route("/", webApp());
+
 app.notFound((c) => c.json({ error: "not_found", error_description: "Taskgate serves MCP at POST /mcp and a probe at GET /health." }, 404));
 
 app.onError((err, c) => {
@@ -89,6 +95,8 @@ app.onError((err, c) => {
 export default {
   fetch: app.fetch,
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext) {
-    ctx.waitUntil(purgeExpiredTrash(env.DB, new Date().toISOString()));
+    const now = new Date();
+    ctx.waitUntil(purgeExpiredTrash(env.DB, now.toISOString()));
+    ctx.waitUntil(purgeSignInRecords(env.DB, now));
   },
 } satisfies ExportedHandler<Env>;

@@ -67,6 +67,21 @@ export function execute(target: Target, statements: Sql[]): void {
   }
 }
 
+/** `wrangler d1 migrations apply`: brings a database made from an older schema.sql up to date (a no-op when it is). */
+export function applyMigrations(target: Target): void {
+  const where = target.remote ? ["--remote"] : ["--local", ...(target.persistTo ? ["--persist-to", target.persistTo] : [])];
+  const res = spawnSync(process.execPath, [WRANGLER, "d1", "migrations", "apply", "taskgate", ...where], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (res.status !== 0) {
+    const lines = (res.stderr || res.stdout || "").split("\n").filter((l) => l.trim());
+    throw new Error(`wrangler d1 migrations apply failed:\n${lines.slice(-5).join("\n")}`);
+  }
+}
+
 export function applySchemaFile(target: Target, file: string): void {
   wrangler(target, ["--file", file]);
 }

@@ -7,12 +7,15 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { planAccount, planToken, type Sql } from "../../src/domain/provisioning.ts";
+import { planDemoPerson } from "../../src/domain/people.ts";
+import { hashPassword, verifyPassword } from "../../src/domain/passwords.ts";
 import type { TokenKind, TokenScope } from "../../src/domain/principal.ts";
-import { applySchemaFile, execute, query, ROOT, type Target } from "./d1.ts";
+import { applyMigrations, applySchemaFile, execute, query, ROOT, type Target } from "./d1.ts";
 
 export const DEMO_FILE = join(ROOT, ".taskgate-demo.json");
 export const DEV_VARS_FILE = join(ROOT, ".dev.vars");
 export const DEMO_AGENT = "demo-agent";
+export const DEMO_EMAIL = "demo@example.com";
 
 export type DemoRole = "human" | "humanRead" | "agent" | "agentRead";
 
@@ -28,9 +31,16 @@ export interface DemoToken {
   secret: string;
 }
 
+export interface DemoPerson {
+  email: string;
+  password: string;
+}
+
 export interface Demo {
   account: { id: string; name: string };
   tokens: Record<DemoRole, DemoToken>;
+  /** The person who signs in on the pages (and consents when an app connects by URL). */
+  person?: DemoPerson;
   created_at: string;
 }
 
@@ -42,11 +52,41 @@ export function ensureDevVars(): boolean {
   return true;
 }
 
-/** Applies schema.sql unless the local D1 already has the `tasks` table. Returns whether it applied it. */
-export function ensureSchema(target: Target): boolean {
+/**
+ * Applies schema.sql unless the local D1 already has the `tasks` table; a
+ * database from an earlier start gets the migrations it lacks instead.
+ * Returns what it did.
+ */
+export function ensureSchema(target: Target): "applied" | "migrated" {
   const rows = query(target, { sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", params: ["tasks"] });
-  if (rows.length > 0) return false;
+  if (rows.length > 0) {
+    applyMigrations(target);
+    return "migrated";
+  }
   applySchemaFile(target, join(ROOT, "schema.sql"));
+  return "applied";
+}
+
+/** A readable random password for the demo person: 20 characters, letters and digits. */
+function demoPassword(): string {
+  const alphabet = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  return Array.from(randomBytes(20), (b) => alphabet[b % alphabet.length]).join("");
+}
+
+/** The demo person, kept if its saved password still signs in, otherwise (re)made with a new password. */
+async function ensureDemoPerson(target: Target, demo: Demo, now: string): Promise<boolean> {
+  if (demo.person) {
+    const rows = query<{ password_hash: string | null; account_id: string }>(target, {
+      sql: "SELECT password_hash, account_id FROM people WHERE email = ?",
+      params: [demo.person.email],
+    });
+    const row = rows[0];
+    if (row && row.account_id === demo.account.id && row.password_hash && (await verifyPassword(demo.person.password, row.password_hash))) return false;
+  }
+  const password = demoPassword();
+  const plan = planDemoPerson(demo.account.id, DEMO_EMAIL, await hashPassword(password), now);
+  execute(target, plan.statements);
+  demo.person = { email: plan.email, password };
   return true;
 }
 
@@ -96,7 +136,11 @@ export async function ensureDemo(target: Target): Promise<DemoResult> {
         rows.filter((r) => r.token_id && !r.revoked_at && (!r.expires_at || Date.parse(r.expires_at) > Date.now())).map((r) => r.token_id),
       );
       const stale = (Object.keys(DEMO_ROLES) as DemoRole[]).filter((role) => !saved.tokens[role] || !live.has(saved.tokens[role].id));
-      if (stale.length === 0) return { demo: saved, state: "kept" };
+      const personChanged = await ensureDemoPerson(target, saved, now);
+      if (stale.length === 0) {
+        if (personChanged) writeDemo(saved);
+        return { demo: saved, state: personChanged ? "renewed" : "kept" };
+      }
       const statements: Sql[] = [];
       for (const role of stale) {
         const planned = await planRole(saved.account.id, role, now);
@@ -118,6 +162,7 @@ export async function ensureDemo(target: Target): Promise<DemoResult> {
   }
   execute(target, statements);
   const demo: Demo = { account: { id: account.id, name: account.name }, tokens, created_at: now };
+  await ensureDemoPerson(target, demo, now);
   writeDemo(demo);
   return { demo, state: "created" };
 }

@@ -24,4 +24,5 @@ export const ID_PREFIX = {
   connector: "con",
   trash: "trs",
   activity: "act",
+  person: "per",
 } as const;
