@@ -57,10 +57,12 @@ export const AgentsPage: FC<{ view: View; data: Data; staleMinutes: number; next
           );
         })}
       </div>
-      <nav class="pager" aria-label="More agents">
-        {!first ? <a class="button" href="/agents">First agents</a> : null}
-        {nextAfter ? <a class="button" href={`/agents?after=${encodeURIComponent(nextAfter)}`}>More agents</a> : null}
-      </nav>
+      {!first || nextAfter ? (
+        <nav class="pager" aria-label="More agents">
+          {!first ? <a class="button" href="/agents">First agents</a> : null}
+          {nextAfter ? <a class="button" href={`/agents?after=${encodeURIComponent(nextAfter)}`}>More agents</a> : null}
+        </nav>
+      ) : null}
     </Shell>
   );
 };

@@ -107,10 +107,12 @@ export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view
           />
         );
       })}
-      <nav class="pager" aria-label="More approvals">
-        {page > 1 ? <a class="button" href={page === 2 ? "/" : `/?page=${page - 1}`}>Newer</a> : null}
-        {more ? <a class="button" href={`/?page=${page + 1}`}>Older</a> : null}
-      </nav>
+      {page > 1 || more ? (
+        <nav class="pager" aria-label="More approvals">
+          {page > 1 ? <a class="button" href={page === 2 ? "/" : `/?page=${page - 1}`}>Newer</a> : null}
+          {more ? <a class="button" href={`/?page=${page + 1}`}>Older</a> : null}
+        </nav>
+      ) : null}
     </Shell>
   );
 };
