@@ -6,11 +6,10 @@
  * Prints one line per check and `e2e: N passed, M failed`; exits 1 on any
  * failure. Whatever happens, it stops the server and removes the directory.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { INSPECTOR_ORIGINS } from "./lib/dev-server.ts";
-import { admin, applySchema, assert, Checks, connect, DevServer, equal, removeDir, stopCommands, type Era, type McpSession } from "./lib/e2e-harness.ts";
+import { assert, Checks, connect, equal, type Era, type McpSession } from "./lib/e2e-harness.ts";
+import { LocalStack } from "./lib/local-stack.ts";
+import { descendants, settle } from "./lib/processes.ts";
 import { httpEdges, taskLife, toolList, type TokenRole } from "./lib/e2e-checks.ts";
 
 const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15 * 60_000);
@@ -24,20 +23,17 @@ const ROLES: { role: TokenRole; args: string[] }[] = [
 ];
 
 const checks = new Checks();
-const dir = mkdtempSync(join(tmpdir(), "taskgate-e2e-"));
-const server = new DevServer();
+const stack = new LocalStack("taskgate-e2e-");
 const sessions: McpSession[] = [];
 let cleaning: Promise<void> | null = null;
-let cleaned = false;
 
 /** Stops everything this script started and removes the directory; every caller waits for the same run. */
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
-    stopCommands();
     await Promise.allSettled(sessions.map((s) => s.close()));
-    await server.stop();
-    removeDir(dir);
-    cleaned = true;
+    await stack.stop().catch((e) => checks.fail("stop wrangler dev", (e as Error).message));
+    const left = await settle(() => descendants().filter((p) => /workerd|wrangler|chromium|headless_shell/.test(p.command)));
+    if (left.length > 0) checks.fail("nothing left running", left.map((p) => `${p.pid} ${p.command.slice(0, 60)}`).join("; "));
   })();
   return cleaning;
 }
@@ -47,12 +43,6 @@ function finish(): never {
   process.exit(checks.failed > 0 ? 1 : 0);
 }
 
-process.on("exit", () => {
-  if (cleaned) return;
-  stopCommands();
-  server.killNow();
-  removeDir(dir);
-});
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     checks.fail("e2e", `interrupted by ${signal}`);
@@ -64,39 +54,35 @@ const overall = setTimeout(() => {
   void cleanup().finally(finish);
 }, HARD_TIMEOUT_MS);
 
-async function setup(): Promise<Record<TokenRole, string> | null> {
+async function setup(): Promise<{ accountId: string; tokens: Record<TokenRole, string> } | null> {
   const schema = await checks.run("temporary D1 database: schema.sql applied", async () => {
-    await applySchema(dir);
+    await stack.applySchema();
     return true;
   });
   if (schema === undefined) return null;
   const started = await checks.run("wrangler dev answers GET /health on a free local port", async () => {
-    try {
-      await server.start(dir, { ALLOWED_ORIGINS: ALLOWED_ORIGIN });
-    } catch (e) {
-      throw new Error(`${(e as Error).message}\n${server.tail()}`);
-    }
-    return server.base;
+    await stack.start({ ALLOWED_ORIGINS: ALLOWED_ORIGIN });
+    return stack.base;
   });
   if (started === undefined) return null;
   return (
     (await checks.run("admin CLI: create-account, then one token of each kind and scope", async () => {
-      const account = await admin(dir, ["create-account", "--name", "E2E"]);
+      const account = await stack.admin(["create-account", "--name", "E2E"]);
       assert(/^acc_/.test(account.id), `an account id, got ${JSON.stringify(account)}`);
       const tokens = {} as Record<TokenRole, string>;
       for (const { role, args } of ROLES) {
-        const t = await admin(dir, ["create-token", "--account", account.id, ...args]);
+        const t = await stack.admin(["create-token", "--account", account.id, ...args]);
         assert(/^tg_/.test(t.token), `a token for ${role}`);
         tokens[role] = t.token;
       }
-      return tokens;
+      return { accountId: account.id, tokens };
     })) ?? null
   );
 }
 
 async function open(era: Era, role: TokenRole, secret: string): Promise<McpSession | undefined> {
   return checks.run(`${era} client connects with the ${role} token`, async () => {
-    const s = await connect(`${server.base}/mcp`, secret, era);
+    const s = await connect(`${stack.base}/mcp`, secret, era);
     sessions.push(s);
     if (era === "modern") equal(s.protocolVersion, "2026-07-28", "negotiated protocol version");
     else assert(s.protocolVersion && s.protocolVersion !== "2026-07-28", `a legacy protocol version, got ${s.protocolVersion}`);
@@ -105,10 +91,11 @@ async function open(era: Era, role: TokenRole, secret: string): Promise<McpSessi
 }
 
 async function main(): Promise<void> {
-  console.log(`e2e: temporary state in ${dir}`);
-  const tokens = await setup();
-  if (!tokens) return;
-  await httpEdges(checks, server.base, tokens["human write"], ALLOWED_ORIGIN);
+  console.log(`e2e: temporary state in ${stack.dir}`);
+  const ready = await setup();
+  if (!ready) return;
+  const { tokens } = ready;
+  await httpEdges(checks, stack.base, tokens["human write"], ALLOWED_ORIGIN);
 
   const byEra = {} as Record<Era, Partial<Record<TokenRole, McpSession>>>;
   for (const era of ["modern", "legacy"] as const) {
