@@ -113,7 +113,7 @@ export const AppsPage: FC<{
       </section>
       <h2>Connected apps</h2>
       <p class="hint">Apps agents may search and read for context. The operator connects them with the admin CLI.</p>
-      {setupError ? <p class="flash error">{setupError}</p> : null}
+      {setupError ? <p class="notice warn">{setupError}</p> : null}
       <div class="grid">
         {PROVIDERS.map((p) => {
           const row = data.connectors.find((c) => c.provider === p);
@@ -134,7 +134,7 @@ export const AppsPage: FC<{
       </div>
       <h2>Connections and tokens</h2>
       <p class="hint">Everything that can call Taskgate for this account: apps you connected by URL (OAuth) and tg_ tokens. Revoking ends access at once.</p>
-      {tokens.error ? <p class="flash error">{tokens.error}</p> : null}
+      {tokens.error ? <p class="notice error">{tokens.error}</p> : null}
       {live.length ? <TokenRows view={view} items={live} revocable={true} /> : <Empty>No working tokens or connections{tokens.next ? " on this page" : ""}.</Empty>}
       {ended.length ? (
         <>
