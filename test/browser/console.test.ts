@@ -180,7 +180,7 @@ describe("the web console in Chromium", () => {
     await page.getByRole("button", { name: "Create token" }).click();
     const secret = (await page.getByLabel("Token", { exact: true }).innerText()).trim();
     expect(secret).toMatch(/^tg_[A-Za-z0-9_-]{43}$/);
-    expect(await page.locator("pre.secret").nth(2).innerText()).toContain(`"Authorization": "Bearer ${secret}"`);
+    expect(await page.locator("pre.secret").nth(2).textContent()).toContain(`"Authorization": "Bearer ${secret}"`);
     await screenshot(page, "console-apps-new-token");
     const scribe = await f.mcp(secret);
     expect((await scribe.ok("whoami")).token).toMatchObject({ kind: "agent", agent: "scribe", scope: "write" });

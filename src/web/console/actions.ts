@@ -65,6 +65,7 @@ export const ACTIONS: Record<string, ActionSpec> = {
     tool: "delete_task",
     args: (f) => ({ task_id: one(f, "task_id") }),
     done: (r) => `Moved the task${r.item_count > 1 ? ` and ${r.item_count - 1} subtask(s)` : ""} to the trash; Trash restores it.`,
+    after: () => "/tasks",
   },
   auto_ok: {
     tool: "set_auto_ok",

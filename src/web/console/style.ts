@@ -17,12 +17,13 @@ h4{font-size:.9rem;font-weight:600;margin:.6rem 0 .2rem}
 .skip:focus{left:.5rem}
 header.top{background:#1c2430;color:#fff;display:flex;flex-wrap:wrap;align-items:center;gap:.4rem 1rem;padding:.5rem 1rem;border:0}
 header.top .brand{color:#fff;font-weight:700;text-decoration:none;font-size:1.05rem}
-header.top nav{flex:1 1 auto;overflow-x:auto}
+header.top nav{flex:0 1 auto;overflow-x:auto}
 header.top nav ul{display:flex;gap:.2rem;list-style:none;margin:0;padding:0}
-header.top nav a{display:block;color:#d5dae3;text-decoration:none;padding:.35rem .6rem;border-radius:6px;white-space:nowrap}
+header.top nav a{display:block;color:#d5dae3;text-decoration:none;padding:.35rem .55rem;border-radius:6px;white-space:nowrap}
 header.top nav a:hover{background:#2c3747;color:#fff}
 header.top nav a[aria-current=page]{background:#3a475b;color:#fff;font-weight:600}
-header.top form{display:flex;align-items:center;gap:.6rem;margin:0;color:#aab3c0;font-size:.85rem}
+header.top form{display:flex;align-items:center;gap:.6rem;margin:0 0 0 auto;color:#aab3c0;font-size:.85rem;min-width:0}
+header.top form span{max-width:13rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 header.top form button{background:transparent;color:#fff;border:1px solid #55627a;padding:.25rem .6rem;font-size:.85rem}
 header.top form button:hover{background:#2c3747}
 .count{display:inline-block;min-width:1.4em;padding:0 .4em;margin-left:.3em;border-radius:99px;background:#ffb300;color:#1c2430;font-size:.8em;font-weight:700;text-align:center}
@@ -35,6 +36,11 @@ h3{font-size:1rem;margin:0 0 .3rem}
 .hint{font-size:.85rem;margin:.2rem 0 0}
 .card{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:1rem;margin:0 0 1rem}
 .card>:last-child{margin-bottom:0}
+.card>:first-child{margin-top:0}
+.card h3{margin-top:.9rem}
+.card h2 a{text-decoration:none}
+.card h2 a:hover{text-decoration:underline}
+.created{border:2px solid var(--accent)}
 .flash{border-radius:var(--radius);padding:.7rem 1rem;margin:0 0 1rem;border:1px solid}
 .flash.ok{background:var(--ok-bg);border-color:#b5dfc5;color:#124d2f}
 .flash.error{background:var(--bad-bg);border-color:#f2c1bd;color:#7a1a14}
@@ -46,7 +52,8 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .s-blocked,.s-failed,.s-auth_failed,.s-revoked,.s-expired{background:var(--bad-bg);color:var(--bad)}
 .s-awaiting_approval,.s-paused,.s-pending{background:var(--warn-bg);color:var(--warn)}
 .s-done,.s-succeeded,.s-active,.s-connected,.s-approved{background:var(--ok-bg);color:var(--ok)}
-.s-cancelled,.s-not_connected,.s-closed{background:#f1f2f4;color:#6b7380}
+.s-cancelled,.s-not_connected,.s-closed,.s-step_pending,.s-step_skipped{background:#f1f2f4;color:#6b7380}
+.s-step_in_progress{background:var(--info-bg);color:#2a3eb1}.s-step_done{background:var(--ok-bg);color:var(--ok)}
 .s-rejected{background:var(--bad-bg);color:var(--bad)}
 .meta{display:flex;flex-wrap:wrap;gap:.35rem .9rem;color:var(--muted);font-size:.85rem;margin:.2rem 0 .6rem}
 .row{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
@@ -85,12 +92,15 @@ th{font-size:.8rem;color:var(--muted);font-weight:600;text-transform:uppercase;l
 .split{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1rem}
 .filters{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:.8rem;margin:0 0 1rem}
 .filters .row>div{flex:1 1 9rem}
+.filters .row>div.grow{flex:2 1 14rem}
+.filters .row>div.buttons{flex:0 0 auto;display:flex;gap:.5rem}
 .tabs{display:flex;flex-wrap:wrap;gap:.3rem;margin:0 0 .8rem;padding:0;list-style:none}
 .tabs a{display:block;padding:.25rem .7rem;border-radius:99px;border:1px solid var(--line);background:var(--card);text-decoration:none;color:var(--ink);font-size:.9rem}
 .tabs a[aria-current=page]{background:var(--ink);color:#fff;border-color:var(--ink)}
 .empty{color:var(--muted);text-align:center;padding:2rem 1rem}
 .steps{padding-left:1.3rem;margin:.3rem 0}
 .steps .done{text-decoration:line-through;color:var(--muted)}
+details{margin:.4rem 0}
 details summary{cursor:pointer;font-weight:600}
 .kv{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}
 .kv dt{color:var(--muted)}.kv dd{margin:0}

@@ -41,8 +41,10 @@ export const ActivityPage: FC<{ view: View; data: Data; query: ActivityQuery; ne
               <option value="create_token" selected={query.tool === "create_token"}>create_token (web)</option>
             </select>
           </Field>
-          <div><button type="submit" class="primary">Show</button></div>
-          {query.actor || query.tool || query.target ? <div><a class="button" href="/activity">Clear</a></div> : null}
+          <div class="buttons">
+            <button type="submit" class="primary">Show</button>
+            {query.actor || query.tool || query.target ? <a class="button" href="/activity">Clear</a> : null}
+          </div>
         </div>
         {query.target ? <p class="hint">Only entries about <code>{query.target}</code>.</p> : null}
       </form>

@@ -63,7 +63,7 @@ const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean }> = ({
 );
 
 const Created: FC<{ t: NewToken; mcpUrl: string }> = ({ t, mcpUrl }) => (
-  <section class="card" aria-labelledby="h-new-token">
+  <section class="card created" aria-labelledby="h-new-token">
     <h2 id="h-new-token">Your new token</h2>
     <p>
       <strong>{t.label}</strong>: {t.kind === "agent" ? `agent ${t.agent}` : "you"}, {t.scope === "write" ? "read and write" : "read only"}.
@@ -71,12 +71,18 @@ const Created: FC<{ t: NewToken; mcpUrl: string }> = ({ t, mcpUrl }) => (
     </p>
     <pre class="secret" aria-label="Token">{t.secret}</pre>
     <p>MCP server: <code>{mcpUrl}</code>, header <code>Authorization: Bearer {t.secret}</code></p>
-    <h3>Claude Desktop (claude_desktop_config.json)</h3>
-    <pre class="secret">{claudeDesktopConfig(mcpUrl, t.secret)}</pre>
-    <h3>Cursor (~/.cursor/mcp.json)</h3>
-    <pre class="secret">{cursorConfig(mcpUrl, t.secret)}</pre>
-    <h3>VS Code (.vscode/mcp.json)</h3>
-    <pre class="secret">{vscodeConfig(mcpUrl, t.secret)}</pre>
+    <details open>
+      <summary>Claude Desktop (claude_desktop_config.json)</summary>
+      <pre class="secret">{claudeDesktopConfig(mcpUrl, t.secret)}</pre>
+    </details>
+    <details>
+      <summary>Cursor (~/.cursor/mcp.json)</summary>
+      <pre class="secret">{cursorConfig(mcpUrl, t.secret)}</pre>
+    </details>
+    <details>
+      <summary>VS Code (.vscode/mcp.json)</summary>
+      <pre class="secret">{vscodeConfig(mcpUrl, t.secret)}</pre>
+    </details>
   </section>
 );
 
@@ -158,7 +164,7 @@ export const AppsPage: FC<{
                 <option value="human">You</option>
               </select>
             </Field>
-            <Field id="k-agent" label="Agent name" hint="Existing or new; lowercase letters, digits, _ . -">
+            <Field id="k-agent" label="Agent name">
               <input type="text" id="k-agent" name="agent" list="k-agents" maxlength={63} pattern={"[a-z0-9][a-z0-9_.\\-]{0,62}"} aria-describedby="k-agent-hint" />
               <datalist id="k-agents">{data.agents.map((g) => <option value={g.name} />)}</datalist>
             </Field>
@@ -173,6 +179,7 @@ export const AppsPage: FC<{
             </Field>
             <div><Button kind="primary">Create token</Button></div>
           </div>
+          <p class="hint" id="k-agent-hint">Agent name: an existing agent or a new one (lowercase letters, digits, _ . -); leave it empty for a token that acts as you.</p>
         </form>
       </section>
     </Shell>

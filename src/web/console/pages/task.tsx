@@ -2,7 +2,7 @@ import type { FC } from "hono/jsx";
 import type { TaskPage as Data } from "../../../db/console.ts";
 import type { TaskRow } from "../../../db/tasks.ts";
 import { PRIORITIES } from "../../../tools/schemas.ts";
-import { actorWord, clip, plural } from "../format.ts";
+import { actorWord, clip, plural, statusWord } from "../format.ts";
 import { Act, Badge, Button, Shell, When, type View } from "../ui.tsx";
 
 export const TASK_LIMITS = { steps: 40, refs: 15, labels: 30, comments: 10, events: 10, history: 10, notesClip: 4000, textClip: 800, lineClip: 200 };
@@ -39,7 +39,7 @@ const Lifecycle: FC<{ view: View; t: TaskRow }> = ({ view, t }) => {
       {finished || t.status === "awaiting_approval" ? (
         <Act view={view} action="reopen" fields={{ task_id: t.id }}><Button>Reopen</Button></Act>
       ) : null}
-      <Act view={view} action="delete" fields={{ task_id: t.id }} back="/tasks"><Button kind="danger">Delete</Button></Act>
+      <Act view={view} action="delete" fields={{ task_id: t.id }}><Button kind="danger">Delete</Button></Act>
     </div>
   );
 };
@@ -119,7 +119,7 @@ export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
               <ol class="steps">
                 {data.steps.map((s) => (
                   <li class={s.status === "done" || s.status === "skipped" ? "done" : undefined}>
-                    <Text text={s.text} max={TASK_LIMITS.lineClip} href={`/tasks/${t.id}/text/${s.id}`} /> <Badge status={s.status} />
+                    <Text text={s.text} max={TASK_LIMITS.lineClip} href={`/tasks/${t.id}/text/${s.id}`} /> <Badge status={`step_${s.status}`} text={statusWord(s.status)} />
                   </li>
                 ))}
               </ol>

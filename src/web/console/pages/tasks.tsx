@@ -102,8 +102,10 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
               {Object.entries(DUE_CHOICES).map(([k, v]) => <option value={k} selected={query.due === k}>{v}</option>)}
             </select>
           </Field>
-          <div><button type="submit" class="primary">Show</button></div>
-          {filtered || query.project ? <div><a class="button" href="/tasks">Clear</a></div> : null}
+          <div class="buttons">
+            <button type="submit" class="primary">Show</button>
+            {filtered || query.project ? <a class="button" href="/tasks">Clear</a> : null}
+          </div>
         </div>
         {query.q ? <p class="hint">Search ranks matches by relevance; the status filter applies, the others do not.</p> : null}
       </form>
