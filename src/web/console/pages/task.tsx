@@ -5,7 +5,9 @@ import { PRIORITIES } from "../../../tools/schemas.ts";
 import { actorWord, clip, plural, statusWord } from "../format.ts";
 import { Act, Badge, Button, Shell, When, type View } from "../ui.tsx";
 
-export const TASK_LIMITS = { steps: 40, refs: 15, labels: 30, comments: 10, events: 10, history: 10, notesClip: 4000, textClip: 800, lineClip: 200 };
+export const TASK_LIMITS = { steps: 25, refs: 10, labels: 20, comments: 10, events: 10, history: 10, notesClip: 4000, textClip: 800, lineClip: 200 };
+const REF_CLIP = 120;
+const LABEL_CLIP = 40;
 
 /** A shortened text, and the way to the whole of it. */
 const Text: FC<{ text: string; max: number; href: string }> = ({ text, max, href }) => {
@@ -22,7 +24,7 @@ const Refs: FC<{ items: { id: string; title: string; status: string }[]; none: s
   items.length ? (
     <ul>
       {items.map((d) => (
-        <li><a href={`/tasks/${d.id}`}>{clip(d.title, TASK_LIMITS.lineClip).text}</a> <Badge status={d.status} /></li>
+        <li><a href={`/tasks/${d.id}`}>{clip(d.title, REF_CLIP).text}</a> <Badge status={d.status} /></li>
       ))}
     </ul>
   ) : (
@@ -172,7 +174,7 @@ export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
           <AutoOk view={view} data={data} t={t} />
           <section class="card" aria-labelledby="h-labels">
             <h2 id="h-labels">Labels</h2>
-            {data.labels.length ? <p class="row">{data.labels.map((l) => <a class="badge" href={`/tasks?label=${encodeURIComponent(l.name)}`}>{l.name}</a>)}</p> : <p class="hint">No labels.</p>}
+            {data.labels.length ? <p class="row">{data.labels.map((l) => <a class="badge" href={`/tasks?label=${encodeURIComponent(l.name)}`}>{clip(l.name, LABEL_CLIP).text}</a>)}</p> : <p class="hint">No labels.</p>}
           </section>
           <section class="card" aria-labelledby="h-deps">
             <h2 id="h-deps">Dependencies</h2>
