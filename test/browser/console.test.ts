@@ -152,9 +152,15 @@ describe("the web console in Chromium", () => {
     const page = f.page;
     await page.goto(`${taskgate().base}/tasks?project=${project.id}`);
     await screenshot(page, "console-tasks");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, "console-tasks-phone");
+    await page.setViewportSize({ width: 1024, height: 800 });
     await page.getByRole("link", { name: "Rewrite the pricing page" }).click();
     await expect.poll(() => page.locator("h1").innerText()).toBe("Rewrite the pricing page");
     await screenshot(page, "console-task");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, "console-task-phone");
+    await page.setViewportSize({ width: 1024, height: 800 });
     await page.getByRole("button", { name: "Delete" }).click();
     expect(await flash(page)).toMatch(/^Moved the task and 2 subtask\(s\) to the trash/);
     expect((await f.agent.ok("export_project", { project_id: project.id })).tasks.map((t: { title: string }) => t.title)).toEqual(["Pick new photos"]);

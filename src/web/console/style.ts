@@ -73,6 +73,8 @@ button.link{border:0;background:none;color:var(--accent);padding:0;font-weight:4
 form.inline{display:inline}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-start;margin-top:.6rem}
 .actions form{margin:0}
+main>.actions{margin:0 0 1rem}
+.card form+form{margin-top:.9rem}
 .reject{display:flex;gap:.5rem;flex:1 1 18rem;align-items:flex-start}
 .reject textarea{min-height:2.4rem}
 table{width:100%;border-collapse:collapse;background:var(--card)}
@@ -92,7 +94,8 @@ th{font-size:.8rem;color:var(--muted);font-weight:600;text-transform:uppercase;l
 .split{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1rem}
 .filters{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:.8rem;margin:0 0 1rem}
 .filters .row>div{flex:1 1 9rem}
-.filters .row>div.grow{flex:2 1 14rem}
+.filters .row>div.grow{flex:1 1 100%}
+.filters .row+.row{margin-top:.6rem}
 .filters .row>div.buttons{flex:0 0 auto;display:flex;gap:.5rem}
 .tabs{display:flex;flex-wrap:wrap;gap:.3rem;margin:0 0 .8rem;padding:0;list-style:none}
 .tabs a{display:block;padding:.25rem .7rem;border-radius:99px;border:1px solid var(--line);background:var(--card);text-decoration:none;color:var(--ink);font-size:.9rem}

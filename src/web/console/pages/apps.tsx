@@ -179,7 +179,7 @@ export const AppsPage: FC<{
             </Field>
             <div><Button kind="primary">Create token</Button></div>
           </div>
-          <p class="hint" id="k-agent-hint">Agent name: an existing agent or a new one (lowercase letters, digits, _ . -); leave it empty for a token that acts as you.</p>
+          <p class="hint" id="k-agent-hint">Agent name (for a token that acts as an agent): an existing agent or a new one, in lowercase letters, digits, _ . -</p>
         </form>
       </section>
     </Shell>

@@ -69,6 +69,8 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
           <Field id="f-q" label="Search" class="grow">
             <input type="search" id="f-q" name="q" value={query.q} maxlength={500} placeholder="Words in titles, notes, comments" />
           </Field>
+        </div>
+        <div class="row">
           <Field id="f-project" label="Project">
             <select id="f-project" name="project">
               <option value="">All projects</option>
