@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { planAccount, planToken } from "../src/domain/provisioning.ts";
 import { normalizeEmail, planInvite, setupUrl } from "../src/domain/people.ts";
+import { findTokenSql, listTokensSql, revokeTokenSql } from "../src/db/admin-tokens.ts";
 import { execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
@@ -82,21 +83,19 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
   "list-tokens"(values, target) {
     const accountId = required(values, "account");
     accountMustExist(target, accountId);
-    return query(target, {
-      sql: `SELECT t.id, CASE WHEN t.client_id IS NULL THEN 'token' ELSE 'oauth' END AS source, t.label, t.kind, t.scope, a.name AS agent,
-                   CASE WHEN t.client_id IS NULL THEN t.prefix END AS prefix, t.client_name, t.client_id,
-                   t.created_at, t.expires_at, t.revoked_at, t.last_used_at
-              FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id WHERE t.account_id = ? ORDER BY t.created_at`,
-      params: [accountId],
-    });
+    return query(target, listTokensSql(accountId));
   },
   "revoke-token"(values, target) {
     const id = required(values, "id");
-    const rows = query<{ revoked_at: string | null }>(target, { sql: "SELECT revoked_at FROM tokens WHERE id = ?", params: [id] });
+    const rows = query<{ revoked_at: string | null; client_id: string | null }>(target, findTokenSql(id));
     if (rows.length === 0) throw new UsageError(`no token ${id}; list-tokens --account ID shows the ids`);
     const revokedAt = rows[0].revoked_at ?? new Date().toISOString();
-    if (!rows[0].revoked_at) execute(target, [{ sql: "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", params: [revokedAt, id] }]);
-    return { id, revoked_at: revokedAt };
+    if (!rows[0].revoked_at) execute(target, [revokeTokenSql(id, revokedAt)]);
+    if (rows[0].client_id) {
+      // D1 is checked on every request and every refresh: the app's next one is refused, which also ends the grant in KV.
+      console.error("The app's access tokens are refused from its next request on (within a few seconds), and its refresh token ends the grant.");
+    }
+    return { id, source: rows[0].client_id ? "oauth" : "token", revoked_at: revokedAt };
   },
   connect: connectCommand,
 };

@@ -1,5 +1,14 @@
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+
 export interface Env {
   DB: D1Database;
+  /** The OAuth provider's storage: clients, grants, hashed tokens (see wrangler.toml). */
+  OAUTH_KV: KVNamespace;
+  /**
+   * Set by the OAuth provider on every request it hands to Taskgate: its
+   * helpers (consent, completing a grant, revoking one). Absent elsewhere.
+   */
+  OAUTH_PROVIDER?: OAuthHelpers;
   /** Comma-separated browser origins allowed to call /mcp. */
   ALLOWED_ORIGINS?: string;
   /** Minutes without a run event after which fleet_status calls a run stale (default 15). */

@@ -50,10 +50,16 @@ export interface TokenRow {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** Set for an app connected through OAuth. */
+  client_id: string | null;
+  client_name: string | null;
+  /** The provider's grant and the person who consented: what revoking it in KV needs. Never shown. */
+  grant_id: string | null;
+  person_id: string | null;
 }
 
 const TOKEN_COLUMNS =
-  "t.id, t.label, t.kind, t.scope, a.name AS agent, t.prefix, t.created_at, t.expires_at, t.revoked_at, t.last_used_at";
+  "t.id, t.label, t.kind, t.scope, a.name AS agent, t.prefix, t.created_at, t.expires_at, t.revoked_at, t.last_used_at, t.client_id, t.client_name, t.grant_id, t.person_id";
 
 /**
  * A page of tokens, oldest first: every token of the account for a human, the

@@ -1,4 +1,5 @@
 import type { CursorKey } from "./cursor.ts";
+import { withClient } from "./task-search.ts";
 
 export interface ActivityRow {
   id: string;
@@ -8,6 +9,8 @@ export interface ActivityRow {
   target_id: string | null;
   summary: string;
   created_at: string;
+  /** The app connected through OAuth that made the call; null for a tg_ token or the web console. */
+  client: string | null;
 }
 
 export interface ActivityFilter {
@@ -19,7 +22,7 @@ export interface ActivityFilter {
   limit: number;
 }
 
-/** The account's audit feed, newest first, filtered; fetches limit + 1 rows. */
+/** The account's audit feed, newest first, filtered, with the OAuth app of each call; fetches limit + 1 rows. */
 export function selectActivity(db: D1Database, accountId: string, f: ActivityFilter): D1PreparedStatement {
   const where = ["account_id = ?"];
   const binds: unknown[] = [accountId];
@@ -30,10 +33,10 @@ export function selectActivity(db: D1Database, accountId: string, f: ActivityFil
   if (f.after) (where.push("(created_at < ? OR (created_at = ? AND id < ?))"), binds.push(f.after.k, f.after.k, f.after.id));
   return db
     .prepare(
-      `SELECT id, actor, token_id, tool, target_id, summary, created_at FROM activity
-        WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      withClient(`SELECT id, actor, token_id, tool, target_id, summary, created_at FROM activity
+        WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`),
     )
-    .bind(...binds, f.limit + 1);
+    .bind(...binds, f.limit + 1, accountId);
 }
 
 export interface NewActivity {

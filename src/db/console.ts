@@ -15,7 +15,7 @@ import type { CursorKey } from "./cursor.ts";
 import { selectLabelRows, type LabelRow } from "./labels.ts";
 import { selectProjectRows, type CountedProjectRow } from "./projects.ts";
 import type { RunEvent } from "./runs.ts";
-import { selectSearchRows, type HistoryRow, type SearchQuery, type SearchRow } from "./task-search.ts";
+import { selectSearchRows, withClient, type HistoryRow, type SearchQuery, type SearchRow } from "./task-search.ts";
 import { selectTaskList, taskDetailStatements, type TaskListFilter } from "./task-views.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 import { selectTrashRows, type TrashRow } from "./trash.ts";
@@ -183,10 +183,10 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
     eventCount: db.prepare(`SELECT count(*) AS n FROM run_events WHERE account_id = ?2 AND run_id = ${latestRun}`).bind(taskId, a),
     history: db
       .prepare(
-        `SELECT id, actor, token_id, tool, substr(summary, 1, ?3) AS summary, created_at FROM activity
-          WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4`,
+        withClient(`SELECT id, actor, token_id, tool, substr(summary, 1, ?3) AS summary, created_at FROM activity
+          WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4`),
       )
-      .bind(taskId, a, l.lineClip + 1, l.history),
+      .bind(taskId, a, l.lineClip + 1, l.history, a),
   });
   type P = TaskPage;
   const n = (rows: unknown[]) => (rows[0] as { n: number }).n;

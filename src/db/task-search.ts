@@ -209,9 +209,21 @@ export interface HistoryRow {
   id: string;
   actor: string;
   token_id: string;
+  client: string | null;
   tool: string;
   summary: string;
   created_at: string;
+}
+
+/**
+ * Activity entries (a query over `activity` that selects its token_id and is
+ * ordered newest first) with the name of the OAuth app that made each call,
+ * or null for a tg_ token. Binds one more parameter: the account id.
+ */
+export function withClient(activityQuery: string): string {
+  return `SELECT e.*, t.client_name AS client FROM (${activityQuery}) e
+            LEFT JOIN tokens t ON t.id = e.token_id AND t.account_id = ?
+           ORDER BY e.created_at DESC, e.id DESC`;
 }
 
 /** Activity entries about one task, newest first; limit + 1 rows. */
@@ -226,9 +238,7 @@ export function selectTaskHistory(
   const binds: unknown[] = [taskId, accountId];
   if (after) (where.push("(created_at < ? OR (created_at = ? AND id < ?))"), binds.push(after.k, after.k, after.id));
   return db
-    .prepare(
-      `SELECT id, actor, token_id, tool, summary, created_at FROM activity
-        WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
-    )
-    .bind(...binds, limit + 1);
+    .prepare(withClient(`SELECT id, actor, token_id, tool, summary, created_at FROM activity
+        WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`))
+    .bind(...binds, limit + 1, accountId);
 }

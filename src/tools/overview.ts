@@ -9,6 +9,7 @@ const activityEntry = z.object({
   id: z.string(),
   actor: z.string().describe("`human` or the agent's name"),
   token_id: z.string(),
+  client: z.string().nullable().describe("the app connected through OAuth that made the call; null for a tg_ token"),
   tool: z.string(),
   target_id: z.string().nullable(),
   summary: z.string(),

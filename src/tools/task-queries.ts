@@ -212,6 +212,7 @@ const getTaskHistory = defineTool({
         id: z.string(),
         actor: z.string().describe("`human` or the agent's name"),
         token_id: z.string(),
+        client: z.string().nullable().describe("the app connected through OAuth that made the call; null for a tg_ token"),
         tool: z.string(),
         summary: z.string(),
         created_at: z.string(),

@@ -10,9 +10,9 @@ export interface ActivityQuery {
   target: string;
 }
 
-/** How a call reached Taskgate, from the token id the activity row keeps. */
-export function channelOf(tokenId: string, webPrefix: string): string {
-  return tokenId.startsWith(webPrefix) ? "web" : "mcp";
+/** How a call reached Taskgate: the web console, an app connected through OAuth (by name), or a tg_ token. */
+export function channelOf(e: { token_id: string; client?: string | null }, webPrefix: string): string {
+  return e.token_id.startsWith(webPrefix) ? "web" : e.client ? `via ${e.client}` : "tg_ token";
 }
 
 const WRITE_TOOL_NAMES = TOOL_NAMES.filter((t) => WRITE_TOOLS.has(t)).sort();
@@ -60,7 +60,7 @@ export const ActivityPage: FC<{ view: View; data: Data; query: ActivityQuery; ne
               {data.items.map((e) => (
                 <tr>
                   <td data-label="When"><When view={view} iso={e.created_at} /></td>
-                  <td data-label="Who">{actorWord(e.actor)} <span class="badge">{channelOf(e.token_id, webPrefix)}</span></td>
+                  <td data-label="Who">{actorWord(e.actor)} <span class="badge">{clip(channelOf(e, webPrefix), 40).text}</span></td>
                   <td data-label="Tool"><code>{e.tool}</code></td>
                   <td data-label="What" class="body">
                     {clip(e.summary, 300).text}

@@ -4,6 +4,8 @@ import type { TaskRow } from "../../../db/tasks.ts";
 import { PRIORITIES } from "../../../tools/schemas.ts";
 import { actorWord, clip, plural, statusWord } from "../format.ts";
 import { Act, Badge, Button, Shell, When, type View } from "../ui.tsx";
+import { WEB_TOKEN_PREFIX } from "../respond.ts";
+import { channelOf } from "./activity.tsx";
 
 export const TASK_LIMITS = { steps: 25, refs: 10, labels: 20, comments: 10, events: 10, history: 10, notesClip: 4000, textClip: 800, lineClip: 200 };
 const REF_CLIP = 120;
@@ -190,7 +192,7 @@ export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
             <ol class="log">
               {data.history.map((h) => (
                 <li>
-                  <When view={view} iso={h.created_at} /> <strong>{actorWord(h.actor)}</strong> <code>{h.tool}</code>
+                  <When view={view} iso={h.created_at} /> <strong>{actorWord(h.actor)}</strong> <span class="badge">{clip(channelOf(h, WEB_TOKEN_PREFIX), 40).text}</span> <code>{h.tool}</code>
                   <div class="body hint">{clip(h.summary, TASK_LIMITS.lineClip).text}</div>
                 </li>
               ))}
