@@ -10,6 +10,7 @@ import { connect, createToken, MCP_URL, snapshotDb, workerFetch } from "./helper
 import { connectApp } from "./connectors-fakes.ts";
 import { field } from "./web-helpers.ts";
 import { act, flashOn, open, signedInPerson, unescape } from "./console.helpers.ts";
+import { connectApp as connectByUrl, mcp, mcpStatus } from "./oauth-helpers.ts";
 
 async function activity(accountId: string, tool: string) {
   return (
@@ -189,6 +190,25 @@ describe("console actions are tool calls with the person's principal", () => {
     expect(bad.status).toBe(303);
     expect(await flashOn(p.b, "/apps")).toMatch(/^error: Agent name: use lowercase letters/);
     await scribe.close();
+  });
+
+  it("an app connected by URL is listed by its name, named in the activity feed, and revoked on the page", async () => {
+    const app = await connectByUrl({ actAs: "agent", agentName: "helper", access: "write" }, { clientName: "Notes <b>App</b>" });
+    const client = await mcp(app.tokens.access_token);
+    const { task } = await client.ok("create_task", { title: "Made by the app" });
+    const apps = await open(app.browser, "/apps");
+    expect(apps.html).toContain("Notes &lt;b&gt;App&lt;/b&gt;");
+    expect(apps.html).toContain("app connected by URL");
+    expect(apps.html).toMatch(/agent <strong>helper<\/strong>/);
+    const feed = await open(app.browser, "/activity?tool=create_task");
+    expect(feed.html).toContain("via Notes &lt;b&gt;App&lt;/b&gt;");
+    expect((await open(app.browser, `/tasks/${task.id}`)).html).toContain("via Notes &lt;b&gt;App&lt;/b&gt;");
+    const grantId = /name="token_id" value="([^"]+)"\/><button type="submit" class="danger" aria-label="Revoke Notes &lt;b&gt;App&lt;\/b&gt;"/.exec(apps.html)?.[1];
+    expect(grantId).toBeDefined();
+    await act(app.browser, "/apps", "revoke", { token_id: grantId as string });
+    expect(await flashOn(app.browser, "/apps")).toBe("ok: Revoked “Notes <b>App</b>”: its next request is refused.");
+    expect(await mcpStatus(app.tokens.access_token)).toBe(401);
+    await client.close().catch(() => {});
   });
 
   it("creating a task from the tasks page lands on its page", async () => {

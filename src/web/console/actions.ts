@@ -103,7 +103,10 @@ export const ACTIONS: Record<string, ActionSpec> = {
   revoke: {
     tool: "revoke_token",
     args: (f) => ({ token_id: one(f, "token_id") }),
-    done: (r) => (r.revoked === false ? `${quote(r.token?.label)} was already revoked.` : `Revoked ${quote(r.token?.label ?? r.token?.client)}: its next request is refused.`),
+    done: (r) => {
+      const name = quote(r.token?.client?.name ?? r.token?.label);
+      return r.revoked === false ? `${name} was already revoked.` : `Revoked ${name}: its next request is refused.`;
+    },
   },
   disconnect: {
     tool: "disconnect_connector",

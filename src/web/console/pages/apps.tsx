@@ -5,22 +5,24 @@ import { claudeDesktopConfig, cursorConfig, vscodeConfig } from "../../../../scr
 import { clip, statusWord } from "../format.ts";
 import { Act, Badge, Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
 
-/** A token or grant as list_tokens shows it (fields a newer list_tokens adds are shown when present). */
+/** A tg_ token or an app's OAuth grant, as list_tokens shows it. */
 export interface TokenItem {
   id: string;
+  source: "token" | "oauth";
   label: string;
   kind: "human" | "agent";
   scope: "read" | "write";
   agent: string | null;
-  prefix?: string;
+  prefix: string | null;
+  client: { id: string; name: string } | null;
   state: string;
   created_at: string;
   expires_at: string | null;
-  revoked_at?: string | null;
+  revoked_at: string | null;
   last_used_at: string | null;
-  client?: string | null;
-  credential?: string;
 }
+
+const nameOf = (t: TokenItem) => clip(t.client?.name ?? t.label, 80).text;
 
 export interface NewToken {
   secret: string;
@@ -40,8 +42,8 @@ const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean }> = ({
         {items.map((t) => (
           <tr>
             <td data-label="Name">
-              {t.client ?? t.label}
-              <div class="hint">{t.credential === "oauth" ? "OAuth grant" : <>tg_ token{t.prefix ? <> <code>{t.prefix}</code></> : null}</>}</div>
+              {nameOf(t)}
+              <div class="hint">{t.source === "oauth" ? "app connected by URL" : <>tg_ token{t.prefix ? <> <code>{t.prefix}</code></> : null}</>}</div>
             </td>
             <td data-label="Acts as">{t.kind === "agent" ? <>agent <strong>{t.agent}</strong></> : "you"}</td>
             <td data-label="Scope">{t.scope === "write" ? "read and write" : "read only"}</td>
@@ -51,7 +53,7 @@ const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean }> = ({
             {revocable ? (
               <td>
                 <Act view={view} action="revoke" fields={{ token_id: t.id }}>
-                  <Button kind="danger" label={`Revoke ${clip(t.client ?? t.label, 60).text}`}>Revoke</Button>
+                  <Button kind="danger" label={`Revoke ${nameOf(t)}`}>Revoke</Button>
                 </Act>
               </td>
             ) : null}
