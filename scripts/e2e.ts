@@ -3,14 +3,19 @@
  * free local port with a temporary database, makes an account and tokens with
  * the admin CLI, and drives the server with both real MCP clients: the 2.x
  * client (negotiates 2026-07-28) and the 1.x SDK (opens with initialize).
+ * Then a person invited with the admin CLI sets a password in Chromium, and
+ * both clients connect by URL alone with OAuth through their SDK's own OAuth
+ * client support, the sign-in and consent done in the browser by Playwright.
  * Prints one line per check and `e2e: N passed, M failed`; exits 1 on any
- * failure. Whatever happens, it stops the server and removes the directory.
+ * failure. Whatever happens, it stops the server and the browser and removes
+ * the directory, and checks that nothing it started is left running.
  */
 import { INSPECTOR_ORIGINS } from "./lib/dev-server.ts";
 import { assert, Checks, connect, equal, type Era, type McpSession } from "./lib/e2e-harness.ts";
 import { LocalStack } from "./lib/local-stack.ts";
 import { descendants, settle } from "./lib/processes.ts";
 import { httpEdges, taskLife, toolList, type TokenRole } from "./lib/e2e-checks.ts";
+import { oauthFlows } from "./lib/e2e-oauth-checks.ts";
 
 const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15 * 60_000);
 const AGENT = "e2e-agent";
@@ -38,8 +43,10 @@ function cleanup(): Promise<void> {
   return cleaning;
 }
 
+const startedAt = Date.now();
+
 function finish(): never {
-  console.log(`e2e: ${checks.passed} passed, ${checks.failed} failed`);
+  console.log(`e2e: ${checks.passed} passed, ${checks.failed} failed in ${Math.round((Date.now() - startedAt) / 1000)} s`);
   process.exit(checks.failed > 0 ? 1 : 0);
 }
 
@@ -94,7 +101,7 @@ async function main(): Promise<void> {
   console.log(`e2e: temporary state in ${stack.dir}`);
   const ready = await setup();
   if (!ready) return;
-  const { tokens } = ready;
+  const { accountId, tokens } = ready;
   await httpEdges(checks, stack.base, tokens["human write"], ALLOWED_ORIGIN);
 
   const byEra = {} as Record<Era, Partial<Record<TokenRole, McpSession>>>;
@@ -122,6 +129,8 @@ async function main(): Promise<void> {
     }
     await taskLife(checks, { human, agent, agentRead, agentName: AGENT });
   }
+
+  sessions.push(...(await oauthFlows(checks, stack, accountId)));
 }
 
 main()

@@ -10,7 +10,7 @@ import { expectedTools, toolList } from "./e2e-checks.ts";
 import { assert, equal, type Checks, type Era, type McpSession } from "./e2e-harness.ts";
 import { BrowserOAuthProvider, connectWithOAuth } from "./e2e-oauth.ts";
 import type { LocalStack } from "./local-stack.ts";
-import { authorizeInBrowser, CallbackListener, describeChoice, roleOf, setPassword, setupLink, type ConsentChoice, type Person } from "./oauth-pages.ts";
+import { authorizeInBrowser, CallbackListener, describeChoice, inviteArgs, roleOf, setPassword, setupLink, type ConsentChoice, type Person } from "./oauth-pages.ts";
 
 const PERSON: Person = { email: "ada@example.com", password: "correct horse battery staple" };
 const AGENT = "e2e-oauth-agent";
@@ -37,7 +37,7 @@ export async function oauthFlows(c: Checks, stack: LocalStack, accountId: string
     });
     if (!page) return sessions;
     const link = await c.run(`admin CLI: invite ${PERSON.email} prints a one-time setup URL`, async () => {
-      const invite = await stack.admin(["invite", "--account", accountId, "--email", PERSON.email]);
+      const invite = await stack.admin(inviteArgs(accountId, PERSON.email, stack.base));
       return setupLink(invite, stack.base);
     });
     const ready = await c.run("browser: the invited person sets a password on the setup page and is signed in", async () => {
@@ -47,10 +47,13 @@ export async function oauthFlows(c: Checks, stack: LocalStack, accountId: string
       return true;
     });
     if (!ready) return sessions;
+    const grants: Grant[] = [];
     for (const flow of FLOWS) {
-      const s = await oauthClient(c, stack.base, page, listener, flow);
-      if (s) sessions.push(s);
+      const g = await oauthClient(c, stack.base, page, listener, flow);
+      if (g) grants.push(g);
     }
+    sessions.push(...grants.map((g) => g.session));
+    await grantsAtWork(c, stack.base, grants);
     return sessions;
   } finally {
     await context?.close().catch(() => {});
@@ -59,10 +62,21 @@ export async function oauthFlows(c: Checks, stack: LocalStack, accountId: string
   }
 }
 
-async function oauthClient(c: Checks, base: string, page: Page, listener: CallbackListener, { era, choice }: { era: Era; choice: ConsentChoice }): Promise<McpSession | undefined> {
+interface Grant {
+  era: Era;
+  choice: ConsentChoice;
+  clientName: string;
+  provider: BrowserOAuthProvider;
+  session: McpSession;
+  /** The grant's id in list_tokens (whoami's token id). */
+  tokenId: string;
+}
+
+async function oauthClient(c: Checks, base: string, page: Page, listener: CallbackListener, { era, choice }: { era: Era; choice: ConsentChoice }): Promise<Grant | undefined> {
   const role = roleOf(choice);
+  const clientName = `Taskgate e2e (${era} SDK, ${describeChoice(choice)})`;
   const provider = new BrowserOAuthProvider({
-    clientName: `Taskgate e2e (${era} SDK)`,
+    clientName,
     redirectUri: listener.redirectUri,
     authorize: (url) => authorizeInBrowser(page, { authorizationUrl: url.href, redirectUri: listener.redirectUri, person: PERSON, choice }),
   });
@@ -78,11 +92,55 @@ async function oauthClient(c: Checks, base: string, page: Page, listener: Callba
   });
   if (!s) return undefined;
   await toolList(c, s, role, "OAuth grant");
-  await c.run(`whoami, ${era} client: the grant is ${describeChoice(choice)} (${expectedTools(role).length} tools)`, async () => {
+  const tokenId = await c.run(`whoami, ${era} client: the grant is ${describeChoice(choice)} (${expectedTools(role).length} tools)`, async () => {
     const me = await s.ok("whoami", {});
     equal(me.token.kind, choice.actAs === "self" ? "human" : "agent", "kind");
     equal(me.token.scope, choice.access, "scope");
     equal(me.token.agent, choice.actAs === "agent" ? choice.agentName : null, "agent");
+    return me.token.id as string;
   });
-  return s;
+  return tokenId ? { era, choice, clientName, provider, session: s, tokenId } : undefined;
+}
+
+const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+
+/** The grants do what a token does: an agent grant writes as its agent (the feed names the app); a person lists and revokes grants. */
+async function grantsAtWork(c: Checks, base: string, grants: Grant[]): Promise<void> {
+  const find = (actAs: string, access: string) => grants.find((g) => g.choice.actAs === actAs && g.choice.access === access);
+  const agentWrite = find("agent", "write");
+  const agentRead = find("agent", "read");
+  const human = find("self", "write");
+  await c.run(`agent write grant (${agentWrite?.era} client): create_task and claim_task act as ${AGENT}; list_activity names the app`, async () => {
+    assert(agentWrite, "no agent write grant");
+    const s = agentWrite.session;
+    const created = await s.ok("create_task", { title: "Filed through OAuth" });
+    const claimed = await s.ok("claim_task", { task_id: created.task.id });
+    equal(claimed.task.assignee, AGENT, "assignee");
+    const feed = await s.ok("list_activity", { target_id: created.task.id });
+    const entry = feed.items.find((e: { tool: string }) => e.tool === "create_task");
+    assert(entry, "no create_task entry in the feed");
+    equal(entry.actor, AGENT, "actor");
+    equal(entry.client, agentWrite.clientName, "client");
+    equal(entry.token_id, agentWrite.tokenId, "token_id");
+  });
+  await c.run(`human grant (${human?.era} client): list_tokens shows the ${grants.length} apps; revoke_token ends a grant at once (401)`, async () => {
+    assert(human && agentRead, "no human write or agent read grant");
+    const listed = await human.session.ok("list_tokens", { include_revoked: false });
+    for (const g of grants) {
+      const row = listed.items.find((t: { id: string }) => t.id === g.tokenId);
+      assert(row, `grant ${g.tokenId} is not listed`);
+      equal(row.source, "oauth", "source");
+      equal(row.client?.name, g.clientName, "client name");
+    }
+    const before = await fetch(`${base}/mcp`, { method: "POST", headers: mcpHeaders(agentRead.provider.accessToken), body: LIST });
+    equal(before.status, 200, "status before revoking");
+    const revoked = await human.session.ok("revoke_token", { token_id: agentRead.tokenId });
+    equal(revoked.revoked, true, "revoked");
+    const after = await fetch(`${base}/mcp`, { method: "POST", headers: mcpHeaders(agentRead.provider.accessToken), body: LIST });
+    equal(after.status, 401, "status after revoking");
+  });
+}
+
+function mcpHeaders(token: string | undefined): Record<string, string> {
+  return { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token ?? ""}` };
 }

@@ -30,6 +30,7 @@ export class BrowserOAuthProvider {
   private saved: Record<string, unknown> | undefined;
   private verifier = "";
   private sentState = "";
+  private discovery: unknown;
   /** The authorization URL the SDK asked to open, and the redirect the browser came back with. */
   authorizationUrl: URL | undefined;
   callback: URL | undefined;
@@ -78,6 +79,15 @@ export class BrowserOAuthProvider {
   async redirectToAuthorization(url: URL): Promise<void> {
     this.authorizationUrl = url;
     this.callback = await this.o.authorize(url);
+  }
+
+  /** Where discovery led (the 2.x SDK checks at the callback that the code goes back to the same authorization server). */
+  saveDiscoveryState(state: any): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): any {
+    return this.discovery;
   }
 
   saveCodeVerifier(verifier: string): void {

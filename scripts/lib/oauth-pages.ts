@@ -31,16 +31,17 @@ export function describeChoice(choice: ConsentChoice): string {
   return `${who}, ${choice.access === "write" ? "read and write" : "read only"}`;
 }
 
-/**
- * The setup link of `npm run admin -- invite`, on the server under test: the
- * CLI does not know which port `wrangler dev` listens on, so only its path and
- * query are kept.
- */
+/** The arguments of `npm run admin -- invite` for a person of `accountId` on the server at `base`. */
+export function inviteArgs(accountId: string, email: string, base: string): string[] {
+  return ["invite", "--account", accountId, "--email", email, "--url", base];
+}
+
+/** The one-time setup link that `invite` printed, checked to point at the server under test. */
 export function setupLink(invite: Record<string, unknown>, base: string): string {
-  const printed = Object.values(invite).find((v): v is string => typeof v === "string" && /\/setup\?token=/.test(v));
-  if (!printed) throw new Error(`invite printed no setup URL: ${JSON.stringify(Object.keys(invite))}`);
-  const url = new URL(printed, base);
-  return new URL(`${url.pathname}${url.search}`, base).href;
+  const link = invite.setup_url;
+  if (typeof link !== "string") throw new Error(`invite printed no setup_url: ${JSON.stringify(Object.keys(invite))}`);
+  if (!link.startsWith(`${base}/setup?token=`)) throw new Error(`the setup link ${link.replace(/token=.*/, "token=…")} is not on ${base}`);
+  return link;
 }
 
 export interface Person {
@@ -124,7 +125,7 @@ export async function authorizeInBrowser(
   if (await onSignInPage(page)) await signIn(page, o.person, () => o.onPage?.("signin") ?? Promise.resolve());
   if (!(await onConsentPage(page))) {
     const text = (await page.locator("body").innerText()).replace(/\s+/g, " ").slice(0, 300);
-    throw new Error(`expected the consent page at ${page.url()}, the page says: ${text}`);
+    throw new Error(`expected the consent page at ${new URL(page.url()).pathname}, the page says: ${text}`);
   }
   await choose(page, o.choice);
   await o.onPage?.("consent");
