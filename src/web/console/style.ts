@@ -110,7 +110,8 @@ details summary{cursor:pointer;font-weight:600}
 .pager{display:flex;justify-content:flex-end;margin:.5rem 0}
 @media (max-width:720px){
  .split{grid-template-columns:1fr}
- header.top nav{order:3;flex-basis:100%}
+ header.top nav{order:3;flex-basis:100%;overflow:visible}
+ header.top nav ul{flex-wrap:wrap}
  header.top form{margin-left:auto}
  table.stack thead{display:none}
  table.stack tr{display:block;border-bottom:1px solid var(--line);padding:.4rem 0}
