@@ -84,6 +84,7 @@ async function prepare(port: number, target: Target): Promise<Prepared> {
   lines.push(
     "",
     `Taskgate MCP server: ${url}`,
+    `Web console:         ${origin}/   (your approvals inbox, tasks, agents, tokens; sign in with the email and password below)`,
     "",
     "Connect an app with nothing but that URL: it opens Taskgate's sign-in page in the browser,",
     "where you sign in and choose who it acts as (you, or one of your agents) and whether it may write.",
@@ -150,7 +151,7 @@ async function main(): Promise<void> {
 
   const stopped = () => (child.exitCode !== null || child.signalCode !== null ? "exited" : null);
   waitForHealth(`http://${HOST}:${port}`, 180_000, stopped).then(
-    () => console.log(`\nTaskgate is serving MCP at ${prepared.url} (the tokens are above; Ctrl-C stops it).\n`),
+    () => console.log(`\nTaskgate is serving MCP at ${prepared.url} and the web console at ${prepared.url.replace(/\/mcp$/, "/")} (sign-in and tokens are above; Ctrl-C stops it).\n`),
     () => {},
   );
 }

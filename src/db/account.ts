@@ -10,11 +10,12 @@ export interface AccountSettingsRow {
   updated_at: string;
 }
 
+export function selectAccountSettings(db: D1Database, accountId: string): D1PreparedStatement {
+  return db.prepare("SELECT id, name, time_zone, default_auto_ok, trash_retention_days, updated_at FROM accounts WHERE id = ?").bind(accountId);
+}
+
 export async function getAccountSettings(db: D1Database, accountId: string): Promise<AccountSettingsRow> {
-  const row = await db
-    .prepare("SELECT id, name, time_zone, default_auto_ok, trash_retention_days, updated_at FROM accounts WHERE id = ?")
-    .bind(accountId)
-    .first<AccountSettingsRow>();
+  const row = await selectAccountSettings(db, accountId).first<AccountSettingsRow>();
   if (!row) throw notFound("account", accountId, "the token's account no longer exists");
   return row;
 }

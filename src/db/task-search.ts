@@ -89,6 +89,12 @@ export const SEARCH_RANKED = 500;
  * drives every step (CROSS JOIN keeps the planner from starting at tasks).
  */
 export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<SearchRow[]> {
+  const { results } = await selectSearchRows(db, q).all<SearchRow>();
+  return results;
+}
+
+/** The statement of searchTaskRows, to ride in a caller's batch. */
+export function selectSearchRows(db: D1Database, q: SearchQuery): D1PreparedStatement {
   const where = ["task_fts MATCH ?1", "t.account_id = ?2", "t.trash_id IS NULL"];
   const binds: unknown[] = [q.match, q.accountId, q.limit + 1, q.offset, SEARCH_RANKED];
   if (q.projectId) (where.push(`t.project_id = ?${binds.length + 1}`), binds.push(q.projectId));
@@ -98,7 +104,7 @@ export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<Se
     binds.push(...q.statuses);
   }
   const snip = (col: number) => `snippet(task_fts, ${col}, char(2), char(3), '…', 12)`;
-  const { results } = await db
+  return db
     .prepare(
       `WITH hits AS (
          SELECT f.rowid AS rid, bm25(task_fts, 10.0, 4.0, 1.0, 0.0, 0.0) AS score
@@ -111,9 +117,7 @@ export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<Se
         WHERE task_fts MATCH ?1
         ORDER BY pg.score, pg.rid DESC`,
     )
-    .bind(...binds)
-    .all<SearchRow>();
-  return results;
+    .bind(...binds);
 }
 
 export interface SubtaskRow extends TaskRow {

@@ -8,6 +8,7 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { requestHash } from "../domain/canonical.ts";
 import { findIdempotent, insertIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
+import { insertActivity } from "../db/activity.ts";
 import { annotationsFor, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
@@ -128,11 +129,16 @@ function makeContext(scope: CallScope, tool: ToolName, idempotency: Idempotency 
   const guards: Guard[] = [];
 
   const activityStatement = (write: Write) =>
-    db
-      .prepare(
-        "INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .bind(newId(ID_PREFIX.activity), p.accountId, p.tokenId, actorName(p), tool, write.activity.target, write.activity.summary.slice(0, 500), now);
+    insertActivity(db, {
+      id: newId(ID_PREFIX.activity),
+      accountId: p.accountId,
+      tokenId: p.tokenId,
+      actor: actorName(p),
+      tool,
+      targetId: write.activity.target,
+      summary: write.activity.summary,
+      now,
+    });
 
   async function runBatch(statements: D1PreparedStatement[]): Promise<D1Result[]> {
     try {

@@ -18,7 +18,8 @@ export function SignOutForm(props: { session: Session }) {
   );
 }
 
-export function Layout(props: { title: string; session?: Session | null; wide?: boolean; children?: Child }) {
+/** `nav` and `bodyClass`: the web console's navigation and its page style. */
+export function Layout(props: { title: string; session?: Session | null; wide?: boolean; nav?: Child; bodyClass?: string; children?: Child }) {
   return (
     <html lang="en">
       <head>
@@ -27,12 +28,14 @@ export function Layout(props: { title: string; session?: Session | null; wide?: 
         <title>{`${props.title} · Taskgate`}</title>
         <link rel="stylesheet" href={STYLESHEET_PATH} />
       </head>
-      <body>
+      <body class={props.bodyClass}>
+        {props.nav ? <a class="skip" href="#main">Skip to content</a> : null}
         <header class="top">
           <a class="brand" href="/">Taskgate</a>
+          {props.nav ?? null}
           {props.session ? <SignOutForm session={props.session} /> : null}
         </header>
-        <main class={props.wide ? "wide" : undefined}>{props.children}</main>
+        <main id="main" class={props.wide ? "wide" : undefined}>{props.children}</main>
       </body>
     </html>
   );

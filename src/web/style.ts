@@ -2,6 +2,8 @@
  * The one stylesheet of every page, served under a content-hashed path with a
  * year-long immutable cache: a change of the CSS is a new URL.
  */
+import { CONSOLE_STYLES } from "./console/style.ts";
+
 const CSS = `
 :root { --ink: #1d2330; --muted: #5b6475; --line: #d9dde5; --bg: #f5f6f8; --card: #fff; --accent: #2f5bd3; --accent-ink: #fff; --warn-bg: #fff5e0; --warn: #8a5200; --bad-bg: #fdecec; --bad: #a32020; }
 * { box-sizing: border-box; }
@@ -36,7 +38,7 @@ header.top button { padding: .3rem .7rem; font-size: .9rem; }
 .facts li { padding: .35rem 0; border-bottom: 1px solid var(--line); }
 .facts li:last-child { border-bottom: 0; }
 code { background: var(--bg); padding: .1rem .3rem; border-radius: 4px; font-size: .9em; word-break: break-all; }
-`.trim();
+`.trim() + CONSOLE_STYLES;
 
 /** FNV-1a, 32 bits, hex: enough to version one file. */
 function fnv1a(text: string): string {
