@@ -3,7 +3,8 @@
  * free local port with a temporary database, makes an account and tokens with
  * the admin CLI, and drives the server with both real MCP clients: the 2.x
  * client (negotiates 2026-07-28) and the 1.x SDK (opens with initialize).
- * Then `npm start` itself: a taken port, and stopping it with SIGTERM and SIGINT.
+ * Then `npm start` itself (a taken port; stopping it with SIGTERM and SIGINT),
+ * and that the README's tool tables are what `npm run -s catalog` prints.
  * Prints one line per check and `e2e: N passed, M failed`; exits 1 on any
  * failure. Whatever happens, it stops the server and removes the directory.
  */
@@ -13,7 +14,7 @@ import { join } from "node:path";
 import { INSPECTOR_ORIGINS } from "./lib/dev-server.ts";
 import { admin, applySchema, assert, Checks, connect, DevServer, equal, removeDir, stopCommands, type Era, type McpSession } from "./lib/e2e-harness.ts";
 import { httpEdges, taskLife, toolList, type TokenRole } from "./lib/e2e-checks.ts";
-import { startScriptChecks, stopStartScripts } from "./lib/e2e-start.ts";
+import { catalogCheck, startScriptChecks, stopStartScripts } from "./lib/e2e-start.ts";
 
 const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15 * 60_000);
 const AGENT = "e2e-agent";
@@ -141,6 +142,7 @@ async function main(): Promise<void> {
   }
 
   await startScriptChecks(checks, join(dir, "npm-start"));
+  await catalogCheck(checks);
 }
 
 main()

@@ -6,7 +6,7 @@
  * project's own local state is never touched.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { ROOT } from "./d1.ts";
@@ -157,4 +157,15 @@ async function stopsOn(signal: NodeJS.Signals, s: Started, port: number): Promis
   assert(left.length === 0, `still running after npm start exited: ${left.join(", ")}`);
   const answer = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) }).then(() => "an answer", () => null);
   equal(answer, null, "the port after the stop");
+}
+
+/** `npm run -s catalog` prints exactly the tool tables the README shows (so the README agrees with tools/list). */
+export async function catalogCheck(c: Checks): Promise<void> {
+  await c.run("npm run -s catalog: its tables are the README's, verbatim", async () => {
+    const npm = process.env.npm_execpath;
+    const args = npm && /npm-cli\.js$/.test(npm) ? [npm, "run", "-s", "catalog"] : ["--no-warnings", join(ROOT, "scripts", "lib", "catalog-table.ts")];
+    const table = execFileSync(process.execPath, args, { cwd: ROOT, env: wranglerEnv(), encoding: "utf8" }).trim();
+    assert(table.startsWith("**Tasks**"), `unexpected output: ${table.slice(0, 80)}`);
+    assert(readFileSync(join(ROOT, "README.md"), "utf8").includes(table), "README.md's tool tables differ from npm run -s catalog; paste its output into the README");
+  });
 }
