@@ -6,8 +6,12 @@
  *   One indexed D1 lookup, remembered for the rest of the request.
  * - `requireSession()` → middleware: signed out → 302 to /signin with a
  *   same-origin `return_to` of this page (GET), so the person comes back here.
- * - `csrfOk(c, submitted)` → whether a signed-in form's `csrf` field belongs to
- *   this session. Every signed-in form carries `<input type=hidden name=csrf>`.
+ * - `csrfOk(session, submitted)` → whether a signed-in form's `csrf` field
+ *   belongs to this session. Every signed-in form carries
+ *   `<input type=hidden name=csrf value={session.csrfToken}>`.
+ * - `requireCsrf()` → middleware for signed-in POSTs: signed in, same origin,
+ *   and the session's `csrf` value, or a 403 page; the form stays readable
+ *   with `c.req.parseBody()`.
  * - `newSession(c, person)` / `endSession(c)` → the D1 statement and cookies.
  *
  * The session id is 32 random bytes, only in an HttpOnly, SameSite=Lax cookie
@@ -21,6 +25,7 @@ import { constantTimeEqualText } from "../domain/passwords.ts";
 import { base64url, hashToken } from "../domain/tokens.ts";
 import { deleteSession, findSession, insertSession } from "../db/sessions.ts";
 import { isHttps, originOf, type WebContext, type WebEnv } from "./context.ts";
+import { formRefused } from "./errors.tsx";
 import { signInPath } from "./return-to.ts";
 
 export const SESSION_DAYS = 7;
@@ -74,6 +79,20 @@ export function requireSession(): MiddlewareHandler<WebEnv> {
     if (await currentSession(c)) return next();
     const url = new URL(c.req.url);
     return c.redirect(signInPath(c.req.method === "GET" ? url.pathname + url.search : "/"), 302);
+  };
+}
+
+/** Signed-in form posts only: a session, this origin, and this session's `csrf` value; otherwise a page that says so. */
+export function requireCsrf(): MiddlewareHandler<WebEnv> {
+  return async function requireCsrf(c, next) {
+    if (c.req.method !== "POST") return next();
+    const session = await currentSession(c);
+    if (!session) return c.redirect(signInPath("/"), 303);
+    const form = await c.req.parseBody();
+    if (!sameOrigin(c) || !csrfOk(session, form.csrf)) {
+      return formRefused(session);
+    }
+    return next();
   };
 }
 
