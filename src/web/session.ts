@@ -23,7 +23,7 @@ import { getCookie } from "hono/cookie";
 import { newSecret } from "../domain/people.ts";
 import { constantTimeEqualText } from "../domain/passwords.ts";
 import { base64url, hashToken } from "../domain/tokens.ts";
-import { deleteSession, findSession, insertSession } from "../db/sessions.ts";
+import { deleteSession, deleteSessionStatement, findSession, insertSession } from "../db/sessions.ts";
 import { isHttps, originOf, type WebContext, type WebEnv } from "./context.ts";
 import { formRefused } from "./errors.tsx";
 import { signInPath } from "./return-to.ts";
@@ -116,6 +116,12 @@ export async function newSession(
     expiresAt: new Date(now.getTime() + SESSION_SECONDS * 1000).toISOString(),
   });
   return { statement, setCookie: cookie(c, "tg_session", secret, SESSION_SECONDS) };
+}
+
+/** The statement that ends the session this browser holds now, if any (a new sign-in replaces it). */
+export async function endCurrentStatement(c: WebContext): Promise<D1PreparedStatement | null> {
+  const secret = sessionSecret(c);
+  return secret ? deleteSessionStatement(c.env.DB, await hashToken(secret)) : null;
 }
 
 /** Ends this browser's session (the row and the cookie); returns the Set-Cookie that clears it. */

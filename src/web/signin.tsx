@@ -7,7 +7,7 @@ import type { WebContext, WebEnv } from "./context.ts";
 import { Layout, Notice } from "./layout.tsx";
 import { page, redirect } from "./render.ts";
 import { safeReturnTo } from "./return-to.ts";
-import { currentSession, endSession, formToken, formTokenOk, newSession, requireCsrf, sameOrigin } from "./session.ts";
+import { currentSession, endCurrentStatement, endSession, formToken, formTokenOk, newSession, requireCsrf, sameOrigin } from "./session.ts";
 import { blockedUntil, failureStatements, signInKeys, successStatement, throttleStatements, whenAgain } from "./throttle.ts";
 
 function SignInPage(props: { csrf: string; returnTo: string; email?: string; error?: string; forApp?: boolean }) {
@@ -83,7 +83,8 @@ export function signInRoutes(web: Hono<WebEnv>): void {
       return signInForm(c, { returnTo, email, status: 401, error: WRONG });
     }
     const session = await newSession(c, person);
-    await db.batch([successStatement(db, keys), session.statement]);
+    const previous = await endCurrentStatement(c);
+    await db.batch([successStatement(db, keys), ...(previous ? [previous] : []), session.statement]);
     return redirect(returnTo, { cookies: [session.setCookie] });
   });
 
