@@ -1,5 +1,5 @@
 /**
- * Taskgate admin CLI: `npm run admin -- <command> [options]`.
+ * Taskgate admin CLI: `npm run -s admin -- <command> [options]` (-s: no npm banner on stdout).
  * Local D1 by default (the one `wrangler dev` uses; --persist-to DIR to share a
  * directory with `wrangler dev --persist-to DIR`), or --remote.
  * Prints one line of JSON on stdout; messages go to stderr; bad arguments exit 2.
@@ -13,7 +13,7 @@ import { execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
 
-const USAGE = `Usage: npm run admin -- <command> [--remote | --persist-to DIR]
+const USAGE = `Usage: npm run -s admin -- <command> [--remote | --persist-to DIR]
 
 Commands:
   create-account --name NAME
