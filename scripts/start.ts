@@ -37,9 +37,9 @@ async function prepare(): Promise<{ url: string; lines: string[] }> {
   if (ensureSchema(target) === "applied") lines.push("Applied schema.sql to the local D1 database (.wrangler/state).");
   const { demo, state } = await ensureDemo(target);
   const stateLine = {
-    created: "Created a demo account with four tokens",
+    created: "Created a demo account with a person who signs in and four tokens",
     kept: "Using the demo account from an earlier start",
-    renewed: "Using the demo account from an earlier start (revoked or missing tokens were replaced)",
+    renewed: "Using the demo account from an earlier start (revoked or missing tokens, or a changed password, were replaced)",
   }[state];
   lines.push(`${stateLine}: ${demo.account.id}. Its password and tokens are kept in ${DEMO_FILE.slice(ROOT.length + 1)} (git-ignored).`);
   const origin = url.replace(/\/mcp$/, "");

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ERAS, seedAccount } from "./helpers.ts";
+import { ERAS, seedAccount, workerFetch } from "./helpers.ts";
 import { authorizePath, consent, consentForm, connectApp, exchange, mcp, mcpStatus, pkce, refresh, registerClient, type Choice } from "./oauth-helpers.ts";
 import { Browser, ORIGIN, signIn, uniqueEmail, addPerson, expectPageSecurity } from "./web-helpers.ts";
 import { PASSWORD } from "./oauth-helpers.ts";
@@ -91,6 +91,33 @@ describe("connect by URL: DCR, sign-in, consent, PKCE, /mcp with the access toke
 });
 
 describe("a grant is a principal like any other", () => {
+  it("costs what a tg_ token costs: one D1 call to resolve it cold (with the bookkeeping), none from the cache", async () => {
+    const app = await connectApp({ actAs: "agent", agentName: "counted", access: "write" });
+    const call = (name: string, args: Record<string, unknown> = {}) =>
+      workerFetch("https://taskgate.test/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${app.tokens.access_token}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+      });
+    const first = await call("whoami");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-d1-calls")).toBe("2");
+    const row = await env.DB.prepare("SELECT t.last_used_at, a.last_seen_at FROM tokens t JOIN agents a ON a.id = t.agent_id WHERE t.person_id = ?")
+      .bind(app.personId)
+      .first<{ last_used_at: string | null; last_seen_at: string | null }>();
+    expect(row?.last_used_at).toMatch(/^\d{4}-/);
+    expect(row?.last_seen_at).toBe(row?.last_used_at);
+    expect((await call("whoami")).headers.get("x-d1-calls")).toBe("1");
+    // Paths below /mcp are the same protected resource: the grant's token is accepted there too.
+    const below = await workerFetch("https://taskgate.test/mcp/readonly", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${app.tokens.access_token}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } }),
+    });
+    expect(below.status).not.toBe(401);
+    expect(below.status).not.toBe(403);
+  });
+
   it("for each consent choice, tools/list is exactly what a tg_ token of that kind and scope gives", async () => {
     const acc = await seedAccount("Choices", "bot");
     const byToken = async (secret: string) => {
