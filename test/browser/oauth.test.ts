@@ -8,7 +8,7 @@
  * Screenshots: screenshots/oauth-*.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page, Response } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser, newPersonContext, screenshot } from "../../scripts/lib/browser.ts";
 import { expectedTools } from "../../scripts/lib/e2e-checks.ts";
 import { connect } from "../../scripts/lib/e2e-harness.ts";
@@ -29,6 +29,7 @@ import {
   type Person,
 } from "../../scripts/lib/oauth-pages.ts";
 import { adminCli, taskgate } from "./context.ts";
+import { expectNoLeak, expectSafeHeaders, pageText } from "./expect-page.ts";
 import { authorizationUrl, discover, exchange, register, type ServerMetadata } from "./oauth-client.ts";
 
 const PERSON: Person = { email: "ada@example.com", password: "correct horse battery staple" };
@@ -43,24 +44,14 @@ let resource: string;
 let scope: string;
 let clientId: string;
 
-/** The page's text, whitespace folded. */
-async function text(p: Page = page): Promise<string> {
-  return (await p.locator("body").innerText()).replace(/\s+/g, " ");
-}
-
-function expectSafeHeaders(response: Response | null): void {
-  const csp = response?.headers()["content-security-policy"] ?? "";
-  expect(csp).toMatch(/frame-ancestors 'none'/);
-  expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);
-}
+const text = () => pageText(page);
 
 /** Consents with `choice` (signed in already), exchanges the code and opens a 2.x client with the access token. */
-async function grant(choice: ConsentChoice, shot?: string) {
+async function grant(choice: ConsentChoice) {
   const auth = authorizationUrl(as, { clientId, redirectUri: listener.redirectUri, resource, scope });
-  await page.goto(auth.url);
+  expectSafeHeaders(await page.goto(auth.url));
   expect(await onConsentPage(page), `consent page, got: ${await text()}`).toBe(true);
   await choose(page, choice);
-  if (shot) await screenshot(page, shot);
   const landed = await decide(page, "Allow", listener.redirectUri);
   expect(landed.searchParams.get("state")).toBe(auth.state);
   const code = landed.searchParams.get("code");
@@ -68,7 +59,7 @@ async function grant(choice: ConsentChoice, shot?: string) {
   expect(listener.last()?.searchParams.get("code")).toBe(code);
   const tokens = await exchange(as, { clientId, redirectUri: listener.redirectUri, resource, code: code as string, verifier: auth.verifier });
   expect(tokens.token_type.toLowerCase()).toBe("bearer");
-  return { landed, tokens, session: await connect(`${taskgate().base}/mcp`, tokens.access_token, "modern") };
+  return connect(`${taskgate().base}/mcp`, tokens.access_token, "modern");
 }
 
 beforeAll(async () => {
@@ -110,6 +101,8 @@ describe("OAuth in Chromium, JavaScript off", () => {
     await signIn(page, PERSON, () => screenshot(page, "oauth-signin").then(() => {}));
 
     expect(await onConsentPage(page), `consent page, got: ${await text()}`).toBe(true);
+    expectSafeHeaders(await page.reload());
+    await expectNoLeak(page, [PERSON.password]);
     const consent = await text();
     expect(consent).toContain(CLIENT_NAME);
     expect(consent).toContain("127.0.0.1");
@@ -140,7 +133,7 @@ describe("OAuth in Chromium, JavaScript off", () => {
   ];
   for (const choice of choices) {
     it(`consent ${describeChoice(choice)}: tools/list is that of a ${roleOf(choice)} token`, async () => {
-      const { session } = await grant(choice);
+      const session = await grant(choice);
       try {
         const names = (await session.listTools()).map((t) => t.name).sort();
         expect(names).toEqual([...expectedTools(roleOf(choice))].sort());
