@@ -10,6 +10,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser, newPersonContext, screenshot } from "../../scripts/lib/browser.ts";
 import { connect, type McpSession } from "../../scripts/lib/e2e-harness.ts";
 import { adminCli, taskgate } from "./context.ts";
+import { expectNoLeak, expectSafeHeaders } from "./expect-page.ts";
 
 const PASSWORD = "correct horse battery";
 let browser: Browser;
@@ -248,5 +249,13 @@ describe("the web console in Chromium", () => {
     await screenshot(page, "console-settings");
     await page.goto(`${taskgate().base}/activity?tool=update_account_settings`);
     expect(await page.locator("tbody").innerText()).toContain("web");
+
+    for (const path of ["/", "/tasks", "/agents", "/apps", "/trash", "/activity", "/settings"]) {
+      const response = await page.goto(`${taskgate().base}${path}`);
+      expect(response?.status(), path).toBe(200);
+      expectSafeHeaders(response);
+      await expectNoLeak(page, [f.agentToken, PASSWORD]);
+      expect(await page.getByRole("navigation", { name: "Console" }).locator('[aria-current="page"]').count(), path).toBe(1);
+    }
   });
 });
