@@ -14,7 +14,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT, type Target } from "./lib/d1.ts";
 import { DEMO_AGENT, DEMO_ROLES, demoFile, ensureDemo, ensureDevVars, ensureSchema, type DemoRole } from "./lib/demo.ts";
-import { claudeDesktopConfig, cursorConfig, indent, vscodeConfig } from "./lib/client-config.ts";
+import { claudeDesktopConfig, cursorConfig, indent, vscodeConfig } from "../src/domain/client-config.ts";
 import { INSPECTOR_ORIGINS, nextFreePort, portProblem, WRANGLER_JS, waitForHealth, wranglerDevArgs, wranglerEnv } from "./lib/dev-server.ts";
 import { supervise } from "./lib/supervise.ts";
 

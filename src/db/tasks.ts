@@ -1,8 +1,7 @@
 import { notFound, ToolError } from "../domain/errors.ts";
-import { PRIORITIES, TASK_STATUSES } from "../tools/schemas.ts";
+import { PRIORITIES, TASK_STATUSES, type Priority, type TaskStatus } from "../domain/vocabulary.ts";
 
-export type Priority = (typeof PRIORITIES)[number];
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+export type { Priority, TaskStatus };
 
 export interface TaskRow {
   id: string;

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { PRIORITIES, TASK_STATUSES } from "../domain/vocabulary.ts";
+
+export { PRIORITIES, TASK_STATUSES };
 import { DATE_EXAMPLE, parseCalendarDate, parseIsoTime, TIME_EXAMPLE, type Parsed } from "../domain/dates.ts";
 import { canonicalTimeZone } from "../domain/zoned-time.ts";
 
@@ -78,9 +81,7 @@ export const idempotencyKey = z
 
 export const nextCursor = z.string().nullable().describe("pass as cursor for the next page; null when this is the last");
 
-export const PRIORITIES = ["low", "normal", "high", "urgent"] as const;
 export const priority = z.enum(PRIORITIES);
-export const TASK_STATUSES = ["open", "in_progress", "blocked", "awaiting_approval", "done", "cancelled"] as const;
 export const taskStatus = z.enum(TASK_STATUSES);
 
 export const assigneeName = z

@@ -7,7 +7,7 @@ import type { CursorKey } from "../../db/cursor.ts";
 import { decodeCursor } from "../../db/cursor.ts";
 import type { TaskListFilter } from "../../db/task-views.ts";
 import { toFtsQuery, type SearchQuery } from "../../db/task-search.ts";
-import { TASK_STATUSES } from "../../tools/schemas.ts";
+import { TASK_STATUSES } from "../../domain/vocabulary.ts";
 import { DUE_CHOICES, type DueChoice, type TaskQuery } from "./pages/tasks.tsx";
 
 export const TASKS_PAGE = 30;

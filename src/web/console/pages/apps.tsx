@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { AppsPage as Data } from "../../../db/console.ts";
 import { PROVIDER_NAMES, PROVIDERS } from "../../../connectors/types.ts";
-import { claudeDesktopConfig, cursorConfig, vscodeConfig } from "../../../../scripts/lib/client-config.ts";
+import { claudeDesktopConfig, cursorConfig, vscodeConfig } from "../../../domain/client-config.ts";
 import { clip, statusWord } from "../format.ts";
 import { Act, Badge, Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
 

@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { TaskPage as Data } from "../../../db/console.ts";
 import type { TaskRow } from "../../../db/tasks.ts";
-import { PRIORITIES } from "../../../tools/schemas.ts";
+import { PRIORITIES } from "../../../domain/vocabulary.ts";
 import { actorWord, clip, plural, statusWord } from "../format.ts";
 import { Act, Badge, Button, Shell, When, type View } from "../ui.tsx";
 import { WEB_TOKEN_PREFIX } from "../respond.ts";

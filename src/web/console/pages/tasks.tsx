@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { TasksPage as Data } from "../../../db/console.ts";
 import type { TaskRow } from "../../../db/tasks.ts";
-import { PRIORITIES, TASK_STATUSES } from "../../../tools/schemas.ts";
+import { PRIORITIES, TASK_STATUSES } from "../../../domain/vocabulary.ts";
 import { actorWord, clip, statusWord } from "../format.ts";
 import { Act, Badge, Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
 

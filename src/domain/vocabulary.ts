@@ -1,0 +1,6 @@
+/** The task vocabulary every layer speaks: the tools' schemas, the SQL mapping and the pages. */
+export const PRIORITIES = ["low", "normal", "high", "urgent"] as const;
+export const TASK_STATUSES = ["open", "in_progress", "blocked", "awaiting_approval", "done", "cancelled"] as const;
+
+export type Priority = (typeof PRIORITIES)[number];
+export type TaskStatus = (typeof TASK_STATUSES)[number];

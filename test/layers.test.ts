@@ -1,0 +1,68 @@
+/// <reference types="vite/client" />
+import { describe, expect, it } from "vitest";
+
+/**
+ * Imports run one way: the edge and the pages (http, oauth, web) → mcp →
+ * tools → db and domain. Read from the source itself, so a new file is checked
+ * as soon as it exists.
+ */
+const SOURCES = import.meta.glob("../src/**/*.{ts,tsx}", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+
+/** What each layer may import, besides itself. */
+const MAY_IMPORT: Record<string, string[]> = {
+  domain: [],
+  db: ["domain", "connectors"],
+  connectors: ["db", "domain"],
+  tools: ["db", "domain", "connectors", "mcp/tool.ts", "mcp/effects.ts", "webhooks"],
+  webhooks: ["db", "domain", "connectors"],
+  mcp: ["tools", "db", "domain"],
+  http: ["mcp", "db", "domain"],
+  oauth: ["http", "web", "mcp", "db", "domain"],
+  web: ["http", "mcp", "tools", "db", "domain", "connectors", "webhooks"],
+};
+
+function layerOf(path: string): string {
+  const rest = path.replace(/^(\.\.\/)?src\//, "");
+  return rest.includes("/") ? rest.slice(0, rest.indexOf("/")) : rest;
+}
+
+function resolve(from: string, spec: string): string {
+  const parts = from.split("/").slice(0, -1);
+  for (const seg of spec.split("/")) {
+    if (seg === "..") parts.pop();
+    else if (seg !== ".") parts.push(seg);
+  }
+  return parts.join("/");
+}
+
+describe("layers", () => {
+  const files = Object.keys(SOURCES);
+
+  it("reads the whole source tree", () => {
+    expect(files.length).toBeGreaterThan(80);
+    expect(files.some((f) => f.endsWith("src/mcp/registry.ts"))).toBe(true);
+  });
+
+  it("imports flow one way: no file imports a layer above its own", () => {
+    const against: string[] = [];
+    for (const file of files) {
+      const layer = layerOf(file);
+      const allowed = MAY_IMPORT[layer];
+      if (!allowed) continue; // src/index.ts and src/env.ts wire everything together
+      for (const m of SOURCES[file].matchAll(/^\s*(?:import|export)\s(?:[^"';]*?\sfrom\s*)?["'](\.{1,2}\/[^"']+)["']/gm)) {
+        const target = resolve(file, m[1]);
+        if (!/(^|\/)src\//.test(target)) {
+          against.push(`${file} imports ${m[1]} (outside src)`);
+          continue;
+        }
+        const targetLayer = layerOf(target);
+        if (targetLayer === layer || targetLayer === "env.ts") continue;
+        const rel = target.replace(/^(\.\.\/)?src\//, "");
+        if (!allowed.some((a) => rel === a || rel.startsWith(`${a}/`) || (a === targetLayer && !a.includes(".")))) {
+          against.push(`${file} (${layer}) imports ${rel}`);
+        }
+      }
+    }
+    expect(against).toEqual([]);
+  });
+});
