@@ -91,6 +91,7 @@ th{font-size:.8rem;color:var(--muted);font-weight:600;text-transform:uppercase;l
 .body{white-space:pre-wrap;overflow-wrap:anywhere}
 .q{background:var(--warn-bg);border-radius:8px;padding:.5rem .7rem;margin:.4rem 0;white-space:pre-wrap;overflow-wrap:anywhere}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1rem}
+.grid.wide{grid-template-columns:repeat(auto-fill,minmax(min(100%,26rem),1fr))}
 .split{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1rem}
 .filters{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:.8rem;margin:0 0 1rem}
 .filters .row>div{flex:1 1 9rem}
@@ -112,6 +113,8 @@ details summary{cursor:pointer;font-weight:600}
  .split{grid-template-columns:1fr}
  header.top nav{order:3;flex-basis:100%;overflow:visible}
  header.top nav ul{flex-wrap:wrap}
+ .reject{flex-direction:column;align-items:stretch}
+ .reject button{align-self:flex-start}
  header.top form{margin-left:auto}
  table.stack thead{display:none}
  table.stack tr{display:block;border-bottom:1px solid var(--line);padding:.4rem 0}

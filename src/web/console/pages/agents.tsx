@@ -16,7 +16,7 @@ export const AgentsPage: FC<{ view: View; data: Data; staleMinutes: number; next
         A paused agent's tokens may only read until you resume it. A run counts as stale after {staleMinutes} minutes without an event.
       </p>
       {data.agents.length === 0 ? <Empty>No agents yet. An agent appears when it gets its first token (Apps &amp; tokens).</Empty> : null}
-      <div class="grid">
+      <div class="grid wide">
         {data.agents.map((g) => {
           const runs = data.runs.filter((r) => r.agent_id === g.id);
           const current = runs.filter((r) => r.stale !== 1);
