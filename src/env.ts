@@ -1,5 +1,11 @@
+import type { TaskgateEvent } from "./domain/events.ts";
+
 export interface Env {
   DB: D1Database;
+  /** Producer binding of the webhook queue (its consumer is this Worker's `queue` handler). */
+  WEBHOOK_QUEUE?: Queue<TaskgateEvent>;
+  /** "1" in local development (npm start, tests): webhooks may use http:// URLs. Never set in production. */
+  ALLOW_HTTP_WEBHOOKS?: string;
   /** Comma-separated browser origins allowed to call /mcp. */
   ALLOWED_ORIGINS?: string;
   /** Minutes without a run event after which fleet_status calls a run stale (default 15). */

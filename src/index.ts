@@ -5,7 +5,7 @@ import { bearerAuth } from "./http/auth.ts";
 import { originCheck } from "./http/origin.ts";
 import { MAX_BODY_BYTES, mcpHandler } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
-import { purgeExpiredTrash } from "./db/trash.ts";
+import { queue, scheduled } from "./webhooks/handlers.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
 
 export const app = new Hono<AppEnv>();
@@ -88,7 +88,6 @@ app.onError((err, c) => {
 
 export default {
   fetch: app.fetch,
-  async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext) {
-    ctx.waitUntil(purgeExpiredTrash(env.DB, new Date().toISOString()));
-  },
+  scheduled,
+  queue,
 } satisfies ExportedHandler<Env>;

@@ -24,4 +24,8 @@ export const ID_PREFIX = {
   connector: "con",
   trash: "trs",
   activity: "act",
+  series: "ser",
+  webhook: "whk",
+  webhookEvent: "wev",
+  delivery: "dlv",
 } as const;

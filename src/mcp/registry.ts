@@ -6,6 +6,8 @@ import { actorName } from "../domain/principal.ts";
 import { ToolError } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
+import type { TaskgateEvent } from "../domain/events.ts";
+import { enqueueEvents } from "../webhooks/queue.ts";
 import { annotationsFor, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
 import type { AnyTool, ToolContext, Write } from "./tool.ts";
@@ -109,7 +111,8 @@ export interface CallScope {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | null): ToolContext {
+/** `committed` collects the events of every batch that committed, for callTool to enqueue. */
+function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | null, committed: TaskgateEvent[]): ToolContext {
   const db = scope.env.DB;
   const nowMs = Date.now();
   const now = new Date(nowMs).toISOString();
@@ -159,10 +162,12 @@ function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | 
         );
       }
       await runBatch(statements);
+      if (write.events) committed.push(...write.events);
       return result;
     },
     async commitWithResults(write) {
       const results = await runBatch([...write.statements, activityStatement(write)]);
+      if (write.events) committed.push(...write.events);
       return results.slice(0, write.statements.length);
     },
     guard(condition, binds, error) {
@@ -188,6 +193,7 @@ async function priorResult(scope: CallScope, tool: string, key: string): Promise
  * isError naming the missing scope or kind; invalid arguments → isError naming
  * the field; a caller's mistake (ToolError) → isError with how to recover; a
  * bug or fault → logged, generic isError. Success → structuredContent + text.
+ * The webhook events of committed batches are enqueued after the response.
  */
 export async function callTool(scope: CallScope, name: string, rawArgs: unknown): Promise<CallToolResult> {
   const tool = TOOLS.get(name);
@@ -207,7 +213,14 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       const prior = await priorResult(scope, name, key);
       if (prior) return successResult(prior);
     }
-    const result = (await tool.handler(makeContext(scope, tool.name, key), args)) as Record<string, unknown>;
+    const committed: TaskgateEvent[] = [];
+    let result: Record<string, unknown>;
+    try {
+      result = (await tool.handler(makeContext(scope, tool.name, key, committed), args)) as Record<string, unknown>;
+    } finally {
+      // After the batch, never inside it: a receiver hears only of writes that happened.
+      if (committed.length) scope.waitUntil(enqueueEvents(scope.env, committed));
+    }
     if (scope.env.VALIDATE_OUTPUT) {
       const checked = tool.output.safeParse(result);
       if (!checked.success) throw new Error(`${name} returned a result that breaks its output schema: ${checked.error.message}`);
