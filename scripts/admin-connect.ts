@@ -9,7 +9,7 @@ import { execute, query, ROOT, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 
 /** CONNECTOR_KEY from the environment, else from .dev.vars in the project root. */
-function connectorKey(target: Target): string {
+export function connectorKey(target: Target): string {
   const fromEnv = process.env.CONNECTOR_KEY?.trim();
   if (fromEnv) return fromEnv;
   const devVars = join(ROOT, ".dev.vars");
@@ -19,7 +19,7 @@ function connectorKey(target: Target): string {
       "CONNECTOR_KEY is not set: export CONNECTOR_KEY (the same value as the Worker's secret; `openssl rand -base64 32` makes one), or run `npm start` once to create .dev.vars with a key.",
     );
   }
-  if (target.remote) console.error("Using CONNECTOR_KEY from .dev.vars: it must equal the production secret (wrangler secret put CONNECTOR_KEY), or the Worker cannot open these credentials.");
+  if (target.remote) console.error("Using CONNECTOR_KEY from .dev.vars: it must equal the production secret (wrangler secret put CONNECTOR_KEY), or the Worker cannot open what is stored with it.");
   return fromFile;
 }
 

@@ -9,6 +9,7 @@ import { planAccount, planToken } from "../src/domain/provisioning.ts";
 import { execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
+import { addWebhookCommand, listWebhooksCommand, removeWebhookCommand } from "./admin-webhooks.ts";
 
 const USAGE = `Usage: npm run admin -- <command> [--remote | --persist-to DIR]
 
@@ -17,7 +18,12 @@ Commands:
   create-token   --account ID --kind human|agent --scope read|write [--agent NAME] [--label TEXT] [--expires ISO]
   list-tokens    --account ID
   revoke-token   --id ID
-  connect        --account ID --provider drive|slack|notion --credentials-file FILE`;
+  connect        --account ID --provider drive|slack|notion --credentials-file FILE
+  add-webhook    --account ID --url URL --events TYPE,…|all   (https:// only with --remote)
+  list-webhooks  --account ID
+  remove-webhook --id ID
+
+Webhook events: approval.requested, task.completed, task.rejected, run.stale, claim.lapsed`;
 
 const commands: Record<string, (values: Values, target: Target) => Promise<unknown> | unknown> = {
   "create-account"(values, target) {
@@ -75,6 +81,9 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
     return { id, revoked_at: revokedAt };
   },
   connect: connectCommand,
+  "add-webhook": addWebhookCommand,
+  "list-webhooks": listWebhooksCommand,
+  "remove-webhook": removeWebhookCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -105,6 +114,8 @@ async function main(argv: string[]): Promise<number> {
         id: { type: "string" },
         provider: { type: "string" },
         "credentials-file": { type: "string" },
+        url: { type: "string" },
+        events: { type: "string" },
       },
     });
     if (values.remote && values["persist-to"]) throw new UsageError("--persist-to is for the local database; leave it out with --remote");

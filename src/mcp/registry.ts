@@ -112,7 +112,12 @@ export interface CallScope {
 }
 
 /** `committed` collects the events of every batch that committed, for callTool to enqueue. */
-function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | null, committed: TaskgateEvent[]): ToolContext {
+function makeContext(
+  scope: CallScope,
+  tool: ToolName,
+  idempotencyKey: string | null,
+  committed: TaskgateEvent[],
+): ToolContext & { committedOnce: boolean } {
   const db = scope.env.DB;
   const nowMs = Date.now();
   const now = new Date(nowMs).toISOString();
@@ -146,7 +151,8 @@ function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | 
     }
   }
 
-  const ctx: ToolContext = {
+  const ctx: ToolContext & { committedOnce: boolean } = {
+    committedOnce: false,
     db,
     env: scope.env,
     principal: p,
@@ -162,6 +168,7 @@ function makeContext(scope: CallScope, tool: ToolName, idempotencyKey: string | 
         );
       }
       await runBatch(statements);
+      ctx.committedOnce = true;
       if (write.events) committed.push(...write.events);
       return result;
     },
@@ -214,12 +221,18 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       if (prior) return successResult(prior);
     }
     const committed: TaskgateEvent[] = [];
+    const ctx = makeContext(scope, tool.name, key, committed);
     let result: Record<string, unknown>;
     try {
-      result = (await tool.handler(makeContext(scope, tool.name, key, committed), args)) as Record<string, unknown>;
+      result = (await tool.handler(ctx, args)) as Record<string, unknown>;
     } finally {
       // After the batch, never inside it: a receiver hears only of writes that happened.
       if (committed.length) scope.waitUntil(enqueueEvents(scope.env, committed));
+    }
+    if (key && !ctx.committedOnce) {
+      // A call that raced the first one with the same key found the work done: it answers with the first result.
+      const prior = await priorResult(scope, name, key);
+      if (prior) return successResult(prior);
     }
     if (scope.env.VALIDATE_OUTPUT) {
       const checked = tool.output.safeParse(result);
