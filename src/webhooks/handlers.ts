@@ -27,6 +27,6 @@ export async function scheduled(controller: ScheduledController, env: Env, ctx: 
   ctx.waitUntil(logged("purgeFinishedDeliveries", purgeFinishedDeliveries(env.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString())));
 }
 
-export async function queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+export async function queue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {
   await handleWebhookBatch(batch, env);
 }
