@@ -2,16 +2,20 @@
  * `npm run e2e`: Taskgate end to end over real HTTP. Starts `wrangler dev` on a
  * free local port with a temporary database, makes an account and tokens with
  * the admin CLI, and drives the server with both real MCP clients: the 2.x
- * client (negotiates 2026-07-28) and the 1.x SDK (opens with initialize).
+ * client (negotiates 2026-07-28) and the 1.x SDK (opens with initialize);
+ * webhook deliveries go through the local Queue to a receiver on this machine.
  * Prints one line per check and `e2e: N passed, M failed`; exits 1 on any
  * failure. Whatever happens, it stops the server and removes the directory.
  */
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { keyFromDotenv, newConnectorKey } from "../src/connectors/crypto.ts";
+import { ROOT } from "./lib/d1.ts";
 import { INSPECTOR_ORIGINS } from "./lib/dev-server.ts";
 import { admin, applySchema, assert, Checks, connect, DevServer, equal, removeDir, stopCommands, type Era, type McpSession } from "./lib/e2e-harness.ts";
 import { httpEdges, taskLife, toolList, type TokenRole } from "./lib/e2e-checks.ts";
+import { Receiver, webhookDeliveries } from "./lib/e2e-webhooks.ts";
 
 const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15 * 60_000);
 const AGENT = "e2e-agent";
@@ -26,7 +30,23 @@ const ROLES: { role: TokenRole; args: string[] }[] = [
 const checks = new Checks();
 const dir = mkdtempSync(join(tmpdir(), "taskgate-e2e-"));
 const server = new DevServer();
+const receiver = new Receiver();
 const sessions: McpSession[] = [];
+
+/**
+ * The key that seals webhook secrets: wrangler dev reads .dev.vars when there
+ * is one, so the admin CLI takes the same; otherwise a fresh key for this run.
+ */
+const devVarsKey = existsSync(join(ROOT, ".dev.vars")) ? keyFromDotenv(readFileSync(join(ROOT, ".dev.vars"), "utf8")) : undefined;
+const runKey = devVarsKey ? null : newConnectorKey();
+process.env.CONNECTOR_KEY = devVarsKey ?? (runKey as string);
+const SERVER_VARS: Record<string, string> = {
+  ALLOWED_ORIGINS: ALLOWED_ORIGIN,
+  // Local development: the webhook receiver below listens on http://127.0.0.1; a run is stale after 1.2 s.
+  ALLOW_HTTP_WEBHOOKS: "1",
+  STALE_RUN_MINUTES: "0.02",
+  ...(runKey ? { CONNECTOR_KEY: runKey } : {}),
+};
 let cleaning: Promise<void> | null = null;
 let cleaned = false;
 
@@ -36,6 +56,7 @@ function cleanup(): Promise<void> {
     stopCommands();
     await Promise.allSettled(sessions.map((s) => s.close()));
     await server.stop();
+    await receiver.stop();
     removeDir(dir);
     cleaned = true;
   })();
@@ -64,7 +85,7 @@ const overall = setTimeout(() => {
   void cleanup().finally(finish);
 }, HARD_TIMEOUT_MS);
 
-async function setup(): Promise<Record<TokenRole, string> | null> {
+async function setup(): Promise<{ accountId: string; tokens: Record<TokenRole, string> } | null> {
   const schema = await checks.run("temporary D1 database: schema.sql applied", async () => {
     await applySchema(dir);
     return true;
@@ -72,7 +93,7 @@ async function setup(): Promise<Record<TokenRole, string> | null> {
   if (schema === undefined) return null;
   const started = await checks.run("wrangler dev answers GET /health on a free local port", async () => {
     try {
-      await server.start(dir, { ALLOWED_ORIGINS: ALLOWED_ORIGIN });
+      await server.start(dir, SERVER_VARS);
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${server.tail()}`);
     }
@@ -89,7 +110,7 @@ async function setup(): Promise<Record<TokenRole, string> | null> {
         assert(/^tg_/.test(t.token), `a token for ${role}`);
         tokens[role] = t.token;
       }
-      return tokens;
+      return { accountId: account.id, tokens };
     })) ?? null
   );
 }
@@ -106,8 +127,9 @@ async function open(era: Era, role: TokenRole, secret: string): Promise<McpSessi
 
 async function main(): Promise<void> {
   console.log(`e2e: temporary state in ${dir}`);
-  const tokens = await setup();
-  if (!tokens) return;
+  const ready = await setup();
+  if (!ready) return;
+  const { tokens, accountId } = ready;
   await httpEdges(checks, server.base, tokens["human write"], ALLOWED_ORIGIN);
 
   const byEra = {} as Record<Era, Partial<Record<TokenRole, McpSession>>>;
@@ -135,6 +157,15 @@ async function main(): Promise<void> {
     }
     await taskLife(checks, { human, agent, agentRead, agentName: AGENT });
   }
+
+  const human = byEra.modern["human write"];
+  const agent = byEra.legacy["agent write"];
+  if (!human || !agent) {
+    checks.fail("webhooks", "a client did not connect");
+    return;
+  }
+  await receiver.start();
+  await webhookDeliveries(checks, { dir, base: server.base, accountId, human, agent, receiver });
 }
 
 main()

@@ -85,7 +85,8 @@ async function main(): Promise<void> {
   }
   console.log(prepared.lines.join("\n"));
 
-  const args = wranglerDevArgs({ host: HOST, port, vars: { ALLOWED_ORIGINS: INSPECTOR_ORIGINS.join(",") } });
+  // Local development: webhook receivers on this machine may use http://.
+  const args = wranglerDevArgs({ host: HOST, port, vars: { ALLOWED_ORIGINS: INSPECTOR_ORIGINS.join(","), ALLOW_HTTP_WEBHOOKS: "1" } });
   const child = spawn(process.execPath, [WRANGLER_JS, ...args], { cwd: ROOT, stdio: "inherit", env: wranglerEnv() });
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -19,6 +19,7 @@ export const recurrenceRule = z
 /** A new schedule whose first occurrence is the task due at `dueAt`; a caller's mistake names the part. */
 export function scheduleFor(rule: string, timeZone: string, dueAt: string | null): Schedule {
   if (!dueAt) throw invalid("recurrence: needs due_at, the first occurrence's due time (its local time of day is kept for every occurrence); pass due_at too.");
+  if (dueAt < "1970") throw invalid("due_at: a recurring task's first due time must be in 1970 or later.");
   try {
     return startSchedule(rule, timeZone, Date.parse(dueAt));
   } catch (e) {
