@@ -174,6 +174,7 @@ function makeContext(
     },
     async commitWithResults(write) {
       const results = await runBatch([...write.statements, activityStatement(write)]);
+      ctx.committedOnce = true;
       if (write.events) committed.push(...write.events);
       return results.slice(0, write.statements.length);
     },
