@@ -38,10 +38,18 @@ CREATE TABLE IF NOT EXISTS tokens (
   expires_at TEXT,
   revoked_at TEXT,
   last_used_at TEXT,
+  -- An app connected through OAuth: the person who consented, the client and its
+  -- redirect URI, and the provider's grant (set when the code is exchanged). NULL for tg_ tokens.
+  person_id TEXT,
+  client_id TEXT,
+  client_name TEXT,
+  redirect_uri TEXT,
+  grant_id TEXT,
   CHECK ((kind = 'agent') = (agent_id IS NOT NULL))
 );
 CREATE INDEX IF NOT EXISTS tokens_account ON tokens (account_id, created_at);
 CREATE INDEX IF NOT EXISTS tokens_agent ON tokens (agent_id);
+CREATE INDEX IF NOT EXISTS tokens_person_client ON tokens (person_id, client_id);
 
 CREATE TABLE IF NOT EXISTS projects (
   id TEXT PRIMARY KEY,
@@ -260,6 +268,8 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   key TEXT NOT NULL,
   result TEXT NOT NULL,
   created_at TEXT NOT NULL,
+  -- SHA-256 (hex) of the call's canonical arguments; NULL on rows from before it existed (they replay as before)
+  request_hash TEXT,
   PRIMARY KEY (account_id, token_id, tool, key)
 );
 
@@ -348,6 +358,48 @@ CREATE TRIGGER IF NOT EXISTS comments_fts_delete AFTER DELETE ON comments BEGIN
   ) WHERE rowid = (SELECT rid FROM tasks WHERE id = old.task_id);
 END;
 
+-- People who sign in (an account's owners) with an email and a password
+-- (PBKDF2-SHA256, see src/domain/passwords.ts); NULL until set through a setup link.
+CREATE TABLE IF NOT EXISTS people (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  email TEXT NOT NULL UNIQUE,
+  password_hash TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS people_account ON people (account_id);
+
+-- One-time links where a person sets a password; only the secret's SHA-256 is kept.
+CREATE TABLE IF NOT EXISTS setup_links (
+  hash TEXT PRIMARY KEY,
+  person_id TEXT NOT NULL REFERENCES people(id),
+  account_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  used_at TEXT
+);
+CREATE INDEX IF NOT EXISTS setup_links_person ON setup_links (person_id);
+
+-- Signed-in browsers: the session id's SHA-256 (the id itself lives only in the cookie).
+CREATE TABLE IF NOT EXISTS sessions (
+  hash TEXT PRIMARY KEY,
+  person_id TEXT NOT NULL REFERENCES people(id),
+  account_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_person ON sessions (person_id);
+CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at);
+
+-- Failed sign-ins, for throttling: key is the SHA-256 of `email:<address>` or `ip:<address>`.
+CREATE TABLE IF NOT EXISTS signin_failures (
+  key TEXT NOT NULL,
+  failed_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS signin_failures_key ON signin_failures (key, failed_at);
+CREATE INDEX IF NOT EXISTS signin_failures_time ON signin_failures (failed_at);
+
 -- wrangler's migration ledger: a database made from this file already holds
 -- every migration below, so `wrangler d1 migrations apply` later applies only newer ones.
 CREATE TABLE IF NOT EXISTS d1_migrations (
@@ -357,4 +409,6 @@ CREATE TABLE IF NOT EXISTS d1_migrations (
 );
 INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0000_initial.sql'),
+  ('0001_idempotency_request_hash.sql'),
+  ('0002_people_sessions.sql'),
   ('0003_recurrence_webhooks.sql');

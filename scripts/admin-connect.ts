@@ -8,12 +8,15 @@ import { PROVIDERS } from "../src/connectors/types.ts";
 import { execute, query, ROOT, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 
-/** CONNECTOR_KEY from the environment, else from .dev.vars in the project root. */
+/**
+ * CONNECTOR_KEY from the environment, else from .dev.vars in the project root,
+ * else (with --persist-to DIR) from DIR/.dev.vars, the one `npm start -- --persist-to DIR` made.
+ */
 export function connectorKey(target: Target): string {
   const fromEnv = process.env.CONNECTOR_KEY?.trim();
   if (fromEnv) return fromEnv;
-  const devVars = join(ROOT, ".dev.vars");
-  const fromFile = existsSync(devVars) ? keyFromDotenv(readFileSync(devVars, "utf8")) : undefined;
+  const devVars = [join(ROOT, ".dev.vars"), ...(target.persistTo ? [join(target.persistTo, ".dev.vars")] : [])].find((f) => existsSync(f));
+  const fromFile = devVars ? keyFromDotenv(readFileSync(devVars, "utf8")) : undefined;
   if (!fromFile) {
     throw new Error(
       "CONNECTOR_KEY is not set: export CONNECTOR_KEY (the same value as the Worker's secret; `openssl rand -base64 32` makes one), or run `npm start` once to create .dev.vars with a key.",

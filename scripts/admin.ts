@@ -5,7 +5,10 @@
  * Prints one line of JSON on stdout; messages go to stderr; bad arguments exit 2.
  */
 import { parseArgs } from "node:util";
+import { parseIsoTime } from "../src/domain/dates.ts";
 import { planAccount, planToken } from "../src/domain/provisioning.ts";
+import { normalizeEmail, planInvite, setupUrl } from "../src/domain/people.ts";
+import { findTokenSql, listTokensSql, revokeTokenSql } from "../src/db/admin-tokens.ts";
 import { execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
@@ -16,7 +19,8 @@ const USAGE = `Usage: npm run admin -- <command> [--remote | --persist-to DIR]
 Commands:
   create-account --name NAME
   create-token   --account ID --kind human|agent --scope read|write [--agent NAME] [--label TEXT] [--expires ISO]
-  list-tokens    --account ID
+  invite         --account ID --email EMAIL [--url BASE]   (prints a one-time setup link, valid 7 days)
+  list-tokens    --account ID                              (tg_ tokens and apps connected through OAuth)
   revoke-token   --id ID
   connect        --account ID --provider drive|slack|notion --credentials-file FILE
   add-webhook    --account ID --url URL --events TYPE,…|all   (https:// only with --remote)
@@ -37,11 +41,13 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
     const accountId = required(values, "account");
     const kind = oneOf(values, "kind", ["human", "agent"] as const);
     const scope = oneOf(values, "scope", ["read", "write"] as const);
-    const expires = typeof values.expires === "string" ? values.expires : undefined;
-    if (expires !== undefined && (Number.isNaN(Date.parse(expires)) || !/^\d{4}-\d{2}-\d{2}T/.test(expires))) {
-      throw new UsageError("--expires must be an ISO 8601 time like 2027-01-31T00:00:00Z");
+    let expires: string | undefined;
+    if (typeof values.expires === "string") {
+      const parsed = parseIsoTime(values.expires);
+      if (!parsed.ok) throw new UsageError(`--expires: ${parsed.problem}`);
+      if (Date.parse(parsed.value) <= Date.now()) throw new UsageError("--expires must be in the future");
+      expires = parsed.value;
     }
-    if (expires !== undefined && Date.parse(expires) <= Date.now()) throw new UsageError("--expires must be in the future");
     let plan;
     try {
       plan = await planToken(
@@ -51,7 +57,7 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
           scope,
           agent: typeof values.agent === "string" ? values.agent : undefined,
           label: typeof values.label === "string" ? values.label : undefined,
-          expiresAt: expires ? new Date(expires).toISOString() : null,
+          expiresAt: expires ?? null,
         },
         new Date().toISOString(),
       );
@@ -63,28 +69,66 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
     console.error("Store this token now: it is shown only once.");
     return { id: plan.id, token: plan.secret };
   },
+  async invite(values, target) {
+    const accountId = required(values, "account");
+    const email = normalizeEmail(required(values, "email"));
+    const base = baseUrl(values, target);
+    let plan;
+    try {
+      plan = await planInvite(accountId, email, new Date().toISOString());
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    accountMustExist(target, accountId);
+    const owner = query<{ account_id: string }>(target, { sql: "SELECT account_id FROM people WHERE email = ?", params: [plan.email] });
+    if (owner.length > 0 && owner[0].account_id !== accountId) {
+      throw new UsageError(`${plan.email} already signs in to account ${owner[0].account_id}; an email belongs to one account`);
+    }
+    execute(target, plan.statements);
+    const person = query<{ id: string }>(target, { sql: "SELECT id FROM people WHERE email = ?", params: [plan.email] });
+    console.error("Send this link to the person: it works once, until it expires.");
+    return { person_id: person[0]?.id ?? null, account_id: accountId, email: plan.email, setup_url: setupUrl(base, plan.secret), expires_at: plan.expiresAt };
+  },
   "list-tokens"(values, target) {
     const accountId = required(values, "account");
     accountMustExist(target, accountId);
-    return query(target, {
-      sql: `SELECT t.id, t.label, t.kind, t.scope, a.name AS agent, t.prefix, t.created_at, t.expires_at, t.revoked_at, t.last_used_at
-              FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id WHERE t.account_id = ? ORDER BY t.created_at`,
-      params: [accountId],
-    });
+    return query(target, listTokensSql(accountId));
   },
   "revoke-token"(values, target) {
     const id = required(values, "id");
-    const rows = query<{ revoked_at: string | null }>(target, { sql: "SELECT revoked_at FROM tokens WHERE id = ?", params: [id] });
+    const rows = query<{ revoked_at: string | null; client_id: string | null }>(target, findTokenSql(id));
     if (rows.length === 0) throw new UsageError(`no token ${id}; list-tokens --account ID shows the ids`);
     const revokedAt = rows[0].revoked_at ?? new Date().toISOString();
-    if (!rows[0].revoked_at) execute(target, [{ sql: "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", params: [revokedAt, id] }]);
-    return { id, revoked_at: revokedAt };
+    if (!rows[0].revoked_at) execute(target, [revokeTokenSql(id, revokedAt)]);
+    if (rows[0].client_id) {
+      // D1 is checked on every request and every refresh: the app's next one is refused, which also ends the grant in KV.
+      console.error("The app's access tokens are refused from its next request on (within a few seconds), and its refresh token ends the grant.");
+    }
+    return { id, source: rows[0].client_id ? "oauth" : "token", revoked_at: revokedAt };
   },
   connect: connectCommand,
   "add-webhook": addWebhookCommand,
   "list-webhooks": listWebhooksCommand,
   "remove-webhook": removeWebhookCommand,
 };
+
+/** Where the setup link points: --url, or the local server `npm start` runs. */
+function baseUrl(values: Values, target: Target): string {
+  const raw = typeof values.url === "string" ? values.url.trim() : "";
+  if (!raw) {
+    if (target.remote) throw new UsageError("--url https://your-taskgate-host is needed with --remote: the link must point at the deployed Worker");
+    return `http://127.0.0.1:${process.env.PORT || "8787"}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--url must be an origin like https://taskgate.example.com (got ${raw})`);
+  }
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new UsageError("--url must use https (http only for localhost)");
+  return url.origin;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -112,9 +156,10 @@ async function main(argv: string[]): Promise<number> {
         label: { type: "string" },
         expires: { type: "string" },
         id: { type: "string" },
+        email: { type: "string" },
+        url: { type: "string" },
         provider: { type: "string" },
         "credentials-file": { type: "string" },
-        url: { type: "string" },
         events: { type: "string" },
       },
     });

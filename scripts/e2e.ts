@@ -4,18 +4,26 @@
  * the admin CLI, and drives the server with both real MCP clients: the 2.x
  * client (negotiates 2026-07-28) and the 1.x SDK (opens with initialize);
  * webhook deliveries go through the local Queue to a receiver on this machine.
+ * Then a person invited with the admin CLI sets a password in Chromium, and
+ * both clients connect by URL alone with OAuth through their SDK's own OAuth
+ * client support, the sign-in and consent done in the browser by Playwright.
+ * Last, `npm start` itself: a taken port, and stopping it with SIGTERM and SIGINT.
  * Prints one line per check and `e2e: N passed, M failed`; exits 1 on any
- * failure. Whatever happens, it stops the server and removes the directory.
+ * failure. Whatever happens, it stops the server and the browser and removes
+ * the directory, and checks that nothing it started is left running.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { keyFromDotenv, newConnectorKey } from "../src/connectors/crypto.ts";
 import { ROOT } from "./lib/d1.ts";
 import { INSPECTOR_ORIGINS } from "./lib/dev-server.ts";
-import { admin, applySchema, assert, Checks, connect, DevServer, equal, removeDir, stopCommands, type Era, type McpSession } from "./lib/e2e-harness.ts";
+import { assert, Checks, connect, equal, type Era, type McpSession } from "./lib/e2e-harness.ts";
+import { LocalStack } from "./lib/local-stack.ts";
+import { descendants, settle } from "./lib/processes.ts";
 import { httpEdges, taskLife, toolList, type TokenRole } from "./lib/e2e-checks.ts";
 import { Receiver, webhookDeliveries } from "./lib/e2e-webhooks.ts";
+import { oauthFlows } from "./lib/e2e-oauth-checks.ts";
+import { startScriptChecks, stopStartScripts } from "./lib/e2e-start.ts";
 
 const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15 * 60_000);
 const AGENT = "e2e-agent";
@@ -28,8 +36,7 @@ const ROLES: { role: TokenRole; args: string[] }[] = [
 ];
 
 const checks = new Checks();
-const dir = mkdtempSync(join(tmpdir(), "taskgate-e2e-"));
-const server = new DevServer();
+const stack = new LocalStack("taskgate-e2e-");
 const receiver = new Receiver();
 const sessions: McpSession[] = [];
 
@@ -48,32 +55,28 @@ const SERVER_VARS: Record<string, string> = {
   ...(runKey ? { CONNECTOR_KEY: runKey } : {}),
 };
 let cleaning: Promise<void> | null = null;
-let cleaned = false;
 
 /** Stops everything this script started and removes the directory; every caller waits for the same run. */
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
-    stopCommands();
+    stopStartScripts();
     await Promise.allSettled(sessions.map((s) => s.close()));
-    await server.stop();
     await receiver.stop();
-    removeDir(dir);
-    cleaned = true;
+    await stack.stop().catch((e) => checks.fail("stop wrangler dev", (e as Error).message));
+    const left = await settle(() => descendants().filter((p) => /workerd|wrangler|chromium|headless_shell/.test(p.command)));
+    if (left.length > 0) checks.fail("nothing left running", left.map((p) => `${p.pid} ${p.command.slice(0, 60)}`).join("; "));
   })();
   return cleaning;
 }
 
+const startedAt = Date.now();
+
 function finish(): never {
-  console.log(`e2e: ${checks.passed} passed, ${checks.failed} failed`);
+  console.log(`e2e: ${checks.passed} passed, ${checks.failed} failed in ${Math.round((Date.now() - startedAt) / 1000)} s`);
   process.exit(checks.failed > 0 ? 1 : 0);
 }
 
-process.on("exit", () => {
-  if (cleaned) return;
-  stopCommands();
-  server.killNow();
-  removeDir(dir);
-});
+process.on("exit", () => stopStartScripts());
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     checks.fail("e2e", `interrupted by ${signal}`);
@@ -87,26 +90,22 @@ const overall = setTimeout(() => {
 
 async function setup(): Promise<{ accountId: string; tokens: Record<TokenRole, string> } | null> {
   const schema = await checks.run("temporary D1 database: schema.sql applied", async () => {
-    await applySchema(dir);
+    await stack.applySchema();
     return true;
   });
   if (schema === undefined) return null;
   const started = await checks.run("wrangler dev answers GET /health on a free local port", async () => {
-    try {
-      await server.start(dir, SERVER_VARS);
-    } catch (e) {
-      throw new Error(`${(e as Error).message}\n${server.tail()}`);
-    }
-    return server.base;
+    await stack.start(SERVER_VARS);
+    return stack.base;
   });
   if (started === undefined) return null;
   return (
     (await checks.run("admin CLI: create-account, then one token of each kind and scope", async () => {
-      const account = await admin(dir, ["create-account", "--name", "E2E"]);
+      const account = await stack.admin(["create-account", "--name", "E2E"]);
       assert(/^acc_/.test(account.id), `an account id, got ${JSON.stringify(account)}`);
       const tokens = {} as Record<TokenRole, string>;
       for (const { role, args } of ROLES) {
-        const t = await admin(dir, ["create-token", "--account", account.id, ...args]);
+        const t = await stack.admin(["create-token", "--account", account.id, ...args]);
         assert(/^tg_/.test(t.token), `a token for ${role}`);
         tokens[role] = t.token;
       }
@@ -117,7 +116,7 @@ async function setup(): Promise<{ accountId: string; tokens: Record<TokenRole, s
 
 async function open(era: Era, role: TokenRole, secret: string): Promise<McpSession | undefined> {
   return checks.run(`${era} client connects with the ${role} token`, async () => {
-    const s = await connect(`${server.base}/mcp`, secret, era);
+    const s = await connect(`${stack.base}/mcp`, secret, era);
     sessions.push(s);
     if (era === "modern") equal(s.protocolVersion, "2026-07-28", "negotiated protocol version");
     else assert(s.protocolVersion && s.protocolVersion !== "2026-07-28", `a legacy protocol version, got ${s.protocolVersion}`);
@@ -126,11 +125,11 @@ async function open(era: Era, role: TokenRole, secret: string): Promise<McpSessi
 }
 
 async function main(): Promise<void> {
-  console.log(`e2e: temporary state in ${dir}`);
+  console.log(`e2e: temporary state in ${stack.dir}`);
   const ready = await setup();
   if (!ready) return;
-  const { tokens, accountId } = ready;
-  await httpEdges(checks, server.base, tokens["human write"], ALLOWED_ORIGIN);
+  const { accountId, tokens } = ready;
+  await httpEdges(checks, stack.base, tokens["human write"], ALLOWED_ORIGIN);
 
   const byEra = {} as Record<Era, Partial<Record<TokenRole, McpSession>>>;
   for (const era of ["modern", "legacy"] as const) {
@@ -160,12 +159,15 @@ async function main(): Promise<void> {
 
   const human = byEra.modern["human write"];
   const agent = byEra.legacy["agent write"];
-  if (!human || !agent) {
-    checks.fail("webhooks", "a client did not connect");
-    return;
+  if (!human || !agent) checks.fail("webhooks", "a client did not connect");
+  else {
+    await receiver.start();
+    await webhookDeliveries(checks, { dir: stack.dir, base: stack.base, accountId, human, agent, receiver });
   }
-  await receiver.start();
-  await webhookDeliveries(checks, { dir, base: server.base, accountId, human, agent, receiver });
+
+  sessions.push(...(await oauthFlows(checks, stack, accountId)));
+
+  await startScriptChecks(checks, join(stack.dir, "npm-start"));
 }
 
 main()

@@ -1,18 +1,27 @@
 /**
- * `npm start`: prepares the local database (schema once, a demo account with
- * four tokens on the first run), prints the MCP URL, the tokens and client
- * configurations, then serves the Worker with `wrangler dev` until stopped.
+ * `npm start`: checks that the port is free, prepares the local database
+ * (schema once, then any new migrations; a demo account with a person who
+ * signs in and four tokens on the first run), prints the MCP URL, the sign-in
+ * details, the tokens and client configurations, then serves the Worker with
+ * `wrangler dev` until stopped. SIGINT (Ctrl-C) or SIGTERM stops wrangler and
+ * everything it started, then this process.
  * The data lives in wrangler's default `.wrangler/state`, the same local D1
- * that `npm run admin` uses without flags, so a second start keeps it.
+ * that `npm run admin` uses without flags, so a second start keeps it;
+ * `npm start -- --persist-to DIR` keeps the database, the demo tokens and a
+ * generated CONNECTOR_KEY in DIR instead.
  */
-import { spawn } from "node:child_process";
-import { constants } from "node:os";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { ROOT, type Target } from "./lib/d1.ts";
-import { DEMO_AGENT, DEMO_FILE, DEMO_ROLES, ensureDemo, ensureDevVars, ensureSchema, type DemoRole } from "./lib/demo.ts";
+import { DEMO_AGENT, DEMO_ROLES, demoFile, ensureDemo, ensureDevVars, ensureSchema, type DemoRole } from "./lib/demo.ts";
 import { claudeDesktopConfig, cursorConfig, indent, vscodeConfig } from "./lib/client-config.ts";
-import { INSPECTOR_ORIGINS, WRANGLER_JS, waitForHealth, wranglerDevArgs, wranglerEnv } from "./lib/dev-server.ts";
+import { INSPECTOR_ORIGINS, nextFreePort, portProblem, WRANGLER_JS, waitForHealth, wranglerDevArgs, wranglerEnv } from "./lib/dev-server.ts";
+import { supervise } from "./lib/supervise.ts";
 
 const HOST = "127.0.0.1";
+
+/** The last MCP Inspector release that runs on Node 20 (1.x and 2.x need Node 22). */
+const INSPECTOR_COMMAND = "npx @modelcontextprotocol/inspector@0.15.0";
 
 function portFromEnv(): number {
   const raw = process.env.PORT;
@@ -25,29 +34,74 @@ function portFromEnv(): number {
   return port;
 }
 
-async function prepare(): Promise<{ url: string; lines: string[] }> {
-  const port = portFromEnv();
-  const url = `http://${HOST}:${port}/mcp`;
-  const target: Target = { remote: false };
-  const lines: string[] = [];
+function optionsFromArgs(): { persistTo?: string } {
+  try {
+    const { values } = parseArgs({ args: process.argv.slice(2), strict: true, options: { "persist-to": { type: "string" } } });
+    return { persistTo: values["persist-to"] ? resolve(values["persist-to"]) : undefined };
+  } catch (e) {
+    console.error(`${(e as Error).message}\nUsage: npm start [-- --persist-to DIR]   (PORT=8788 npm start for another port)`);
+    process.exit(2);
+  }
+}
 
-  if (ensureDevVars()) lines.push("Created .dev.vars with a random CONNECTOR_KEY (git-ignored).");
+/** Before anything is printed or written: is the port free? If not, say how to pick another. */
+async function checkPort(port: number): Promise<void> {
+  const problem = await portProblem(HOST, port);
+  if (!problem) return;
+  const free = await nextFreePort(HOST, port);
+  const example = free ? `PORT=${free} npm start` : "PORT=<port> npm start";
+  console.error(`npm start: ${problem}. Stop what uses it, or pick another port: ${example}`);
+  process.exit(1);
+}
+
+interface Prepared {
+  url: string;
+  lines: string[];
+  envFile: string | null;
+}
+
+async function prepare(port: number, target: Target): Promise<Prepared> {
+  const url = `http://${HOST}:${port}/mcp`;
+  const lines: string[] = [];
+  const where = target.persistTo ?? ".wrangler/state";
+
+  const devVars = ensureDevVars(target);
+  if (devVars.created) lines.push(`Created ${devVars.envFile ? devVars.file : ".dev.vars"} with a random CONNECTOR_KEY (git-ignored).`);
   console.error("Preparing the local database…");
-  if (ensureSchema(target)) lines.push("Applied schema.sql to the local D1 database (.wrangler/state).");
+  if (ensureSchema(target) === "created") lines.push(`Applied schema.sql to the local D1 database (${where}).`);
   const { demo, state } = await ensureDemo(target);
   const stateLine = {
     created: "Created a demo account with four tokens",
     kept: "Using the demo account from an earlier start",
     renewed: "Using the demo account from an earlier start (revoked or missing tokens were replaced)",
   }[state];
-  lines.push(`${stateLine}: ${demo.account.id}. Its tokens are kept in ${DEMO_FILE.slice(ROOT.length + 1)} (git-ignored).`);
+  const file = demoFile(target);
+  lines.push(`${stateLine}: ${demo.account.id}. Its password and tokens are kept in ${file.startsWith(ROOT) ? file.slice(ROOT.length + 1) : file} (git-ignored).`);
+  const origin = url.replace(/\/mcp$/, "");
 
   const t = (role: DemoRole) => demo.tokens[role].secret;
   const row = (role: DemoRole, who: string) => `  ${who.padEnd(22)} ${t(role)}   ${DEMO_ROLES[role].sees}`;
   lines.push(
     "",
     `Taskgate MCP server: ${url}`,
-    "Send a token as the header  Authorization: Bearer <token>",
+    `Web console:         ${origin}/   (your approvals inbox, tasks, agents, tokens; sign in with the email and password below)`,
+    "",
+    "Connect an app with nothing but that URL: it opens Taskgate's sign-in page in the browser,",
+    "where you sign in and choose who it acts as (you, or one of your agents) and whether it may write.",
+    `  Sign in at   ${origin}/signin`,
+    `  Email        ${demo.person?.email ?? "(none)"}`,
+    `  Password     ${demo.person?.password ?? "(none)"}`,
+    "",
+    "Claude Desktop (claude_desktop_config.json), by URL through mcp-remote:",
+    indent(claudeDesktopConfig(url)),
+    "",
+    "Cursor (~/.cursor/mcp.json), by URL:",
+    indent(cursorConfig(url)),
+    "",
+    "VS Code (.vscode/mcp.json), by URL:",
+    indent(vscodeConfig(url)),
+    "",
+    "Headless agents and scripts send a token as the header  Authorization: Bearer <token>",
     "",
     "Tokens:",
     row("human", "human, write"),
@@ -55,30 +109,30 @@ async function prepare(): Promise<{ url: string; lines: string[] }> {
     row("agent", `${DEMO_AGENT}, write`),
     row("agentRead", `${DEMO_AGENT}, read`),
     "",
-    "Claude Desktop (claude_desktop_config.json), as you:",
-    indent(claudeDesktopConfig(url, t("human"))),
-    "",
-    `Cursor (~/.cursor/mcp.json), as ${DEMO_AGENT}:`,
+    `With a header instead, e.g. Cursor as ${DEMO_AGENT}:`,
     indent(cursorConfig(url, t("agent"))),
     "",
     `VS Code (.vscode/mcp.json), as ${DEMO_AGENT}:`,
     indent(vscodeConfig(url, t("agent"))),
     "",
-    "MCP Inspector: npx @modelcontextprotocol/inspector, transport Streamable HTTP,",
+    `MCP Inspector: ${INSPECTOR_COMMAND}, transport Streamable HTTP,`,
     `  URL ${url}, header Authorization: Bearer ${t("humanRead")}`,
     "",
-    "More tokens and accounts: npm run admin -- --help",
+    "More people, tokens and accounts: npm run -s admin -- --help",
     "",
   );
-  return { url, lines };
+  return { url, lines, envFile: devVars.envFile ? devVars.file : null };
 }
 
 async function main(): Promise<void> {
   process.env.PATH = wranglerEnv().PATH;
+  const { persistTo } = optionsFromArgs();
   const port = portFromEnv();
-  let prepared;
+  await checkPort(port);
+  const target: Target = { remote: false, persistTo };
+  let prepared: Prepared;
   try {
-    prepared = await prepare();
+    prepared = await prepare(port, target);
   } catch (e) {
     console.error(`npm start could not prepare the local database: ${(e as Error).message}`);
     process.exit(1);
@@ -86,25 +140,19 @@ async function main(): Promise<void> {
   console.log(prepared.lines.join("\n"));
 
   // Local development: webhook receivers on this machine may use http://.
-  const args = wranglerDevArgs({ host: HOST, port, vars: { ALLOWED_ORIGINS: INSPECTOR_ORIGINS.join(","), ALLOW_HTTP_WEBHOOKS: "1" } });
-  const child = spawn(process.execPath, [WRANGLER_JS, ...args], { cwd: ROOT, stdio: "inherit", env: wranglerEnv() });
-
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.on(signal, () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    });
-  }
-  child.on("error", (e) => {
-    console.error(`Could not start wrangler dev: ${e.message}`);
-    process.exit(1);
-  });
-  child.on("exit", (code, signal) => {
-    process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
+  const args = wranglerDevArgs({ host: HOST, port, persistTo, vars: { ALLOWED_ORIGINS: INSPECTOR_ORIGINS.join(","), ALLOW_HTTP_WEBHOOKS: "1" } });
+  if (prepared.envFile) args.push("--env-file", prepared.envFile);
+  // Its own process group (so a stop reaches workerd too) and no interactive keys: stdin stays with this process.
+  args.push("--show-interactive-dev-session=false");
+  const child = supervise(process.execPath, [WRANGLER_JS, ...args], {
+    cwd: ROOT,
+    env: wranglerEnv(),
+    onStopping: (signal) => console.error(`\n${signal}: stopping wrangler dev and workerd…`),
   });
 
   const stopped = () => (child.exitCode !== null || child.signalCode !== null ? "exited" : null);
   waitForHealth(`http://${HOST}:${port}`, 180_000, stopped).then(
-    () => console.log(`\nTaskgate is serving MCP at ${prepared.url} (the tokens are above; Ctrl-C stops it).\n`),
+    () => console.log(`\nTaskgate is serving MCP at ${prepared.url} and the web console at ${prepared.url.replace(/\/mcp$/, "/")} (sign-in and tokens are above; Ctrl-C stops it).\n`),
     () => {},
   );
 }

@@ -1,7 +1,15 @@
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { TaskgateEvent } from "./domain/events.ts";
 
 export interface Env {
   DB: D1Database;
+  /** The OAuth provider's storage: clients, grants, hashed tokens (see wrangler.toml). */
+  OAUTH_KV: KVNamespace;
+  /**
+   * Set by the OAuth provider on every request it hands to Taskgate: its
+   * helpers (consent, completing a grant, revoking one). Absent elsewhere.
+   */
+  OAUTH_PROVIDER?: OAuthHelpers;
   /** Producer binding of the webhook queue (its consumer is this Worker's `queue` handler). */
   WEBHOOK_QUEUE?: Queue<TaskgateEvent>;
   /** "1" in local development (npm start, tests): webhooks may use http:// URLs. Never set in production. */

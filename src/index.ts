@@ -1,20 +1,46 @@
+/**
+ * The Worker. The edge (this Hono app) gives every request an id and D1
+ * metering, answers the probes, and guards /mcp (methods, body size, Origin,
+ * tokens in the URL) before anything reads a token. Everything else goes to
+ * the OAuth provider of the request's origin, which serves discovery,
+ * registration and tokens itself, checks the bearer token of /mcp and hands it
+ * on (src/http/mcp.ts), and sends the rest to the pages (src/web, src/oauth).
+ */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./http/app-env.ts";
-import { bearerAuth } from "./http/auth.ts";
+import { refuseQueryTokens } from "./http/auth.ts";
 import { originCheck } from "./http/origin.ts";
-import { MAX_BODY_BYTES, mcpHandler } from "./mcp/server.ts";
+import { tagRequest } from "./http/request-id.ts";
+import { MAX_BODY_BYTES } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
 import { queue, scheduled } from "./webhooks/handlers.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
+import { canonicalOrigin, helpersFor, providerFor, TOKEN_PATH } from "./oauth/provider.ts";
+import { reflectRevocation, revokedTokenOf } from "./oauth/revocation.ts";
 
 export const app = new Hono<AppEnv>();
+
+/** Sets a header even on a response whose headers are immutable (a fetched or redirect response). */
+function withHeader(res: Response, name: string, value: string, append = false): Response {
+  let out = res;
+  try {
+    if (append) out.headers.append(name, value);
+    else out.headers.set(name, value);
+  } catch {
+    out = new Response(res.body, res);
+    if (append) out.headers.append(name, value);
+    else out.headers.set(name, value);
+  }
+  return out;
+}
 
 app.use("*", async function requestId(c, next) {
   const id = crypto.randomUUID();
   c.set("requestId", id);
+  tagRequest(c.req.raw, id);
   await next();
-  c.res.headers.set("x-request-id", id);
+  c.res = withHeader(c.res, "x-request-id", id);
 });
 
 /** Every D1 call a request makes, counted and timed in `Server-Timing` (cheap, and useful in production). */
@@ -27,8 +53,8 @@ app.use("*", async function d1Timing(c, next) {
     // A stateless legacy answer is one SSE message: let it finish so the count covers the whole call.
     c.res = new Response(await c.res.text(), c.res);
   }
-  c.res.headers.append("server-timing", serverTiming(meter));
-  c.res.headers.set("x-d1-calls", String(meter.calls));
+  c.res = withHeader(c.res, "server-timing", serverTiming(meter), true);
+  c.res = withHeader(c.res, "x-d1-calls", String(meter.calls));
 });
 
 app.get("/health", (c) => c.json({ ok: true, version: VERSION }));
@@ -49,37 +75,36 @@ const methodNotAllowed = () =>
     status: 405,
     headers: { allow: "POST", "content-type": "application/json" },
   });
-app.on(["GET", "DELETE", "PUT", "PATCH"], "/mcp", methodNotAllowed);
+app.on(["GET", "DELETE", "PUT", "PATCH"], "/mcp/*", methodNotAllowed);
 
 app.use(
-  "/mcp",
+  "/mcp/*",
   bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => c.json({ error: "payload_too_large", error_description: "Request bodies are limited to 1 MiB." }, 413),
   }),
   originCheck(),
+  refuseQueryTokens(),
 );
-app.options("/mcp", methodNotAllowed);
-app.post("/mcp", bearerAuth(), (c) => {
-  const principal = c.get("principal");
-  return mcpHandler.fetch(c.req.raw, {
-    authInfo: {
-      token: principal.tokenId,
-      clientId: principal.tokenId,
-      scopes: [principal.scope],
-      extra: {
-        scope: {
-          env: c.env,
-          principal,
-          requestId: c.get("requestId"),
-          waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p),
-        },
-      },
-    },
-  });
-});
 
-app.notFound((c) => c.json({ error: "not_found", error_description: "Taskgate serves MCP at POST /mcp and a probe at GET /health." }, 404));
+app.all("*", async (c) => {
+  const url = new URL(c.req.url);
+  const origin = canonicalOrigin(url);
+  if (!origin) {
+    // OAuth needs https off loopback: pages move there, API calls are told to.
+    if (c.req.method === "GET" || c.req.method === "HEAD") {
+      url.protocol = "https:";
+      return c.redirect(url.toString(), 308);
+    }
+    return c.json({ error: "https_required", error_description: `Use ${url.toString().replace(/^http:/, "https:")}: Taskgate is served over https.` }, 400);
+  }
+  const ctx = c.executionCtx as unknown as ExecutionContext;
+  const revoking = c.req.method === "POST" && url.pathname === TOKEN_PATH ? revokedTokenOf(await c.req.raw.clone().formData().catch(() => null)) : null;
+  // A copy: the provider sets env.OAUTH_PROVIDER on what it gets, and that must not leak to another origin's request.
+  const res = await providerFor(origin).fetch(c.req.raw, { ...c.env }, ctx);
+  if (revoking && res.ok) await reflectRevocation(c.env.DB, helpersFor(origin, c.env), revoking);
+  return res;
+});
 
 app.onError((err, c) => {
   console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), error: err.stack ?? err.message }));

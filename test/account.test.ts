@@ -132,8 +132,9 @@ describe("list_tokens", () => {
     expect(raw).not.toMatch(/hash/);
     for (const t of all.items) {
       expect(Object.keys(t).sort()).toEqual(
-        ["agent", "created_at", "current", "expires_at", "id", "kind", "label", "last_used_at", "prefix", "revoked_at", "scope", "state"].sort(),
+        ["agent", "client", "created_at", "current", "expires_at", "id", "kind", "label", "last_used_at", "prefix", "revoked_at", "scope", "source", "state"].sort(),
       );
+      expect(t).toMatchObject({ source: "token", client: null });
       expect(t.current).toBe(t.id === acc.tokenIds.human);
       expect(t.state).toBe("active");
       if (t.current) expect(acc.human.startsWith(t.prefix.replace("…", ""))).toBe(true);

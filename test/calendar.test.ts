@@ -209,7 +209,7 @@ describe("get_agenda", () => {
 
     expect(await c.fails("get_agenda", { days: 15 })).toMatch(/days/);
     expect(await c.fails("get_agenda", { days: 0 })).toMatch(/days/);
-    expect(await c.fails("get_agenda", { date: "2026-02-30" })).toMatch(/date: expected a date/);
+    expect(await c.fails("get_agenda", { date: "2026-02-30" })).toMatch(/date: 2026-02-30 is not a real date: February 2026 has no day 30/);
     expect(await c.fails("get_agenda", { date: "31.10.2026" })).toMatch(/date/);
   });
 });

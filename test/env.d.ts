@@ -1,6 +1,7 @@
 declare namespace Cloudflare {
   interface Env {
     DB: D1Database;
+    OAUTH_KV: KVNamespace;
     SCHEMA_SQL: string;
     /** JSON: [{ name, sql }] of migrations/*.sql in order. */
     MIGRATIONS: string;

@@ -5,7 +5,7 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { planAccount, planToken, type Sql, type TokenRequest } from "../src/domain/provisioning.ts";
 
-export const MCP_URL = "http://taskgate.test/mcp";
+export const MCP_URL = "https://taskgate.test/mcp";
 
 /** The Worker itself, in this isolate, over real HTTP semantics. */
 export function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {

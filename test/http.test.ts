@@ -42,10 +42,12 @@ describe("GET /health and /ready", () => {
 });
 
 describe("bearer auth", () => {
-  it("no token → 401 with a Bearer challenge", async () => {
+  it("no token → 401 with a Bearer challenge naming the resource metadata and the required scope", async () => {
     const res = await post(LIST);
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="taskgate"$/);
+    expect(res.headers.get("www-authenticate")).toBe(
+      'Bearer realm="OAuth", resource_metadata="https://taskgate.test/.well-known/oauth-protected-resource/mcp", scope="tasks:read"',
+    );
   });
 
   it("unknown, malformed, revoked and expired tokens → 401 invalid_token", async () => {
@@ -62,7 +64,7 @@ describe("bearer auth", () => {
     }
     const res = await post(INIT, { authorization: "Basic abc" });
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toMatch(/error="invalid_request"/);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="OAuth", resource_metadata="[^"]+"/);
   });
 
   it("refuses a token in the query string, even a valid one", async () => {

@@ -89,5 +89,7 @@ describe("schema upgrades", () => {
     for (const t of tables) expect(await count(db, t), t).toBe(before[t]);
     const task = await db.prepare("SELECT title FROM tasks WHERE id = 'tsk_m'").first<{ title: string }>();
     expect(task?.title).toBe("Keep me");
+    const key = await db.prepare("SELECT result, request_hash FROM idempotency_keys WHERE key = 'k'").first();
+    expect(key, "an idempotency row from before request_hash keeps its result, with no hash").toEqual({ result: "{}", request_hash: null });
   });
 });

@@ -168,7 +168,7 @@ describe("list_subtasks", () => {
     await c.ok("delete_task", { task_id: kids[0].id });
     const after = await c.ok("list_subtasks", { task_id: root.id, recursive: true });
     expect(after.items.map((t: any) => t.title)).toEqual(["b", "c"]);
-    expect(await c.fails("list_subtasks", { task_id: kids[0].id })).toMatch(/No task .* list_tasks/);
+    expect(await c.fails("list_subtasks", { task_id: kids[0].id })).toMatch(/is in the trash .*restore_from_trash with item_id trs_/);
 
     const other = await seedAccount();
     const o = await connect(other.human);

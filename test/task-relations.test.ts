@@ -54,7 +54,7 @@ describe("delete_task", () => {
     expect(Date.parse(del.purge_after) - Date.now()).toBeGreaterThan(29 * 86_400_000);
     const marked = await row<{ n: number }>("SELECT count(*) AS n FROM tasks WHERE trash_id = ?", del.trash_id);
     expect(marked.n).toBe(4);
-    expect(await c.fails("get_task", { task_id: kids[1].id })).toMatch(/No task/);
+    expect(await c.fails("get_task", { task_id: kids[1].id })).toMatch(/is in the trash .*restore_from_trash with item_id trs_/);
     expect((await c.ok("list_tasks", {})).items.map((t: any) => t.id)).toEqual([keep.id]);
     const history = await c.ok("get_task_history", { task_id: keep.id });
     expect(history.items).toHaveLength(1);
@@ -343,8 +343,8 @@ describe("add_dependency and remove_dependency", () => {
     await c.ok("add_dependency", { task_id: b.id, depends_on_id: d.id });
     await c.ok("delete_task", { task_id: b.id });
     expect(await refusedUnchanged(c, "add_dependency", { task_id: d.id, depends_on_id: a.id })).toMatch(/cycle/);
-    expect(await refusedUnchanged(c, "add_dependency", { task_id: a.id, depends_on_id: b.id })).toMatch(/No task/);
-    expect(await refusedUnchanged(c, "remove_dependency", { task_id: a.id, depends_on_id: b.id })).toMatch(/No task/);
+    expect(await refusedUnchanged(c, "add_dependency", { task_id: a.id, depends_on_id: b.id })).toMatch(/is in the trash .*restore_from_trash with item_id trs_/);
+    expect(await refusedUnchanged(c, "remove_dependency", { task_id: a.id, depends_on_id: b.id })).toMatch(/is in the trash .*restore_from_trash with item_id trs_/);
 
     const other = await seedAccount();
     const o = await connect(other.human);

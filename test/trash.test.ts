@@ -82,7 +82,7 @@ describe("restore is exact", () => {
 
       const del = await agent.ok("delete_task", { task_id: r.root });
       expect(del.item_count).toBe(3);
-      expect(await c.fails("get_task", { task_id: r.sub })).toMatch(/No task/);
+      expect(await c.fails("get_task", { task_id: r.sub })).toMatch(/is in the trash with its task .*restore_from_trash/);
       expect((await c.ok("get_task", { task_id: r.other })).waits_on).toEqual([]);
 
       const trash = await c.ok("list_trash");

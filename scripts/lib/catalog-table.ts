@@ -2,7 +2,7 @@
  * Prints the README's tool catalog as Markdown, from src/mcp/effects.ts: the
  * groups are the `// Group` comments of TOOL_TITLES, the marks come from
  * annotationsFor() and HUMAN_TOOLS, so the README cannot disagree with what
- * tools/list announces. Run: node --no-warnings scripts/lib/catalog-table.ts
+ * tools/list announces. Run: npm run -s catalog
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

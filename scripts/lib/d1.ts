@@ -38,21 +38,37 @@ export function render(s: Sql): string {
   return text.trim().replace(/;$/, "");
 }
 
-function wrangler(target: Target, args: string[]): string {
-  const where = target.remote ? ["--remote"] : ["--local", ...(target.persistTo ? ["--persist-to", target.persistTo] : [])];
-  const res = spawnSync(process.execPath, [WRANGLER, "d1", "execute", "taskgate", ...where, "--yes", ...args], {
+function where(target: Target): string[] {
+  return target.remote ? ["--remote"] : ["--local", ...(target.persistTo ? ["--persist-to", target.persistTo] : [])];
+}
+
+function runD1(command: string[], env: NodeJS.ProcessEnv): string {
+  const res = spawnSync(process.execPath, [WRANGLER, "d1", ...command], {
     cwd: ROOT,
     encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_D1_WARNING: "true", CI: process.env.CI ?? "" },
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_D1_WARNING: "true", CI: process.env.CI ?? "", ...env },
     maxBuffer: 64 * 1024 * 1024,
   });
   if (res.status !== 0) {
     const lines = (res.stderr || res.stdout || "").split("\n").filter((l) => l.trim());
     const errors = lines.filter((l) => /error|✘|requires/i.test(l));
     const detail = (errors.length ? errors : lines.slice(-3)).slice(0, 5).join("\n");
-    throw new Error(`wrangler d1 execute failed${detail ? `:\n${detail}` : ""}`);
+    throw new Error(`wrangler d1 ${command[0]} failed${detail ? `:\n${detail}` : ""}`);
   }
   return res.stdout;
+}
+
+function wrangler(target: Target, args: string[]): string {
+  return runD1(["execute", "taskgate", ...where(target), "--yes", ...args], {});
+}
+
+/**
+ * Applies the files of migrations/ that the database has not recorded in
+ * d1_migrations yet (schema.sql records every migration it contains), without
+ * a prompt. This is how a database made by an older checkout catches up.
+ */
+export function applyMigrations(target: Target): void {
+  runD1(["migrations", "apply", "taskgate", ...where(target)], { CI: "1" });
 }
 
 /** Runs statements as one file (atomic in D1). */

@@ -4,15 +4,23 @@
  * every start can show them again), and `.dev.vars` with a connector key.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { planAccount, planToken, type Sql } from "../../src/domain/provisioning.ts";
+import { planDemoPerson } from "../../src/domain/people.ts";
+import { hashPassword, verifyPassword } from "../../src/domain/passwords.ts";
 import type { TokenKind, TokenScope } from "../../src/domain/principal.ts";
-import { applySchemaFile, execute, query, ROOT, type Target } from "./d1.ts";
+import { applyMigrations, applySchemaFile, execute, query, ROOT, type Target } from "./d1.ts";
 
-export const DEMO_FILE = join(ROOT, ".taskgate-demo.json");
+/** Where the demo tokens are kept: the project root, or the state directory given with --persist-to. */
+export function demoFile(target: Target): string {
+  return join(target.persistTo ?? ROOT, ".taskgate-demo.json");
+}
+
+/** The project's .dev.vars, which wrangler dev reads on its own. */
 export const DEV_VARS_FILE = join(ROOT, ".dev.vars");
 export const DEMO_AGENT = "demo-agent";
+export const DEMO_EMAIL = "demo@example.com";
 
 export type DemoRole = "human" | "humanRead" | "agent" | "agentRead";
 
@@ -28,32 +36,85 @@ export interface DemoToken {
   secret: string;
 }
 
+export interface DemoPerson {
+  email: string;
+  password: string;
+}
+
 export interface Demo {
   account: { id: string; name: string };
   tokens: Record<DemoRole, DemoToken>;
+  /** The person who signs in on the pages (and consents when an app connects by URL). */
+  person?: DemoPerson;
   created_at: string;
 }
 
-/** Creates `.dev.vars` with a random CONNECTOR_KEY unless it exists. Returns whether it made one. */
-export function ensureDevVars(): boolean {
-  if (existsSync(DEV_VARS_FILE)) return false;
+export interface DevVars {
+  /** The file that holds CONNECTOR_KEY. */
+  file: string;
+  created: boolean;
+  /** Pass it to wrangler dev with --env-file (it is not the project's own .dev.vars). */
+  envFile: boolean;
+}
+
+/**
+ * A CONNECTOR_KEY for local connectors: the project's `.dev.vars` when it
+ * exists; else one is made with a random key, at the project root, or with
+ * --persist-to in that directory (so such a run writes only there).
+ */
+export function ensureDevVars(target: Target): DevVars {
+  if (existsSync(DEV_VARS_FILE)) return { file: DEV_VARS_FILE, created: false, envFile: false };
+  const file = target.persistTo ? join(target.persistTo, ".dev.vars") : DEV_VARS_FILE;
+  const envFile = file !== DEV_VARS_FILE;
+  if (existsSync(file)) return { file, created: false, envFile };
   const key = randomBytes(32).toString("base64");
-  writeFileSync(DEV_VARS_FILE, `# Local secrets for wrangler dev (git-ignored).\nCONNECTOR_KEY=${key}\n`, { mode: 0o600 });
-  return true;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `# Local secrets for wrangler dev (git-ignored).\nCONNECTOR_KEY=${key}\n`, { mode: 0o600 });
+  return { file, created: true, envFile };
 }
 
-/** Applies schema.sql unless the local D1 already has the `tasks` table. Returns whether it applied it. */
-export function ensureSchema(target: Target): boolean {
+/**
+ * Applies schema.sql unless the local D1 already has the `tasks` table; a
+ * database from an earlier start gets the migrations it lacks instead.
+ * Returns what it did.
+ */
+export function ensureSchema(target: Target): "created" | "upgraded" {
   const rows = query(target, { sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", params: ["tasks"] });
-  if (rows.length > 0) return false;
+  if (rows.length > 0) {
+    applyMigrations(target);
+    return "upgraded";
+  }
   applySchemaFile(target, join(ROOT, "schema.sql"));
+  return "created";
+}
+
+/** A readable random password for the demo person: 20 characters, letters and digits. */
+function demoPassword(): string {
+  const alphabet = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  return Array.from(randomBytes(20), (b) => alphabet[b % alphabet.length]).join("");
+}
+
+/** The demo person, kept if its saved password still signs in, otherwise (re)made with a new password. */
+async function ensureDemoPerson(target: Target, demo: Demo, now: string): Promise<boolean> {
+  if (demo.person) {
+    const rows = query<{ password_hash: string | null; account_id: string }>(target, {
+      sql: "SELECT password_hash, account_id FROM people WHERE email = ?",
+      params: [demo.person.email],
+    });
+    const row = rows[0];
+    if (row && row.account_id === demo.account.id && row.password_hash && (await verifyPassword(demo.person.password, row.password_hash))) return false;
+  }
+  const password = demoPassword();
+  const plan = planDemoPerson(demo.account.id, DEMO_EMAIL, await hashPassword(password), now);
+  execute(target, plan.statements);
+  demo.person = { email: plan.email, password };
   return true;
 }
 
-function readDemo(): Demo | null {
-  if (!existsSync(DEMO_FILE)) return null;
+function readDemo(file: string): Demo | null {
+  if (!existsSync(file)) return null;
   try {
-    const demo = JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Demo;
+    const demo = JSON.parse(readFileSync(file, "utf8")) as Demo;
     if (!demo?.account?.id || !demo.tokens) return null;
     return demo;
   } catch {
@@ -61,8 +122,8 @@ function readDemo(): Demo | null {
   }
 }
 
-function writeDemo(demo: Demo): void {
-  writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });
+function writeDemo(file: string, demo: Demo): void {
+  writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });
 }
 
 async function planRole(accountId: string, role: DemoRole, now: string): Promise<{ token: DemoToken; statements: Sql[] }> {
@@ -78,14 +139,15 @@ export interface DemoResult {
 }
 
 /**
- * The demo account of `.taskgate-demo.json` if it still exists in the local
+ * The demo account of `.taskgate-demo.json` (see demoFile) if it still exists in the local
  * database; tokens that were revoked, expired or removed are replaced. Without
  * the file (or its account), a fresh demo account with four tokens, written in
  * one batch.
  */
 export async function ensureDemo(target: Target): Promise<DemoResult> {
   const now = new Date().toISOString();
-  const saved = readDemo();
+  const file = demoFile(target);
+  const saved = readDemo(file);
   if (saved) {
     const rows = query<{ token_id: string | null; revoked_at: string | null; expires_at: string | null }>(target, {
       sql: "SELECT t.id AS token_id, t.revoked_at, t.expires_at FROM accounts a LEFT JOIN tokens t ON t.account_id = a.id WHERE a.id = ?",
@@ -96,7 +158,11 @@ export async function ensureDemo(target: Target): Promise<DemoResult> {
         rows.filter((r) => r.token_id && !r.revoked_at && (!r.expires_at || Date.parse(r.expires_at) > Date.now())).map((r) => r.token_id),
       );
       const stale = (Object.keys(DEMO_ROLES) as DemoRole[]).filter((role) => !saved.tokens[role] || !live.has(saved.tokens[role].id));
-      if (stale.length === 0) return { demo: saved, state: "kept" };
+      const personChanged = await ensureDemoPerson(target, saved, now);
+      if (stale.length === 0) {
+        if (personChanged) writeDemo(file, saved);
+        return { demo: saved, state: personChanged ? "renewed" : "kept" };
+      }
       const statements: Sql[] = [];
       for (const role of stale) {
         const planned = await planRole(saved.account.id, role, now);
@@ -104,7 +170,7 @@ export async function ensureDemo(target: Target): Promise<DemoResult> {
         statements.push(...planned.statements);
       }
       execute(target, statements);
-      writeDemo(saved);
+      writeDemo(file, saved);
       return { demo: saved, state: "renewed" };
     }
   }
@@ -118,6 +184,7 @@ export async function ensureDemo(target: Target): Promise<DemoResult> {
   }
   execute(target, statements);
   const demo: Demo = { account: { id: account.id, name: account.name }, tokens, created_at: now };
-  writeDemo(demo);
+  await ensureDemoPerson(target, demo, now);
+  writeDemo(file, demo);
   return { demo, state: "created" };
 }

@@ -37,6 +37,26 @@ export function wranglerEnv(): NodeJS.ProcessEnv {
   return { ...process.env, PATH: path, WRANGLER_SEND_METRICS: "false" };
 }
 
+/** Whether `port` on `host` can be listened on now: null when it can, else why not (in use, not allowed). */
+export function portProblem(host: string, port: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "EADDRINUSE") resolve(`port ${port} on ${host} is already in use (another npm start or wrangler dev?)`);
+      else if (e.code === "EACCES") resolve(`port ${port} on ${host} needs privileges this user does not have`);
+      else resolve(`port ${port} on ${host} cannot be used: ${e.message}`);
+    });
+    srv.listen({ port, host, exclusive: true }, () => srv.close(() => resolve(null)));
+  });
+}
+
+/** The first port after `port` that is free on `host` (up to 50 tried), for a suggestion. */
+export async function nextFreePort(host: string, port: number): Promise<number | null> {
+  for (let p = port + 1; p <= Math.min(port + 50, 65535); p++) if ((await portProblem(host, p)) === null) return p;
+  return null;
+}
+
 /** A TCP port nobody listens on right now, on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -60,9 +60,10 @@ export function expectedTools(role: TokenRole): ToolName[] {
   return [...TOOL_NAMES];
 }
 
-export async function toolList(c: Checks, s: McpSession, role: TokenRole): Promise<void> {
+/** tools/list shows exactly what `role` may call, with the catalog's titles and hints. `credential` names what the client holds. */
+export async function toolList(c: Checks, s: McpSession, role: TokenRole, credential = "token"): Promise<void> {
   const want = expectedTools(role);
-  await c.run(`tools/list, ${role} token, ${s.era} client (${s.protocolVersion}): ${want.length} tools with their hints`, async () => {
+  await c.run(`tools/list, ${role} ${credential}, ${s.era} client (${s.protocolVersion}): ${want.length} tools with their hints`, async () => {
     const tools = await s.listTools();
     const names = tools.map((t) => t.name);
     const unknown = names.filter((n) => !isToolName(n));

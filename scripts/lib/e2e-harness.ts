@@ -11,6 +11,7 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ROOT } from "./d1.ts";
 import { freePort, waitForHealth, WRANGLER_JS, wranglerDevArgs, wranglerEnv } from "./dev-server.ts";
+import { groupAlive, settle } from "./processes.ts";
 
 export class Checks {
   passed = 0;
@@ -134,6 +135,15 @@ export class DevServer {
     return this.output.filter((l) => l.trim()).slice(-lines).join("\n");
   }
 
+  /** The process group of the running server (wrangler, workerd, esbuild), or null when stopped. */
+  get pgid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /**
+   * Stops the whole group: SIGTERM, then SIGKILL after 5 s. Throws if a process
+   * of the group still lives a few seconds later, so nothing is left behind unnoticed.
+   */
   async stop(): Promise<void> {
     const child = this.child;
     if (!child?.pid) return;
@@ -149,6 +159,9 @@ export class DevServer {
     signalGroup("SIGTERM");
     for (let i = 0; i < 50 && !gone(); i++) await new Promise((r) => setTimeout(r, 100));
     signalGroup("SIGKILL");
+    const pgid = child.pid;
+    const left = await settle(() => (groupAlive(pgid) ? [pgid] : []));
+    if (left.length > 0) throw new Error(`wrangler dev's process group ${pgid} still runs after SIGKILL`);
   }
 
   /** Synchronous last resort when the process is exiting. */
@@ -198,23 +211,41 @@ function toResult(r: any): CallResult {
   return { isError: r.isError === true, text, structured: r.structuredContent ?? {} };
 }
 
-/** A real SDK client over HTTP with a bearer token. */
-export async function connect(url: string, secret: string, era: Era): Promise<McpSession> {
-  const requestInit = { headers: { authorization: `Bearer ${secret}` } };
-  let inner: { listTools: (p?: any) => Promise<any>; callTool: (p: any) => Promise<any>; close: () => Promise<void> };
+/** What a session needs of either SDK's Client. */
+interface SdkClient {
+  listTools: (p?: any) => Promise<any>;
+  callTool: (p: any) => Promise<any>;
+  close: () => Promise<void>;
+}
+
+/** How the transport authenticates: a fixed bearer token, or an SDK OAuth client provider. */
+export type Credentials = { secret: string } | { authProvider: object };
+
+function transportOptions(credentials: Credentials): Record<string, unknown> {
+  return "secret" in credentials ? { requestInit: { headers: { authorization: `Bearer ${credentials.secret}` } } } : { authProvider: credentials.authProvider };
+}
+
+/** A real SDK client over HTTP: the 2.x client (negotiating the newest protocol) or the 1.x SDK (initialize). */
+export async function connect(url: string, credentials: string | Credentials, era: Era): Promise<McpSession> {
+  const options = transportOptions(typeof credentials === "string" ? { secret: credentials } : credentials);
+  let inner: SdkClient;
   let protocolVersion: string | undefined;
   if (era === "modern") {
     const client = new Client({ name: "taskgate-e2e", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), options));
     protocolVersion = client.getNegotiatedProtocolVersion();
     inner = client;
   } else {
     const client = new LegacyClient({ name: "taskgate-e2e-legacy", version: "1.0.0" });
-    const transport = new LegacyTransport(new URL(url), { requestInit });
+    const transport = new LegacyTransport(new URL(url), options);
     await client.connect(transport);
     protocolVersion = transport.protocolVersion;
     inner = client;
   }
+  return session(era, protocolVersion, inner);
+}
+
+function session(era: Era, protocolVersion: string | undefined, inner: SdkClient): McpSession {
   const call = async (name: string, args: Record<string, unknown> = {}) => toResult(await inner.callTool({ name, arguments: args }));
   return {
     era,

@@ -10,11 +10,12 @@ export interface AccountSettingsRow {
   updated_at: string;
 }
 
+export function selectAccountSettings(db: D1Database, accountId: string): D1PreparedStatement {
+  return db.prepare("SELECT id, name, time_zone, default_auto_ok, trash_retention_days, updated_at FROM accounts WHERE id = ?").bind(accountId);
+}
+
 export async function getAccountSettings(db: D1Database, accountId: string): Promise<AccountSettingsRow> {
-  const row = await db
-    .prepare("SELECT id, name, time_zone, default_auto_ok, trash_retention_days, updated_at FROM accounts WHERE id = ?")
-    .bind(accountId)
-    .first<AccountSettingsRow>();
+  const row = await selectAccountSettings(db, accountId).first<AccountSettingsRow>();
   if (!row) throw notFound("account", accountId, "the token's account no longer exists");
   return row;
 }
@@ -49,10 +50,16 @@ export interface TokenRow {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** Set for an app connected through OAuth. */
+  client_id: string | null;
+  client_name: string | null;
+  /** The provider's grant and the person who consented: what revoking it in KV needs. Never shown. */
+  grant_id: string | null;
+  person_id: string | null;
 }
 
 const TOKEN_COLUMNS =
-  "t.id, t.label, t.kind, t.scope, a.name AS agent, t.prefix, t.created_at, t.expires_at, t.revoked_at, t.last_used_at";
+  "t.id, t.label, t.kind, t.scope, a.name AS agent, t.prefix, t.created_at, t.expires_at, t.revoked_at, t.last_used_at, t.client_id, t.client_name, t.grant_id, t.person_id";
 
 /**
  * A page of tokens, oldest first: every token of the account for a human, the

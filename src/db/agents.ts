@@ -37,14 +37,18 @@ export async function requireAgentByName(db: D1Database, accountId: string, name
 
 /** Agents by name, with their working token counts; fetches limit + 1 after the cursor's name. */
 export async function listAgents(db: D1Database, accountId: string, now: string, after: CursorKey | null, limit: number): Promise<AgentWithTokens[]> {
+  const { results } = await selectAgents(db, accountId, now, after, limit).all<AgentWithTokens>();
+  return results;
+}
+
+/** The statement of listAgents, to ride in a caller's batch. */
+export function selectAgents(db: D1Database, accountId: string, now: string, after: CursorKey | null, limit: number): D1PreparedStatement {
   const where = ["g.account_id = ?"];
   const binds: unknown[] = [now, accountId];
   if (after) (where.push("g.name > ?"), binds.push(after.k));
-  const { results } = await db
+  return db
     .prepare(`SELECT ${AGENT_COLUMNS}, ${ACTIVE_TOKENS} FROM agents g WHERE ${where.join(" AND ")} ORDER BY g.name LIMIT ?`)
-    .bind(...binds, limit + 1)
-    .all<AgentWithTokens>();
-  return results;
+    .bind(...binds, limit + 1);
 }
 
 export interface AgentDetail {
@@ -109,8 +113,29 @@ export async function fleetSnapshot(
   staleBefore: string,
   perAgent: number,
 ): Promise<{ agents: AgentRow[]; runs: FleetRunRow[]; tasks: FleetTaskRow[] }> {
-  const [agents, runs, tasks] = await db.batch([
-    db.prepare(`SELECT ${AGENT_COLUMNS} FROM agents g WHERE g.account_id = ? ORDER BY g.name`).bind(accountId),
+  const [agents, runs, tasks] = await db.batch(fleetStatements(db, accountId, staleBefore, perAgent));
+  return { agents: agents.results as AgentRow[], runs: runs.results as FleetRunRow[], tasks: tasks.results as FleetTaskRow[] };
+}
+
+/**
+ * The three statements of fleetSnapshot (agents, runs, held tasks), to ride in
+ * a caller's batch. With `page`, only the agents after `afterName` by name
+ * (`limit` + 1 of them, so the caller knows whether more follow) and their runs and tasks.
+ */
+export function fleetStatements(
+  db: D1Database,
+  accountId: string,
+  staleBefore: string,
+  perAgent: number,
+  page?: { afterName: string; limit: number },
+): D1PreparedStatement[] {
+  /** The page's agents, as a subquery of their ids. */
+  const pageIds = (account: string, after: string, limit: string) =>
+    `SELECT id FROM agents WHERE account_id = ${account} AND name > ${after} ORDER BY name LIMIT ${limit}`;
+  return [
+    page
+      ? db.prepare(`SELECT ${AGENT_COLUMNS} FROM agents g WHERE g.account_id = ? AND g.name > ? ORDER BY g.name LIMIT ?`).bind(accountId, page.afterName, page.limit + 1)
+      : db.prepare(`SELECT ${AGENT_COLUMNS} FROM agents g WHERE g.account_id = ? ORDER BY g.name`).bind(accountId),
     db
       .prepare(
         `SELECT id, agent_id, task_id, task_title, started_at, last_event_at, stale, total FROM (
@@ -119,16 +144,17 @@ export async function fleetSnapshot(
                   row_number() OVER (PARTITION BY r.agent_id, r.last_event_at < ?1 ORDER BY r.started_at DESC, r.id DESC) AS n,
                   count(*) OVER (PARTITION BY r.agent_id, r.last_event_at < ?1) AS total
              FROM runs r JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND t.trash_id IS NULL
-            WHERE r.account_id = ?2 AND r.status = 'running')
+            WHERE r.account_id = ?2 AND r.status = 'running'
+              ${page ? `AND r.agent_id IN (${pageIds("?2", "?4", "?5")})` : ""})
           WHERE n <= ?3 ORDER BY started_at DESC, id DESC`,
       )
-      .bind(staleBefore, accountId, perAgent),
+      .bind(staleBefore, accountId, perAgent, ...(page ? [page.afterName, page.limit] : [])),
     db
       .prepare(
         `WITH held AS MATERIALIZED (
            SELECT g.name, (SELECT count(*) FROM tasks c
                             WHERE c.account_id = ?1 AND c.assignee = g.name AND c.trash_id IS NULL AND c.status IN ${UNFINISHED}) AS total
-             FROM agents g WHERE g.account_id = ?1)
+             FROM agents g WHERE g.account_id = ?1 ${page ? `AND g.id IN (${pageIds("?1", "?3", "?4")})` : ""})
          SELECT t.id, t.title, t.status, t.assignee, held.total
            FROM held CROSS JOIN tasks t
           WHERE held.total > 0 AND t.rid IN (
@@ -137,9 +163,8 @@ export async function fleetSnapshot(
                  ORDER BY h.updated_at DESC LIMIT ?2)
           ORDER BY t.updated_at DESC, t.rid DESC`,
       )
-      .bind(accountId, perAgent),
-  ]);
-  return { agents: agents.results as AgentRow[], runs: runs.results as FleetRunRow[], tasks: tasks.results as FleetTaskRow[] };
+      .bind(accountId, perAgent, ...(page ? [page.afterName, page.limit] : [])),
+  ];
 }
 
 export interface WorkloadRow {

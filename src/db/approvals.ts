@@ -77,6 +77,38 @@ export async function listPendingApprovals(
   return results;
 }
 
+/** How many approvals of live tasks wait for a person: `{ n }`. */
+export function selectPendingCount(db: D1Database, accountId: string): D1PreparedStatement {
+  return db.prepare(`SELECT count(*) AS n ${FROM_LIVE} WHERE a.account_id = ? AND a.status = 'pending'`).bind(accountId);
+}
+
+export interface PendingApprovalRow extends Approval {
+  task_status: string;
+  task_assignee: string | null;
+  task_notes: string;
+  project_id: string | null;
+  project_name: string | null;
+}
+
+/**
+ * One page of the pending approvals of live tasks, newest first, with their
+ * task (notes cut to `clip` characters) and project.
+ */
+export function selectPendingNewestFirst(db: D1Database, accountId: string, limit: number, offset: number, clip: number): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT ${APPROVAL_COLUMNS}, t.status AS task_status, t.assignee AS task_assignee, substr(t.notes, 1, ?4) AS task_notes,
+              t.project_id, p.name AS project_name
+         ${FROM_LIVE} LEFT JOIN projects p ON p.id = t.project_id AND p.account_id = t.account_id
+        WHERE a.account_id = ?1 AND a.status = 'pending' ORDER BY a.created_at DESC, a.id DESC LIMIT ?2 OFFSET ?3`,
+    )
+    .bind(accountId, limit, offset, clip);
+}
+
+/** The task ids of that page, as a subquery. Binds: ?1 account id, ?2 limit, ?5 offset. */
+export const PENDING_TASK_IDS =
+  `SELECT a.task_id ${FROM_LIVE} WHERE a.account_id = ?1 AND a.status = 'pending' ORDER BY a.created_at DESC, a.id DESC LIMIT ?2 OFFSET ?5`;
+
 export interface NewApproval {
   id: string;
   accountId: string;

@@ -1,5 +1,5 @@
 import { notFound } from "../domain/errors.ts";
-import { selectTask, type TaskRow } from "./tasks.ts";
+import { selectTask, throwTaskMissing, type TaskRow } from "./tasks.ts";
 
 /**
  * Labels: names unique per account without regard to case (the column is
@@ -31,14 +31,18 @@ export const LABEL_NOT_FOUND_HINT = "list_labels finds label ids";
 
 /** A page of labels by name (case-insensitive), with live usage counts; fetches limit + 1 rows. */
 export async function listLabelRows(db: D1Database, accountId: string, afterName: string | null, limit: number): Promise<LabelRow[]> {
-  const { results } = await db
+  const { results } = await selectLabelRows(db, accountId, afterName, limit).all<LabelRow>();
+  return results;
+}
+
+/** The statement of listLabelRows, to ride in a caller's batch. */
+export function selectLabelRows(db: D1Database, accountId: string, afterName: string | null, limit: number): D1PreparedStatement {
+  return db
     .prepare(
       `SELECT ${LABEL_WITH_COUNT} FROM labels l
         WHERE l.account_id = ? ${afterName === null ? "" : "AND l.name > ?"} ORDER BY l.name LIMIT ?`,
     )
-    .bind(...(afterName === null ? [accountId, limit + 1] : [accountId, afterName, limit + 1]))
-    .all<LabelRow>();
-  return results;
+    .bind(...(afterName === null ? [accountId, limit + 1] : [accountId, afterName, limit + 1]));
 }
 
 export async function findLabel(db: D1Database, accountId: string, id: string): Promise<LabelRow | null> {
@@ -68,7 +72,7 @@ export async function readTaskLabelling(db: D1Database, accountId: string, taskI
       .bind(accountId, ...names),
   ]);
   const row = task.results[0] as TaskRow | undefined;
-  if (!row) throw notFound("task", taskId, "list_tasks or search_tasks finds task ids");
+  if (!row) return throwTaskMissing(db, accountId, taskId);
   return { task: row, current: current.results as unknown as TaskLabel[], known: known.results as unknown as TaskLabel[] };
 }
 

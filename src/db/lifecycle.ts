@@ -1,6 +1,5 @@
-import { notFound } from "../domain/errors.ts";
 import { selectLatestDecision, selectPendingApproval, type Approval } from "./approvals.ts";
-import { TASK_COLUMNS, type TaskRow, type TaskStatus } from "./tasks.ts";
+import { selectTaskWithTrash, TASK_COLUMNS, taskMissing, type TaskRow, type TaskStatus, type TaskWithTrash } from "./tasks.ts";
 
 /** A live task with what its lifecycle depends on: its pending approval and its latest decided one. */
 export interface TaskState {
@@ -11,16 +10,17 @@ export interface TaskState {
   timeZone: string;
 }
 
-/** The task, its pending approval and its latest decision, in one round trip; not found if the task isn't live. */
+/** The task, its pending approval and its latest decision, in one round trip; not found (or in the trash, saying so) if the task isn't live. */
 export async function readTaskState(db: D1Database, accountId: string, taskId: string): Promise<TaskState> {
-  const [task, pending, latest, account] = await db.batch([
+  const [task, pending, latest, trashed, account] = await db.batch([
     db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`).bind(taskId, accountId),
     selectPendingApproval(db, accountId, taskId),
     selectLatestDecision(db, accountId, taskId),
+    selectTaskWithTrash(db, accountId, taskId),
     db.prepare("SELECT time_zone FROM accounts WHERE id = ?").bind(accountId),
   ]);
   const row = task.results[0] as TaskRow | undefined;
-  if (!row) throw notFound("task", taskId, "list_tasks or search_tasks finds task ids");
+  if (!row) throw taskMissing(taskId, trashed.results[0] as TaskWithTrash | undefined);
   return {
     task: row,
     pending: (pending.results[0] as Approval | undefined) ?? null,

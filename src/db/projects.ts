@@ -89,11 +89,21 @@ export async function listProjectRows(
   accountId: string,
   opts: { includeArchived: boolean; after: { k: string; id: string } | null; limit: number },
 ): Promise<CountedProjectRow[]> {
+  const { results } = await selectProjectRows(db, accountId, opts).all<CountedProjectRow>();
+  return results;
+}
+
+/** The statement of listProjectRows, to ride in a caller's batch. */
+export function selectProjectRows(
+  db: D1Database,
+  accountId: string,
+  opts: { includeArchived: boolean; after: { k: string; id: string } | null; limit: number },
+): D1PreparedStatement {
   const where = ["account_id = ?", "trash_id IS NULL"];
   const binds: unknown[] = [accountId];
   if (!opts.includeArchived) where.push("archived_at IS NULL");
   if (opts.after) (where.push("(created_at > ? OR (created_at = ? AND id > ?))"), binds.push(opts.after.k, opts.after.k, opts.after.id));
-  const { results } = await db
+  return db
     .prepare(
       `WITH pg AS (SELECT * FROM projects WHERE ${where.join(" AND ")} ORDER BY created_at, id LIMIT ?)
        SELECT ${PROJECT_COLUMNS}, ${COUNT_COLUMNS}
@@ -101,9 +111,7 @@ export async function listProjectRows(
         GROUP BY p.id
         ORDER BY p.created_at, p.id`,
     )
-    .bind(...binds, opts.limit + 1)
-    .all<CountedProjectRow>();
-  return results;
+    .bind(...binds, opts.limit + 1);
 }
 
 export interface NewProject {

@@ -89,6 +89,12 @@ export const SEARCH_RANKED = 500;
  * drives every step (CROSS JOIN keeps the planner from starting at tasks).
  */
 export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<SearchRow[]> {
+  const { results } = await selectSearchRows(db, q).all<SearchRow>();
+  return results;
+}
+
+/** The statement of searchTaskRows, to ride in a caller's batch. */
+export function selectSearchRows(db: D1Database, q: SearchQuery): D1PreparedStatement {
   const where = ["task_fts MATCH ?1", "t.account_id = ?2", "t.trash_id IS NULL"];
   const binds: unknown[] = [q.match, q.accountId, q.limit + 1, q.offset, SEARCH_RANKED];
   if (q.projectId) (where.push(`t.project_id = ?${binds.length + 1}`), binds.push(q.projectId));
@@ -98,7 +104,7 @@ export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<Se
     binds.push(...q.statuses);
   }
   const snip = (col: number) => `snippet(task_fts, ${col}, char(2), char(3), '…', 12)`;
-  const { results } = await db
+  return db
     .prepare(
       `WITH hits AS (
          SELECT f.rowid AS rid, bm25(task_fts, 10.0, 4.0, 1.0, 0.0, 0.0) AS score
@@ -111,9 +117,7 @@ export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<Se
         WHERE task_fts MATCH ?1
         ORDER BY pg.score, pg.rid DESC`,
     )
-    .bind(...binds)
-    .all<SearchRow>();
-  return results;
+    .bind(...binds);
 }
 
 export interface SubtaskRow extends TaskRow {
@@ -205,9 +209,21 @@ export interface HistoryRow {
   id: string;
   actor: string;
   token_id: string;
+  client: string | null;
   tool: string;
   summary: string;
   created_at: string;
+}
+
+/**
+ * Activity entries (a query over `activity` that selects its token_id and is
+ * ordered newest first) with the name of the OAuth app that made each call,
+ * or null for a tg_ token. Binds one more parameter: the account id.
+ */
+export function withClient(activityQuery: string): string {
+  return `SELECT e.*, t.client_name AS client FROM (${activityQuery}) e
+            LEFT JOIN tokens t ON t.id = e.token_id AND t.account_id = ?
+           ORDER BY e.created_at DESC, e.id DESC`;
 }
 
 /** Activity entries about one task, newest first; limit + 1 rows. */
@@ -222,9 +238,7 @@ export function selectTaskHistory(
   const binds: unknown[] = [taskId, accountId];
   if (after) (where.push("(created_at < ? OR (created_at = ? AND id < ?))"), binds.push(after.k, after.k, after.id));
   return db
-    .prepare(
-      `SELECT id, actor, token_id, tool, summary, created_at FROM activity
-        WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
-    )
-    .bind(...binds, limit + 1);
+    .prepare(withClient(`SELECT id, actor, token_id, tool, summary, created_at FROM activity
+        WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`))
+    .bind(...binds, limit + 1, accountId);
 }

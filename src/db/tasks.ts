@@ -1,4 +1,4 @@
-import { notFound } from "../domain/errors.ts";
+import { notFound, ToolError } from "../domain/errors.ts";
 import type { Schedule } from "../domain/recurrence.ts";
 import { PRIORITIES, TASK_STATUSES } from "../tools/schemas.ts";
 
@@ -106,8 +106,7 @@ export async function findTask(db: D1Database, accountId: string, id: string): P
 /** A live task of this account, or a not-found error that says how to find ids. */
 export async function requireTask(db: D1Database, accountId: string, id: string): Promise<TaskRow> {
   const row = await findTask(db, accountId, id);
-  if (!row) throw notFound("task", id, "list_tasks or search_tasks finds task ids");
-  return row;
+  return row ?? throwTaskMissing(db, accountId, id);
 }
 
 export interface NewTask {
@@ -200,15 +199,14 @@ export async function requireTaskForWrite(db: D1Database, accountId: string, id:
     .prepare(`SELECT ${TASK_COLUMNS}, t.status_before_block FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`)
     .bind(id, accountId)
     .first<TaskWriteRow>();
-  if (!row) throw notFound("task", id, "list_tasks or search_tasks finds task ids");
-  return row;
+  return row ?? throwTaskMissing(db, accountId, id);
 }
 
 /** A task of the account whether live or in the trash, with its trash item if it has one. */
 export function selectTaskWithTrash(db: D1Database, accountId: string, id: string): D1PreparedStatement {
   return db
     .prepare(
-      `SELECT t.id, t.title, t.trash_id, tr.purge_after, tr.item_count
+      `SELECT t.id, t.title, t.trash_id, tr.purge_after, tr.item_count, tr.kind AS trash_kind, tr.target_id AS trash_target
          FROM tasks t LEFT JOIN trash tr ON tr.id = t.trash_id AND tr.account_id = t.account_id
         WHERE t.id = ? AND t.account_id = ?`,
     )
@@ -221,6 +219,26 @@ export interface TaskWithTrash {
   trash_id: string | null;
   purge_after: string | null;
   item_count: number | null;
+  trash_kind: string | null;
+  trash_target: string | null;
+}
+
+export const TASK_HINT = "list_tasks or search_tasks finds task ids";
+
+/** The error for a task id that names no live task: in the trash (this account's only) says so and how to restore it. */
+export function taskMissing(id: string, trashed: TaskWithTrash | undefined, hint = TASK_HINT): ToolError {
+  if (!trashed?.trash_id || !trashed.purge_after) return notFound("task", id, hint);
+  const unit = trashed.trash_target === id ? "" : ` with its ${trashed.trash_kind} ${trashed.trash_target}`;
+  return new ToolError(
+    "not_found",
+    `Task ${id} ("${trashed.title}") is in the trash${unit} (item ${trashed.trash_id}, purged after ${trashed.purge_after}). ` +
+      `restore_from_trash with item_id ${trashed.trash_id} brings it back; then call again.`,
+  );
+}
+
+/** Throws the error for a task id that names no live task, after one look at the trash. */
+export async function throwTaskMissing(db: D1Database, accountId: string, id: string, hint = TASK_HINT): Promise<never> {
+  throw taskMissing(id, (await selectTaskWithTrash(db, accountId, id).first<TaskWithTrash>()) ?? undefined, hint);
 }
 
 export function selectAccountPrefs(db: D1Database, accountId: string): D1PreparedStatement {

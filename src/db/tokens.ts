@@ -12,44 +12,52 @@ interface PrincipalRow {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  person_id: string | null;
+  grant_id: string | null;
 }
 
 export interface ResolvedToken {
   principal: Principal;
   revoked: boolean;
   lastUsedAt: string | null;
+  /** For an app connected through OAuth: the provider's grant and the person who consented. */
+  grant: { id: string | null; personId: string } | null;
 }
 
 /** How often a token's (and its agent's) last use is written: bookkeeping, not data. */
 export const TOUCH_INTERVAL_MS = 60_000;
 
+/** A tg_ token is found by the hash of its secret, an OAuth grant's row by its id (from the grant's props). */
+export type TokenKey = { hash: string } | { id: string };
+
 /**
- * One D1 round trip: the indexed lookup (tokens.hash is unique, joined with the
- * agent's pause state) plus, in the same batch, the last-used bookkeeping when
- * it is due — so a cold token costs one call, not two.
+ * One D1 round trip: the indexed lookup (tokens.hash is unique, tokens.id the
+ * key; joined with the agent's pause state) plus, in the same batch, the
+ * last-used bookkeeping when it is due — so a cold token costs one call, not two.
  */
-export async function findByHash(db: D1Database, hash: string, nowMs = Date.now()): Promise<ResolvedToken | null> {
+export async function findToken(db: D1Database, key: TokenKey, nowMs = Date.now()): Promise<ResolvedToken | null> {
   const now = new Date(nowMs).toISOString();
   const due = new Date(nowMs - TOUCH_INTERVAL_MS).toISOString();
+  const [column, value] = "hash" in key ? ["hash", key.hash] : ["id", key.id];
   const live = "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?1)";
   const [lookup] = await db.batch([
     db
       .prepare(
         `SELECT t.id, t.account_id, t.kind, t.scope, t.agent_id, a.name AS agent_name, a.paused_at,
-                t.label, t.expires_at, t.revoked_at, t.last_used_at
+                t.label, t.expires_at, t.revoked_at, t.last_used_at, t.person_id, t.grant_id
            FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
-          WHERE t.hash = ?`,
+          WHERE t.${column} = ?`,
       )
-      .bind(hash),
+      .bind(value),
     db
-      .prepare(`UPDATE tokens SET last_used_at = ?1 WHERE hash = ?2 AND ${live} AND (last_used_at IS NULL OR last_used_at < ?3)`)
-      .bind(now, hash, due),
+      .prepare(`UPDATE tokens SET last_used_at = ?1 WHERE ${column} = ?2 AND ${live} AND (last_used_at IS NULL OR last_used_at < ?3)`)
+      .bind(now, value, due),
     db
       .prepare(
         `UPDATE agents SET last_seen_at = ?1
-          WHERE id = (SELECT agent_id FROM tokens WHERE hash = ?2 AND ${live}) AND (last_seen_at IS NULL OR last_seen_at < ?3)`,
+          WHERE id = (SELECT agent_id FROM tokens WHERE ${column} = ?2 AND ${live}) AND (last_seen_at IS NULL OR last_seen_at < ?3)`,
       )
-      .bind(now, hash, due),
+      .bind(now, value, due),
   ]);
   const row = lookup.results[0] as PrincipalRow | undefined;
   if (!row) return null;
@@ -68,7 +76,13 @@ export async function findByHash(db: D1Database, hash: string, nowMs = Date.now(
     },
     revoked: row.revoked_at !== null,
     lastUsedAt: touched ? now : row.last_used_at,
+    grant: row.person_id ? { id: row.grant_id, personId: row.person_id } : null,
   };
+}
+
+/** The lookup of a tg_ token by the SHA-256 of its secret. */
+export function findByHash(db: D1Database, hash: string, nowMs = Date.now()): Promise<ResolvedToken | null> {
+  return findToken(db, { hash }, nowMs);
 }
 
 /** Bookkeeping, not data: when a token (and its agent) was last seen. */

@@ -111,15 +111,23 @@ export async function listTrashRows(
   accountId: string,
   opts: { kind?: TrashKind; after: { k: string | number | null; id: string } | null; limit: number },
 ): Promise<TrashRow[]> {
+  const { results } = await selectTrashRows(db, accountId, opts).all<TrashRow>();
+  return results;
+}
+
+/** The statement of listTrashRows, to ride in a caller's batch. */
+export function selectTrashRows(
+  db: D1Database,
+  accountId: string,
+  opts: { kind?: TrashKind; after: { k: string | number | null; id: string } | null; limit: number },
+): D1PreparedStatement {
   const where = ["account_id = ?"];
   const binds: unknown[] = [accountId];
   if (opts.kind) (where.push("kind = ?"), binds.push(opts.kind));
   if (opts.after) (where.push("(deleted_at < ? OR (deleted_at = ? AND id < ?))"), binds.push(opts.after.k, opts.after.k, opts.after.id));
-  const { results } = await db
+  return db
     .prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE ${where.join(" AND ")} ORDER BY deleted_at DESC, id DESC LIMIT ?`)
-    .bind(...binds, opts.limit + 1)
-    .all<TrashRow>();
-  return results;
+    .bind(...binds, opts.limit + 1);
 }
 
 export async function findTrashItem(db: D1Database, accountId: string, id: string): Promise<TrashRow | null> {

@@ -28,4 +28,5 @@ export const ID_PREFIX = {
   webhook: "whk",
   webhookEvent: "wev",
   delivery: "dlv",
+  person: "per",
 } as const;

@@ -3,6 +3,8 @@
  * (hex) and a short display prefix are ever stored. Pure Web Crypto, so the
  * Worker and the admin CLI (Node) share this module.
  */
+import { sha256Hex } from "./canonical.ts";
+
 export const TOKEN_PREFIX = "tg_";
 
 export function base64url(bytes: Uint8Array): string {
@@ -15,9 +17,8 @@ export function newTokenSecret(): string {
   return TOKEN_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-export async function hashToken(secret: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+export function hashToken(secret: string): Promise<string> {
+  return sha256Hex(secret);
 }
 
 /** What lists show instead of the secret: enough to recognise a token, useless to use it. */

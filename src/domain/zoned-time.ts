@@ -35,14 +35,6 @@ export function localDate(timeZone: string, ms: number): string {
 
 export const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** Is this YYYY-MM-DD a real calendar date? */
-export function isCalendarDate(date: string): boolean {
-  const m = DATE.exec(date);
-  if (!m) return false;
-  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
-  return d.toISOString().slice(0, 10) === date;
-}
-
 export function addDays(date: string, n: number): string {
   const m = DATE.exec(date) as RegExpExecArray;
   return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3] + n)).toISOString().slice(0, 10);

@@ -2,12 +2,57 @@ import type { Principal } from "../domain/principal.ts";
 import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "./effects.ts";
 
 /**
+ * For each human-only tool: what the call decides, and what happens instead
+ * when an agent needs it (what the person does, or what the agent can do).
+ * Every tool of HUMAN_TOOLS has an entry (test/permissions.test.ts).
+ */
+export const HUMAN_ONLY: Partial<Record<ToolName, { decides: string; instead: string }>> = {
+  approve_task: {
+    decides: "signs off on work",
+    instead: "A person approves it from their queue (list_pending_approvals); an agent's part is complete_task or request_approval, which put the task there.",
+  },
+  reject_task: {
+    decides: "turns down work that waits for sign-off",
+    instead: "A person rejects it from their queue (list_pending_approvals) with a reason; to raise a concern yourself, use comment_on_task.",
+  },
+  set_auto_ok: {
+    decides: "decides whether agents may complete a task without a person's approval",
+    instead: "Without auto-OK, complete_task still works: the task waits as awaiting_approval until a person signs off. Ask a person to turn auto-OK on if it should not need that.",
+  },
+  pause_agent: {
+    decides: "takes away an agent's right to write",
+    instead: "To stop your own work, use cancel_run or finish_run; if another agent misbehaves, tell a person (comment_on_task on the task concerned) and they can pause it.",
+  },
+  resume_agent: {
+    decides: "gives a paused agent back its right to write",
+    instead: "Only a person lifts a pause; ask the person who paused it (fleet_status shows which agents are paused).",
+  },
+  empty_trash: {
+    decides: "deletes for good what can still be restored",
+    instead: "Nothing needs purging by hand: trash items are purged after the account's retention (list_trash shows when), and restore_from_trash brings one back until then.",
+  },
+  disconnect_connector: {
+    decides: "removes a connected app and its stored credentials",
+    instead: "Ask a person to disconnect it; list_connectors shows each app's state, and a failing app's errors say how to reconnect.",
+  },
+  update_account_settings: {
+    decides: "changes the account's settings (time zone, default auto-OK, trash retention)",
+    instead: "get_account_settings reads them; ask a person to change them.",
+  },
+  revoke_token: {
+    decides: "takes away a token's access",
+    instead: "list_tokens shows your own token; ask a person to revoke a token that should stop working (a person sees all of them).",
+  },
+};
+
+/**
  * Why this principal may not call this tool, or null when it may. The one
  * permission rule: tools/list filters with it and tools/call enforces it.
  */
 export function refusal(p: Principal, name: ToolName): string | null {
   if (HUMAN_TOOLS.has(name) && p.kind !== "human") {
-    return `${name} gives or takes away consent, so a person must do it with a human token; an agent's token can never call it. Ask a person (list_pending_approvals shows what waits for them).`;
+    const h = HUMAN_ONLY[name] ?? { decides: "gives or takes away consent", instead: "Ask a person." };
+    return `${name} ${h.decides}, so a person must do it with a human token; an agent's token can never call it. ${h.instead}`;
   }
   if (WRITE_TOOLS.has(name)) {
     if (p.scope !== "write") {

@@ -5,11 +5,15 @@ import type { Principal } from "../domain/principal.ts";
 import { actorName } from "../domain/principal.ts";
 import { ToolError } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { requestHash } from "../domain/canonical.ts";
+import { findIdempotent, insertIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import { enqueueEvents } from "../webhooks/queue.ts";
+import { insertActivity } from "../db/activity.ts";
 import { annotationsFor, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
+import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
 import type { AnyTool, ToolContext, Write } from "./tool.ts";
 
 export interface ToolDescriptor {
@@ -75,8 +79,19 @@ export function listToolsFor(p: Principal): ToolDescriptor[] {
   return describeAllTools().filter((d) => refusal(p, d.name) === null);
 }
 
+let byName: Map<string, ToolDescriptor> | undefined;
+
+function descriptorOf(name: string): ToolDescriptor | undefined {
+  byName ??= new Map(describeAllTools().map((d) => [d.name, d]));
+  return byName.get(name);
+}
+
 export function outputSchemaOf(name: string): Record<string, unknown> | undefined {
-  return describeAllTools().find((d) => d.name === name)?.outputSchema;
+  return descriptorOf(name)?.outputSchema;
+}
+
+function inputSchemaOf(name: string): JsonObjectSchema {
+  return descriptorOf(name)?.inputSchema ?? { type: "object" };
 }
 
 function errorResult(message: string): CallToolResult {
@@ -85,15 +100,6 @@ function errorResult(message: string): CallToolResult {
 
 function successResult(result: Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
-}
-
-/** Zod issues as one message that names each field and what to fix. */
-export function describeIssues(tool: string, error: z.ZodError): string {
-  const lines = error.issues.slice(0, 10).map((issue) => {
-    const field = issue.path.length ? issue.path.join(".") : "(arguments)";
-    return `${field}: ${issue.message}`;
-  });
-  return `Invalid arguments for ${tool}. ${lines.join("; ")}. Fix ${lines.length === 1 ? "this field" : "these fields"} and call again (tools/list has the input schema).`;
 }
 
 class IdempotentReplay extends Error {}
@@ -111,11 +117,17 @@ export interface CallScope {
   waitUntil(promise: Promise<unknown>): void;
 }
 
+/** An idempotency key with the fingerprint of the call that carries it. */
+interface Idempotency {
+  scope: IdempotencyScope;
+  requestHash: string;
+}
+
 /** `committed` collects the events of every batch that committed, for callTool to enqueue. */
 function makeContext(
   scope: CallScope,
   tool: ToolName,
-  idempotencyKey: string | null,
+  idempotency: Idempotency | null,
   committed: TaskgateEvent[],
 ): ToolContext & { committedOnce: boolean } {
   const db = scope.env.DB;
@@ -125,11 +137,16 @@ function makeContext(
   const guards: Guard[] = [];
 
   const activityStatement = (write: Write) =>
-    db
-      .prepare(
-        "INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .bind(newId(ID_PREFIX.activity), p.accountId, p.tokenId, actorName(p), tool, write.activity.target, write.activity.summary.slice(0, 500), now);
+    insertActivity(db, {
+      id: newId(ID_PREFIX.activity),
+      accountId: p.accountId,
+      tokenId: p.tokenId,
+      actor: actorName(p),
+      tool,
+      targetId: write.activity.target,
+      summary: write.activity.summary,
+      now,
+    });
 
   async function runBatch(statements: D1PreparedStatement[]): Promise<D1Result[]> {
     try {
@@ -146,7 +163,7 @@ function makeContext(
         }
         throw guards[0]?.error ?? e;
       }
-      if (idempotencyKey && message.includes("idempotency_keys")) throw new IdempotentReplay();
+      if (idempotency && message.includes("idempotency_keys")) throw new IdempotentReplay();
       throw e;
     }
   }
@@ -160,13 +177,7 @@ function makeContext(
     nowMs,
     async commit(write, result) {
       const statements = [...write.statements, activityStatement(write)];
-      if (idempotencyKey) {
-        statements.push(
-          db
-            .prepare("INSERT INTO idempotency_keys (account_id, token_id, tool, key, result, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-            .bind(p.accountId, p.tokenId, tool, idempotencyKey, JSON.stringify(result), now),
-        );
-      }
+      if (idempotency) statements.push(insertIdempotent(db, idempotency.scope, idempotency.requestHash, JSON.stringify(result), now));
       await runBatch(statements);
       ctx.committedOnce = true;
       if (write.events) committed.push(...write.events);
@@ -187,13 +198,21 @@ function makeContext(
   return ctx;
 }
 
-async function priorResult(scope: CallScope, tool: string, key: string): Promise<Record<string, unknown> | null> {
-  const row = await scope.env.DB.prepare(
-    "SELECT result FROM idempotency_keys WHERE account_id = ? AND token_id = ? AND tool = ? AND key = ?",
-  )
-    .bind(scope.principal.accountId, scope.principal.tokenId, tool, key)
-    .first<{ result: string }>();
-  return row ? (JSON.parse(row.result) as Record<string, unknown>) : null;
+/**
+ * What an earlier call with this key answers for this call: its result when
+ * the arguments are the same (or the record predates argument hashes), a
+ * refusal when the key was used for other arguments, null when it is new.
+ */
+async function replay(scope: CallScope, idem: Idempotency): Promise<CallToolResult | null> {
+  const prior = await findIdempotent(scope.env.DB, idem.scope);
+  if (!prior) return null;
+  if (prior.request_hash !== null && prior.request_hash !== idem.requestHash) {
+    return errorResult(
+      `idempotency_key "${idem.scope.key}" was already used for other arguments to ${idem.scope.tool}, so this call was not run. ` +
+        "A retry must repeat the first call's arguments exactly to get its result; a new call needs a new key.",
+    );
+  }
+  return successResult(JSON.parse(prior.result) as Record<string, unknown>);
 }
 
 /**
@@ -211,18 +230,26 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
   const why = refusal(scope.principal, tool.name);
   if (why) return errorResult(why);
 
+  const inputSchema = inputSchemaOf(tool.name);
+  if (rawArgs !== undefined && rawArgs !== null && (typeof rawArgs !== "object" || Array.isArray(rawArgs))) {
+    return errorResult(argumentsNotObject(name, rawArgs, inputSchema));
+  }
   const parsed = tool.input.safeParse(rawArgs ?? {});
-  if (!parsed.success) return errorResult(describeIssues(name, parsed.error));
+  if (!parsed.success) return errorResult(describeIssues(name, parsed.error, rawArgs ?? {}, inputSchema));
   const args = parsed.data as Record<string, unknown>;
 
   const key = WRITE_TOOLS.has(tool.name) && typeof args.idempotency_key === "string" ? args.idempotency_key : null;
+  const p = scope.principal;
+  const idem: Idempotency | null = key
+    ? { scope: { accountId: p.accountId, tokenId: p.tokenId, tool: name, key }, requestHash: await requestHash(args) }
+    : null;
   try {
-    if (key) {
-      const prior = await priorResult(scope, name, key);
-      if (prior) return successResult(prior);
+    if (idem) {
+      const earlier = await replay(scope, idem);
+      if (earlier) return earlier;
     }
     const committed: TaskgateEvent[] = [];
-    const ctx = makeContext(scope, tool.name, key, committed);
+    const ctx = makeContext(scope, tool.name, idem, committed);
     let result: Record<string, unknown>;
     try {
       result = (await tool.handler(ctx, args)) as Record<string, unknown>;
@@ -230,10 +257,10 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       // After the batch, never inside it: a receiver hears only of writes that happened.
       if (committed.length) scope.waitUntil(enqueueEvents(scope.env, committed));
     }
-    if (key && !ctx.committedOnce) {
+    if (idem && !ctx.committedOnce) {
       // A call that raced the first one with the same key found the work done: it answers with the first result.
-      const prior = await priorResult(scope, name, key);
-      if (prior) return successResult(prior);
+      const earlier = await replay(scope, idem);
+      if (earlier) return earlier;
     }
     if (scope.env.VALIDATE_OUTPUT) {
       const checked = tool.output.safeParse(result);
@@ -241,11 +268,12 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
     }
     return successResult(result);
   } catch (e) {
-    if (e instanceof ToolError) return errorResult(e.message);
-    if (e instanceof IdempotentReplay && key) {
-      const prior = await priorResult(scope, name, key);
-      if (prior) return successResult(prior);
+    // A retry that raced the first call with its key (and lost on the key, or on a guard the first call tripped) gets the first call's answer.
+    if ((e instanceof IdempotentReplay || e instanceof ToolError) && idem) {
+      const earlier = await replay(scope, idem);
+      if (earlier) return earlier;
     }
+    if (e instanceof ToolError) return errorResult(e.message);
     console.error(JSON.stringify({ level: "error", requestId: scope.requestId, tool: name, error: e instanceof Error ? e.stack ?? e.message : String(e) }));
     return errorResult(`Internal error while running ${name}. Try again; if it persists, report request id ${scope.requestId}.`);
   }

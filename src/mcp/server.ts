@@ -1,4 +1,7 @@
-import { createMcpHandler, Server, type McpRequestContext } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler, isJsonContentType, MissingRequiredClientCapabilityError, Server, UnsupportedProtocolVersionError,
+  type McpRequestContext, type RequestId,
+} from "@modelcontextprotocol/server";
 import { VERSION } from "../env.ts";
 import { callTool, listToolsFor, outputSchemaOf, type CallScope } from "./registry.ts";
 
@@ -14,6 +17,63 @@ function scopeOf(ctx: McpRequestContext): CallScope {
   return scope;
 }
 
+/** `arguments` of tools/call messages that are not objects, by JSON-RPC id (see `serveMcp`). */
+type SetAside = Map<RequestId, unknown>;
+
+function setAsideOf(ctx: McpRequestContext): SetAside | undefined {
+  return ctx.authInfo?.extra?.setAsideArguments as SetAside | undefined;
+}
+
+/**
+ * The SDK refuses a tools/call whose `arguments` is not an object (an array,
+ * a string) with a dump of its schema issues before any tool code runs. So
+ * `arguments` of that kind are set aside here and the SDK sees `{}`; the
+ * registry then gets the original and answers like any other argument error.
+ * `null` is left to mean "no arguments".
+ */
+function setAsideNonObjectArguments(body: unknown): SetAside {
+  const setAside: SetAside = new Map();
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (!message || typeof message !== "object" || (message as { method?: unknown }).method !== "tools/call") continue;
+    const { id, params } = message as { id?: RequestId; params?: Record<string, unknown> };
+    if (id === undefined || !params || typeof params !== "object" || !("arguments" in params)) continue;
+    const args = params.arguments;
+    if (args === null) delete params.arguments;
+    else if (typeof args !== "object" || Array.isArray(args)) {
+      setAside.set(id, args);
+      params.arguments = {};
+    }
+  }
+  return setAside;
+}
+
+/**
+ * POST /mcp for an authenticated caller: reads a JSON body once (the SDK is
+ * given the parsed body) and serves it with the request's scope.
+ */
+export async function serveMcp(request: Request, scope: CallScope): Promise<Response> {
+  const authInfo = (setAsideArguments?: SetAside) => ({
+    token: scope.principal.tokenId,
+    clientId: scope.principal.tokenId,
+    scopes: [scope.principal.scope],
+    extra: { scope, setAsideArguments },
+  });
+  if (!isJsonContentType(request.headers.get("content-type"))) return mcpHandler.fetch(request, { authInfo: authInfo() });
+  const text = await request.text();
+  const headers = new Headers(request.headers);
+  headers.delete("content-length");
+  const fresh = new Request(request.url, { method: request.method, headers, body: text, signal: request.signal });
+  let parsedBody: unknown;
+  try {
+    parsedBody = text.length ? JSON.parse(text) : undefined;
+  } catch {
+    return mcpHandler.fetch(fresh, { authInfo: authInfo() });
+  }
+  if (parsedBody === undefined) return mcpHandler.fetch(fresh, { authInfo: authInfo() });
+  const setAside = setAsideNonObjectArguments(parsedBody);
+  return mcpHandler.fetch(fresh, { authInfo: authInfo(setAside), parsedBody });
+}
+
 /** A low-level Server for one request, bound to its authenticated caller. */
 function serverFor(ctx: McpRequestContext): Server {
   const scope = scopeOf(ctx);
@@ -22,12 +82,28 @@ function serverFor(ctx: McpRequestContext): Server {
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
   server.setRequestHandler("tools/list", async () => ({ tools: listToolsFor(scope.principal) }));
-  server.setRequestHandler("tools/call", async (request) => {
+  const setAside = setAsideOf(ctx);
+  server.setRequestHandler("tools/call", async (request, call) => {
     const { name, arguments: args } = request.params;
-    const result = await callTool(scope, name, args);
+    const id = call.mcpReq.id;
+    const result = await callTool(scope, name, setAside?.has(id) ? setAside.get(id) : args);
     return server.projectCallToolResult(result, result.isError ? undefined : outputSchemaOf(name));
   });
   return server;
+}
+
+/**
+ * What the SDK reports when it refused a request the client got wrong (a 4xx:
+ * wrong Content-Type or Accept, bad JSON-RPC, unsupported protocol version or
+ * headers, a body too large): a warning, like the edge's other 4xx. Anything
+ * else it reports is ours to fix and logged as an error.
+ */
+const CLIENT_MISTAKE =
+  /^(Rejected inbound request|Rejected 2025-era request|Unsupported Media Type|Not Acceptable|Parse error|Invalid Request|Bad Request|Invalid (Host|Origin) header|Method not allowed|Payload Too Large)/;
+
+export function isClientMistake(error: Error): boolean {
+  if (error instanceof UnsupportedProtocolVersionError || error instanceof MissingRequiredClientCapabilityError || error instanceof SyntaxError) return true;
+  return CLIENT_MISTAKE.test(error.message);
 }
 
 /** Made once per isolate: serves MCP 2026-07-28 and legacy (initialize) clients, statelessly, as JSON. */
@@ -36,8 +112,7 @@ export const mcpHandler = createMcpHandler(serverFor, {
   responseMode: "json",
   maxRequestBodySize: MAX_BODY_BYTES,
   onerror: (error) => {
-    // A request the SDK refused (bad JSON-RPC, wrong protocol headers) is the client's mistake, not ours.
-    const level = error.message.startsWith("Rejected inbound request") ? "warn" : "error";
+    const level = isClientMistake(error) ? "warn" : "error";
     console[level](JSON.stringify({ level, where: "mcp", error: error.message }));
   },
 });

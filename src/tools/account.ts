@@ -7,9 +7,9 @@ import {
 } from "../db/account.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { recomputePurgeAfter } from "../db/trash.ts";
-import { forgetResolvedTokens } from "../http/auth.ts";
+import { forgetResolvedTokens } from "../db/principals.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
-import { cursor, id, limit } from "./schemas.ts";
+import { cursor, id, limit, timeZoneName } from "./schemas.ts";
 
 const settingsShape = z.object({
   account_id: z.string(),
@@ -46,7 +46,7 @@ const updateSettings = defineTool({
   description:
     "Change the account's time zone (IANA, e.g. Europe/Berlin), default auto-OK, or trash retention (1–365 days; items already in the trash get the new purge time). Returns the settings and whether anything changed.",
   input: z.strictObject({
-    time_zone: z.string().min(1).max(64).optional().describe("IANA time zone, e.g. Europe/Berlin or America/New_York"),
+    time_zone: timeZoneName.optional(),
     default_auto_ok: z.boolean().optional(),
     trash_retention_days: z.number().int().min(1).max(365).optional(),
   }),
@@ -58,8 +58,7 @@ const updateSettings = defineTool({
     }
     let zone: string | undefined;
     if (args.time_zone !== undefined) {
-      zone = canonicalTimeZone(args.time_zone) ?? undefined;
-      if (!zone) throw invalid(`time_zone: "${args.time_zone}" is not an IANA time zone; use a name like Europe/Berlin, America/New_York or UTC.`);
+      zone = canonicalTimeZone(args.time_zone) as string;
     }
     const row = await getAccountSettings(db, p.accountId);
     const change: SettingsChange = {};
@@ -85,11 +84,13 @@ const updateSettings = defineTool({
 
 const tokenShape = z.object({
   id: z.string(),
+  source: z.enum(["token", "oauth"]).describe("a tg_ token, or an app connected through OAuth (sign-in and consent)"),
   label: z.string(),
   kind: z.enum(["human", "agent"]),
   scope: z.enum(["read", "write"]),
   agent: z.string().nullable().describe("the agent's name, for an agent token"),
-  prefix: z.string().describe("the first characters of the secret, to recognise it"),
+  prefix: z.string().nullable().describe("the first characters of a tg_ token's secret, to recognise it"),
+  client: z.object({ id: z.string(), name: z.string() }).nullable().describe("the app, for an OAuth grant"),
   state: z.enum(["active", "revoked", "expired"]),
   current: z.boolean().describe("the token making this call"),
   created_at: z.string(),
@@ -102,11 +103,13 @@ function toToken(r: TokenRow, currentId: string, nowMs: number): z.infer<typeof 
   const state = r.revoked_at ? "revoked" : r.expires_at && Date.parse(r.expires_at) <= nowMs ? "expired" : "active";
   return {
     id: r.id,
+    source: r.client_id ? "oauth" : "token",
     label: r.label,
     kind: r.kind,
     scope: r.scope,
     agent: r.agent,
-    prefix: r.prefix,
+    prefix: r.client_id ? null : r.prefix,
+    client: r.client_id ? { id: r.client_id, name: r.client_name ?? r.label } : null,
     state,
     current: r.id === currentId,
     created_at: r.created_at,
@@ -119,7 +122,7 @@ function toToken(r: TokenRow, currentId: string, nowMs: number): z.infer<typeof 
 const listTokens = defineTool({
   name: "list_tokens",
   description:
-    "Tokens, oldest first: all of the account's for a human, the calling agent's own for an agent. Label, kind, scope, agent, prefix, state and times; never a secret. Cursor pages.",
+    "Tokens and apps connected through OAuth, oldest first: all of the account's for a human, the calling agent's own for an agent. Source, label, kind, scope, agent, prefix or app, state and times; never a secret. Cursor pages.",
   input: z.strictObject({ include_revoked: z.boolean().default(true), limit, cursor }),
   output: z.object({ items: z.array(tokenShape), next_cursor: z.string().nullable() }),
   async handler(ctx, args) {
@@ -132,7 +135,7 @@ const listTokens = defineTool({
 const revokeToken = defineTool({
   name: "revoke_token",
   description:
-    "Revoke a token of the account: its next request is refused. Revoking the token making this call needs confirm: true. Returns the token; an already revoked token changes nothing.",
+    "Revoke a token of the account, or an app's OAuth grant (list_tokens shows both): its next request is refused, and a grant's access and refresh tokens end at once. Revoking the token making this call needs confirm: true. Returns the token; an already revoked one changes nothing.",
   input: z.strictObject({
     token_id: id("tok", "token"),
     confirm: z.boolean().optional().describe("required to revoke the token making this call"),
@@ -146,14 +149,21 @@ const revokeToken = defineTool({
     if (token_id === p.tokenId && confirm !== true) {
       throw forbidden(`Token ${token_id} is the token making this call; revoking it ends this connection. Call again with confirm: true if that is what you want.`);
     }
+    const what = row.client_id ? "app" : "token";
     const result = await ctx.commit(
       {
         statements: [revokeTokenStatement(db, p.accountId, token_id, ctx.now)],
-        activity: { target: token_id, summary: `revoked token ${token_id} "${row.label}" (${row.kind}${row.agent ? ` ${row.agent}` : ""}, ${row.scope})` },
+        activity: { target: token_id, summary: `revoked ${what} ${token_id} "${row.label}" (${row.kind}${row.agent ? ` ${row.agent}` : ""}, ${row.scope})` },
       },
       { token: toToken({ ...row, revoked_at: ctx.now }, p.tokenId, ctx.nowMs), revoked: true },
     );
     forgetResolvedTokens();
+    // The grant's access and refresh tokens end in the provider too (D1 already refuses them).
+    if (row.grant_id && row.person_id && ctx.env.OAUTH_PROVIDER) {
+      await ctx.env.OAUTH_PROVIDER.revokeGrant(row.grant_id, row.person_id).catch((e) =>
+        console.error(JSON.stringify({ level: "warn", where: "revokeGrant", token: token_id, error: String(e) })),
+      );
+    }
     return result;
   },
 });

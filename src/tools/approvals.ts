@@ -13,7 +13,7 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool } from "../mcp/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
-import { approvalRequested, approvalShape, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
+import { approvalRequested, approvalShape, claimGuard, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
 import { followUp } from "./series.ts";
 import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 
@@ -65,6 +65,7 @@ const requestApproval = defineTool({
     const a = p.accountId;
     return optimistic(`task ${args.task_id}`, async (lost) => {
       const { task: t, pending } = await readTaskState(db, a, args.task_id);
+      const claim = claimGuard(ctx, t, "request_approval", lost);
       if (pending) return { approval: pending, changed: false };
       if (t.status === "done" || t.status === "cancelled") {
         throw conflict(`task ${t.id} is ${t.status}; there is nothing left to sign off. reopen_task brings it back first.`);
@@ -83,6 +84,7 @@ const requestApproval = defineTool({
       return ctx.commit(
         {
           statements: [
+            ...claim,
             ctx.guard(TASK_IS_UNFINISHED, [t.id, a], lost),
             ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost),
             insertApproval(db, created),

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { conflict, invalid } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
-import { addDays, dayStartMs, isCalendarDate, localDate } from "../domain/zoned-time.ts";
+import { addDays, dayStartMs, localDate } from "../domain/zoned-time.ts";
 import { accountTimeZone } from "../db/account.ts";
 import { deleteLink, findLink, findLinkById, selectLinks, tasksDueIn, upsertLink, type AgendaTaskRow, type LinkRow } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { requireTask } from "../db/tasks.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
-import { cursor, id, isoTime, limit, PRIORITIES, taskId, title, toUtc } from "./schemas.ts";
+import { calendarDate, cursor, id, isoTime, limit, PRIORITIES, taskId, title, toUtc } from "./schemas.ts";
 
 const provider = z
   .string()
@@ -84,11 +84,7 @@ const getAgenda = defineTool({
   description:
     "A day or up to 14 days in the account's time zone: per day, the open tasks due and the linked calendar events. Days follow the zone's clock, so one across a daylight-saving change lasts 23 or 25 hours.",
   input: z.strictObject({
-    date: z
-      .string()
-      .refine(isCalendarDate, "expected a date like 2026-10-25")
-      .optional()
-      .describe("first day, YYYY-MM-DD in the account's time zone (default: today there)"),
+    date: calendarDate.optional().describe("first day, YYYY-MM-DD in the account's time zone (default: today there)"),
     days: z.number().int().min(1).max(14).default(1),
     include_snoozed: z.boolean().default(false),
   }),

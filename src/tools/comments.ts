@@ -3,7 +3,7 @@ import { conflict, forbidden, notFound } from "../domain/errors.ts";
 import { actorName, type Principal } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { requireTask } from "../db/tasks.ts";
+import { requireTask, throwTaskMissing } from "../db/tasks.ts";
 import { moveToTrash, purgeAfter } from "../db/trash.ts";
 import {
   COMMENT_IS_LIVE, insertComment, liveComment, requireComment, setCommentBody, TASK_IS_LIVE, taskWithComments, toComment,
@@ -54,7 +54,7 @@ const listComments = defineTool({
       after,
       limit: args.limit,
     });
-    if (!task) throw notFound("task", args.task_id, TASK_HINT);
+    if (!task) return throwTaskMissing(ctx.db, ctx.principal.accountId, args.task_id, TASK_HINT);
     const { items, next_cursor } = page(comments, args.limit, (c) => ({ k: c.created_at, id: c.id }));
     return { task_id: args.task_id, items, next_cursor };
   },

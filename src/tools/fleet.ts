@@ -8,7 +8,7 @@ import {
 } from "../db/agents.ts";
 import { toRun } from "../db/runs.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { forgetResolvedTokens } from "../http/auth.ts";
+import { forgetResolvedTokens } from "../db/principals.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { assigneeName, cursor, limit, nextCursor, projectId } from "./schemas.ts";
 import { optimistic, REASON_MAX } from "./lifecycle.ts";

@@ -8,7 +8,9 @@ import {
 } from "../db/approvals.ts";
 import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type Task } from "../db/tasks.ts";
-import { defineTool } from "../mcp/tool.ts";
+import { claimRefusal, type ClaimFields, type ClaimGuardedTool } from "../domain/claims.ts";
+import { noClaimByOthers } from "../db/claims.ts";
+import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { eventTask, newEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
@@ -44,6 +46,21 @@ export async function optimistic<R>(what: string, attempt: (lost: Error) => Prom
       if (e !== lost || tries >= 3) throw e;
     }
   }
+}
+
+/**
+ * The claim rule (src/domain/claims.ts) for an agent's `tool` on task `t`:
+ * refused at once when another agent holds the task, and otherwise the guard
+ * that holds the write's batch to the rule. A claim taken after the read trips
+ * it with `lost`, and the fresh read then names the holder. A person needs no guard.
+ */
+export function claimGuard(ctx: ToolContext, t: ClaimFields, tool: ClaimGuardedTool, lost: Error): D1PreparedStatement[] {
+  const p = ctx.principal;
+  const why = claimRefusal(p, t, tool);
+  if (why) throw conflict(why);
+  if (p.kind === "human") return [];
+  const { condition, binds } = noClaimByOthers(t.id, p.accountId, actorName(p));
+  return [ctx.guard(condition, binds, lost)];
 }
 
 const DONE: TaskTransition = { status: "done", blocked_reason: null, status_before_block: null };
@@ -82,7 +99,7 @@ const completeTask = defineTool({
       const { task: t, pending, timeZone } = await readTaskState(db, a, args.task_id);
       if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, next_occurrence: null, changed: false };
       if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
-      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+      const statements = [...claimGuard(ctx, t, "complete_task", lost), ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
 
       if (p.kind === "human" || t.auto_ok === 1) {
         const next = followUp(ctx, t, timeZone);

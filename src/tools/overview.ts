@@ -1,13 +1,15 @@
 import { z } from "zod";
 import { defineTool } from "../mcp/tool.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { cursor, isoTime, limit, toUtc } from "./schemas.ts";
+import { selectActivity } from "../db/activity.ts";
+import { assigneeName, cursor, isoTime, limit, toUtc } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
 
 const activityEntry = z.object({
   id: z.string(),
   actor: z.string().describe("`human` or the agent's name"),
   token_id: z.string(),
+  client: z.string().nullable().describe("the app connected through OAuth that made the call; null for a tg_ token"),
   tool: z.string(),
   target_id: z.string().nullable(),
   summary: z.string(),
@@ -61,28 +63,25 @@ const whoami = defineTool({
 
 const listActivity = defineTool({
   name: "list_activity",
-  description: "The account's audit feed, newest first: who called which write tool on what, and when. Cursor pages.",
+  description: "The account's audit feed, newest first: who called which write tool on what, and when; filter by record, actor or tool. Cursor pages.",
   input: z.strictObject({
     target_id: z.string().min(1).max(40).optional().describe("only entries about this record"),
+    actor: assigneeName.optional().describe("only entries by `human` or this agent"),
+    tool: z.string().regex(/^[a-z_]{1,40}$/, "expected a tool name like approve_task").optional().describe("only entries of this write tool"),
     since: isoTime.optional(),
     limit,
     cursor,
   }),
   output: z.object({ items: z.array(activityEntry), next_cursor: z.string().nullable() }),
   async handler(ctx, args) {
-    const where = ["account_id = ?"];
-    const binds: unknown[] = [ctx.principal.accountId];
-    if (args.target_id) (where.push("target_id = ?"), binds.push(args.target_id));
-    if (args.since) (where.push("created_at >= ?"), binds.push(toUtc(args.since)));
-    const after = decodeCursor(args.cursor);
-    if (after) (where.push("(created_at < ? OR (created_at = ? AND id < ?))"), binds.push(after.k, after.k, after.id));
-    const { results } = await ctx.db
-      .prepare(
-        `SELECT id, actor, token_id, tool, target_id, summary, created_at FROM activity
-          WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      )
-      .bind(...binds, args.limit + 1)
-      .all<z.infer<typeof activityEntry>>();
+    const { results } = await selectActivity(ctx.db, ctx.principal.accountId, {
+      targetId: args.target_id,
+      since: args.since ? toUtc(args.since) : undefined,
+      actor: args.actor,
+      tool: args.tool,
+      after: decodeCursor(args.cursor),
+      limit: args.limit,
+    }).all<z.infer<typeof activityEntry>>();
     return page(results, args.limit, (r) => ({ k: r.created_at, id: r.id }));
   },
 });

@@ -7,10 +7,11 @@ import {
   startTask, TASK_IS_WORKABLE, toRun, type Run, type RunRow, type RunStatus,
 } from "../db/runs.ts";
 import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
+import { throwTaskMissing } from "../db/tasks.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { assigneeName, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
-import { optimistic } from "./lifecycle.ts";
+import { claimGuard, optimistic } from "./lifecycle.ts";
 
 export const RUN_LIMITS = { message: 4000, url: 2000, summary: 4000, eventsShown: 200 } as const;
 
@@ -62,7 +63,7 @@ const listRuns = defineTool({
       db.prepare("SELECT 1 AS ok FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(args.task_id ?? null, a),
       db.prepare("SELECT 1 AS ok FROM agents WHERE name = ? AND account_id = ?").bind(args.agent ?? null, a),
     ]);
-    if (args.task_id && task.results.length === 0) throw notFound("task", args.task_id, "list_tasks or search_tasks finds task ids");
+    if (args.task_id && task.results.length === 0) return throwTaskMissing(db, a, args.task_id);
     if (args.agent && agent.results.length === 0) throw notFound("agent", args.agent, "list_agents names the agents");
     const { items, next_cursor } = page(runs.results as Run[], args.limit, (r) => ({ k: r.started_at, id: r.id }));
     return { items: items.map(toRun), next_cursor };
@@ -102,11 +103,12 @@ const startRun = defineTool({
       if (t.status === "done" || t.status === "cancelled") {
         throw conflict(`task ${t.id} is ${t.status}; a run needs an unfinished task. reopen_task brings it back first.`);
       }
+      const claim = claimGuard(ctx, t, "start_run", lost);
       const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: t.id, agentId, now };
       const statements =
         t.status === "open"
-          ? [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), startTask(db, a, t.id, now)]
-          : [ctx.guard(TASK_IS_WORKABLE, [t.id, a], lost)];
+          ? [...claim, ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), startTask(db, a, t.id, now)]
+          : [...claim, ctx.guard(TASK_IS_WORKABLE, [t.id, a], lost)];
       statements.push(insertRun(db, run));
       const value: Run = {
         id: run.id, task_id: t.id, task_title: t.title, agent: p.agentName as string, status: "running", summary: null,

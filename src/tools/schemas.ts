@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { DATE_EXAMPLE, parseCalendarDate, parseIsoTime, TIME_EXAMPLE, type Parsed } from "../domain/dates.ts";
+import { canonicalTimeZone } from "../domain/zoned-time.ts";
 
 /** Shared argument and result pieces, with the limits of architecture.md. */
 export const LIMITS = {
@@ -25,15 +27,45 @@ export const approvalId = id("apr", "approval");
 
 export const title = z.string().trim().min(1, "must not be empty").max(LIMITS.title);
 export const longText = z.string().max(LIMITS.text);
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** A zod check from one of the domain's parsers: the parser's reason becomes the field's message. */
+function parsedBy(parse: (text: string) => Parsed<string>) {
+  return (text: string, ctx: z.core.$RefinementCtx<string>) => {
+    const r = parse(text);
+    if (!r.ok) ctx.addIssue({ code: "custom", message: r.problem, input: text });
+  };
+}
 
-/** An ISO 8601 time with a zone. Checked in code rather than by a long pattern, to keep tools/list small. */
+/**
+ * An ISO 8601 time with a zone that exists (no February 30th, no hour 24, no
+ * offset +25:00). Checked in code rather than by a long pattern, to keep
+ * tools/list small; `toUtc` turns it into the stored form.
+ */
 export const isoTime = z
   .string()
   .max(40)
-  .refine((s) => ISO_TIME.test(s) && !Number.isNaN(Date.parse(s)), "expected an ISO 8601 time with a zone, e.g. 2026-12-24T18:00:00Z")
+  .superRefine(parsedBy(parseIsoTime))
   .meta({ format: "date-time" })
-  .describe("ISO 8601 time, e.g. 2026-12-24T18:00:00Z");
+  .describe(`ISO 8601 time, e.g. ${TIME_EXAMPLE}`);
+
+/** A calendar date, YYYY-MM-DD, that exists. */
+export const calendarDate = z
+  .string()
+  .max(10)
+  .superRefine(parsedBy(parseCalendarDate))
+  .meta({ format: "date" })
+  .describe(`date, YYYY-MM-DD, e.g. ${DATE_EXAMPLE}`);
+
+/** An IANA time zone name that Intl knows (`Europe/Berlin`, `UTC`); offsets like +01:00 are not zones. */
+export const timeZoneName = z
+  .string()
+  .min(1)
+  .max(64)
+  .superRefine((name, ctx) => {
+    if (!canonicalTimeZone(name)) {
+      ctx.addIssue({ code: "custom", message: `"${name}" is not an IANA time zone; use a name like Europe/Berlin, America/New_York or UTC`, input: name });
+    }
+  })
+  .describe("IANA time zone, e.g. Europe/Berlin or America/New_York");
 
 export const limit = z.number().int().min(1).max(LIMITS.pageMax).default(LIMITS.pageDefault).describe("page size, 1–100 (default 25)");
 export const cursor = z.string().max(500).optional().describe("next_cursor of the previous page");
@@ -56,7 +88,9 @@ export const assigneeName = z
   .regex(/^[a-z0-9][a-z0-9_.-]{0,62}$/, "expected `human` or an agent's name (lowercase letters, digits, _ . -)")
   .describe("`human` for the account's person, or an agent's name");
 
-/** Times are stored as ISO 8601 UTC with milliseconds. */
+/** Times are stored as ISO 8601 UTC with milliseconds; `time` has passed `isoTime`. */
 export function toUtc(time: string): string {
-  return new Date(time).toISOString();
+  const r = parseIsoTime(time);
+  if (!r.ok) throw new Error(`toUtc got an unchecked time: ${r.problem}`);
+  return r.value;
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conflict, invalid, notFound } from "../domain/errors.ts";
+import { conflict, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { moveToTrash, purgeAfter } from "../db/trash.ts";
@@ -7,6 +7,7 @@ import {
   insertStep, LIVE_STEPS_ARE, reorderSteps, requireLiveStep, requireStep, setStepStatus, setStepText,
   STEP_IS_LIVE, STEPS_UNCHANGED_SINCE_READ, taskForAppend, taskWithSteps, toStep, type Step,
 } from "../db/steps.ts";
+import { throwTaskMissing } from "../db/tasks.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
 import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
 
@@ -35,7 +36,7 @@ const listSteps = defineTool({
   output: z.object({ task_id: z.string(), steps: z.array(stepShape) }),
   async handler(ctx, { task_id }) {
     const { task, steps } = await taskWithSteps(ctx.db, ctx.principal.accountId, task_id);
-    if (!task) throw notFound("task", task_id, TASK_HINT);
+    if (!task) return throwTaskMissing(ctx.db, ctx.principal.accountId, task_id, TASK_HINT);
     return { task_id, steps };
   },
 });
@@ -52,7 +53,7 @@ const addSteps = defineTool({
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
     const { task, maxPosition, live } = await taskForAppend(db, p.accountId, args.task_id);
-    if (!task) throw notFound("task", args.task_id, TASK_HINT);
+    if (!task) return throwTaskMissing(db, p.accountId, args.task_id, TASK_HINT);
     if (live + args.steps.length > STEP_LIMITS.perTask) {
       throw invalid(
         `steps: task ${args.task_id} has ${live} steps and may hold at most ${STEP_LIMITS.perTask}; add at most ${Math.max(0, STEP_LIMITS.perTask - live)}, or delete_step finished ones first.`,
@@ -172,7 +173,7 @@ const reorder = defineTool({
   async handler(ctx, { task_id, step_ids }) {
     const { db, principal: p } = ctx;
     const { task, steps } = await taskWithSteps(db, p.accountId, task_id);
-    if (!task) throw notFound("task", task_id, TASK_HINT);
+    if (!task) return throwTaskMissing(db, p.accountId, task_id, TASK_HINT);
 
     const byId = new Map(steps.map((s) => [s.id, s]));
     const seen = new Set<string>();

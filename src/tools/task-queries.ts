@@ -8,7 +8,7 @@ import {
   HIT_END, HIT_START, listAssignedTasks, listBlockedRows, listDueRows, listSubtaskRows, SEARCH_RANKED, searchTaskRows,
   selectTaskHistory, toFtsQuery, type HistoryRow,
 } from "../db/task-search.ts";
-import { requireTask, selectAccountPrefs, selectTask, toTask, type AccountPrefs, type TaskRow } from "../db/tasks.ts";
+import { requireTask, throwTaskMissing, selectAccountPrefs, selectTask, toTask, type AccountPrefs, type TaskRow } from "../db/tasks.ts";
 import { defineTool } from "../mcp/tool.ts";
 import { assigneeName, cursor, limit, projectId, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
@@ -212,6 +212,7 @@ const getTaskHistory = defineTool({
         id: z.string(),
         actor: z.string().describe("`human` or the agent's name"),
         token_id: z.string(),
+        client: z.string().nullable().describe("the app connected through OAuth that made the call; null for a tg_ token"),
         tool: z.string(),
         summary: z.string(),
         created_at: z.string(),
@@ -225,7 +226,7 @@ const getTaskHistory = defineTool({
       selectTask(db, p.accountId, args.task_id),
       selectTaskHistory(db, p.accountId, args.task_id, decodeCursor(args.cursor), args.limit),
     ]);
-    if (task.results.length === 0) throw notFound("task", args.task_id, notFoundHint);
+    if (task.results.length === 0) return throwTaskMissing(db, p.accountId, args.task_id, notFoundHint);
     return page(history.results as HistoryRow[], args.limit, (r) => ({ k: r.created_at, id: r.id }));
   },
 });
@@ -249,7 +250,7 @@ const listDependencies = defineTool({
       selectWaitedOnBy(db, p.accountId, task_id),
     ]);
     const row = task.results[0] as TaskRow | undefined;
-    if (!row) throw notFound("task", task_id, notFoundHint);
+    if (!row) return throwTaskMissing(db, p.accountId, task_id, notFoundHint);
     const waits = waitsOn.results as DependencyRef[];
     return {
       task: { id: row.id, title: row.title, status: row.status },

@@ -10,6 +10,7 @@ import {
   assigneeExists, insertTask, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask, requireTaskForWrite, rootTaskOf,
   selectAccountPrefs, selectTask, selectTaskWithTrash, subtreeOutsideProject, TASK_AT_VERSION, TASK_IS_LIVE, toTask,
   updateTaskFields, type AccountPrefs, type TaskField, type TaskRow, type TaskWithTrash, type TaskWriteRow,
+  throwTaskMissing,
 } from "../db/tasks.ts";
 import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
@@ -270,8 +271,8 @@ async function requirePair(ctx: ToolContext, taskIdValue: string, dependsOnId: s
   ]);
   const t = task.results[0] as TaskRow | undefined;
   const d = dep.results[0] as TaskRow | undefined;
-  if (!t) throw notFound("task", taskIdValue, notFoundHint);
-  if (!d) throw notFound("task", dependsOnId, notFoundHint);
+  if (!t) return throwTaskMissing(db, p.accountId, taskIdValue, notFoundHint);
+  if (!d) return throwTaskMissing(db, p.accountId, dependsOnId, notFoundHint);
   const ref = (r: TaskRow) => ({ id: r.id, title: r.title, status: r.status });
   return { task: ref(t), depends_on: ref(d), linked: link.results.length > 0 };
 }

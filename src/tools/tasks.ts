@@ -5,10 +5,11 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   assigneeExists, defaultAutoOk, insertTask, newTaskValue, priorityIndex, requireTask, selectTask,
   TASK_COLUMNS, TASK_RETURNING, toTask, type TaskRow,
+  throwTaskMissing,
 } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
-import { selectTaskLabels } from "../db/labels.ts";
-import { selectWaitedOnBy, selectWaitsOn } from "../db/dependencies.ts";
+import { selectTaskList, taskDetailStatements } from "../db/task-views.ts";
+import { readBatch } from "../db/batch.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool } from "../mcp/tool.ts";
 import {
@@ -103,34 +104,28 @@ const getTask = defineTool({
   async handler(ctx, { task_id }) {
     const { db, principal: p } = ctx;
     const a = p.accountId;
-    const [task, steps, labels, waitsOn, blocks, comments, runs, approval, subtasks, zone, series, seriesCount] = await db.batch([
-      selectTask(db, a, task_id),
-      db.prepare("SELECT id, position, text, status FROM steps WHERE task_id = ? AND account_id = ? AND trash_id IS NULL ORDER BY position").bind(task_id, a),
-      selectTaskLabels(db, a, task_id),
-      selectWaitsOn(db, a, task_id),
-      selectWaitedOnBy(db, a, task_id),
-      db.prepare("SELECT id, author, body, created_at FROM comments WHERE task_id = ? AND account_id = ? AND trash_id IS NULL ORDER BY created_at DESC, id DESC LIMIT 5").bind(task_id, a),
-      db.prepare("SELECT r.id, g.name AS agent, r.status, r.started_at, r.finished_at FROM runs r JOIN agents g ON g.id = r.agent_id WHERE r.task_id = ? AND r.account_id = ? ORDER BY r.started_at DESC LIMIT 5").bind(task_id, a),
-      db.prepare("SELECT id, question, requested_by, created_at FROM approvals WHERE task_id = ? AND account_id = ? AND status = 'pending'").bind(task_id, a),
-      db.prepare("SELECT count(*) AS n FROM tasks WHERE parent_id = ? AND account_id = ? AND trash_id IS NULL").bind(task_id, a),
-      selectTimeZone(db, a),
-      ...selectSeries(db, a, task_id),
-    ]);
-    const row = task.results[0] as TaskRow | undefined;
-    if (!row) throw notFound("task", task_id, "list_tasks or search_tasks finds task ids");
+    const [seriesRows, seriesCount] = selectSeries(db, a, task_id);
+    const { task, steps, labels, waitsOn, blocks, comments, runs, approval, subtasks, zone, series, count } = await readBatch(db, {
+      ...taskDetailStatements(db, a, task_id),
+      zone: selectTimeZone(db, a),
+      series: seriesRows,
+      count: seriesCount,
+    });
+    const row = task[0] as TaskRow | undefined;
+    if (!row) return throwTaskMissing(db, a, task_id);
     type R<T> = T[];
     return {
       task: toTask(row),
-      steps: steps.results as R<{ id: string; position: number; text: string; status: string }>,
-      labels: labels.results as R<{ id: string; name: string }>,
-      waits_on: waitsOn.results as R<{ id: string; title: string; status: string }>,
-      blocks: blocks.results as R<{ id: string; title: string; status: string }>,
-      latest_comments: comments.results as R<{ id: string; author: string; body: string; created_at: string }>,
-      recent_runs: runs.results as R<{ id: string; agent: string; status: string; started_at: string; finished_at: string | null }>,
-      pending_approval: (approval.results[0] as { id: string; question: string; requested_by: string; created_at: string } | undefined) ?? null,
-      subtask_count: (subtasks.results[0] as { n: number }).n,
-      recurrence: describeRecurrence(row, (zone.results[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC", ctx.nowMs),
-      series: describeSeries(row, series.results as OccurrenceRow[], (seriesCount.results[0] as { n: number }).n),
+      steps: steps as R<{ id: string; position: number; text: string; status: string }>,
+      labels: labels as R<{ id: string; name: string }>,
+      waits_on: waitsOn as R<{ id: string; title: string; status: string }>,
+      blocks: blocks as R<{ id: string; title: string; status: string }>,
+      latest_comments: comments as R<{ id: string; author: string; body: string; created_at: string }>,
+      recent_runs: runs as R<{ id: string; agent: string; status: string; started_at: string; finished_at: string | null }>,
+      pending_approval: (approval[0] as { id: string; question: string; requested_by: string; created_at: string } | undefined) ?? null,
+      subtask_count: (subtasks[0] as { n: number }).n,
+      recurrence: describeRecurrence(row, (zone[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC", ctx.nowMs),
+      series: describeSeries(row, series as OccurrenceRow[], (count[0] as { n: number }).n),
     };
   },
 });
@@ -153,25 +148,18 @@ const listTasks = defineTool({
   }),
   output: taskList,
   async handler(ctx, args) {
-    const where = ["t.account_id = ?", "t.trash_id IS NULL"];
-    const binds: unknown[] = [ctx.principal.accountId];
-    if (args.project_id) (where.push("t.project_id = ?"), binds.push(args.project_id));
-    if (args.status) (where.push(`t.status IN (${args.status.map(() => "?").join(", ")})`), binds.push(...args.status));
-    if (args.assignee) (where.push("t.assignee = ?"), binds.push(args.assignee));
-    if (args.unassigned) where.push("t.assignee IS NULL");
-    if (args.due_after) (where.push("t.due_at >= ?"), binds.push(toUtc(args.due_after)));
-    if (args.due_before) (where.push("t.due_at < ?"), binds.push(toUtc(args.due_before)));
-    if (!args.include_snoozed) (where.push("(t.snoozed_until IS NULL OR t.snoozed_until <= ?)"), binds.push(ctx.now));
-    if (args.label) {
-      where.push("EXISTS (SELECT 1 FROM task_labels tl JOIN labels l ON l.id = tl.label_id WHERE tl.task_id = t.id AND l.account_id = t.account_id AND l.name = ?)");
-      binds.push(args.label);
-    }
-    const after = decodeCursor(args.cursor);
-    if (after) (where.push("(t.created_at < ? OR (t.created_at = ? AND t.id < ?))"), binds.push(after.k, after.k, after.id));
-    const { results } = await ctx.db
-      .prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`)
-      .bind(...binds, args.limit + 1)
-      .all<TaskRow>();
+    const { results } = await selectTaskList(ctx.db, ctx.principal.accountId, {
+      projectId: args.project_id,
+      statuses: args.status,
+      label: args.label,
+      assignee: args.assignee,
+      unassigned: args.unassigned,
+      dueAfter: args.due_after ? toUtc(args.due_after) : undefined,
+      dueBefore: args.due_before ? toUtc(args.due_before) : undefined,
+      hideSnoozedAt: args.include_snoozed ? undefined : ctx.now,
+      after: decodeCursor(args.cursor),
+      limit: args.limit,
+    }).all<TaskRow>();
     const { items, next_cursor } = page(results, args.limit, (r) => ({ k: r.created_at, id: r.id }));
     return { items: items.map(toTask), next_cursor };
   },

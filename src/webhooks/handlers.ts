@@ -1,11 +1,13 @@
 /**
  * The Worker's `scheduled` and `queue` handlers (src/index.ts wires them).
  * Crons (wrangler.toml): every minute, run.stale detection; the daily one,
- * the trash purge and the pruning of delivery records older than 30 days.
+ * the trash purge, the sign-in records (ended sessions, expired setup links,
+ * old failed sign-ins) and the pruning of delivery records older than 30 days.
  */
 import { purgeExpiredTrash } from "../db/trash.ts";
 import { purgeFinishedDeliveries } from "../db/webhooks.ts";
 import type { Env } from "../env.ts";
+import { purgeSignInRecords } from "../web/cleanup.ts";
 import { handleWebhookBatch } from "./deliver.ts";
 import { announceStaleRuns } from "./stale-runs.ts";
 
@@ -24,6 +26,7 @@ export async function scheduled(controller: ScheduledController, env: Env, ctx: 
   }
   const now = new Date(nowMs).toISOString();
   ctx.waitUntil(purgeExpiredTrash(env.DB, now));
+  ctx.waitUntil(logged("purgeSignInRecords", purgeSignInRecords(env.DB, new Date(nowMs))));
   ctx.waitUntil(logged("purgeFinishedDeliveries", purgeFinishedDeliveries(env.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString())));
 }
 

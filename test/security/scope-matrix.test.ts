@@ -46,7 +46,7 @@ describe("scope matrix", () => {
       }
       await client.close();
     }
-  });
+  }, 180_000); // 5 callers × 84 tools, each refusal checked against a whole-database snapshot: slow on a loaded machine
 
   it("revoked and expired tokens get 401 for every tool and change nothing", async () => {
     const acc = await seedAccount("Matrix 401");

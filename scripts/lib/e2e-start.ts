@@ -1,0 +1,127 @@
+/**
+ * `npm start` itself, end to end: it refuses a taken port before printing or
+ * writing anything, and SIGTERM or SIGINT sent to its own process stops
+ * wrangler and workerd before it exits. Runs `scripts/start.ts` as npm does,
+ * with --persist-to a temporary directory, so the project's own local state
+ * is never touched.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { ROOT } from "./d1.ts";
+import { freePort, waitForHealth, wranglerEnv } from "./dev-server.ts";
+import { assert, equal, type Checks } from "./e2e-harness.ts";
+
+const START = join(ROOT, "scripts", "start.ts");
+
+interface Started {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const started = new Set<ChildProcess>();
+
+function startScript(port: number, persistTo: string): Started {
+  const child = spawn(process.execPath, ["--no-warnings", START, "--persist-to", persistTo], {
+    cwd: ROOT,
+    env: { ...wranglerEnv(), PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  started.add(child);
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => {
+      started.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Last resort when the e2e script stops early: nothing `npm start` started may outlive it. */
+export function stopStartScripts(): void {
+  for (const child of started) child.kill("SIGKILL");
+}
+
+/** Every process below `pid` (children, grandchildren, …), from `ps`. */
+function descendants(pid: number): number[] {
+  const table = execFileSync("ps", ["-A", "-o", "pid=", "-o", "ppid="], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/).map(Number));
+  const out: number[] = [];
+  const walk = (parent: number) => {
+    for (const [p, pp] of table) {
+      if (pp === parent && !out.includes(p)) {
+        out.push(p);
+        walk(p);
+      }
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function listen(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(port, "127.0.0.1", () => resolve(srv));
+  });
+}
+
+const within = <T>(ms: number, p: Promise<T>, what: string) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms))]);
+
+export async function startScriptChecks(c: Checks, stateDir: string): Promise<void> {
+  await c.run("npm start on a taken port: fails at once, prints no token and no configuration, writes nothing, names PORT=", async () => {
+    const port = await freePort();
+    const squatter = await listen(port);
+    try {
+      const s = startScript(port, stateDir);
+      const { code } = await within(30_000, s.exited, "npm start did not exit");
+      equal(code, 1, "exit status");
+      equal(s.stdout(), "", "stdout");
+      assert(!/tg_/.test(s.stderr()), "stderr shows a token");
+      assert(s.stderr().includes(`port ${port} on 127.0.0.1 is already in use`), `stderr: ${s.stderr()}`);
+      assert(/pick another port: PORT=\d+ npm start/.test(s.stderr()), `stderr names PORT=…: ${s.stderr()}`);
+      assert(!existsSync(stateDir) || readdirSync(stateDir).length === 0, "it wrote into the state directory");
+    } finally {
+      await new Promise((r) => squatter.close(r));
+    }
+  });
+
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    await c.run(`npm start, then ${signal} to its own process: wrangler and workerd stop, then it exits`, async () => {
+      const port = await freePort();
+      const s = startScript(port, stateDir);
+      const stopped = () => (s.child.exitCode !== null || s.child.signalCode !== null ? `exit ${s.child.exitCode ?? s.child.signalCode}: ${s.stderr().slice(-500)}` : null);
+      await waitForHealth(`http://127.0.0.1:${port}`, 180_000, stopped);
+      assert(/Taskgate MCP server: http:\/\/127\.0\.0\.1:\d+\/mcp/.test(s.stdout()), "it printed the URL");
+      const below = descendants(s.child.pid as number);
+      assert(below.length >= 2, `expected wrangler and workerd below npm start, found ${below.length} processes`);
+      s.child.kill(signal);
+      const { code } = await within(30_000, s.exited, `npm start did not exit after ${signal}`);
+      equal(code, 0, "exit status");
+      const left = below.filter(alive);
+      assert(left.length === 0, `still running after npm start exited: ${left.join(", ")}`);
+      const answer = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) }).then(() => "an answer", () => null);
+      equal(answer, null, "the port after the stop");
+    });
+  }
+}

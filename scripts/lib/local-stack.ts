@@ -1,0 +1,74 @@
+/**
+ * A whole local Taskgate for the end-to-end script and the browser tests: a
+ * temporary directory as wrangler's `--persist-to` state, schema.sql applied
+ * to its D1, `wrangler dev` on a free port, and the admin CLI against the same
+ * directory. stop() ends every process it started and removes the directory;
+ * if the caller's process exits first, a synchronous last resort does the same.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { admin, applySchema, DevServer, removeDir, stopCommands } from "./e2e-harness.ts";
+
+export class LocalStack {
+  readonly dir: string;
+  readonly server = new DevServer();
+  private stopping: Promise<void> | null = null;
+  private stopped = false;
+  private readonly onExit = () => this.killNow();
+
+  constructor(prefix = "taskgate-") {
+    this.dir = mkdtempSync(join(tmpdir(), prefix));
+    process.on("exit", this.onExit);
+  }
+
+  /** `http://127.0.0.1:<port>` once started. */
+  get base(): string {
+    return this.server.base;
+  }
+
+  applySchema(): Promise<void> {
+    return applySchema(this.dir);
+  }
+
+  /** Starts `wrangler dev` on this directory; a failure carries wrangler's last lines. */
+  async start(vars: Record<string, string> = {}): Promise<void> {
+    try {
+      await this.server.start(this.dir, vars);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${this.server.tail()}`);
+    }
+  }
+
+  /** `npm run admin -- …` on this directory; its one line of JSON. */
+  admin(args: string[]): Promise<Record<string, string>> {
+    return admin(this.dir, args);
+  }
+
+  /** Stops the admin commands still running and the server, then removes the directory. Every caller waits for the same run. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      try {
+        stopCommands();
+        await this.server.stop();
+      } finally {
+        removeDir(this.dir);
+        this.stopped = true;
+        process.off("exit", this.onExit);
+      }
+    })();
+    return this.stopping;
+  }
+
+  /** Synchronous last resort while the process exits. */
+  killNow(): void {
+    if (this.stopped) return;
+    stopCommands();
+    this.server.killNow();
+    try {
+      removeDir(this.dir);
+    } catch {
+      /* the process is exiting; the directory is in the temporary folder */
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Runs a command in its own process group and stops the whole group with it:
+ * wrangler dev starts workerd (and esbuild), and a signal sent only to
+ * wrangler can leave them running. SIGINT or SIGTERM to this process (Ctrl-C
+ * in the terminal, a service manager, a container runtime) is forwarded to
+ * the group; this process exits once the group is gone. A second signal, or
+ * a group still alive after the grace period, gets SIGKILL.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { constants } from "node:os";
+
+export interface SuperviseOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** How long the group may take to stop after the signal before it is killed. */
+  graceMs?: number;
+  /** Told when a stop begins (for a line on stderr). */
+  onStopping?: (signal: NodeJS.Signals) => void;
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
+  if (!child.pid) return false;
+  try {
+    process.kill(-child.pid, signal);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ESRCH") return false;
+    if (signal !== 0) child.kill(signal);
+    return true;
+  }
+}
+
+/** Resolves once no process of the child's group is left (or after `ms`). */
+async function groupGone(child: ChildProcess, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!signalGroup(child, 0)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return !signalGroup(child, 0);
+}
+
+/** Starts `file args` in its own group and exits this process when it has stopped. Never returns control after that. */
+export function supervise(file: string, args: string[], o: SuperviseOptions): ChildProcess {
+  const grace = o.graceMs ?? 10_000;
+  const options: SpawnOptions = { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "inherit", "inherit"] };
+  const child = spawn(file, args, options);
+  let stopping: NodeJS.Signals | null = null;
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      signalGroup(child, "SIGKILL");
+      return;
+    }
+    stopping = signal;
+    o.onStopping?.(signal);
+    signalGroup(child, signal);
+    setTimeout(() => signalGroup(child, "SIGKILL"), grace).unref();
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGHUP", () => stop("SIGHUP"));
+  // Whatever ends this process, the group does not outlive it.
+  process.on("exit", () => signalGroup(child, "SIGKILL"));
+
+  child.on("error", (e) => {
+    console.error(`Could not start ${file}: ${e.message}`);
+    process.exit(1);
+  });
+  child.on("exit", async (code, signal) => {
+    // The leader is gone; what it started may still be stopping.
+    if (!(await groupGone(child, 3000))) {
+      signalGroup(child, "SIGTERM");
+      if (!(await groupGone(child, 3000))) signalGroup(child, "SIGKILL");
+    }
+    if (stopping) process.exit(0);
+    process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
+  });
+  return child;
+}

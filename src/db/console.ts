@@ -1,0 +1,328 @@
+/**
+ * What each page of the web console reads, as one batch (one D1 round trip)
+ * per page, composed of the statements the tools use. Every page also gets
+ * the count of pending approvals (for the navigation) and the account's
+ * settings (its name and time zone). Long texts that a page only previews
+ * come cut to `clip` characters plus one.
+ */
+import { selectActivity, type ActivityFilter, type ActivityRow } from "./activity.ts";
+import { selectAccountSettings, type AccountSettingsRow } from "./account.ts";
+import { selectAgents, fleetStatements, type AgentRow, type AgentWithTokens, type FleetRunRow, type FleetTaskRow } from "./agents.ts";
+import { selectPendingCount } from "./approvals.ts";
+import { readBatch } from "./batch.ts";
+import { connectorSql, type ConnectorSummaryRow } from "./connectors.ts";
+import type { CursorKey } from "./cursor.ts";
+import { selectLabelRows, type LabelRow } from "./labels.ts";
+import { selectProjectRows, type CountedProjectRow } from "./projects.ts";
+import type { RunEvent } from "./runs.ts";
+import { selectSearchRows, withClient, type HistoryRow, type SearchQuery, type SearchRow } from "./task-search.ts";
+import { selectTaskList, taskDetailStatements, type TaskListFilter } from "./task-views.ts";
+import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
+import { selectTrashRows, type TrashRow } from "./trash.ts";
+
+export interface Frame {
+  pendingCount: number;
+  settings: AccountSettingsRow;
+}
+
+export function frameStatements(db: D1Database, accountId: string) {
+  return { count: selectPendingCount(db, accountId), settings: selectAccountSettings(db, accountId) };
+}
+
+export function frameOf(r: { count: unknown[]; settings: unknown[] }, accountId: string): Frame {
+  const settings = (r.settings[0] as AccountSettingsRow | undefined) ?? {
+    id: accountId, name: "", time_zone: "UTC", default_auto_ok: 0, trash_retention_days: 30, updated_at: "",
+  };
+  return { pendingCount: (r.count[0] as { n: number }).n, settings };
+}
+
+/** Only the frame: for pages whose data comes from elsewhere. */
+export async function readFrame(db: D1Database, accountId: string): Promise<Frame> {
+  return frameOf(await readBatch(db, frameStatements(db, accountId)), accountId);
+}
+
+const PAGE_LISTS = 100;
+
+export interface TasksPage extends Frame {
+  projects: CountedProjectRow[];
+  labels: LabelRow[];
+  agents: { name: string }[];
+  tasks: TaskRow[];
+  search: SearchRow[] | null;
+}
+
+/** The task list (filtered, or searched when `search` is given) with what its filters offer. */
+export async function readTasksPage(
+  db: D1Database,
+  accountId: string,
+  q: { filter: TaskListFilter; search: Omit<SearchQuery, "accountId"> | null },
+): Promise<TasksPage> {
+  const r = await readBatch(db, {
+    ...frameStatements(db, accountId),
+    projects: selectProjectRows(db, accountId, { includeArchived: false, after: null, limit: PAGE_LISTS }),
+    labels: selectLabelRows(db, accountId, null, PAGE_LISTS),
+    agents: db.prepare("SELECT name FROM agents WHERE account_id = ? ORDER BY name LIMIT ?").bind(accountId, PAGE_LISTS),
+    list: q.search ? selectSearchRows(db, { ...q.search, accountId }) : selectTaskList(db, accountId, q.filter),
+  });
+  return {
+    ...frameOf(r, accountId),
+    projects: r.projects as CountedProjectRow[],
+    labels: r.labels as LabelRow[],
+    agents: r.agents as { name: string }[],
+    tasks: q.search ? [] : (r.list as TaskRow[]),
+    search: q.search ? (r.list as SearchRow[]) : null,
+  };
+}
+
+type Ref = { id: string; title: string; status: string };
+
+export interface TaskPage extends Frame {
+  task: TaskRow | null;
+  project: { id: string; name: string; default_auto_ok: number | null } | null;
+  parent: { id: string; title: string } | null;
+  steps: { id: string; position: number; text: string; status: string }[];
+  stepCount: number;
+  labels: { id: string; name: string }[];
+  waitsOn: Ref[];
+  blocks: Ref[];
+  subtasks: Ref[];
+  subtaskCount: number;
+  comments: { id: string; author: string; body: string; created_at: string }[];
+  commentCount: number;
+  runs: { id: string; agent: string; status: string; started_at: string; finished_at: string | null }[];
+  events: RunEvent[];
+  eventCount: number;
+  approval: { id: string; question: string; requested_by: string; created_at: string } | null;
+  history: HistoryRow[];
+}
+
+export interface TaskPageLimits {
+  /** How many of each list the page shows at most. */
+  steps: number;
+  refs: number;
+  labels: number;
+  comments: number;
+  events: number;
+  history: number;
+  /** Characters shown of each kind of text (one more is read, to know it was cut). */
+  notesClip: number;
+  textClip: number;
+  lineClip: number;
+}
+
+/**
+ * One task with everything its page shows (get_task's reads, the latest
+ * comments, the latest run's log, the history), each list capped and each
+ * long text cut, so the page stays small whatever the task holds.
+ */
+export async function readTaskPage(db: D1Database, accountId: string, taskId: string, l: TaskPageLimits): Promise<TaskPage> {
+  const a = accountId;
+  const d = taskDetailStatements(db, a, taskId, 5);
+  const title = (col: string) => `substr(${col}, 1, ${l.lineClip + 1}) AS title`;
+  const refs = (join: string, where: string) =>
+    db
+      .prepare(
+        `SELECT t.id, ${title("t.title")}, t.status FROM task_dependencies d JOIN tasks t ON ${join}
+          WHERE ${where} AND d.account_id = ?2 AND t.account_id = ?2 AND t.trash_id IS NULL ORDER BY t.created_at, t.rid LIMIT ?3`,
+      )
+      .bind(taskId, a, l.refs);
+  const latestRun = "(SELECT id FROM runs WHERE task_id = ?1 AND account_id = ?2 ORDER BY started_at DESC, id DESC LIMIT 1)";
+  const r = await readBatch(db, {
+    ...frameStatements(db, a),
+    task: db
+      .prepare(`SELECT ${TASK_COLUMNS.replace("t.notes", `substr(t.notes, 1, ${l.notesClip + 1}) AS notes`)} FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`)
+      .bind(taskId, a),
+    steps: db
+      .prepare(
+        `SELECT id, position, substr(text, 1, ?3) AS text, status FROM steps WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL
+          ORDER BY position, created_at, id LIMIT ?4`,
+      )
+      .bind(taskId, a, l.lineClip + 1, l.steps),
+    stepCount: db.prepare("SELECT count(*) AS n FROM steps WHERE task_id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
+    labels: db
+      .prepare(
+        `SELECT l.id, l.name FROM task_labels tl JOIN labels l ON l.id = tl.label_id AND l.account_id = tl.account_id
+          WHERE tl.task_id = ? AND tl.account_id = ? ORDER BY l.name LIMIT ?`,
+      )
+      .bind(taskId, a, l.labels),
+    waitsOn: refs("t.id = d.depends_on_id", "d.task_id = ?1"),
+    blocks: refs("t.id = d.task_id", "d.depends_on_id = ?1"),
+    runs: d.runs,
+    approval: d.approval,
+    project: db
+      .prepare(
+        `SELECT p.id, substr(p.name, 1, ?3) AS name, p.default_auto_ok FROM tasks t JOIN projects p ON p.id = t.project_id AND p.account_id = t.account_id
+          WHERE t.id = ?1 AND t.account_id = ?2 AND p.trash_id IS NULL`,
+      )
+      .bind(taskId, a, l.lineClip + 1),
+    parent: db
+      .prepare(
+        `SELECT p.id, ${title("p.title")} FROM tasks t JOIN tasks p ON p.id = t.parent_id AND p.account_id = t.account_id
+          WHERE t.id = ?1 AND t.account_id = ?2 AND p.trash_id IS NULL`,
+      )
+      .bind(taskId, a),
+    subtasks: db
+      .prepare(`SELECT id, ${title("title")}, status FROM tasks WHERE parent_id = ?1 AND account_id = ?2 AND trash_id IS NULL ORDER BY created_at, id LIMIT ?3`)
+      .bind(taskId, a, l.refs),
+    subtaskCount: d.subtasks,
+    comments: db
+      .prepare(
+        `SELECT * FROM (SELECT id, author, substr(body, 1, ?3) AS body, created_at FROM comments
+            WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL ORDER BY created_at DESC, id DESC LIMIT ?4)
+          ORDER BY created_at, id`,
+      )
+      .bind(taskId, a, l.textClip + 1, l.comments),
+    commentCount: db.prepare("SELECT count(*) AS n FROM comments WHERE task_id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
+    events: db
+      .prepare(
+        `SELECT * FROM (SELECT id, kind, substr(message, 1, ?3) AS message, url, created_at FROM run_events
+            WHERE account_id = ?2 AND run_id = ${latestRun} ORDER BY created_at DESC, id DESC LIMIT ?4)
+          ORDER BY created_at, id`,
+      )
+      .bind(taskId, a, l.lineClip + 1, l.events),
+    eventCount: db.prepare(`SELECT count(*) AS n FROM run_events WHERE account_id = ?2 AND run_id = ${latestRun}`).bind(taskId, a),
+    history: db
+      .prepare(
+        withClient(`SELECT id, actor, token_id, tool, substr(summary, 1, ?3) AS summary, created_at FROM activity
+          WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4`),
+      )
+      .bind(taskId, a, l.lineClip + 1, l.history, a),
+  });
+  type P = TaskPage;
+  const n = (rows: unknown[]) => (rows[0] as { n: number }).n;
+  return {
+    ...frameOf(r, a),
+    task: (r.task[0] as TaskRow | undefined) ?? null,
+    project: (r.project[0] as P["project"] | undefined) ?? null,
+    parent: (r.parent[0] as P["parent"] | undefined) ?? null,
+    steps: r.steps as P["steps"],
+    stepCount: n(r.stepCount),
+    labels: r.labels as P["labels"],
+    waitsOn: r.waitsOn as Ref[],
+    blocks: r.blocks as Ref[],
+    subtasks: r.subtasks as Ref[],
+    subtaskCount: n(r.subtaskCount),
+    comments: r.comments as P["comments"],
+    commentCount: n(r.commentCount),
+    runs: r.runs as P["runs"],
+    events: r.events as RunEvent[],
+    eventCount: n(r.eventCount),
+    approval: (r.approval[0] as P["approval"] | undefined) ?? null,
+    history: r.history as HistoryRow[],
+  };
+}
+
+/** One whole text of a task (its notes, or one of its comments, steps or run events), for the page that shows it in full. */
+export async function readTaskText(
+  db: D1Database,
+  accountId: string,
+  taskId: string,
+  part: string,
+): Promise<Frame & { task: { id: string; title: string } | null; text: { what: string; author: string | null; body: string; created_at: string | null } | null }> {
+  const a = accountId;
+  const text =
+    part === "notes"
+      ? db.prepare("SELECT 'notes' AS what, NULL AS author, notes AS body, NULL AS created_at FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a)
+      : part.startsWith("cmt_")
+        ? db.prepare("SELECT 'comment' AS what, author, body, created_at FROM comments WHERE id = ?3 AND task_id = ?1 AND account_id = ?2 AND trash_id IS NULL").bind(taskId, a, part)
+        : part.startsWith("stp_")
+          ? db.prepare("SELECT 'step' AS what, NULL AS author, text AS body, created_at FROM steps WHERE id = ?3 AND task_id = ?1 AND account_id = ?2 AND trash_id IS NULL").bind(taskId, a, part)
+          : db
+              .prepare(
+                `SELECT 'run event' AS what, g.name AS author, e.message AS body, e.created_at FROM run_events e
+                   JOIN runs r ON r.id = e.run_id AND r.account_id = e.account_id JOIN agents g ON g.id = r.agent_id
+                  WHERE e.id = ?3 AND r.task_id = ?1 AND e.account_id = ?2`,
+              )
+              .bind(taskId, a, part);
+  const r = await readBatch(db, {
+    ...frameStatements(db, a),
+    task: db.prepare("SELECT id, title FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
+    text,
+  });
+  return {
+    ...frameOf(r, a),
+    task: (r.task[0] as { id: string; title: string } | undefined) ?? null,
+    text: (r.text[0] as { what: string; author: string | null; body: string; created_at: string | null } | undefined) ?? null,
+  };
+}
+
+export interface AgentsPage extends Frame {
+  agents: AgentRow[];
+  runs: FleetRunRow[];
+  held: FleetTaskRow[];
+  tokens: AgentWithTokens[];
+}
+
+/**
+ * What fleet_status reads, for one page of agents by name (`limit` + 1 rows,
+ * so the page knows whether more follow), plus each agent's working token count (list_agents).
+ */
+export async function readAgentsPage(
+  db: D1Database,
+  accountId: string,
+  q: { now: string; staleBefore: string; perAgent: number; afterName: string; limit: number },
+): Promise<AgentsPage> {
+  const [agents, runs, held] = fleetStatements(db, accountId, q.staleBefore, q.perAgent, { afterName: q.afterName, limit: q.limit });
+  const r = await readBatch(db, {
+    ...frameStatements(db, accountId),
+    agents,
+    runs,
+    held,
+    tokens: selectAgents(db, accountId, q.now, q.afterName ? { k: q.afterName, id: "" } : null, q.limit),
+  });
+  return {
+    ...frameOf(r, accountId),
+    agents: r.agents as AgentRow[],
+    runs: r.runs as FleetRunRow[],
+    held: r.held as FleetTaskRow[],
+    tokens: r.tokens as AgentWithTokens[],
+  };
+}
+
+export interface AppsPage extends Frame {
+  connectors: ConnectorSummaryRow[];
+  agents: { name: string; paused_at: string | null }[];
+}
+
+/** The connected apps (never their credentials) and the agents a new token may name. */
+export async function readAppsPage(db: D1Database, accountId: string): Promise<AppsPage> {
+  const c = connectorSql.summaries(accountId);
+  const r = await readBatch(db, {
+    ...frameStatements(db, accountId),
+    connectors: db.prepare(c.sql).bind(...c.params),
+    agents: db.prepare("SELECT name, paused_at FROM agents WHERE account_id = ? ORDER BY name LIMIT ?").bind(accountId, PAGE_LISTS),
+  });
+  return {
+    ...frameOf(r, accountId),
+    connectors: r.connectors as ConnectorSummaryRow[],
+    agents: r.agents as AppsPage["agents"],
+  };
+}
+
+export interface TrashPage extends Frame {
+  items: TrashRow[];
+}
+
+export async function readTrashPage(db: D1Database, accountId: string, after: CursorKey | null, limit: number): Promise<TrashPage> {
+  const r = await readBatch(db, { ...frameStatements(db, accountId), items: selectTrashRows(db, accountId, { after, limit }) });
+  return { ...frameOf(r, accountId), items: r.items as TrashRow[] };
+}
+
+export interface ActivityPage extends Frame {
+  items: ActivityRow[];
+  actors: string[];
+}
+
+/** The audit feed, filtered, with the names the actor filter offers (the person and every agent). */
+export async function readActivityPage(db: D1Database, accountId: string, f: ActivityFilter): Promise<ActivityPage> {
+  const r = await readBatch(db, {
+    ...frameStatements(db, accountId),
+    items: selectActivity(db, accountId, f),
+    agents: db.prepare("SELECT name FROM agents WHERE account_id = ? ORDER BY name LIMIT ?").bind(accountId, PAGE_LISTS),
+  });
+  return {
+    ...frameOf(r, accountId),
+    items: r.items as ActivityRow[],
+    actors: ["human", ...(r.agents as { name: string }[]).map((g) => g.name)],
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * Idempotency keys: per token and tool, the first result of a call together
+ * with the SHA-256 of its canonical arguments, so a retry replays the result
+ * and a different call under the same key can be refused. Rows written before
+ * the hash existed have none and replay as before.
+ */
+export interface IdempotencyRecord {
+  result: string;
+  request_hash: string | null;
+}
+
+export interface IdempotencyScope {
+  accountId: string;
+  tokenId: string;
+  tool: string;
+  key: string;
+}
+
+export function findIdempotent(db: D1Database, s: IdempotencyScope): Promise<IdempotencyRecord | null> {
+  return db
+    .prepare("SELECT result, request_hash FROM idempotency_keys WHERE account_id = ? AND token_id = ? AND tool = ? AND key = ?")
+    .bind(s.accountId, s.tokenId, s.tool, s.key)
+    .first<IdempotencyRecord>();
+}
+
+/** The record of a first call; in the call's own batch, so a racing retry fails on the primary key and replays. */
+export function insertIdempotent(db: D1Database, s: IdempotencyScope, requestHash: string, result: string, now: string): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO idempotency_keys (account_id, token_id, tool, key, result, created_at, request_hash) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    .bind(s.accountId, s.tokenId, s.tool, s.key, result, now, requestHash);
+}

@@ -1,0 +1,83 @@
+/**
+ * /mcp behind the OAuth provider: the provider has verified the bearer token
+ * (audience, expiry) and hands over its props. A `tg_` token's props already
+ * hold its resolution; a grant's props name its tokens row, which resolves the
+ * same way (revocation, expiry, the agent's pause). Either way the SDK's
+ * handler gets one Principal.
+ */
+import type { Env } from "../env.ts";
+import { effectiveScope, isGrantProps } from "../domain/grants.ts";
+import type { Principal } from "../domain/principal.ts";
+import { resolveCredential, touchIfDue, type Resolution } from "../db/principals.ts";
+import type { ResolvedToken } from "../db/tokens.ts";
+import { serveMcp } from "../mcp/server.ts";
+import { invalidToken } from "./auth.ts";
+import { requestIdOf } from "./request-id.ts";
+
+/** The props `resolveExternalToken` gives a `tg_` token. */
+export interface TokenProps {
+  via: "token";
+  resolution: Extract<Resolution, { ok: true }>;
+}
+
+export function isTokenProps(value: unknown): value is TokenProps {
+  return (value as TokenProps | null)?.via === "token" && (value as TokenProps).resolution?.ok === true;
+}
+
+interface ProviderContext extends ExecutionContext {
+  props: unknown;
+  auth?: { scope: string[] };
+}
+
+export function authCacheMs(env: Env): number {
+  return Number(env.AUTH_CACHE_SECONDS ?? "5") * 1000;
+}
+
+const REFUSED = {
+  unknown: "This app's access is no longer on record; connect it again.",
+  revoked: "This app's access was revoked; connect it again to get a new one.",
+  expired: "This app's access has expired; connect it again.",
+} as const;
+
+async function grantPrincipal(
+  request: Request,
+  env: Env,
+  ctx: ProviderContext,
+  nowMs: number,
+): Promise<{ principal: Principal; resolved: ResolvedToken } | Response> {
+  const props = ctx.props;
+  if (!isGrantProps(props)) return invalidToken(request, "The access token carries no Taskgate grant.");
+  const r = await resolveCredential(env.DB, { id: props.tokenId }, authCacheMs(env), nowMs);
+  if (!r.ok) {
+    // Revoked in D1 (the admin CLI) but still live in KV: finish the revocation there too.
+    const grant = r.resolved?.grant;
+    if (r.reason === "revoked" && grant?.id && env.OAUTH_PROVIDER) {
+      ctx.waitUntil(env.OAUTH_PROVIDER.revokeGrant(grant.id, grant.personId).catch((e) => console.error(JSON.stringify({ level: "warn", where: "revokeGrant", error: String(e) }))));
+    }
+    return invalidToken(request, REFUSED[r.reason]);
+  }
+  const p = r.principal;
+  if (p.accountId !== props.accountId || p.kind !== props.kind || r.resolved.grant?.personId !== props.personId) {
+    return invalidToken(request, "The access token does not match its grant.");
+  }
+  const scope = effectiveScope(p.scope, ctx.auth?.scope ?? []);
+  return { principal: scope === p.scope ? p : { ...p, scope }, resolved: r.resolved };
+}
+
+export const mcpApi = {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const c = ctx as ProviderContext;
+    const nowMs = Date.now();
+    let principal: Principal;
+    let resolved: ResolvedToken;
+    if (isTokenProps(c.props)) {
+      ({ principal, resolved } = c.props.resolution);
+    } else {
+      const g = await grantPrincipal(request, env, c, nowMs);
+      if (g instanceof Response) return g;
+      ({ principal, resolved } = g);
+    }
+    touchIfDue(env.DB, resolved, nowMs, (p) => ctx.waitUntil(p));
+    return serveMcp(request, { env, principal, requestId: requestIdOf(request), waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) });
+  },
+};

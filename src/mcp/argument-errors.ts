@@ -1,0 +1,91 @@
+import type { z } from "zod";
+
+/**
+ * Argument errors that read alike for every mistake: the field, what is wrong
+ * with it, and what to send instead, in the words of the tool's own JSON
+ * Schema (what tools/list announced), never a raw dump of validator issues.
+ */
+
+type JsonSchema = Record<string, any>;
+
+const CLOSING = "(tools/list has the input schema).";
+
+function nonNull(s: JsonSchema | undefined): JsonSchema | undefined {
+  if (!s?.anyOf) return s;
+  return (s.anyOf as JsonSchema[]).find((x) => x.type !== "null") ?? s;
+}
+
+/** The schema of the field at `path` (object keys and array indexes), if the schema has one. */
+function schemaAt(root: JsonSchema, path: PropertyKey[]): JsonSchema | undefined {
+  let node: JsonSchema | undefined = root;
+  for (const key of path) {
+    node = nonNull(node);
+    if (!node) return undefined;
+    node = typeof key === "number" ? node.items : node.properties?.[key as string];
+  }
+  return nonNull(node);
+}
+
+function valueAt(value: unknown, path: PropertyKey[]): unknown {
+  let v = value;
+  for (const key of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** What a value of this schema is, in a few words: "a string", "one of low, normal, high", "a list of strings". */
+function kindOf(s: JsonSchema | undefined): string {
+  if (!s) return "a value";
+  if (s.enum) return `one of ${(s.enum as unknown[]).map(String).join(", ")}`;
+  if (s.const !== undefined) return JSON.stringify(s.const);
+  switch (s.type) {
+    case "string":
+      return s.format === "date-time" ? "an ISO 8601 time with a zone" : s.format === "date" ? "a date, YYYY-MM-DD" : "a string";
+    case "integer":
+      return "a whole number";
+    case "number":
+      return "a number";
+    case "boolean":
+      return "true or false";
+    case "array":
+      return s.items?.type === "object" ? "a list of objects" : `a list of ${kindOf(s.items).replace(/^an? /, "")}s`;
+    case "object":
+      return "an object";
+    default:
+      return "a value";
+  }
+}
+
+function what(s: JsonSchema | undefined): string {
+  const description = typeof s?.description === "string" ? ` (${s.description})` : "";
+  return `${kindOf(s)}${description}`;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/** Zod issues as one message that names each field, says what is wrong, and what to send. */
+export function describeIssues(tool: string, error: z.ZodError, rawArgs: unknown, input: JsonSchema): string {
+  const lines = error.issues.slice(0, 10).map((issue) => {
+    const field = issue.path.length ? issue.path.map(String).join(".") : "(arguments)";
+    const missing = issue.path.length > 0 && issue.code !== "unrecognized_keys" && valueAt(rawArgs, issue.path) === undefined;
+    if (missing) return `${field}: required; send ${what(schemaAt(input, issue.path))}`;
+    return `${field}: ${issue.message}`;
+  });
+  return `Invalid arguments for ${tool}. ${lines.join("; ")}. Fix ${lines.length === 1 ? "this field" : "these fields"} and call again ${CLOSING}`;
+}
+
+/** `arguments` that are not an object (an array, a string, a number). */
+export function argumentsNotObject(tool: string, rawArgs: unknown, input: JsonSchema): string {
+  const required = (input.required ?? []) as string[];
+  const example = required.length
+    ? `{${required.map((name) => `"${name}": ${kindOf(schemaAt(input, [name]))}`).join(", ")}}`
+    : "{} (every field of this tool is optional)";
+  const needs = required.length ? ` ${tool} requires ${required.join(", ")}.` : "";
+  return `Invalid arguments for ${tool}. arguments: must be an object of named fields, got ${jsonType(rawArgs)}. Send e.g. ${example}.${needs} Fix this and call again ${CLOSING}`;
+}

@@ -1,0 +1,158 @@
+/**
+ * GET/POST /authorize, the application's part of the OAuth flow. The library
+ * validates the request and keeps it server-side behind a browser-bound,
+ * single-use handle (beginConsent/approveConsent/denyConsent); Taskgate signs
+ * the person in, shows the consent page and decides what the grant means.
+ *
+ * Errors follow consent-page.md: a redirect back to the client only when the
+ * library validated the client and its exact redirect URI (`redirectTo`);
+ * everything else is a page here, never a stack trace.
+ */
+import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type AuthRequest, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { Hono } from "hono";
+import { oauthScopesFor, WRITE_SCOPE } from "../domain/grants.ts";
+import { AGENT_NAME } from "../domain/provisioning.ts";
+import { agentNames } from "../db/grants.ts";
+import type { WebContext, WebEnv } from "../web/context.ts";
+import { ConsentPage, type ConsentDefaults } from "../web/consent.tsx";
+import { ErrorPage } from "../web/layout.tsx";
+import { page, redirect } from "../web/render.ts";
+import { signInPath } from "../web/return-to.ts";
+import { csrfOk, currentSession, sameOrigin, type Session } from "../web/session.ts";
+import { completeGrant, type ConsentChoice } from "./grants.ts";
+
+const START_AGAIN = "Start connecting again from the app.";
+
+function helpers(c: WebContext): OAuthHelpers {
+  const oauth = c.env.OAUTH_PROVIDER;
+  if (!oauth) throw new Error("/authorize reached without the OAuth provider");
+  return oauth;
+}
+
+function refused(status: number, title: string, message: string, session?: Session | null, hint = START_AGAIN): Promise<Response> {
+  return page(<ErrorPage title={title} message={message} hint={hint} session={session} />, { status });
+}
+
+/** A request the library refused: back to the client if it validated the redirect, otherwise a page here. */
+function authorizationFailure(e: unknown, session?: Session | null): Response | Promise<Response> {
+  if (e instanceof AuthorizationError && e.redirectTo) return redirect(e.redirectTo, { status: 302 });
+  if (e instanceof AuthorizationError) return refused(400, "This connection request is not valid", `${e.description}.`.replace(/\.\.$/, "."), session);
+  if (e instanceof CimdFetchError) {
+    return refused(400, "This app could not be verified", "Its client metadata document could not be fetched or is not valid, so Taskgate can't tell who is asking.", session);
+  }
+  throw e;
+}
+
+/** Where a form on the consent page may lead: this origin, and the validated redirect URI's origin (browsers check the redirect too). */
+function redirectOrigin(uri: string): string[] {
+  try {
+    const origin = new URL(uri).origin;
+    return origin && origin !== "null" ? [origin] : [];
+  } catch {
+    return [];
+  }
+}
+
+function defaultsFor(request: AuthRequest): ConsentDefaults {
+  return { actAs: "self", agentName: "", access: request.scope.includes(WRITE_SCOPE) ? "write" : "read" };
+}
+
+async function consentPage(
+  c: WebContext,
+  request: AuthRequest,
+  session: Session,
+  o: { defaults?: ConsentDefaults; error?: string; status?: number; headers?: Headers } = {},
+): Promise<Response> {
+  const oauth = helpers(c);
+  const facts = await oauth.describeConsent(request); // first: a failed lookup leaves nothing in KV
+  const consent = await oauth.beginConsent(request);
+  for (const [k, v] of o.headers ?? new Headers()) if (k.toLowerCase() === "set-cookie") consent.headers.append(k, v);
+  const agents = await agentNames(c.env.DB, session.accountId);
+  return page(
+    <ConsentPage
+      facts={{ ...facts, requested: facts.scope }}
+      handle={consent.handle}
+      session={session}
+      agents={agents}
+      defaults={o.defaults ?? defaultsFor(request)}
+      error={o.error}
+    />,
+    { status: o.status, headers: consent.headers, formTargets: redirectOrigin(request.redirectUri) },
+  );
+}
+
+type Parsed = { ok: true; choice: ConsentChoice } | { ok: false; error: string; defaults: ConsentDefaults };
+
+/** The choices of the form, or what to fix (the page is shown again with the person's input). */
+function parseChoice(form: Record<string, unknown>): Parsed {
+  const actAs = form.act_as === "agent" ? "agent" : form.act_as === "self" ? "self" : null;
+  const access = form.access === "write" ? "write" : form.access === "read" ? "read" : null;
+  const agentName = typeof form.agent_name === "string" ? form.agent_name.trim() : "";
+  const defaults: ConsentDefaults = { actAs: actAs ?? "self", agentName: agentName.slice(0, 63), access: access ?? "read" };
+  if (!actAs) return { ok: false, error: "Choose who the app acts as: Myself, or One of my agents.", defaults };
+  if (!access) return { ok: false, error: "Choose what the app may do: Read only, or Read and write.", defaults };
+  if (actAs === "self") return { ok: true, choice: { kind: "human", agent: null, scope: access } };
+  if (!agentName) return { ok: false, error: "Agent name: type the name of the agent the app acts as (an existing one or a new one).", defaults };
+  if (!AGENT_NAME.test(agentName) || agentName === "human") {
+    return { ok: false, error: "Agent name: use lowercase letters, digits, _ . - (up to 63 characters, starting with a letter or digit), e.g. claude-code.", defaults };
+  }
+  return { ok: true, choice: { kind: "agent", agent: agentName, scope: access } };
+}
+
+export function authorizeRoutes(web: Hono<WebEnv>): void {
+  web.get("/authorize", async (c) => {
+    const oauth = helpers(c);
+    let request: AuthRequest;
+    try {
+      request = await oauth.parseAuthRequest(c.req.raw);
+    } catch (e) {
+      return authorizationFailure(e);
+    }
+    // The library requires S256 for public clients and refuses `plain`; Taskgate requires it of every client.
+    if (!request.codeChallenge || request.codeChallengeMethod !== "S256") {
+      return redirect(authorizationErrorRedirect(request, "invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256"), { status: 302 });
+    }
+    const session = await currentSession(c);
+    if (!session) {
+      const url = new URL(c.req.url);
+      return redirect(signInPath(url.pathname + url.search), { status: 302 });
+    }
+    try {
+      return await consentPage(c, request, session);
+    } catch (e) {
+      return authorizationFailure(e, session);
+    }
+  });
+
+  web.post("/authorize", async (c) => {
+    const oauth = helpers(c);
+    const form = await c.req.parseBody();
+    const session = await currentSession(c);
+    if (!session) return refused(401, "You are signed out", "The consent form needs the session it was shown in; nothing was allowed.");
+    if (!sameOrigin(c) || !csrfOk(session, form.csrf)) {
+      return refused(403, "This form did not come from your session", "The consent form was not sent from the Taskgate page shown to you in this session, so nothing was allowed.", session);
+    }
+    const handle = typeof form.handle === "string" ? form.handle : "";
+    if (!handle) return refused(400, "This consent form is incomplete", "It has no consent handle, so Taskgate can't tell which request it answers. Nothing was allowed.", session);
+    if (form.decision !== "allow" && form.decision !== "deny") {
+      return refused(400, "This consent form is incomplete", "It says neither Allow nor Deny. Nothing was allowed.", session);
+    }
+    try {
+      if (form.decision === "deny") {
+        const denied = await oauth.denyConsent(c.req.raw, handle);
+        return redirect(denied.redirectTo, { status: 302, headers: denied.headers });
+      }
+      const parsed = parseChoice(form);
+      const approved = await oauth.approveConsent(c.req.raw, handle, parsed.ok ? { scope: oauthScopesFor(parsed.choice.scope) } : {});
+      if (!parsed.ok) return consentPage(c, approved.request, session, { defaults: parsed.defaults, error: parsed.error, status: 400, headers: approved.headers });
+      const facts = await oauth.describeConsent(approved.request);
+      const to = await completeGrant({ ...c.env, OAUTH_PROVIDER: oauth }, session, approved.request, facts.clientName, parsed.choice);
+      return redirect(to, { status: 302, headers: approved.headers });
+    } catch (e) {
+      if (e instanceof AuthorizationError) {
+        return refused(400, "This consent page expired", "It was already used, is more than ten minutes old, or was opened in another browser. Nothing was allowed.", session);
+      }
+      return authorizationFailure(e, session);
+    }
+  });
+}

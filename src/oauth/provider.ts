@@ -1,0 +1,93 @@
+/**
+ * The OAuth 2.1 authorization server and protected resource, from
+ * @cloudflare/workers-oauth-provider. The library owns the protocol
+ * (discovery, DCR, CIMD, PKCE, codes, tokens, refresh rotation, revocation,
+ * audience binding); Taskgate owns sign-in, the consent page (/authorize) and
+ * what a grant means.
+ *
+ * The canonical resource is the `/mcp` URL of the origin that serves the
+ * request (a local port, the test host, workers.dev or a custom domain), so
+ * one provider is built per origin and kept for the isolate. `http` is allowed
+ * only on loopback hosts, as OAuth 2.1 requires; the edge sends other plain
+ * http requests to https before they get here.
+ */
+import { getOAuthApi, OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
+import type { Env } from "../env.ts";
+import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS, OAUTH_SCOPES, READ_SCOPE } from "../domain/grants.ts";
+import { looksLikeToken, hashToken } from "../domain/tokens.ts";
+import { resolveCredential } from "../db/principals.ts";
+import { authCacheMs, mcpApi, type TokenProps } from "../http/mcp.ts";
+import { webApp } from "../web/app.ts";
+import { authorizeRoutes } from "./authorize.tsx";
+import { onCodeOrRefresh } from "./grants.ts";
+
+export const AUTHORIZE_PATH = "/authorize";
+export const TOKEN_PATH = "/oauth/token";
+export const REGISTER_PATH = "/oauth/register";
+
+const pages = webApp(authorizeRoutes);
+
+/** The origin as an OAuth identifier, or null when it may not be one (plain http off loopback). */
+export function canonicalOrigin(url: URL): string | null {
+  if (url.protocol === "https:") return url.origin;
+  if (url.protocol !== "http:") return null;
+  const host = url.hostname;
+  const loopback = host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return loopback ? url.origin : null;
+}
+
+function options(origin: string): OAuthProviderOptions<Env> {
+  return {
+    apiRoute: "/mcp",
+    apiHandler: mcpApi,
+    defaultHandler: { fetch: (request, env, ctx) => pages.fetch(request, env, ctx) },
+    authorizeEndpoint: AUTHORIZE_PATH,
+    tokenEndpoint: TOKEN_PATH,
+    clientRegistrationEndpoint: REGISTER_PATH,
+    clientIdMetadataDocumentEnabled: true,
+    scopesSupported: [...OAUTH_SCOPES],
+    requiredScopes: [READ_SCOPE],
+    resourceMetadata: {
+      resource: `${origin}/mcp`,
+      authorization_servers: [origin],
+      bearer_methods_supported: ["header"],
+      resource_name: "Taskgate",
+    },
+    accessTokenTTL: ACCESS_TOKEN_SECONDS,
+    refreshTokenTTL: GRANT_SECONDS,
+    tokenExchangeCallback: onCodeOrRefresh,
+    /**
+     * `tg_` tokens on the same URL: resolved like a grant (one path, one
+     * cache) and bound to this resource. Nothing else is accepted from outside.
+     */
+    async resolveExternalToken({ token, env }) {
+      if (!looksLikeToken(token)) return null;
+      const resolution = await resolveCredential(env.DB, { hash: await hashToken(token) }, authCacheMs(env));
+      if (!resolution.ok) return null;
+      const props: TokenProps = { via: "token", resolution };
+      return { props, audience: `${origin}/mcp` };
+    },
+    onError({ code, status, internal }) {
+      console.warn(JSON.stringify({ level: "warn", where: "oauth", code, status, category: internal.category, reason: internal.reason }));
+    },
+  };
+}
+
+const providers = new Map<string, OAuthProvider<Env>>();
+const PROVIDER_LIMIT = 16;
+
+/** The provider for this origin, made on first use (construction validates the whole configuration). */
+export function providerFor(origin: string): OAuthProvider<Env> {
+  let provider = providers.get(origin);
+  if (!provider) {
+    if (providers.size >= PROVIDER_LIMIT) providers.clear();
+    provider = new OAuthProvider<Env>(options(origin));
+    providers.set(origin, provider);
+  }
+  return provider;
+}
+
+/** The provider's helpers outside a request it dispatched (after a response, in the edge). */
+export function helpersFor(origin: string, env: Env): OAuthHelpers {
+  return getOAuthApi(options(origin), env);
+}

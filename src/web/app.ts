@@ -1,0 +1,25 @@
+/**
+ * The person's pages, server-rendered with hono/jsx and usable without
+ * JavaScript: sign-in, password setup, sign-out, the web console (src/web/console), the stylesheet.
+ * The consent step (/authorize) is added by src/oauth. A request that fails is
+ * answered with an error page (or JSON for API clients), never a stack trace.
+ */
+import { Hono } from "hono";
+import type { WebEnv } from "./context.ts";
+import { errorResponse, notFoundResponse } from "./errors.tsx";
+import { consoleRoutes } from "./console/routes.tsx";
+import { setupRoutes } from "./setup.tsx";
+import { signInRoutes } from "./signin.tsx";
+import { STYLESHEET_PATH, stylesheetResponse } from "./style.ts";
+
+export function webApp(extend?: (web: Hono<WebEnv>) => void): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
+  web.get(STYLESHEET_PATH, () => stylesheetResponse());
+  signInRoutes(web);
+  setupRoutes(web);
+  consoleRoutes(web);
+  extend?.(web);
+  web.notFound((c) => notFoundResponse(c));
+  web.onError((err, c) => errorResponse(c, err));
+  return web;
+}

@@ -1,0 +1,111 @@
+/**
+ * The consent page: what consent-page.md says it must show — the app's name
+ * (attacker-chosen, so escaped like everything else), its verified domain for
+ * a Client ID Metadata Document client or a plain "it registered itself", where
+ * the access goes (the redirect host, with a warning for an app on this
+ * computer), and the choices: who the app acts as, and what it may do.
+ */
+import { READ_SCOPE, WRITE_SCOPE } from "../domain/grants.ts";
+import { Layout, Notice } from "./layout.tsx";
+import type { Session } from "./session.ts";
+
+export interface ConsentFacts {
+  clientName: string;
+  clientDomain?: string;
+  redirectHost: string;
+  redirectIsLoopback: boolean;
+  requested: string[];
+}
+
+export interface ConsentDefaults {
+  actAs: "self" | "agent";
+  agentName: string;
+  access: "read" | "write";
+}
+
+export function ConsentPage(props: {
+  facts: ConsentFacts;
+  handle: string;
+  session: Session;
+  agents: { name: string; paused: boolean }[];
+  defaults: ConsentDefaults;
+  error?: string;
+}) {
+  const { facts, defaults } = props;
+  return (
+    <Layout title={`Connect ${facts.clientName}`} session={props.session}>
+      <section class="card">
+        <h1>Allow {facts.clientName} to use your Taskgate account?</h1>
+        <ul class="facts">
+          <li>
+            {facts.clientDomain ? (
+              <>
+                Published by <strong>{facts.clientDomain}</strong>.
+              </>
+            ) : (
+              "This app registered itself; its name is not verified."
+            )}
+          </li>
+          <li>
+            Access will be sent to <strong>{facts.redirectHost}</strong>.
+          </li>
+          <li>
+            It asked for: <code>{facts.requested.length ? facts.requested.join(" ") : "(nothing named)"}</code>
+          </li>
+        </ul>
+        {facts.redirectIsLoopback ? (
+          <Notice kind="warn">
+            This sends access to an app on your computer. Any program there could be listening under this name: continue only if you just started
+            connecting from it.
+          </Notice>
+        ) : null}
+        {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+        <form method="post" action="/authorize">
+          <input type="hidden" name="handle" value={props.handle} />
+          <input type="hidden" name="csrf" value={props.session.csrfToken} />
+          <fieldset>
+            <legend>The app acts as</legend>
+            <label for="act_as_self">
+              <input type="radio" id="act_as_self" name="act_as" value="self" checked={defaults.actAs === "self"} />
+              Myself
+            </label>
+            <label for="act_as_agent">
+              <input type="radio" id="act_as_agent" name="act_as" value="agent" checked={defaults.actAs === "agent"} />
+              One of my agents
+            </label>
+            <label for="agent_name" class="field">
+              Agent name
+            </label>
+            <input id="agent_name" name="agent_name" list="agent_names" value={defaults.agentName} placeholder="e.g. claude-code" autocomplete="off" />
+            <datalist id="agent_names">
+              {props.agents.map((a) => (
+                <option value={a.name}>{a.paused ? `${a.name} (paused: may only read)` : a.name}</option>
+              ))}
+            </datalist>
+            <p class="muted">
+              An agent is named in the audit feed, holds its own tasks, and can never approve its own work. A new name creates the agent.
+            </p>
+          </fieldset>
+          <fieldset>
+            <legend>It may</legend>
+            <label for="access_read">
+              <input type="radio" id="access_read" name="access" value="read" checked={defaults.access === "read"} />
+              Read only
+            </label>
+            <label for="access_write">
+              <input type="radio" id="access_write" name="access" value="write" checked={defaults.access === "write"} />
+              Read and write
+            </label>
+            <p class="muted">
+              Read only grants <code>{READ_SCOPE}</code>; read and write also <code>{WRITE_SCOPE}</code>. You can revoke it any time (revoke_token).
+            </p>
+          </fieldset>
+          <div class="actions">
+            <button type="submit" name="decision" value="allow">Allow</button>
+            <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+          </div>
+        </form>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,147 @@
+/**
+ * Every action a console page offers, as data: which tool it calls, how the
+ * form's fields become the tool's arguments, and what the person is told when
+ * it worked. The tool itself validates, decides and records (through the
+ * registry, exactly as for an MCP call); a refusal shows the tool's message.
+ */
+import type { ToolName } from "../../mcp/effects.ts";
+
+/** A submitted form: each field's values (repeated fields keep all of them). */
+export type FormFields = Record<string, string[]>;
+
+export const one = (f: FormFields, name: string): string | undefined => {
+  const v = f[name]?.[0]?.trim();
+  return v ? v : undefined;
+};
+
+type Result = Record<string, any>;
+
+export interface ActionSpec {
+  tool: ToolName;
+  args(f: FormFields): Record<string, unknown>;
+  done(r: Result, f: FormFields): string;
+  /** Where to go after success when it is not back to the page the form was on. */
+  after?(r: Result, f: FormFields): string | null;
+}
+
+const quote = (s: unknown) => `“${String(s ?? "")}”`;
+
+/** An argument passed only when the field was filled in, so the tool's own rules decide about the rest. */
+const opt = (f: FormFields, name: string, as = name) => {
+  const v = one(f, name);
+  return v === undefined ? {} : { [as]: v };
+};
+
+const bool = (v: string | undefined): boolean | string | undefined =>
+  v === "true" || v === "on" ? true : v === "false" || v === "off" ? false : v;
+
+export const ACTIONS: Record<string, ActionSpec> = {
+  approve: {
+    tool: "approve_task",
+    args: (f) => ({ task_id: one(f, "task_id"), ...opt(f, "note") }),
+    done: (r) => (r.changed ? `Approved ${quote(r.task?.title)}: it is done.` : `${quote(r.task?.title)} was already done.`),
+  },
+  reject: {
+    tool: "reject_task",
+    args: (f) => ({ task_id: one(f, "task_id"), reason: one(f, "reason") ?? "" }),
+    done: (r) => `Rejected ${quote(r.task?.title)}: it is back ${r.task?.status === "in_progress" ? "in progress" : r.task?.status}, and your reason is a comment the agent reads.`,
+  },
+  comment: {
+    tool: "comment_on_task",
+    args: (f) => ({ task_id: one(f, "task_id"), body: f.body?.[0] ?? "" }),
+    done: () => "Comment added.",
+  },
+  complete: {
+    tool: "complete_task",
+    args: (f) => ({ task_id: one(f, "task_id"), ...opt(f, "note") }),
+    done: (r) => (r.changed ? `Completed ${quote(r.task?.title)}.` : `${quote(r.task?.title)} was already done.`),
+  },
+  reopen: {
+    tool: "reopen_task",
+    args: (f) => ({ task_id: one(f, "task_id"), ...opt(f, "reason") }),
+    done: (r) => (r.changed ? `Reopened ${quote(r.task?.title)}.` : `${quote(r.task?.title)} was already open.`),
+  },
+  delete: {
+    tool: "delete_task",
+    args: (f) => ({ task_id: one(f, "task_id") }),
+    done: (r) => `Moved the task${r.item_count > 1 ? ` and ${r.item_count - 1} subtask(s)` : ""} to the trash; Trash restores it.`,
+    after: () => "/tasks",
+  },
+  auto_ok: {
+    tool: "set_auto_ok",
+    args: (f) => ({ task_id: one(f, "task_id"), auto_ok: bool(one(f, "auto_ok")) }),
+    done: (r) => `Auto-OK is ${r.task?.auto_ok ? "on" : "off"} for ${quote(r.task?.title)}.`,
+  },
+  project_auto_ok: {
+    tool: "update_project",
+    args: (f) => {
+      const v = one(f, "default_auto_ok");
+      return { project_id: one(f, "project_id"), default_auto_ok: v === "account" ? null : bool(v) };
+    },
+    done: (r) => {
+      const v = r.project?.default_auto_ok;
+      const what = v === null ? "follow the account's default" : v ? "start with auto-OK on" : "start with auto-OK off";
+      return r.changed ? `New tasks in ${quote(r.project?.name)} now ${what}.` : `New tasks in ${quote(r.project?.name)} already ${what}.`;
+    },
+  },
+  create_task: {
+    tool: "create_task",
+    args: (f) => ({ title: f.title?.[0] ?? "", ...opt(f, "project_id") }),
+    done: (r) => `Created ${quote(r.task?.title)}.`,
+    after: (r) => (r.task?.id ? `/tasks/${r.task.id}` : null),
+  },
+  pause: {
+    tool: "pause_agent",
+    args: (f) => ({ agent: one(f, "agent"), ...opt(f, "reason") }),
+    done: (r) => (r.changed ? `Paused ${r.agent?.name}: its tokens may only read until you resume it.` : `${r.agent?.name} was already paused.`),
+  },
+  resume: {
+    tool: "resume_agent",
+    args: (f) => ({ agent: one(f, "agent"), ...opt(f, "reason") }),
+    done: (r) => (r.changed ? `Resumed ${r.agent?.name}: its write tokens may write again.` : `${r.agent?.name} was not paused.`),
+  },
+  revoke: {
+    tool: "revoke_token",
+    args: (f) => ({ token_id: one(f, "token_id") }),
+    done: (r) => {
+      const name = quote(r.token?.client?.name ?? r.token?.label);
+      return r.revoked === false ? `${name} was already revoked.` : `Revoked ${name}: its next request is refused.`;
+    },
+  },
+  disconnect: {
+    tool: "disconnect_connector",
+    args: (f) => ({ provider: one(f, "provider") }),
+    done: (r) => (r.removed ? "Disconnected; its stored credentials are deleted." : "It was not connected."),
+  },
+  restore: {
+    tool: "restore_from_trash",
+    args: (f) => ({ item_id: one(f, "item_id") }),
+    done: (r) =>
+      r.restored
+        ? `Restored the ${r.kind}${r.detached?.length ? ` (${r.detached.length} task(s) came back without their purged project or parent)` : ""}.`
+        : "It was already restored.",
+  },
+  purge: {
+    tool: "empty_trash",
+    args: (f) => ({ item_ids: [one(f, "item_id")] }),
+    done: (r) => (r.purged?.length ? `Purged ${quote(r.purged[0].title)} for good.` : "It was no longer in the trash."),
+  },
+  empty: {
+    tool: "empty_trash",
+    args: () => ({ all: true }),
+    done: (r) => `Purged ${r.purged?.length ?? 0} item(s) for good${r.remaining ? `; ${r.remaining} remain (empty again for the rest)` : ""}.`,
+  },
+  settings: {
+    tool: "update_account_settings",
+    args: (f) => {
+      const days = one(f, "trash_retention_days");
+      const n = days === undefined ? undefined : Number(days);
+      return {
+        ...opt(f, "time_zone"),
+        ...(days === undefined ? {} : { trash_retention_days: Number.isFinite(n) ? n : days }),
+        ...(one(f, "default_auto_ok_shown") ? { default_auto_ok: one(f, "default_auto_ok") === "true" } : {}),
+      };
+    },
+    done: (r) => (r.changed ? "Settings saved." : "Nothing to change."),
+  },
+};

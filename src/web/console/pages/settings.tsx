@@ -1,0 +1,30 @@
+import type { FC } from "hono/jsx";
+import type { AccountSettingsRow } from "../../../db/account.ts";
+import { Act, Button, Field, Shell, type View } from "../ui.tsx";
+
+export const SettingsPage: FC<{ view: View; settings: AccountSettingsRow }> = ({ view, settings }) => (
+  <Shell view={view} section="settings" title="Settings">
+    <h1>Settings</h1>
+    <section class="card" aria-labelledby="h-account">
+      <h2 id="h-account">{settings.name || "Account"}</h2>
+      <Act view={view} action="settings" label="Account settings">
+        <div class="row">
+          <Field id="s-tz" label="Time zone" hint="An IANA name, e.g. Europe/Berlin, America/New_York or UTC. Agendas and due windows use it." class="grow">
+            <input type="text" id="s-tz" name="time_zone" value={settings.time_zone} required maxlength={64} aria-describedby="s-tz-hint" />
+          </Field>
+          <Field id="s-retention" label="Trash retention (days)" hint="1 to 365; items already in the trash get the new purge time.">
+            <input type="number" id="s-retention" name="trash_retention_days" value={String(settings.trash_retention_days)} min={1} max={365} required aria-describedby="s-retention-hint" />
+          </Field>
+        </div>
+        <p>
+          <label class="check">
+            <input type="checkbox" name="default_auto_ok" value="true" checked={settings.default_auto_ok === 1} />
+            Auto-OK for new tasks by default (a project's own setting wins)
+          </label>
+        </p>
+        <input type="hidden" name="default_auto_ok_shown" value="1" />
+        <Button kind="primary">Save settings</Button>
+      </Act>
+    </section>
+  </Shell>
+);

@@ -1,0 +1,151 @@
+import type { FC } from "hono/jsx";
+import type { TasksPage as Data } from "../../../db/console.ts";
+import type { TaskRow } from "../../../db/tasks.ts";
+import { PRIORITIES, TASK_STATUSES } from "../../../tools/schemas.ts";
+import { actorWord, clip, statusWord } from "../format.ts";
+import { Act, Badge, Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
+
+export const DUE_CHOICES = { overdue: "Overdue", week: "Due within 7 days", month: "Due within 30 days" } as const;
+export type DueChoice = keyof typeof DUE_CHOICES;
+
+export interface TaskQuery {
+  project: string;
+  status: string;
+  assignee: string;
+  label: string;
+  due: DueChoice | "";
+  q: string;
+}
+
+const TITLE_CLIP = 200;
+const NAME_CLIP = 40;
+/** Projects shown as tabs; all of them (up to 100) are in the Project filter. */
+const TABS = 8;
+
+const Row: FC<{ view: View; t: TaskRow; projects: Map<string, string>; snippet?: string }> = ({ view, t, projects, snippet }) => (
+  <tr>
+    <td data-label="Task">
+      <a href={`/tasks/${t.id}`}>{clip(t.title, TITLE_CLIP).text}</a>
+      {snippet ? <div class="hint body">{snippet}</div> : null}
+    </td>
+    <td data-label="Status"><Badge status={t.status} /></td>
+    <td data-label="Project">{t.project_id ? clip(projects.get(t.project_id) ?? "—", NAME_CLIP).text : "—"}</td>
+    <td data-label="Assignee">{t.assignee ? actorWord(t.assignee) : <span class="muted">nobody</span>}</td>
+    <td data-label="Due">{t.due_at ? <When view={view} iso={t.due_at} /> : <span class="muted">—</span>}</td>
+    <td data-label="Priority">{PRIORITIES[t.priority] ?? "normal"}</td>
+  </tr>
+);
+
+function hrefWith(q: TaskQuery, change: Partial<TaskQuery> & { cursor?: string }): string {
+  const merged: Record<string, string | undefined> = { ...q, ...change };
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(merged)) if (v) params.set(k, v);
+  const s = params.toString();
+  return s ? `/tasks?${s}` : "/tasks";
+}
+
+export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCursor: string | null }> = ({ view, data, query, nextCursor }) => {
+  const projects = new Map(data.projects.map((p) => [p.id, p.name]));
+  const rows = data.search ? data.search.map((s) => ({ t: s as TaskRow, snippet: snippetOf(s) })) : data.tasks.map((t) => ({ t, snippet: undefined }));
+  const filtered = Boolean(query.status || query.assignee || query.label || query.due || query.q);
+  const current = data.projects.find((p) => p.id === query.project);
+  const tabs = data.projects.slice(0, TABS);
+  if (current && !tabs.includes(current)) tabs.push(current);
+  return (
+    <Shell view={view} section="tasks" title="Tasks">
+      <h1>Tasks</h1>
+      <ul class="tabs" aria-label="Projects">
+        <li><a href={hrefWith(query, { project: "" })} aria-current={query.project === "" ? "page" : undefined}>All projects</a></li>
+        {tabs.map((p) => (
+          <li>
+            <a href={hrefWith(query, { project: p.id })} aria-current={query.project === p.id ? "page" : undefined}>
+              {clip(p.name, NAME_CLIP).text} <span class="muted">{p.n_total - p.n_done - p.n_cancelled}</span>
+            </a>
+          </li>
+        ))}
+      </ul>
+      <form method="get" action="/tasks" class="filters" role="search" aria-label="Filter tasks">
+        <div class="row">
+          <Field id="f-q" label="Search" class="grow">
+            <input type="search" id="f-q" name="q" value={query.q} maxlength={500} placeholder="Words in titles, notes, comments" />
+          </Field>
+        </div>
+        <div class="row">
+          <Field id="f-project" label="Project">
+            <select id="f-project" name="project">
+              <option value="">All projects</option>
+              {data.projects.map((p) => <option value={p.id} selected={query.project === p.id}>{clip(p.name, NAME_CLIP).text}</option>)}
+            </select>
+          </Field>
+          <Field id="f-status" label="Status">
+            <select id="f-status" name="status">
+              <option value="">Any</option>
+              <option value="unfinished" selected={query.status === "unfinished"}>Not finished</option>
+              {TASK_STATUSES.map((s) => <option value={s} selected={query.status === s}>{statusWord(s)}</option>)}
+            </select>
+          </Field>
+          <Field id="f-assignee" label="Assignee">
+            <select id="f-assignee" name="assignee">
+              <option value="">Anyone</option>
+              <option value="human" selected={query.assignee === "human"}>You</option>
+              <option value="none" selected={query.assignee === "none"}>Nobody</option>
+              {data.agents.map((g) => <option value={g.name} selected={query.assignee === g.name}>{g.name}</option>)}
+            </select>
+          </Field>
+          <Field id="f-label" label="Label">
+            <select id="f-label" name="label">
+              <option value="">Any</option>
+              {data.labels.map((l) => <option value={l.name} selected={query.label === l.name}>{clip(l.name, NAME_CLIP).text}</option>)}
+            </select>
+          </Field>
+          <Field id="f-due" label="Due">
+            <select id="f-due" name="due">
+              <option value="">Any time</option>
+              {Object.entries(DUE_CHOICES).map(([k, v]) => <option value={k} selected={query.due === k}>{v}</option>)}
+            </select>
+          </Field>
+          <div class="buttons">
+            <button type="submit" class="primary">Show</button>
+            {filtered || query.project ? <a class="button" href="/tasks">Clear</a> : null}
+          </div>
+        </div>
+        {query.q ? <p class="hint">Search ranks matches by relevance; the status filter applies, the others do not.</p> : null}
+      </form>
+      {rows.length === 0 ? (
+        <Empty>{filtered ? "No task matches these filters." : "No tasks yet."}</Empty>
+      ) : (
+        <div class="table">
+          <table class="stack">
+            <thead>
+              <tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Project</th><th scope="col">Assignee</th><th scope="col">Due</th><th scope="col">Priority</th></tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => <Row view={view} t={r.t} projects={projects} snippet={r.snippet} />)}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {nextCursor ? (
+        <nav class="pager" aria-label="More tasks">
+          <a class="button" href={hrefWith(query, { cursor: nextCursor })}>More</a>
+        </nav>
+      ) : null}
+      <details class="card">
+        <summary>New task{current ? ` in ${clip(current.name, NAME_CLIP).text}` : ""}</summary>
+        <Act view={view} action="create_task" label="New task" fields={current ? { project_id: current.id } : {}}>
+          <div class="row">
+            <Field id="n-title" label="Title" class="grow">
+              <input type="text" id="n-title" name="title" required maxlength={500} />
+            </Field>
+            <div><Button kind="primary">Create</Button></div>
+          </div>
+        </Act>
+      </details>
+    </Shell>
+  );
+};
+
+function snippetOf(s: { title_hit: string; notes_hit: string; comments_hit: string }): string | undefined {
+  const hit = [s.notes_hit, s.comments_hit].find((h) => h?.includes("\u0002"));
+  return hit ? hit.replace(/[\u0002\u0003]/g, "") : undefined;
+}

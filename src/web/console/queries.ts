@@ -1,0 +1,74 @@
+/**
+ * From a page's query string to the read it makes. Anything malformed is
+ * dropped rather than refused: a filter link must never break the page.
+ */
+import type { ActivityFilter } from "../../db/activity.ts";
+import type { CursorKey } from "../../db/cursor.ts";
+import { decodeCursor } from "../../db/cursor.ts";
+import type { TaskListFilter } from "../../db/task-views.ts";
+import { toFtsQuery, type SearchQuery } from "../../db/task-search.ts";
+import { TASK_STATUSES } from "../../tools/schemas.ts";
+import { DUE_CHOICES, type DueChoice, type TaskQuery } from "./pages/tasks.tsx";
+
+export const TASKS_PAGE = 30;
+const ACTIVITY_PAGE = 50;
+const NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
+const PROJECT_ID = /^prj_[0-9a-z]{16}$/;
+const UNFINISHED = ["open", "in_progress", "blocked", "awaiting_approval"];
+
+function pick(raw: string | undefined, ok: (v: string) => boolean): string {
+  const v = (raw ?? "").trim();
+  return v && ok(v) ? v : "";
+}
+
+export function taskQuery(q: Record<string, string>): TaskQuery {
+  return {
+    project: pick(q.project, (v) => PROJECT_ID.test(v)),
+    status: pick(q.status, (v) => v === "unfinished" || (TASK_STATUSES as readonly string[]).includes(v)),
+    assignee: pick(q.assignee, (v) => v === "none" || NAME.test(v)),
+    label: pick(q.label, (v) => v.length <= 100),
+    due: pick(q.due, (v) => Object.hasOwn(DUE_CHOICES, v)) as DueChoice | "",
+    q: pick(q.q, (v) => v.length <= 500),
+  };
+}
+
+export function safeCursor(raw: string | undefined): CursorKey | null {
+  try {
+    return decodeCursor(raw);
+  } catch {
+    return null;
+  }
+}
+
+/** The list filter (or the search) a task query asks for. */
+export function tasksRead(q: TaskQuery, cursor: string | undefined, now: string): { filter: TaskListFilter; search: Omit<SearchQuery, "accountId"> | null } {
+  const nowMs = Date.parse(now);
+  const statuses = q.status === "unfinished" || (q.due && !q.status) ? UNFINISHED : q.status ? [q.status] : undefined;
+  const days = q.due === "week" ? 7 : q.due === "month" ? 30 : 0;
+  const filter: TaskListFilter = {
+    projectId: q.project || undefined,
+    statuses,
+    label: q.label || undefined,
+    assignee: q.assignee && q.assignee !== "none" ? q.assignee : undefined,
+    unassigned: q.assignee === "none" || undefined,
+    dueBefore: q.due === "overdue" ? now : days ? new Date(nowMs + days * 86_400_000).toISOString() : undefined,
+    after: safeCursor(cursor),
+    limit: TASKS_PAGE,
+  };
+  const search = q.q
+    ? { match: toFtsQuery(q.q), projectId: q.project || undefined, statuses, offset: 0, limit: TASKS_PAGE }
+    : null;
+  return { filter, search };
+}
+
+export function activityFilter(q: Record<string, string>, after: CursorKey | null): { query: Record<"actor" | "tool" | "target", string>; filter: ActivityFilter } {
+  const query = {
+    actor: pick(q.actor, (v) => NAME.test(v)),
+    tool: pick(q.tool, (v) => /^[a-z_]{1,40}$/.test(v)),
+    target: pick(q.target, (v) => /^[a-z]{3}_[0-9a-z]{16}$/.test(v)),
+  };
+  return {
+    query,
+    filter: { actor: query.actor || undefined, tool: query.tool || undefined, targetId: query.target || undefined, after, limit: ACTIVITY_PAGE },
+  };
+}

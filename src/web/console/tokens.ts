@@ -1,0 +1,65 @@
+/**
+ * Creating a tg_ token from the console: the same plan the admin CLI uses
+ * (planToken: only the hash is stored), with an activity row marked as the
+ * web's, in one batch. The secret exists only in the response that shows it.
+ */
+import { z } from "zod";
+import { insertActivity } from "../../db/activity.ts";
+import { storePlannedToken } from "../../db/token-create.ts";
+import { ID_PREFIX, newId } from "../../domain/ids.ts";
+import { actorName, type Principal } from "../../domain/principal.ts";
+import { AGENT_NAME, planToken } from "../../domain/provisioning.ts";
+import { one, type FormFields } from "./actions.ts";
+
+const request = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("agent"),
+    agent: z
+      .string({ error: "Agent name: give the agent a name." })
+      .regex(AGENT_NAME, "Agent name: use lowercase letters, digits, _ . - (up to 63, starting with a letter or digit).")
+      .refine((n) => n !== "human", "Agent name: `human` is the person's name; choose another."),
+    scope: z.enum(["read", "write"], { error: "May: choose read only or read and write." }),
+    label: z.string().max(100, "Label: at most 100 characters.").optional(),
+  }),
+  z.object({
+    kind: z.literal("human"),
+    scope: z.enum(["read", "write"], { error: "May: choose read only or read and write." }),
+    label: z.string().max(100, "Label: at most 100 characters.").optional(),
+  }),
+], { error: "Acts as: choose an agent or yourself." });
+
+export interface CreatedToken {
+  secret: string;
+  label: string;
+  kind: "human" | "agent";
+  scope: "read" | "write";
+  agent: string | null;
+}
+
+export async function createTokenFromForm(db: D1Database, p: Principal, form: FormFields): Promise<{ token: CreatedToken } | { error: string }> {
+  const kind = one(form, "kind");
+  const parsed = request.safeParse({
+    kind,
+    scope: one(form, "scope"),
+    label: one(form, "label"),
+    ...(kind === "agent" ? { agent: one(form, "agent") } : {}),
+  });
+  if (!parsed.success) return { error: parsed.error.issues[0]?.message ?? "The token form is incomplete." };
+  const r = parsed.data;
+  const agent = r.kind === "agent" ? r.agent : null;
+  const now = new Date().toISOString();
+  const plan = await planToken({ accountId: p.accountId, kind: r.kind, scope: r.scope, agent: agent ?? undefined, label: r.label }, now);
+  const label = r.label ?? (agent ? `${agent} (${r.scope})` : `human (${r.scope})`);
+  const activity = insertActivity(db, {
+    id: newId(ID_PREFIX.activity),
+    accountId: p.accountId,
+    tokenId: p.tokenId,
+    actor: actorName(p),
+    tool: "create_token",
+    targetId: plan.id,
+    summary: `created token ${plan.id} "${label}" (${r.kind}${agent ? ` ${agent}` : ""}, ${r.scope}) in the web console`,
+    now,
+  });
+  await storePlannedToken(db, plan.statements, activity);
+  return { token: { secret: plan.secret, label, kind: r.kind, scope: r.scope, agent } };
+}

@@ -1,0 +1,109 @@
+/**
+ * The console's frame and shared pieces. Everything a user or an agent wrote
+ * is passed to JSX as text, which hono/jsx escapes; nothing here uses raw().
+ */
+import type { Child, FC, PropsWithChildren } from "hono/jsx";
+import { Layout } from "../layout.tsx";
+import type { Session } from "../session.ts";
+import { absolute, relative, statusWord } from "./format.ts";
+
+/** What every page and form needs to know about the request it renders for. */
+export interface View {
+  session: Session;
+  csrf: string;
+  /** This page's path and query: where a form on it comes back to. */
+  back: string;
+  timeZone: string;
+  nowMs: number;
+  accountName: string;
+  pendingCount: number;
+  flash: Flash | null;
+}
+
+export interface Flash {
+  kind: "ok" | "error";
+  text: string;
+}
+
+export type Section = "inbox" | "tasks" | "agents" | "apps" | "trash" | "activity" | "settings";
+
+const NAV: { section: Section; href: string; label: string }[] = [
+  { section: "inbox", href: "/", label: "Inbox" },
+  { section: "tasks", href: "/tasks", label: "Tasks" },
+  { section: "agents", href: "/agents", label: "Agents" },
+  { section: "apps", href: "/apps", label: "Apps & tokens" },
+  { section: "trash", href: "/trash", label: "Trash" },
+  { section: "activity", href: "/activity", label: "Activity" },
+  { section: "settings", href: "/settings", label: "Settings" },
+];
+
+const Nav: FC<{ section: Section | null; pending: number }> = ({ section, pending }) => (
+  <nav aria-label="Console">
+    <ul>
+      {NAV.map((n) => (
+        <li>
+          <a href={n.href} aria-current={n.section === section ? "page" : undefined}>
+            {n.label}
+            {n.section === "inbox" && pending > 0 ? <span class="count" aria-label={`${pending} pending`}>{pending}</span> : null}
+          </a>
+        </li>
+      ))}
+    </ul>
+  </nav>
+);
+
+/** Every console page: the shared layout with the console's navigation, the pending count in the title, and the flash message. */
+export const Shell: FC<PropsWithChildren<{ view: View; section: Section | null; title: string }>> = ({ view, section, title, children }) => {
+  const pending = view.pendingCount;
+  return (
+    <Layout title={`${pending > 0 ? `(${pending}) ` : ""}${title}`} session={view.session} bodyClass="console" nav={<Nav section={section} pending={pending} />}>
+      {view.flash ? (
+        <div class={`flash ${view.flash.kind}`} role={view.flash.kind === "error" ? "alert" : "status"}>
+          {view.flash.text}
+        </div>
+      ) : null}
+      {children}
+    </Layout>
+  );
+};
+
+/** A POST form to one console action, with the CSRF token and the way back. */
+export const Act: FC<PropsWithChildren<{ view: View; action: string; fields?: Record<string, string>; class?: string; back?: string; label?: string }>> = (p) => (
+  <form method="post" action={`/act/${p.action}`} class={p.class} aria-label={p.label}>
+    <input type="hidden" name="csrf" value={p.view.csrf} />
+    <input type="hidden" name="back" value={p.back ?? p.view.back} />
+    {Object.entries(p.fields ?? {}).map(([name, value]) => (
+      <input type="hidden" name={name} value={value} />
+    ))}
+    {p.children}
+  </form>
+);
+
+/** A submit button; `label` names it for assistive technology when its text alone is ambiguous (it must contain that text). */
+export const Button: FC<PropsWithChildren<{ kind?: "primary" | "danger" | "link"; label?: string }>> = ({ kind, label, children }) => (
+  <button type="submit" class={kind} aria-label={label}>{children}</button>
+);
+
+export const Badge: FC<{ status: string; text?: string }> = ({ status, text }) => (
+  <span class={`badge s-${status}`}>{text ?? statusWord(status)}</span>
+);
+
+export const When: FC<{ view: View; iso: string | null; prefix?: string }> = ({ view, iso, prefix }) =>
+  iso ? (
+    <time datetime={iso} title={absolute(iso, view.timeZone)}>
+      {prefix ?? ""}
+      {relative(iso, view.nowMs, view.timeZone)}
+    </time>
+  ) : (
+    <span class="muted">never</span>
+  );
+
+export const Empty: FC<PropsWithChildren> = ({ children }) => <p class="empty">{children}</p>;
+
+export const Field: FC<PropsWithChildren<{ id: string; label: string; hint?: Child; class?: string }>> = ({ id, label, hint, class: cls, children }) => (
+  <div class={cls}>
+    <label for={id}>{label}</label>
+    {children}
+    {hint ? <p class="hint" id={`${id}-hint`}>{hint}</p> : null}
+  </div>
+);

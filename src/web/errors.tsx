@@ -1,0 +1,30 @@
+/** The answers for unknown paths and for failures: a page for browsers, JSON for API clients. */
+import type { Context } from "hono";
+import { requestIdOf } from "../http/request-id.ts";
+import { ErrorPage } from "./layout.tsx";
+import { page } from "./render.ts";
+
+function wantsHtml(c: Context): boolean {
+  return (c.req.header("accept") ?? "").includes("text/html");
+}
+
+export function notFoundResponse(c: Context): Response | Promise<Response> {
+  if (wantsHtml(c)) {
+    return page(<ErrorPage title="Page not found" message="There is no page at this address." hint="Start from the home page, or from the app you were connecting." />, {
+      status: 404,
+    });
+  }
+  return c.json({ error: "not_found", error_description: "Taskgate serves MCP at POST /mcp and a probe at GET /health." }, 404);
+}
+
+export function errorResponse(c: Context, err: Error): Response | Promise<Response> {
+  const requestId = requestIdOf(c.req.raw);
+  console.error(JSON.stringify({ level: "error", requestId, error: err.stack ?? err.message }));
+  if (wantsHtml(c)) {
+    return page(
+      <ErrorPage title="Something went wrong" message="Something failed on our side, not yours. Try again in a moment." hint={`If it keeps happening, report request id ${requestId}.`} />,
+      { status: 500 },
+    );
+  }
+  return c.json({ error: "internal_error", error_description: "Something failed on our side; try again.", request_id: requestId }, 500);
+}

@@ -1,0 +1,134 @@
+/**
+ * Signing a person in, for every page (this module is the session API the
+ * pages, the consent step and the web console share):
+ *
+ * - `currentSession(c)` → `{ personId, accountId, email, csrfToken }` or null.
+ *   One indexed D1 lookup, remembered for the rest of the request.
+ * - `requireSession()` → middleware: signed out → 302 to /signin with a
+ *   same-origin `return_to` of this page (GET), so the person comes back here.
+ * - `csrfOk(c, submitted)` → whether a signed-in form's `csrf` field belongs to
+ *   this session. Every signed-in form carries `<input type=hidden name=csrf>`.
+ * - `newSession(c, person)` / `endSession(c)` → the D1 statement and cookies.
+ *
+ * The session id is 32 random bytes, only in an HttpOnly, SameSite=Lax cookie
+ * (`__Host-` and Secure on https); D1 keeps its SHA-256 and an expiry. The CSRF
+ * token is derived from the id, so a page can't be posted from another session.
+ */
+import type { MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { newSecret } from "../domain/people.ts";
+import { constantTimeEqualText } from "../domain/passwords.ts";
+import { base64url, hashToken } from "../domain/tokens.ts";
+import { deleteSession, findSession, insertSession } from "../db/sessions.ts";
+import { isHttps, originOf, type WebContext, type WebEnv } from "./context.ts";
+import { signInPath } from "./return-to.ts";
+
+export const SESSION_DAYS = 7;
+const SESSION_SECONDS = SESSION_DAYS * 86_400;
+const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+export interface Session {
+  personId: string;
+  accountId: string;
+  email: string;
+  /** The value every signed-in form posts as `csrf`. */
+  csrfToken: string;
+}
+
+/** `__Host-` cookies need https; on http (local development only) the plain name. */
+export function cookieName(c: WebContext, base: string): string {
+  return isHttps(c) ? `__Host-${base}` : base;
+}
+
+/** A Set-Cookie value: HttpOnly, SameSite=Lax, Path=/, and Secure on https. */
+export function cookie(c: WebContext, base: string, value: string, maxAgeSeconds: number): string {
+  return `${cookieName(c, base)}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${isHttps(c) ? "; Secure" : ""}`;
+}
+
+async function csrfFor(secret: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`taskgate-csrf:${secret}`));
+  return base64url(new Uint8Array(digest));
+}
+
+function sessionSecret(c: WebContext): string | null {
+  const raw = getCookie(c, cookieName(c, "tg_session"));
+  return raw && SECRET_SHAPE.test(raw) ? raw : null;
+}
+
+export async function currentSession(c: WebContext): Promise<Session | null> {
+  const known = c.get("session");
+  if (known !== undefined) return known;
+  const secret = sessionSecret(c);
+  let session: Session | null = null;
+  if (secret) {
+    const row = await findSession(c.env.DB, await hashToken(secret), new Date().toISOString());
+    if (row) session = { personId: row.person_id, accountId: row.account_id, email: row.email, csrfToken: await csrfFor(secret) };
+  }
+  c.set("session", session);
+  return session;
+}
+
+/** Signed out → 302 to /signin?return_to=<this page>; signed in → on. */
+export function requireSession(): MiddlewareHandler<WebEnv> {
+  return async function requireSession(c, next) {
+    if (await currentSession(c)) return next();
+    const url = new URL(c.req.url);
+    return c.redirect(signInPath(c.req.method === "GET" ? url.pathname + url.search : "/"), 302);
+  };
+}
+
+/** Whether the posted `csrf` value is this session's. */
+export function csrfOk(session: Session, submitted: unknown): boolean {
+  return typeof submitted === "string" && constantTimeEqualText(submitted, session.csrfToken);
+}
+
+/** A new session for a person who just proved who they are: the statement to run and the cookie to set. */
+export async function newSession(
+  c: WebContext,
+  person: { id: string; account_id: string },
+): Promise<{ statement: D1PreparedStatement; setCookie: string }> {
+  const secret = newSecret();
+  const now = new Date();
+  const statement = insertSession(c.env.DB, {
+    hash: await hashToken(secret),
+    personId: person.id,
+    accountId: person.account_id,
+    now: now.toISOString(),
+    expiresAt: new Date(now.getTime() + SESSION_SECONDS * 1000).toISOString(),
+  });
+  return { statement, setCookie: cookie(c, "tg_session", secret, SESSION_SECONDS) };
+}
+
+/** Ends this browser's session (the row and the cookie); returns the Set-Cookie that clears it. */
+export async function endSession(c: WebContext): Promise<string> {
+  const secret = sessionSecret(c);
+  if (secret) await deleteSession(c.env.DB, await hashToken(secret));
+  c.set("session", null);
+  return cookie(c, "tg_session", "", 0);
+}
+
+/**
+ * Forms shown before sign-in (sign-in, password setup) are protected by a
+ * double-submit token: a random value in a SameSite=Lax cookie and in the
+ * form. A cross-site post carries neither the cookie nor the value.
+ */
+export function formToken(c: WebContext): { value: string; setCookie: string | null } {
+  const existing = getCookie(c, cookieName(c, "tg_form"));
+  if (existing && SECRET_SHAPE.test(existing)) return { value: existing, setCookie: null };
+  const value = newSecret();
+  return { value, setCookie: cookie(c, "tg_form", value, 86_400) };
+}
+
+export function formTokenOk(c: WebContext, submitted: unknown): boolean {
+  const existing = getCookie(c, cookieName(c, "tg_form"));
+  return typeof submitted === "string" && !!existing && SECRET_SHAPE.test(existing) && constantTimeEqualText(submitted, existing);
+}
+
+/** Posts from another site are refused: a browser's Origin (or Sec-Fetch-Site) must say it is this one. */
+export function sameOrigin(c: WebContext): boolean {
+  const origin = c.req.header("origin");
+  if (origin && origin !== "null") return origin === originOf(c);
+  if (origin === "null") return false;
+  const site = c.req.header("sec-fetch-site");
+  return !site || site === "same-origin" || site === "none";
+}

@@ -1,0 +1,99 @@
+/** GET/POST /signin and POST /signout. */
+import type { Hono } from "hono";
+import { normalizeEmail } from "../domain/people.ts";
+import { verifyAgainstNothing, verifyPassword } from "../domain/passwords.ts";
+import { selectPersonByEmail, type PersonRow } from "../db/people.ts";
+import type { WebContext, WebEnv } from "./context.ts";
+import { ErrorPage, Layout, Notice } from "./layout.tsx";
+import { page, redirect } from "./render.ts";
+import { safeReturnTo } from "./return-to.ts";
+import { csrfOk, currentSession, endSession, formToken, formTokenOk, newSession, sameOrigin } from "./session.ts";
+import { blockedUntil, failureStatements, signInKeys, successStatement, throttleStatements, whenAgain } from "./throttle.ts";
+
+function SignInPage(props: { csrf: string; returnTo: string; email?: string; error?: string; forApp?: boolean }) {
+  return (
+    <Layout title="Sign in">
+      <section class="card">
+        <h1>Sign in to Taskgate</h1>
+        {props.forApp ? <p class="muted">An app asked to connect to your Taskgate account. Sign in to decide what it may do.</p> : null}
+        {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+        <form method="post" action="/signin">
+          <input type="hidden" name="csrf" value={props.csrf} />
+          <input type="hidden" name="return_to" value={props.returnTo} />
+          <label for="email">Email</label>
+          <input id="email" name="email" type="email" autocomplete="username" required value={props.email ?? ""} />
+          <label for="password">Password</label>
+          <input id="password" name="password" type="password" autocomplete="current-password" required />
+          <div class="actions">
+            <button type="submit">Sign in</button>
+          </div>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+async function signInForm(c: WebContext, o: { returnTo: string; status?: number; email?: string; error?: string; headers?: Record<string, string> }) {
+  const token = formToken(c);
+  return page(<SignInPage csrf={token.value} returnTo={o.returnTo} email={o.email} error={o.error} forApp={o.returnTo.startsWith("/authorize")} />, {
+    status: o.status,
+    cookies: [token.setCookie],
+    headers: o.headers,
+  });
+}
+
+const WRONG = "That email and password do not match. Check both and try again.";
+
+export function signInRoutes(web: Hono<WebEnv>): void {
+  web.get("/signin", async (c) => {
+    const returnTo = safeReturnTo(c.req.query("return_to"));
+    if (await currentSession(c)) return redirect(returnTo, { status: 302 });
+    return signInForm(c, { returnTo });
+  });
+
+  web.post("/signin", async (c) => {
+    const form = await c.req.parseBody();
+    const returnTo = safeReturnTo(form.return_to);
+    const email = normalizeEmail(typeof form.email === "string" ? form.email : "");
+    const password = typeof form.password === "string" ? form.password : "";
+    if (!sameOrigin(c) || !formTokenOk(c, form.csrf)) {
+      return signInForm(c, { returnTo, email, status: 403, error: "This sign-in form expired or was not sent from this site. Sign in again." });
+    }
+    if (!email || !password) return signInForm(c, { returnTo, email, status: 400, error: "Enter your email and your password." });
+
+    const db = c.env.DB;
+    const nowMs = Date.now();
+    const now = new Date(nowMs).toISOString();
+    const keys = await signInKeys(email, c.req.header("cf-connecting-ip") ?? "unknown");
+    const results = await db.batch([...throttleStatements(db, keys, nowMs), selectPersonByEmail(db, email)]);
+    const until = blockedUntil(results.slice(0, 2));
+    if (until) {
+      return signInForm(c, {
+        returnTo,
+        email,
+        status: 429,
+        error: `Too many failed sign-ins. Try again ${whenAgain(until, nowMs)}.`,
+        headers: { "retry-after": String(Math.max(1, Math.ceil((until.getTime() - nowMs) / 1000))) },
+      });
+    }
+    const person = results[2].results[0] as PersonRow | undefined;
+    const ok = person?.password_hash ? await verifyPassword(password, person.password_hash) : await verifyAgainstNothing(password);
+    if (!ok || !person) {
+      await db.batch(failureStatements(db, keys, now));
+      return signInForm(c, { returnTo, email, status: 401, error: WRONG });
+    }
+    const session = await newSession(c, person);
+    await db.batch([successStatement(db, keys), session.statement]);
+    return redirect(returnTo, { cookies: [session.setCookie] });
+  });
+
+  web.post("/signout", async (c) => {
+    const form = await c.req.parseBody();
+    const session = await currentSession(c);
+    if (session && (!sameOrigin(c) || !csrfOk(session, form.csrf))) {
+      return page(<ErrorPage title="Not signed out" message="This sign-out form was not sent from your Taskgate session, so nothing changed." hint="Use the Sign out button at the top of a Taskgate page." session={session} />, { status: 403 });
+    }
+    const cleared = await endSession(c);
+    return redirect("/signin", { cookies: [cleared] });
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * The one stylesheet of every page, served under a content-hashed path with a
+ * year-long immutable cache: a change of the CSS is a new URL.
+ */
+import { CONSOLE_STYLES } from "./console/style.ts";
+
+const CSS = `
+:root { --ink: #1d2330; --muted: #5b6475; --line: #d9dde5; --bg: #f5f6f8; --card: #fff; --accent: #2f5bd3; --accent-ink: #fff; --warn-bg: #fff5e0; --warn: #8a5200; --bad-bg: #fdecec; --bad: #a32020; }
+* { box-sizing: border-box; }
+html { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
+body { margin: 0; }
+a { color: var(--accent); }
+header.top { display: flex; align-items: center; justify-content: space-between; gap: 1rem; padding: .75rem 1.25rem; background: var(--card); border-bottom: 1px solid var(--line); }
+header.top .brand { font-weight: 700; text-decoration: none; color: var(--ink); }
+header.top form { display: flex; align-items: center; gap: .75rem; margin: 0; color: var(--muted); font-size: .9rem; }
+main { max-width: 34rem; margin: 2rem auto; padding: 0 1rem; }
+main.wide { max-width: 60rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1.5rem; }
+h1 { font-size: 1.4rem; margin: 0 0 1rem; line-height: 1.3; }
+h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
+p { margin: .5rem 0; }
+.muted { color: var(--muted); font-size: .92rem; }
+label { display: block; font-weight: 600; margin: 1rem 0 .3rem; }
+input[type=email], input[type=password], input[type=text], input:not([type]) { width: 100%; padding: .55rem .65rem; font: inherit; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
+input:focus, button:focus { outline: 2px solid var(--accent); outline-offset: 1px; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 1rem 0; padding: .5rem 1rem .9rem; }
+legend { font-weight: 600; padding: 0 .3rem; }
+fieldset label { font-weight: 400; display: flex; gap: .5rem; align-items: center; margin: .45rem 0; }
+fieldset label.field { display: block; font-weight: 600; margin-top: .8rem; }
+button { font: inherit; padding: .55rem 1.1rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink); cursor: pointer; }
+button.secondary { background: #fff; color: var(--ink); border-color: var(--line); }
+header.top button { padding: .3rem .7rem; font-size: .9rem; }
+.actions { display: flex; gap: .75rem; margin-top: 1.25rem; }
+.notice { padding: .7rem .9rem; border-radius: 6px; margin: 1rem 0; }
+.notice.error { background: var(--bad-bg); color: var(--bad); }
+.notice.warn { background: var(--warn-bg); color: var(--warn); }
+.facts { margin: 1rem 0; padding: 0; list-style: none; }
+.facts li { padding: .35rem 0; border-bottom: 1px solid var(--line); }
+.facts li:last-child { border-bottom: 0; }
+code { background: var(--bg); padding: .1rem .3rem; border-radius: 4px; font-size: .9em; word-break: break-all; }
+`.trim() + CONSOLE_STYLES;
+
+/** FNV-1a, 32 bits, hex: enough to version one file. */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+export const STYLESHEET_PATH = `/assets/taskgate-${fnv1a(CSS)}.css`;
+
+export function stylesheetResponse(): Response {
+  return new Response(CSS, {
+    headers: {
+      "content-type": "text/css; charset=utf-8",
+      "cache-control": "public, max-age=31536000, immutable",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * OAuth sign-in and consent in a real browser, with JavaScript off: a person
+ * invited with the admin CLI sets a password on the setup page, signs in,
+ * consents, and lands on the client's redirect (a local listener) with a code
+ * and the client's state. The code is exchanged by hand (PKCE S256, resource
+ * indicator) and the token's tools/list, through the real 2.x client, is
+ * exactly what a `tg_` token of the chosen kind and scope lists.
+ * Screenshots: screenshots/oauth-*.png.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchBrowser, newPersonContext, screenshot } from "../../scripts/lib/browser.ts";
+import { expectedTools } from "../../scripts/lib/e2e-checks.ts";
+import { connect } from "../../scripts/lib/e2e-harness.ts";
+import {
+  CallbackListener,
+  choose,
+  decide,
+  describeChoice,
+  inviteArgs,
+  onConsentPage,
+  onSignInPage,
+  roleOf,
+  setPassword,
+  setupLink,
+  signIn,
+  signOut,
+  type ConsentChoice,
+  type Person,
+} from "../../scripts/lib/oauth-pages.ts";
+import { adminCli, taskgate } from "./context.ts";
+import { expectNoLeak, expectSafeHeaders, pageText } from "./expect-page.ts";
+import { authorizationUrl, discover, exchange, register, type ServerMetadata } from "./oauth-client.ts";
+
+const PERSON: Person = { email: "ada@example.com", password: "correct horse battery staple" };
+const CLIENT_NAME = "Browser Test Client";
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const listener = new CallbackListener();
+let as: ServerMetadata;
+let resource: string;
+let scope: string;
+let clientId: string;
+
+const text = () => pageText(page);
+
+/** Consents with `choice` (signed in already), exchanges the code and opens a 2.x client with the access token. */
+async function grant(choice: ConsentChoice) {
+  const auth = authorizationUrl(as, { clientId, redirectUri: listener.redirectUri, resource, scope });
+  expectSafeHeaders(await page.goto(auth.url));
+  expect(await onConsentPage(page), `consent page, got: ${await text()}`).toBe(true);
+  await choose(page, choice);
+  const landed = await decide(page, "Allow", listener.redirectUri);
+  expect(landed.searchParams.get("state")).toBe(auth.state);
+  const code = landed.searchParams.get("code");
+  expect(code).toBeTruthy();
+  expect(listener.last()?.searchParams.get("code")).toBe(code);
+  const tokens = await exchange(as, { clientId, redirectUri: listener.redirectUri, resource, code: code as string, verifier: auth.verifier });
+  expect(tokens.token_type.toLowerCase()).toBe("bearer");
+  return connect(`${taskgate().base}/mcp`, tokens.access_token, "modern");
+}
+
+beforeAll(async () => {
+  const base = taskgate().base;
+  await listener.start();
+  const found = await discover(base);
+  as = found.as;
+  resource = found.resource;
+  scope = found.scopes.join(" ");
+  clientId = await register(as, CLIENT_NAME, listener.redirectUri);
+  browser = await launchBrowser();
+  context = await newPersonContext(browser);
+  page = await context.newPage();
+});
+
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  await browser?.close();
+  await listener.close();
+});
+
+describe("OAuth in Chromium, JavaScript off", () => {
+  it("the invite's setup page sets the password and signs the person in", async () => {
+    const invite = await adminCli(inviteArgs(taskgate().accountId, PERSON.email, taskgate().base));
+    const link = setupLink(invite, taskgate().base);
+    await setPassword(page, link, PERSON.password);
+    expect(new URL(page.url()).pathname).not.toBe("/setup");
+    expect(await page.getByRole("button", { name: "Sign out" }).count()).toBeGreaterThan(0);
+  });
+
+  it("signed out, /authorize leads to sign-in and back; consent and Allow land on the client's redirect with a code", async () => {
+    await signOut(page);
+    const choice: ConsentChoice = { actAs: "self", access: "write" };
+    const auth = authorizationUrl(as, { clientId, redirectUri: listener.redirectUri, resource, scope });
+    await page.goto(auth.url);
+    expect(new URL(page.url()).pathname).toBe("/signin");
+    expect(await onSignInPage(page)).toBe(true);
+    expectSafeHeaders(await page.reload());
+    await signIn(page, PERSON, () => screenshot(page, "oauth-signin").then(() => {}));
+
+    expect(await onConsentPage(page), `consent page, got: ${await text()}`).toBe(true);
+    expectSafeHeaders(await page.reload());
+    await expectNoLeak(page, [PERSON.password]);
+    const consent = await text();
+    expect(consent).toContain(CLIENT_NAME);
+    expect(consent).toContain("127.0.0.1");
+    await choose(page, choice);
+    await screenshot(page, "oauth-consent");
+    const landed = await decide(page, "Allow", listener.redirectUri);
+    expect(landed.searchParams.get("state")).toBe(auth.state);
+    expect(landed.searchParams.get("code")).toMatch(/.{16,}/);
+    expect(await page.locator("#outcome").innerText()).toBe("Authorization code received.");
+    await screenshot(page, "oauth-redirect");
+
+    const tokens = await exchange(as, { clientId, redirectUri: listener.redirectUri, resource, code: landed.searchParams.get("code") as string, verifier: auth.verifier });
+    const s = await connect(`${taskgate().base}/mcp`, tokens.access_token, "modern");
+    try {
+      expect((await s.listTools()).map((t) => t.name).sort()).toEqual([...expectedTools(roleOf(choice))].sort());
+      const me = await s.ok("whoami", {});
+      expect(me.account.id).toBe(taskgate().accountId);
+      expect(me.token).toMatchObject({ kind: "human", scope: "write", agent: null });
+    } finally {
+      await s.close();
+    }
+  });
+
+  const choices: ConsentChoice[] = [
+    { actAs: "agent", agentName: "browser-agent", access: "write" },
+    { actAs: "agent", agentName: "browser-agent", access: "read" },
+    { actAs: "self", access: "read" },
+  ];
+  for (const choice of choices) {
+    it(`consent ${describeChoice(choice)}: tools/list is that of a ${roleOf(choice)} token`, async () => {
+      const session = await grant(choice);
+      try {
+        const names = (await session.listTools()).map((t) => t.name).sort();
+        expect(names).toEqual([...expectedTools(roleOf(choice))].sort());
+        const me = await session.ok("whoami", {});
+        expect(me.token).toMatchObject({ kind: choice.actAs === "self" ? "human" : "agent", scope: choice.access, agent: choice.agentName ?? null });
+      } finally {
+        await session.close();
+      }
+    });
+  }
+
+  it("Deny sends the person back to the client with access_denied and no code", async () => {
+    const auth = authorizationUrl(as, { clientId, redirectUri: listener.redirectUri, resource, scope });
+    await page.goto(auth.url);
+    expect(await onConsentPage(page)).toBe(true);
+    const landed = await decide(page, "Deny", listener.redirectUri);
+    expect(landed.searchParams.get("error")).toBe("access_denied");
+    expect(landed.searchParams.get("state")).toBe(auth.state);
+    expect(landed.searchParams.has("code")).toBe(false);
+  });
+
+  it("a client name with markup is shown as text on the consent page", async () => {
+    const name = `<img src=x id=injected> Evil <b>App</b>`;
+    const evil = await register(as, name, listener.redirectUri);
+    const auth = authorizationUrl(as, { clientId: evil, redirectUri: listener.redirectUri, resource, scope });
+    await page.goto(auth.url);
+    expect(await onConsentPage(page)).toBe(true);
+    expect(await text()).toContain(name);
+    expect(await page.locator("#injected").count()).toBe(0);
+    expect(await page.locator("b", { hasText: "App" }).count()).toBe(0);
+    await screenshot(page, "oauth-consent-escaped");
+  });
+});
