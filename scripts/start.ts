@@ -71,9 +71,9 @@ async function prepare(port: number, target: Target): Promise<Prepared> {
   if (ensureSchema(target) === "created") lines.push(`Applied schema.sql to the local D1 database (${where}).`);
   const { demo, state } = await ensureDemo(target);
   const stateLine = {
-    created: "Created a demo account with four tokens",
+    created: "Created a demo account with a person who signs in and four tokens",
     kept: "Using the demo account from an earlier start",
-    renewed: "Using the demo account from an earlier start (revoked or missing tokens were replaced)",
+    renewed: "Using the demo account from an earlier start (revoked or missing tokens, or a changed password, were replaced)",
   }[state];
   const file = demoFile(target);
   lines.push(`${stateLine}: ${demo.account.id}. Its password and tokens are kept in ${file.startsWith(ROOT) ? file.slice(ROOT.length + 1) : file} (git-ignored).`);

@@ -17,7 +17,7 @@ import { VERSION, type Env } from "./env.ts";
 import { queue, scheduled } from "./webhooks/handlers.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
 import { canonicalOrigin, helpersFor, providerFor, TOKEN_PATH } from "./oauth/provider.ts";
-import { reflectRevocation, revokedTokenOf } from "./oauth/revocation.ts";
+import { credentialOf, mayHaveEnded, reflectEndedGrant } from "./oauth/revocation.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -99,10 +99,10 @@ app.all("*", async (c) => {
     return c.json({ error: "https_required", error_description: `Use ${url.toString().replace(/^http:/, "https:")}: Taskgate is served over https.` }, 400);
   }
   const ctx = c.executionCtx as unknown as ExecutionContext;
-  const revoking = c.req.method === "POST" && url.pathname === TOKEN_PATH ? revokedTokenOf(await c.req.raw.clone().formData().catch(() => null)) : null;
+  const credential = c.req.method === "POST" && url.pathname === TOKEN_PATH ? credentialOf(await c.req.raw.clone().formData().catch(() => null)) : null;
   // A copy: the provider sets env.OAUTH_PROVIDER on what it gets, and that must not leak to another origin's request.
   const res = await providerFor(origin).fetch(c.req.raw, { ...c.env }, ctx);
-  if (revoking && res.ok) await reflectRevocation(c.env.DB, helpersFor(origin, c.env), revoking);
+  if (credential && mayHaveEnded(credential, res.status)) await reflectEndedGrant(c.env.DB, helpersFor(origin, c.env), credential.value);
   return res;
 });
 

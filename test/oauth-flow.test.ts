@@ -108,6 +108,14 @@ describe("a grant is a principal like any other", () => {
     expect(row?.last_used_at).toMatch(/^\d{4}-/);
     expect(row?.last_seen_at).toBe(row?.last_used_at);
     expect((await call("whoami")).headers.get("x-d1-calls")).toBe("1");
+    // Paths below /mcp are the same protected resource: the grant's token is accepted there too.
+    const below = await workerFetch("https://taskgate.test/mcp/readonly", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${app.tokens.access_token}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } }),
+    });
+    expect(below.status).not.toBe(401);
+    expect(below.status).not.toBe(403);
   });
 
   it("for each consent choice, tools/list is exactly what a tg_ token of that kind and scope gives", async () => {

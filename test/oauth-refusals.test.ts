@@ -200,10 +200,16 @@ describe("refused at the token endpoint and at /mcp", () => {
     const { verifier, challenge } = await pkce();
     const q = await consent(s.browser, { clientId: s.clientId, redirectUri: s.redirectUri, challenge }, { actAs: "self", access: "read" });
     const code = q.get("code") as string;
-    await exchange(s.clientId, code, verifier, s.redirectUri);
+    const first = await exchange(s.clientId, code, verifier, s.redirectUri);
     const again = await tokenRequest({ grant_type: "authorization_code", client_id: s.clientId, code, code_verifier: verifier, redirect_uri: s.redirectUri });
     expect(again.status).toBe(400);
     expect(((await again.json()) as { error: string }).error).toBe("invalid_grant");
+    // A replayed code ends the grant it made (the first exchange's tokens too), and list_tokens says so.
+    expect(await mcpStatus(first.access_token)).toBe(401);
+    const human = await mcp(s.acc.human);
+    const listed = (await human.ok("list_tokens")).items.find((t: { source: string }) => t.source === "oauth");
+    expect(listed?.state).toBe("revoked");
+    await human.close();
   });
 
   it("a wrong code_verifier, or a different redirect_uri at the exchange: refused", async () => {

@@ -156,6 +156,16 @@ describe("sign-in and sign-out", () => {
     expect((await b.get("/")).status).toBe(302);
   });
 
+  it("a new sign-in in the same browser replaces its session", async () => {
+    const acc = await seedAccount();
+    const email = uniqueEmail();
+    const personId = await addPerson(acc.accountId, email, PASSWORD);
+    const b = new Browser();
+    const html = await (await b.get("/signin")).text();
+    for (let i = 0; i < 2; i++) expect((await b.post("/signin", { csrf: field(html, "csrf"), email, password: PASSWORD })).status).toBe(303);
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM sessions WHERE person_id = ?").bind(personId).first<{ n: number }>())?.n).toBe(1);
+  });
+
   it("answers a wrong password and an unknown email alike", async () => {
     const acc = await seedAccount();
     const email = uniqueEmail();

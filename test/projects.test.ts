@@ -240,8 +240,8 @@ describe("delete_project", () => {
 
     expect((await client.ok("list_projects", { include_archived: true })).items.map((x: { id: string }) => x.id)).toEqual([keep.id]);
     expect(await client.fails("get_project", { project_id: p.id })).toMatch(/No project/);
-    expect(await client.fails("get_task", { task_id: t1.id })).toMatch(/No task/);
-    expect(await client.fails("get_task", { task_id: t2.id })).toMatch(/No task/);
+    expect(await client.fails("get_task", { task_id: t1.id })).toMatch(/in the trash.*restore_from_trash/s);
+    expect(await client.fails("get_task", { task_id: t2.id })).toMatch(/in the trash.*restore_from_trash/s);
     expect((await client.ok("list_tasks", {})).items.map((x: { id: string }) => x.id)).toEqual([other.id]);
     expect((await client.ok("list_tasks", { project_id: p.id })).items).toEqual([]);
     expect(await client.fails("create_task", { title: "late", project_id: p.id })).toMatch(/No project/);

@@ -1,12 +1,12 @@
 /**
  * `npm start` itself, end to end: it refuses a taken port before printing or
  * writing anything, and SIGTERM or SIGINT sent to its own process stops
- * wrangler and workerd before it exits. Runs `scripts/start.ts` as npm does,
- * with --persist-to a temporary directory, so the project's own local state
- * is never touched.
+ * wrangler and workerd before it exits. Runs `npm start` (through the npm
+ * that runs the e2e script) with --persist-to a temporary directory, so the
+ * project's own local state is never touched.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { ROOT } from "./d1.ts";
@@ -24,8 +24,19 @@ interface Started {
 
 const started = new Set<ChildProcess>();
 
+/**
+ * `npm start -- --persist-to DIR` through the npm that runs this script (so a
+ * signal goes to npm's own process, as a service manager sends it), or the
+ * script itself when this was not started by npm.
+ */
+function startCommand(persistTo: string): string[] {
+  const npm = process.env.npm_execpath;
+  if (npm && /npm-cli\.js$/.test(npm)) return [npm, "start", "--silent", "--", "--persist-to", persistTo];
+  return ["--no-warnings", START, "--persist-to", persistTo];
+}
+
 function startScript(port: number, persistTo: string): Started {
-  const child = spawn(process.execPath, ["--no-warnings", START, "--persist-to", persistTo], {
+  const child = spawn(process.execPath, startCommand(persistTo), {
     cwd: ROOT,
     env: { ...wranglerEnv(), PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -44,9 +55,22 @@ function startScript(port: number, persistTo: string): Started {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
+/** Kills a started `npm start` and everything below it (a check that failed must not leave a server behind). */
+function killTree(child: ChildProcess): void {
+  if (!child.pid) return;
+  for (const pid of descendants(child.pid)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }
+  child.kill("SIGKILL");
+}
+
 /** Last resort when the e2e script stops early: nothing `npm start` started may outlive it. */
 export function stopStartScripts(): void {
-  for (const child of started) child.kill("SIGKILL");
+  for (const child of started) killTree(child);
 }
 
 /** Every process below `pid` (children, grandchildren, …), from `ps`. */
@@ -110,18 +134,38 @@ export async function startScriptChecks(c: Checks, stateDir: string): Promise<vo
     await c.run(`npm start, then ${signal} to its own process: wrangler and workerd stop, then it exits`, async () => {
       const port = await freePort();
       const s = startScript(port, stateDir);
-      const stopped = () => (s.child.exitCode !== null || s.child.signalCode !== null ? `exit ${s.child.exitCode ?? s.child.signalCode}: ${s.stderr().slice(-500)}` : null);
-      await waitForHealth(`http://127.0.0.1:${port}`, 180_000, stopped);
-      assert(/Taskgate MCP server: http:\/\/127\.0\.0\.1:\d+\/mcp/.test(s.stdout()), "it printed the URL");
-      const below = descendants(s.child.pid as number);
-      assert(below.length >= 2, `expected wrangler and workerd below npm start, found ${below.length} processes`);
-      s.child.kill(signal);
-      const { code } = await within(30_000, s.exited, `npm start did not exit after ${signal}`);
-      equal(code, 0, "exit status");
-      const left = below.filter(alive);
-      assert(left.length === 0, `still running after npm start exited: ${left.join(", ")}`);
-      const answer = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) }).then(() => "an answer", () => null);
-      equal(answer, null, "the port after the stop");
+      try {
+        await stopsOn(signal, s, port);
+      } finally {
+        killTree(s.child);
+      }
     });
   }
+}
+
+/** Waits for the started server, sends `signal` to npm start, and checks that it and everything below it stopped. */
+async function stopsOn(signal: NodeJS.Signals, s: Started, port: number): Promise<void> {
+  const stopped = () => (s.child.exitCode !== null || s.child.signalCode !== null ? `exit ${s.child.exitCode ?? s.child.signalCode}: ${s.stderr().slice(-500)}` : null);
+  await waitForHealth(`http://127.0.0.1:${port}`, 180_000, stopped);
+  assert(/Taskgate MCP server: http:\/\/127\.0\.0\.1:\d+\/mcp/.test(s.stdout()), "it printed the URL");
+  const below = descendants(s.child.pid as number);
+  assert(below.length >= 2, `expected wrangler and workerd below npm start, found ${below.length} processes`);
+  s.child.kill(signal);
+  const { code } = await within(30_000, s.exited, `npm start did not exit after ${signal}`);
+  equal(code, 0, "exit status");
+  const left = below.filter(alive);
+  assert(left.length === 0, `still running after npm start exited: ${left.join(", ")}`);
+  const answer = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) }).then(() => "an answer", () => null);
+  equal(answer, null, "the port after the stop");
+}
+
+/** `npm run -s catalog` prints exactly the tool tables the README shows (so the README agrees with tools/list). */
+export async function catalogCheck(c: Checks): Promise<void> {
+  await c.run("npm run -s catalog: its tables are the README's, verbatim", async () => {
+    const npm = process.env.npm_execpath;
+    const args = npm && /npm-cli\.js$/.test(npm) ? [npm, "run", "-s", "catalog"] : ["--no-warnings", join(ROOT, "scripts", "lib", "catalog-table.ts")];
+    const table = execFileSync(process.execPath, args, { cwd: ROOT, env: wranglerEnv(), encoding: "utf8" }).trim();
+    assert(table.startsWith("**Tasks**"), `unexpected output: ${table.slice(0, 80)}`);
+    assert(readFileSync(join(ROOT, "README.md"), "utf8").includes(table), "README.md's tool tables differ from npm run -s catalog; paste its output into the README");
+  });
 }

@@ -3,8 +3,9 @@
  * wrangler dev starts workerd (and esbuild), and a signal sent only to
  * wrangler can leave them running. SIGINT or SIGTERM to this process (Ctrl-C
  * in the terminal, a service manager, a container runtime) is forwarded to
- * the group; this process exits once the group is gone. A second signal, or
- * a group still alive after the grace period, gets SIGKILL.
+ * the group; this process exits once the group is gone. A second signal (a
+ * moment later), or a group still alive after the grace period, gets SIGKILL.
+ * The same stop begins when the parent of this process goes away.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { constants } from "node:os";
@@ -46,13 +47,16 @@ export function supervise(file: string, args: string[], o: SuperviseOptions): Ch
   const options: SpawnOptions = { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "inherit", "inherit"] };
   const child = spawn(file, args, options);
   let stopping: NodeJS.Signals | null = null;
+  let stoppingAt = 0;
 
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
-      signalGroup(child, "SIGKILL");
+      // Ctrl-C reaches this process twice at once (from the terminal and forwarded by npm): only a later one forces.
+      if (Date.now() - stoppingAt > 1000) signalGroup(child, "SIGKILL");
       return;
     }
     stopping = signal;
+    stoppingAt = Date.now();
     o.onStopping?.(signal);
     signalGroup(child, signal);
     setTimeout(() => signalGroup(child, "SIGKILL"), grace).unref();
@@ -60,6 +64,11 @@ export function supervise(file: string, args: string[], o: SuperviseOptions): Ch
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGHUP", () => stop("SIGHUP"));
+  // A parent that dies without passing the signal on (a shell between npm and this process) must not leave the server running.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop("SIGTERM");
+  }, 1000).unref();
   // Whatever ends this process, the group does not outlive it.
   process.on("exit", () => signalGroup(child, "SIGKILL"));
 

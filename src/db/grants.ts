@@ -111,3 +111,12 @@ export async function markGrantRevoked(db: D1Database, personId: string, grantId
     .run();
   return r.meta.changes ?? 0;
 }
+
+/** Whether a live row of this grant exists (the edge checks before it asks the provider about the grant). */
+export async function grantRowIsLive(db: D1Database, personId: string, grantId: string): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT 1 AS ok FROM tokens WHERE person_id = ? AND grant_id = ? AND revoked_at IS NULL")
+    .bind(personId, grantId)
+    .first<{ ok: number }>();
+  return !!row;
+}

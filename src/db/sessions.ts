@@ -28,8 +28,12 @@ export async function findSession(db: D1Database, hash: string, now: string): Pr
     .first<SessionRow>();
 }
 
+export function deleteSessionStatement(db: D1Database, hash: string): D1PreparedStatement {
+  return db.prepare("DELETE FROM sessions WHERE hash = ?").bind(hash);
+}
+
 export async function deleteSession(db: D1Database, hash: string): Promise<void> {
-  await db.prepare("DELETE FROM sessions WHERE hash = ?").bind(hash).run();
+  await deleteSessionStatement(db, hash).run();
 }
 
 export interface ThrottleKey {

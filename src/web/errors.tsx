@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import { requestIdOf } from "../http/request-id.ts";
 import { ErrorPage } from "./layout.tsx";
+import type { Session } from "./session.ts";
 import { page } from "./render.ts";
 
 function wantsHtml(c: Context): boolean {
@@ -27,4 +28,12 @@ export function errorResponse(c: Context, err: Error): Response | Promise<Respon
     );
   }
   return c.json({ error: "internal_error", error_description: "Something failed on our side; try again.", request_id: requestId }, 500);
+}
+
+/** A signed-in form that did not come from this session's page: nothing changed. */
+export function formRefused(session: Session | null): Promise<Response> {
+  return page(
+    <ErrorPage title="This form did not come from your session" message="It was not sent from the Taskgate page shown to you in this session, so nothing changed." hint="Open the page again and use its form." session={session} />,
+    { status: 403 },
+  );
 }

@@ -6,8 +6,12 @@
  *   One indexed D1 lookup, remembered for the rest of the request.
  * - `requireSession()` → middleware: signed out → 302 to /signin with a
  *   same-origin `return_to` of this page (GET), so the person comes back here.
- * - `csrfOk(c, submitted)` → whether a signed-in form's `csrf` field belongs to
- *   this session. Every signed-in form carries `<input type=hidden name=csrf>`.
+ * - `csrfOk(session, submitted)` → whether a signed-in form's `csrf` field
+ *   belongs to this session. Every signed-in form carries
+ *   `<input type=hidden name=csrf value={session.csrfToken}>`.
+ * - `requireCsrf()` → middleware for signed-in POSTs: signed in, same origin,
+ *   and the session's `csrf` value, or a 403 page; the form stays readable
+ *   with `c.req.parseBody()`.
  * - `newSession(c, person)` / `endSession(c)` → the D1 statement and cookies.
  *
  * The session id is 32 random bytes, only in an HttpOnly, SameSite=Lax cookie
@@ -19,8 +23,9 @@ import { getCookie } from "hono/cookie";
 import { newSecret } from "../domain/people.ts";
 import { constantTimeEqualText } from "../domain/passwords.ts";
 import { base64url, hashToken } from "../domain/tokens.ts";
-import { deleteSession, findSession, insertSession } from "../db/sessions.ts";
+import { deleteSession, deleteSessionStatement, findSession, insertSession } from "../db/sessions.ts";
 import { isHttps, originOf, type WebContext, type WebEnv } from "./context.ts";
+import { formRefused } from "./errors.tsx";
 import { signInPath } from "./return-to.ts";
 
 export const SESSION_DAYS = 7;
@@ -77,6 +82,20 @@ export function requireSession(): MiddlewareHandler<WebEnv> {
   };
 }
 
+/** Signed-in form posts only: a session, this origin, and this session's `csrf` value; otherwise a page that says so. */
+export function requireCsrf(): MiddlewareHandler<WebEnv> {
+  return async function requireCsrf(c, next) {
+    if (c.req.method !== "POST") return next();
+    const session = await currentSession(c);
+    if (!session) return c.redirect(signInPath("/"), 303);
+    const form = await c.req.parseBody();
+    if (!sameOrigin(c) || !csrfOk(session, form.csrf)) {
+      return formRefused(session);
+    }
+    return next();
+  };
+}
+
 /** Whether the posted `csrf` value is this session's. */
 export function csrfOk(session: Session, submitted: unknown): boolean {
   return typeof submitted === "string" && constantTimeEqualText(submitted, session.csrfToken);
@@ -97,6 +116,12 @@ export async function newSession(
     expiresAt: new Date(now.getTime() + SESSION_SECONDS * 1000).toISOString(),
   });
   return { statement, setCookie: cookie(c, "tg_session", secret, SESSION_SECONDS) };
+}
+
+/** The statement that ends the session this browser holds now, if any (a new sign-in replaces it). */
+export async function endCurrentStatement(c: WebContext): Promise<D1PreparedStatement | null> {
+  const secret = sessionSecret(c);
+  return secret ? deleteSessionStatement(c.env.DB, await hashToken(secret)) : null;
 }
 
 /** Ends this browser's session (the row and the cookie); returns the Set-Cookie that clears it. */

@@ -4,10 +4,10 @@ import { normalizeEmail } from "../domain/people.ts";
 import { verifyAgainstNothing, verifyPassword } from "../domain/passwords.ts";
 import { selectPersonByEmail, type PersonRow } from "../db/people.ts";
 import type { WebContext, WebEnv } from "./context.ts";
-import { ErrorPage, Layout, Notice } from "./layout.tsx";
+import { Layout, Notice } from "./layout.tsx";
 import { page, redirect } from "./render.ts";
 import { safeReturnTo } from "./return-to.ts";
-import { csrfOk, currentSession, endSession, formToken, formTokenOk, newSession, sameOrigin } from "./session.ts";
+import { currentSession, endCurrentStatement, endSession, formToken, formTokenOk, newSession, requireCsrf, sameOrigin } from "./session.ts";
 import { blockedUntil, failureStatements, signInKeys, successStatement, throttleStatements, whenAgain } from "./throttle.ts";
 
 function SignInPage(props: { csrf: string; returnTo: string; email?: string; error?: string; forApp?: boolean }) {
@@ -83,16 +83,12 @@ export function signInRoutes(web: Hono<WebEnv>): void {
       return signInForm(c, { returnTo, email, status: 401, error: WRONG });
     }
     const session = await newSession(c, person);
-    await db.batch([successStatement(db, keys), session.statement]);
+    const previous = await endCurrentStatement(c);
+    await db.batch([successStatement(db, keys), ...(previous ? [previous] : []), session.statement]);
     return redirect(returnTo, { cookies: [session.setCookie] });
   });
 
-  web.post("/signout", async (c) => {
-    const form = await c.req.parseBody();
-    const session = await currentSession(c);
-    if (session && (!sameOrigin(c) || !csrfOk(session, form.csrf))) {
-      return page(<ErrorPage title="Not signed out" message="This sign-out form was not sent from your Taskgate session, so nothing changed." hint="Use the Sign out button at the top of a Taskgate page." session={session} />, { status: 403 });
-    }
+  web.post("/signout", requireCsrf(), async (c) => {
     const cleared = await endSession(c);
     return redirect("/signin", { cookies: [cleared] });
   });
