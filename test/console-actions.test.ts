@@ -148,7 +148,7 @@ describe("console actions are tool calls with the person's principal", () => {
     expect((await human.ok("list_connectors")).connectors.find((c: { provider: string }) => c.provider === "slack").status).toBe("not_connected");
 
     await act(p.b, "/settings", "settings", { time_zone: "Mars/Olympus", trash_retention_days: "30", default_auto_ok_shown: "1" });
-    expect(await flashOn(p.b, "/settings")).toMatch(/^error: time_zone: "Mars\/Olympus" is not an IANA time zone/);
+    expect(await flashOn(p.b, "/settings")).toMatch(/^error: Invalid arguments for update_account_settings\. time_zone: "Mars\/Olympus" is not an IANA time zone/);
     await act(p.b, "/settings", "settings", { time_zone: "Europe/Berlin", trash_retention_days: "14", default_auto_ok_shown: "1", default_auto_ok: "true" });
     expect(await flashOn(p.b, "/settings")).toBe("ok: Settings saved.");
     expect((await human.ok("get_account_settings")).settings).toMatchObject({ time_zone: "Europe/Berlin", trash_retention_days: 14, default_auto_ok: true });
