@@ -88,7 +88,11 @@ CREATE TABLE IF NOT EXISTS tasks (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   completed_at TEXT,
-  trash_id TEXT
+  trash_id TEXT,
+  -- The schedule a recurring task repeats by (JSON: rule, start, slot, index; see
+  -- src/domain/recurrence.ts), on the one live occurrence of its series only.
+  recurrence TEXT,
+  series_id TEXT
 );
 CREATE INDEX IF NOT EXISTS tasks_account_created ON tasks (account_id, trash_id, created_at, id);
 CREATE INDEX IF NOT EXISTS tasks_account_status ON tasks (account_id, status, created_at, id);
@@ -98,6 +102,9 @@ CREATE INDEX IF NOT EXISTS tasks_account_due ON tasks (account_id, due_at);
 CREATE INDEX IF NOT EXISTS tasks_parent ON tasks (parent_id, created_at);
 CREATE INDEX IF NOT EXISTS tasks_trash ON tasks (trash_id);
 CREATE INDEX IF NOT EXISTS tasks_account_assignee_recent ON tasks (account_id, assignee, trash_id, updated_at, status);
+CREATE INDEX IF NOT EXISTS tasks_series ON tasks (series_id, created_at);
+-- Only ever one live occurrence carries a series' rule.
+CREATE UNIQUE INDEX IF NOT EXISTS tasks_series_rule ON tasks (series_id) WHERE recurrence IS NOT NULL AND trash_id IS NULL;
 
 CREATE TABLE IF NOT EXISTS task_dependencies (
   account_id TEXT NOT NULL,
@@ -168,6 +175,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_task ON runs (task_id, started_at);
 CREATE INDEX IF NOT EXISTS runs_agent ON runs (agent_id, status, started_at);
 CREATE INDEX IF NOT EXISTS runs_account_status ON runs (account_id, status, started_at);
+CREATE INDEX IF NOT EXISTS runs_status_last_event ON runs (status, last_event_at);
 
 CREATE TABLE IF NOT EXISTS run_events (
   id TEXT PRIMARY KEY,
@@ -265,6 +273,48 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   PRIMARY KEY (account_id, token_id, tool, key)
 );
 
+-- Webhook endpoints of an account: where its events are delivered, signed
+-- with a secret kept only as an AES-GCM envelope (CONNECTOR_KEY).
+CREATE TABLE IF NOT EXISTS webhooks (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  secret_prefix TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS webhooks_account ON webhooks (account_id, created_at);
+
+-- One row per event and endpoint: delivered, still being retried, or given up.
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  webhook_id TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_status INTEGER,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  delivered_at TEXT,
+  UNIQUE (webhook_id, event_id)
+);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_event ON webhook_deliveries (event_id);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_created ON webhook_deliveries (created_at);
+
+-- Running runs already announced as stale, with the last_event_at they were
+-- stale at: a run is announced once per silence.
+CREATE TABLE IF NOT EXISTS stale_run_notices (
+  run_id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  last_event_at TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  notified_at TEXT NOT NULL
+);
+
 -- A write batch inserts a row here only when one of its preconditions no longer
 -- holds; the CHECK then fails and D1 rolls the whole batch back.
 CREATE TABLE IF NOT EXISTS guard (
@@ -360,4 +410,5 @@ CREATE TABLE IF NOT EXISTS d1_migrations (
 INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0000_initial.sql'),
   ('0001_idempotency_request_hash.sql'),
-  ('0002_people_sessions.sql');
+  ('0002_people_sessions.sql'),
+  ('0003_recurrence_webhooks.sql');

@@ -18,6 +18,11 @@ export default defineConfig({
               .map((name) => ({ name, sql: readFileSync(`migrations/${name}`, "utf8") })),
           ),
           VALIDATE_OUTPUT: "1",
+          // Local development: webhook receivers of the tests may use http://.
+          ALLOW_HTTP_WEBHOOKS: "1",
+          // The README, for the test that runs its webhook verification snippet.
+          README_MD: readFileSync("README.md", "utf8"),
+          VERIFY_SNIPPET: readFileSync("examples/verify-webhook.mjs", "utf8"),
           ALLOWED_ORIGINS: "https://app.example.com",
           // A test-only key (32 zero-free bytes, base64); production uses a wrangler secret.
           CONNECTOR_KEY: "dGFza2dhdGUtdGVzdC1rZXktMDEyMzQ1Njc4OWFiY2Q=",

@@ -12,7 +12,7 @@ import { accountMustExist, oneOf, required, UsageError, type Values } from "./li
  * CONNECTOR_KEY from the environment, else from .dev.vars in the project root,
  * else (with --persist-to DIR) from DIR/.dev.vars, the one `npm start -- --persist-to DIR` made.
  */
-function connectorKey(target: Target): string {
+export function connectorKey(target: Target): string {
   const fromEnv = process.env.CONNECTOR_KEY?.trim();
   if (fromEnv) return fromEnv;
   const devVars = [join(ROOT, ".dev.vars"), ...(target.persistTo ? [join(target.persistTo, ".dev.vars")] : [])].find((f) => existsSync(f));
@@ -22,7 +22,7 @@ function connectorKey(target: Target): string {
       "CONNECTOR_KEY is not set: export CONNECTOR_KEY (the same value as the Worker's secret; `openssl rand -base64 32` makes one), or run `npm start` once to create .dev.vars with a key.",
     );
   }
-  if (target.remote) console.error("Using CONNECTOR_KEY from .dev.vars: it must equal the production secret (wrangler secret put CONNECTOR_KEY), or the Worker cannot open these credentials.");
+  if (target.remote) console.error("Using CONNECTOR_KEY from .dev.vars: it must equal the production secret (wrangler secret put CONNECTOR_KEY), or the Worker cannot open what is stored with it.");
   return fromFile;
 }
 

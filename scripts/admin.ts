@@ -12,6 +12,7 @@ import { findTokenSql, listTokensSql, revokeTokenSql } from "../src/db/admin-tok
 import { execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
+import { addWebhookCommand, listWebhooksCommand, removeWebhookCommand } from "./admin-webhooks.ts";
 
 const USAGE = `Usage: npm run -s admin -- <command> [--remote | --persist-to DIR]
 
@@ -21,7 +22,12 @@ Commands:
   invite         --account ID --email EMAIL [--url BASE]   (prints a one-time setup link, valid 7 days)
   list-tokens    --account ID                              (tg_ tokens and apps connected through OAuth)
   revoke-token   --id ID
-  connect        --account ID --provider drive|slack|notion --credentials-file FILE`;
+  connect        --account ID --provider drive|slack|notion --credentials-file FILE
+  add-webhook    --account ID --url URL --events TYPE,…|all   (https:// only with --remote)
+  list-webhooks  --account ID
+  remove-webhook --id ID
+
+Webhook events: approval.requested, task.completed, task.rejected, run.stale, claim.lapsed`;
 
 const commands: Record<string, (values: Values, target: Target) => Promise<unknown> | unknown> = {
   "create-account"(values, target) {
@@ -101,6 +107,9 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
     return { id, source: rows[0].client_id ? "oauth" : "token", revoked_at: revokedAt };
   },
   connect: connectCommand,
+  "add-webhook": addWebhookCommand,
+  "list-webhooks": listWebhooksCommand,
+  "remove-webhook": removeWebhookCommand,
 };
 
 /** Where the setup link points: --url, or the local server `npm start` runs. */
@@ -151,6 +160,7 @@ async function main(argv: string[]): Promise<number> {
         url: { type: "string" },
         provider: { type: "string" },
         "credentials-file": { type: "string" },
+        events: { type: "string" },
       },
     });
     if (values.remote && values["persist-to"]) throw new UsageError("--persist-to is for the local database; leave it out with --remote");

@@ -2,7 +2,8 @@
  * `npm run e2e`: Taskgate end to end over real HTTP. Starts `wrangler dev` on a
  * free local port with a temporary database, makes an account and tokens with
  * the admin CLI, and drives the server with both real MCP clients: the 2.x
- * client (negotiates 2026-07-28) and the 1.x SDK (opens with initialize).
+ * client (negotiates 2026-07-28) and the 1.x SDK (opens with initialize);
+ * webhook deliveries go through the local Queue to a receiver on this machine.
  * Then a person invited with the admin CLI sets a password in Chromium, and
  * both clients connect by URL alone with OAuth through their SDK's own OAuth
  * client support, the sign-in and consent done in the browser by Playwright.
@@ -12,12 +13,16 @@
  * failure. Whatever happens, it stops the server and the browser and removes
  * the directory, and checks that nothing it started is left running.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { keyFromDotenv, newConnectorKey } from "../src/connectors/crypto.ts";
+import { ROOT } from "./lib/d1.ts";
 import { INSPECTOR_ORIGINS } from "./lib/dev-server.ts";
 import { assert, Checks, connect, equal, type Era, type McpSession } from "./lib/e2e-harness.ts";
 import { LocalStack } from "./lib/local-stack.ts";
 import { descendants, settle } from "./lib/processes.ts";
 import { httpEdges, taskLife, toolList, type TokenRole } from "./lib/e2e-checks.ts";
+import { Receiver, webhookDeliveries } from "./lib/e2e-webhooks.ts";
 import { oauthFlows } from "./lib/e2e-oauth-checks.ts";
 import { catalogCheck, startScriptChecks, stopStartScripts } from "./lib/e2e-start.ts";
 
@@ -33,7 +38,23 @@ const ROLES: { role: TokenRole; args: string[] }[] = [
 
 const checks = new Checks();
 const stack = new LocalStack("taskgate-e2e-");
+const receiver = new Receiver();
 const sessions: McpSession[] = [];
+
+/**
+ * The key that seals webhook secrets: wrangler dev reads .dev.vars when there
+ * is one, so the admin CLI takes the same; otherwise a fresh key for this run.
+ */
+const devVarsKey = existsSync(join(ROOT, ".dev.vars")) ? keyFromDotenv(readFileSync(join(ROOT, ".dev.vars"), "utf8")) : undefined;
+const runKey = devVarsKey ? null : newConnectorKey();
+process.env.CONNECTOR_KEY = devVarsKey ?? (runKey as string);
+const SERVER_VARS: Record<string, string> = {
+  ALLOWED_ORIGINS: ALLOWED_ORIGIN,
+  // Local development: the webhook receiver below listens on http://127.0.0.1; a run is stale after 1.2 s.
+  ALLOW_HTTP_WEBHOOKS: "1",
+  STALE_RUN_MINUTES: "0.02",
+  ...(runKey ? { CONNECTOR_KEY: runKey } : {}),
+};
 let cleaning: Promise<void> | null = null;
 
 /** Stops everything this script started and removes the directory; every caller waits for the same run. */
@@ -41,6 +62,7 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     stopStartScripts();
     await Promise.allSettled(sessions.map((s) => s.close()));
+    await receiver.stop();
     await stack.stop().catch((e) => checks.fail("stop wrangler dev", (e as Error).message));
     const left = await settle(() => descendants().filter((p) => /workerd|wrangler|chromium|headless_shell/.test(p.command)));
     if (left.length > 0) checks.fail("nothing left running", left.map((p) => `${p.pid} ${p.command.slice(0, 60)}`).join("; "));
@@ -74,7 +96,7 @@ async function setup(): Promise<{ accountId: string; tokens: Record<TokenRole, s
   });
   if (schema === undefined) return null;
   const started = await checks.run("wrangler dev answers GET /health on a free local port", async () => {
-    await stack.start({ ALLOWED_ORIGINS: ALLOWED_ORIGIN });
+    await stack.start(SERVER_VARS);
     return stack.base;
   });
   if (started === undefined) return null;
@@ -134,6 +156,14 @@ async function main(): Promise<void> {
       continue;
     }
     await taskLife(checks, { human, agent, agentRead, agentName: AGENT });
+  }
+
+  const human = byEra.modern["human write"];
+  const agent = byEra.legacy["agent write"];
+  if (!human || !agent) checks.fail("webhooks", "a client did not connect");
+  else {
+    await receiver.start();
+    await webhookDeliveries(checks, { dir: stack.dir, base: stack.base, accountId, human, agent, receiver });
   }
 
   sessions.push(...(await oauthFlows(checks, stack, accountId)));

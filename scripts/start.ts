@@ -139,7 +139,8 @@ async function main(): Promise<void> {
   }
   console.log(prepared.lines.join("\n"));
 
-  const args = wranglerDevArgs({ host: HOST, port, persistTo, vars: { ALLOWED_ORIGINS: INSPECTOR_ORIGINS.join(",") } });
+  // Local development: webhook receivers on this machine may use http://.
+  const args = wranglerDevArgs({ host: HOST, port, persistTo, vars: { ALLOWED_ORIGINS: INSPECTOR_ORIGINS.join(","), ALLOW_HTTP_WEBHOOKS: "1" } });
   if (prepared.envFile) args.push("--env-file", prepared.envFile);
   // Its own process group (so a stop reaches workerd too) and no interactive keys: stdin stays with this process.
   args.push("--show-interactive-dev-session=false");

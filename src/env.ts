@@ -1,4 +1,5 @@
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { TaskgateEvent } from "./domain/events.ts";
 
 export interface Env {
   DB: D1Database;
@@ -9,6 +10,10 @@ export interface Env {
    * helpers (consent, completing a grant, revoking one). Absent elsewhere.
    */
   OAUTH_PROVIDER?: OAuthHelpers;
+  /** Producer binding of the webhook queue (its consumer is this Worker's `queue` handler). */
+  WEBHOOK_QUEUE?: Queue<TaskgateEvent>;
+  /** "1" in local development (npm start, tests): webhooks may use http:// URLs. Never set in production. */
+  ALLOW_HTTP_WEBHOOKS?: string;
   /** Comma-separated browser origins allowed to call /mcp. */
   ALLOWED_ORIGINS?: string;
   /** Minutes without a run event after which fleet_status calls a run stale (default 15). */

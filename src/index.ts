@@ -14,11 +14,10 @@ import { originCheck } from "./http/origin.ts";
 import { tagRequest } from "./http/request-id.ts";
 import { MAX_BODY_BYTES } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
-import { purgeExpiredTrash } from "./db/trash.ts";
+import { queue, scheduled } from "./webhooks/handlers.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
 import { canonicalOrigin, helpersFor, providerFor, TOKEN_PATH } from "./oauth/provider.ts";
 import { credentialOf, mayHaveEnded, reflectEndedGrant } from "./oauth/revocation.ts";
-import { purgeSignInRecords } from "./web/cleanup.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -114,9 +113,6 @@ app.onError((err, c) => {
 
 export default {
   fetch: app.fetch,
-  async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext) {
-    const now = new Date();
-    ctx.waitUntil(purgeExpiredTrash(env.DB, now.toISOString()));
-    ctx.waitUntil(purgeSignInRecords(env.DB, now));
-  },
+  scheduled,
+  queue,
 } satisfies ExportedHandler<Env>;

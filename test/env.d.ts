@@ -11,5 +11,10 @@ declare namespace Cloudflare {
     CONNECTOR_KEY: string;
     ALLOWED_ORIGINS: string;
     STALE_RUN_MINUTES: string;
+    ALLOW_HTTP_WEBHOOKS: string;
+    WEBHOOK_QUEUE: Queue;
+    README_MD: string;
+    /** examples/verify-webhook.mjs as text (the README must show it verbatim). */
+    VERIFY_SNIPPET: string;
   }
 }

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { canonicalJson, requestHash } from "../src/domain/canonical.ts";
 import { describeAllTools } from "../src/mcp/registry.ts";
-import { WRITE_TOOLS, type ToolName } from "../src/mcp/effects.ts";
+import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../src/mcp/effects.ts";
 import { connect, seedAccount, snapshotDb, type SeededAccount, type TestClient } from "./helpers.ts";
 import { connectApp, fakeUpstream, json, unexpected } from "./connectors-fakes.ts";
 import { exampleArgs, type IdPool } from "./tool-args.ts";
@@ -39,6 +39,15 @@ async function setup(): Promise<{ acc: SeededAccount; agent: TestClient; human: 
   return { acc, agent, human, pool };
 }
 
+/** Who calls a tool in these tests: a person for the tools only a person may call, else the agent. */
+const callerOf = (name: string, c: { agent: TestClient; human: TestClient }) => (HUMAN_TOOLS.has(name as ToolName) ? c.human : c.agent);
+
+/** What a tool needs of the tasks in the pool before it can run on each: approve_task, a pending approval. */
+async function prepare(name: string, c: { agent: TestClient; human: TestClient }, pool: IdPool): Promise<void> {
+  if (name !== "approve_task") return;
+  for (const task_id of pool.tsk) await c.agent.ok("request_approval", { task_id, question: "Ship it?" });
+}
+
 async function keyRows(accountId: string, tool: string) {
   return (
     await env.DB.prepare("SELECT key, request_hash FROM idempotency_keys WHERE account_id = ? AND tool = ?").bind(accountId, tool).all<{ key: string; request_hash: string | null }>()
@@ -60,14 +69,19 @@ describe("request fingerprints", () => {
 describe("an idempotency key belongs to one set of arguments, on every append tool", () => {
   it("finds the append tools in the registry: every write that takes idempotency_key", () => {
     expect(APPEND_TOOLS.map((d) => d.name).sort()).toEqual(
-      ["add_steps", "comment_on_task", "create_project", "create_task", "decompose_task", "log_run_event", "save_context", "start_run"],
+      [
+        "add_steps", "approve_task", "comment_on_task", "complete_task", "create_project", "create_task", "decompose_task", "log_run_event",
+        "save_context", "start_run",
+      ],
     );
     for (const d of APPEND_TOOLS) expect(WRITE_TOOLS.has(d.name as ToolName), d.name).toBe(true);
   });
 
   for (const d of APPEND_TOOLS) {
     it(`${d.name}: same key + same arguments → the first result; other arguments → refused; a row without a hash still replays`, async () => {
-      const { acc, agent, human, pool } = await setup();
+      const { acc, agent: agentClient, human, pool } = await setup();
+      await prepare(d.name, { agent: agentClient, human }, pool);
+      const agent = callerOf(d.name, { agent: agentClient, human });
       const key = `key-${d.name}`;
       const first = { ...exampleArgs(d.inputSchema, pool, 0), idempotency_key: key };
       const other = { ...exampleArgs(d.inputSchema, pool, 1), idempotency_key: key };
@@ -95,18 +109,20 @@ describe("an idempotency key belongs to one set of arguments, on every append to
 
       const fresh = await agent.ok(d.name, { ...other, idempotency_key: `${key}-2` });
       expect(fresh, "the other arguments are a valid call of their own").not.toEqual(result);
-      await Promise.all([agent.close(), human.close()]);
+      await Promise.all([agentClient.close(), human.close()]);
     });
   }
 
   it("racing calls with one key and two sets of arguments: one write; its arguments get its result, the others are refused", async () => {
     const { acc, agent, human, pool } = await setup();
     for (const d of APPEND_TOOLS) {
+      await prepare(d.name, { agent, human }, pool);
+      const caller = callerOf(d.name, { agent, human });
       const key = `race-${d.name}`;
       const variants = [0, 1].map((v) => ({ ...exampleArgs(d.inputSchema, pool, v), idempotency_key: key }));
       const before = (await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ?").bind(acc.accountId).first<{ n: number }>())!.n;
       const calls = Array.from({ length: 10 }, (_, i) => i % 2);
-      const results = await Promise.all(calls.map((v) => agent.call(d.name, variants[v])));
+      const results = await Promise.all(calls.map((v) => caller.call(d.name, variants[v])));
       const after = (await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ?").bind(acc.accountId).first<{ n: number }>())!.n;
       expect(after - before, `${d.name}: one write`).toBe(1);
       const winners = results.map((r, i) => [r, calls[i]] as const).filter(([r]) => !r.isError);

@@ -112,7 +112,8 @@ export class DevServer {
     const inspectorPort = await freePort();
     this.base = `http://127.0.0.1:${port}`;
     const args = wranglerDevArgs({ host: "127.0.0.1", port, persistTo, inspectorPort, vars });
-    const child = spawn(process.execPath, [WRANGLER_JS, ...args, "--show-interactive-dev-session=false"], {
+    // --test-scheduled: GET /__scheduled?cron=… runs the scheduled handler (the crons do not fire in wrangler dev).
+    const child = spawn(process.execPath, [WRANGLER_JS, ...args, "--show-interactive-dev-session=false", "--test-scheduled"], {
       cwd: ROOT,
       env: wranglerEnv(),
       detached: true,

@@ -1,8 +1,9 @@
 /**
- * Connector credentials at rest: AES-256-GCM under CONNECTOR_KEY (base64 of 32
- * bytes, a Worker secret). The envelope is `v1:<iv>:<ciphertext+tag>` (base64),
- * and the account id and provider are bound in as additional data, so a stored
- * value cannot be moved to another account's or app's row. Web Crypto only:
+ * Connector credentials (and webhook signing secrets) at rest: AES-256-GCM
+ * under CONNECTOR_KEY (base64 of 32 bytes, a Worker secret). The envelope is
+ * `v1:<iv>:<ciphertext+tag>` (base64), and the owner (account and provider, or
+ * account and webhook) is bound in as additional data, so a stored value
+ * cannot be moved to another row. Web Crypto only:
  * the Worker and the admin CLI (Node) share this module.
  */
 import type { Provider } from "./types.ts";
@@ -60,34 +61,45 @@ export function importConnectorKey(raw: string | undefined): Promise<CryptoKey> 
   return cached;
 }
 
-function additionalData(accountId: string, provider: Provider): Uint8Array<ArrayBuffer> {
-  const encoded = new TextEncoder().encode(`taskgate/connector/${VERSION}/${accountId}/${provider}`);
-  return new Uint8Array(encoded);
+function connectorContext(accountId: string, provider: Provider): string {
+  return `taskgate/connector/${VERSION}/${accountId}/${provider}`;
 }
 
-export async function encryptCredentials(key: CryptoKey, accountId: string, provider: Provider, plaintext: string): Promise<string> {
+/**
+ * Seals any stored secret under the key, bound to `context` (additional data
+ * naming its owner), so that an envelope only opens for the row it was made for.
+ */
+export async function sealText(key: CryptoKey, context: string, plaintext: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const sealed = await crypto.subtle.encrypt(
-    { name: "AES-GCM", iv, additionalData: additionalData(accountId, provider) },
+    { name: "AES-GCM", iv, additionalData: new Uint8Array(new TextEncoder().encode(context)) },
     key,
     new TextEncoder().encode(plaintext),
   );
   return `${VERSION}:${toBase64(iv)}:${toBase64(new Uint8Array(sealed))}`;
 }
 
-export async function decryptCredentials(key: CryptoKey, accountId: string, provider: Provider, envelope: string): Promise<string> {
+export async function openText(key: CryptoKey, context: string, envelope: string): Promise<string> {
   const [version, iv, sealed, ...rest] = envelope.split(":");
-  if (version !== VERSION || !iv || !sealed || rest.length) throw new DecryptError("not a credentials envelope");
+  if (version !== VERSION || !iv || !sealed || rest.length) throw new DecryptError("not an envelope");
   try {
     const plain = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: fromBase64(iv), additionalData: additionalData(accountId, provider) },
+      { name: "AES-GCM", iv: fromBase64(iv), additionalData: new Uint8Array(new TextEncoder().encode(context)) },
       key,
       fromBase64(sealed),
     );
     return new TextDecoder().decode(plain);
   } catch {
-    throw new DecryptError("the credentials do not open with this key");
+    throw new DecryptError("the envelope does not open with this key");
   }
+}
+
+export function encryptCredentials(key: CryptoKey, accountId: string, provider: Provider, plaintext: string): Promise<string> {
+  return sealText(key, connectorContext(accountId, provider), plaintext);
+}
+
+export function decryptCredentials(key: CryptoKey, accountId: string, provider: Provider, envelope: string): Promise<string> {
+  return openText(key, connectorContext(accountId, provider), envelope);
 }
 
 /** CONNECTOR_KEY from the text of a dotenv file such as `.dev.vars`, if it has one. */

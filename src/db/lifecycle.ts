@@ -6,15 +6,18 @@ export interface TaskState {
   task: TaskRow;
   pending: Approval | null;
   latest: Approval | null;
+  /** The account's time zone (a recurring task's next occurrence is computed in it). */
+  timeZone: string;
 }
 
 /** The task, its pending approval and its latest decision, in one round trip; not found (or in the trash, saying so) if the task isn't live. */
 export async function readTaskState(db: D1Database, accountId: string, taskId: string): Promise<TaskState> {
-  const [task, pending, latest, trashed] = await db.batch([
+  const [task, pending, latest, trashed, account] = await db.batch([
     db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`).bind(taskId, accountId),
     selectPendingApproval(db, accountId, taskId),
     selectLatestDecision(db, accountId, taskId),
     selectTaskWithTrash(db, accountId, taskId),
+    db.prepare("SELECT time_zone FROM accounts WHERE id = ?").bind(accountId),
   ]);
   const row = task.results[0] as TaskRow | undefined;
   if (!row) throw taskMissing(taskId, trashed.results[0] as TaskWithTrash | undefined);
@@ -22,6 +25,7 @@ export async function readTaskState(db: D1Database, accountId: string, taskId: s
     task: row,
     pending: (pending.results[0] as Approval | undefined) ?? null,
     latest: (latest.results[0] as Approval | undefined) ?? null,
+    timeZone: (account.results[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC",
   };
 }
 
@@ -36,6 +40,8 @@ export interface TaskTransition {
   auto_ok?: number;
   blocked_reason?: null;
   status_before_block?: null;
+  /** A completed occurrence hands its schedule on to the next one. */
+  recurrence?: null;
 }
 
 /** Applies a transition to the task at the version that was read (else it matches no row), bumping the version. */

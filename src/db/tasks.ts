@@ -1,4 +1,5 @@
 import { notFound, ToolError } from "../domain/errors.ts";
+import type { Schedule } from "../domain/recurrence.ts";
 import { PRIORITIES, TASK_STATUSES, type Priority, type TaskStatus } from "../domain/vocabulary.ts";
 
 export type { Priority, TaskStatus };
@@ -23,6 +24,9 @@ export interface TaskRow {
   created_at: string;
   updated_at: string;
   completed_at: string | null;
+  /** JSON of the series' Schedule, on its live occurrence only. */
+  recurrence: string | null;
+  series_id: string | null;
 }
 
 export interface Task {
@@ -44,12 +48,14 @@ export interface Task {
   created_at: string;
   updated_at: string;
   completed_at: string | null;
+  recurrence: string | null;
+  series_id: string | null;
 }
 
 /** Columns of a task as the tools show it; `t` is the tasks alias. */
 export const TASK_COLUMNS =
   "t.id, t.account_id, t.project_id, t.parent_id, t.title, t.notes, t.status, t.priority, t.due_at, t.estimate_minutes, " +
-  "t.assignee, t.auto_ok, t.blocked_reason, t.snoozed_until, t.version, t.created_by, t.created_at, t.updated_at, t.completed_at";
+  "t.assignee, t.auto_ok, t.blocked_reason, t.snoozed_until, t.version, t.created_by, t.created_at, t.updated_at, t.completed_at, t.recurrence, t.series_id";
 
 /** The same columns for `RETURNING`, which takes no table alias. */
 export const TASK_RETURNING = TASK_COLUMNS.replace(/t\./g, "");
@@ -74,7 +80,14 @@ export function toTask(r: TaskRow): Task {
     created_at: r.created_at,
     updated_at: r.updated_at,
     completed_at: r.completed_at,
+    recurrence: r.recurrence ? scheduleOf(r.recurrence).rule : null,
+    series_id: r.series_id,
   };
+}
+
+/** A stored schedule (tasks.recurrence). */
+export function scheduleOf(json: string): Schedule {
+  return JSON.parse(json) as Schedule;
 }
 
 export const priorityIndex = (p: Priority): number => PRIORITIES.indexOf(p);
@@ -109,18 +122,21 @@ export interface NewTask {
   autoOk: boolean;
   createdBy: string;
   now: string;
+  /** A recurring task's schedule and series. */
+  schedule?: Schedule | null;
+  seriesId?: string | null;
 }
 
 export function insertTask(db: D1Database, t: NewTask): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO tasks (id, account_id, project_id, parent_id, title, notes, status, priority, due_at, estimate_minutes,
-                          assignee, auto_ok, version, created_by, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+                          assignee, auto_ok, version, created_by, created_at, updated_at, recurrence, series_id)
+       VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
     )
     .bind(
       t.id, t.accountId, t.projectId, t.parentId, t.title, t.notes, t.priority, t.dueAt, t.estimateMinutes,
-      t.assignee, t.autoOk ? 1 : 0, t.createdBy, t.now, t.now,
+      t.assignee, t.autoOk ? 1 : 0, t.createdBy, t.now, t.now, t.schedule ? JSON.stringify(t.schedule) : null, t.seriesId ?? null,
     );
 }
 
@@ -145,6 +161,8 @@ export function newTaskValue(t: NewTask): Task {
     created_at: t.now,
     updated_at: t.now,
     completed_at: null,
+    recurrence: t.schedule?.rule ?? null,
+    series_id: t.seriesId ?? null,
   };
 }
 

@@ -24,5 +24,9 @@ export const ID_PREFIX = {
   connector: "con",
   trash: "trs",
   activity: "act",
+  series: "ser",
+  webhook: "whk",
+  webhookEvent: "wev",
+  delivery: "dlv",
   person: "per",
 } as const;

@@ -8,6 +8,8 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { requestHash } from "../domain/canonical.ts";
 import { findIdempotent, insertIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
+import type { TaskgateEvent } from "../domain/events.ts";
+import { enqueueEvents } from "../webhooks/queue.ts";
 import { insertActivity } from "../db/activity.ts";
 import { annotationsFor, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
@@ -121,7 +123,13 @@ interface Idempotency {
   requestHash: string;
 }
 
-function makeContext(scope: CallScope, tool: ToolName, idempotency: Idempotency | null): ToolContext {
+/** `committed` collects the events of every batch that committed, for callTool to enqueue. */
+function makeContext(
+  scope: CallScope,
+  tool: ToolName,
+  idempotency: Idempotency | null,
+  committed: TaskgateEvent[],
+): ToolContext & { committedOnce: boolean } {
   const db = scope.env.DB;
   const nowMs = Date.now();
   const now = new Date(nowMs).toISOString();
@@ -160,7 +168,8 @@ function makeContext(scope: CallScope, tool: ToolName, idempotency: Idempotency 
     }
   }
 
-  const ctx: ToolContext = {
+  const ctx: ToolContext & { committedOnce: boolean } = {
+    committedOnce: false,
     db,
     env: scope.env,
     principal: p,
@@ -170,10 +179,14 @@ function makeContext(scope: CallScope, tool: ToolName, idempotency: Idempotency 
       const statements = [...write.statements, activityStatement(write)];
       if (idempotency) statements.push(insertIdempotent(db, idempotency.scope, idempotency.requestHash, JSON.stringify(result), now));
       await runBatch(statements);
+      ctx.committedOnce = true;
+      if (write.events) committed.push(...write.events);
       return result;
     },
     async commitWithResults(write) {
       const results = await runBatch([...write.statements, activityStatement(write)]);
+      ctx.committedOnce = true;
+      if (write.events) committed.push(...write.events);
       return results.slice(0, write.statements.length);
     },
     guard(condition, binds, error) {
@@ -207,6 +220,7 @@ async function replay(scope: CallScope, idem: Idempotency): Promise<CallToolResu
  * isError naming the missing scope or kind; invalid arguments → isError naming
  * the field; a caller's mistake (ToolError) → isError with how to recover; a
  * bug or fault → logged, generic isError. Success → structuredContent + text.
+ * The webhook events of committed batches are enqueued after the response.
  */
 export async function callTool(scope: CallScope, name: string, rawArgs: unknown): Promise<CallToolResult> {
   const tool = TOOLS.get(name);
@@ -234,7 +248,20 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       const earlier = await replay(scope, idem);
       if (earlier) return earlier;
     }
-    const result = (await tool.handler(makeContext(scope, tool.name, idem), args)) as Record<string, unknown>;
+    const committed: TaskgateEvent[] = [];
+    const ctx = makeContext(scope, tool.name, idem, committed);
+    let result: Record<string, unknown>;
+    try {
+      result = (await tool.handler(ctx, args)) as Record<string, unknown>;
+    } finally {
+      // After the batch, never inside it: a receiver hears only of writes that happened.
+      if (committed.length) scope.waitUntil(enqueueEvents(scope.env, committed));
+    }
+    if (idem && !ctx.committedOnce) {
+      // A call that raced the first one with the same key found the work done: it answers with the first result.
+      const earlier = await replay(scope, idem);
+      if (earlier) return earlier;
+    }
     if (scope.env.VALIDATE_OUTPUT) {
       const checked = tool.output.safeParse(result);
       if (!checked.success) throw new Error(`${name} returned a result that breaks its output schema: ${checked.error.message}`);

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Env } from "../env.ts";
 import type { Principal } from "../domain/principal.ts";
+import type { TaskgateEvent } from "../domain/events.ts";
 import type { ToolName } from "./effects.ts";
 
 /** The record every write appends to the activity log, in the same batch as the change. */
@@ -12,6 +13,8 @@ export interface ActivityEntry {
 export interface Write {
   statements: D1PreparedStatement[];
   activity: ActivityEntry;
+  /** Webhook events this write causes: the registry enqueues them once the batch has committed. */
+  events?: TaskgateEvent[];
 }
 
 /**

@@ -11,9 +11,11 @@ import { toTask } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool } from "../mcp/tool.ts";
-import { approvalId, cursor, limit, nextCursor, projectId, taskId } from "./schemas.ts";
+import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
-import { approvalShape, claimGuard, optimistic, REASON_MAX } from "./lifecycle.ts";
+import { approvalRequested, approvalShape, claimGuard, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
+import { followUp } from "./series.ts";
+import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 
 /** A live task that is neither done nor cancelled. Binds: task id, account id. */
 const TASK_IS_UNFINISHED =
@@ -78,6 +80,7 @@ const requestApproval = defineTool({
         requestedByToken: p.tokenId,
         now,
       };
+      const approval = newApprovalValue(created);
       return ctx.commit(
         {
           statements: [
@@ -87,8 +90,9 @@ const requestApproval = defineTool({
             insertApproval(db, created),
           ],
           activity: { target: t.id, summary: `requested approval ${created.id}: ${args.question}` },
+          events: [approvalRequested(a, now, toTask(t), approval)],
         },
-        { approval: newApprovalValue(created), changed: true },
+        { approval, changed: true },
       );
     });
   },
@@ -103,15 +107,19 @@ const decisionOutput = z.object({
 const approveTask = defineTool({
   name: "approve_task",
   description:
-    "A person approves the task's pending approval and the task becomes done (a task already done is left as it is). Returns the task and the approval.",
-  input: z.strictObject({ task_id: taskId, note: reason.optional().describe("an optional note kept on the approval") }),
-  output: decisionOutput,
+    "A person approves the task's pending approval and the task becomes done (a task already done is left as it is); a recurring task's next occurrence is created. Returns the task, the approval and the next occurrence.",
+  input: z.strictObject({
+    task_id: taskId,
+    note: reason.optional().describe("an optional note kept on the approval"),
+    idempotency_key: idempotencyKey,
+  }),
+  output: decisionOutput.extend({ next_occurrence: nextOccurrenceShape }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
     return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t, pending, latest } = await readTaskState(db, a, args.task_id);
-      if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, changed: false };
+      const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
+      if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
       if (!pending && t.status !== "awaiting_approval") {
         throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
       }
@@ -124,13 +132,27 @@ const approveTask = defineTool({
         approval = decidedValue(pending, d);
       }
       let task = t;
+      const events: TaskgateEvent[] = [];
+      let next: ReturnType<typeof followUp> | null = null;
       if (t.status !== "done") {
-        const change: TaskTransition = { status: "done", completed_at: now, blocked_reason: null, status_before_block: null };
-        statements.push(transitionTask(db, a, t, change, now));
+        next = followUp(ctx, t, timeZone);
+        const change: TaskTransition = { status: "done", completed_at: now, blocked_reason: null, status_before_block: null, ...next.change };
+        statements.push(transitionTask(db, a, t, change, now), ...next.statements);
         task = transitioned(t, change, now);
+        events.push(
+          newEvent("task.completed", a, now, {
+            task: eventTask(toTask(task)),
+            completed_by: actorName(p),
+            approval_id: approval?.id ?? null,
+            next_occurrence: next.next ? { id: next.next.id, due_at: next.next.due_at } : null,
+          }),
+        );
       }
-      const summary = `approved${approval ? ` ${approval.id}` : ""}; task done${args.note ? `: ${args.note}` : ""}`;
-      return ctx.commit({ statements, activity: { target: t.id, summary } }, { task: toTask(task), approval, changed: true });
+      const summary = `approved${approval ? ` ${approval.id}` : ""}; task done${args.note ? `: ${args.note}` : ""}${next?.summary ?? ""}`;
+      return ctx.commit(
+        { statements, activity: { target: t.id, summary }, events },
+        { task: toTask(task), approval, next_occurrence: next?.next ?? null, changed: true },
+      );
     });
   },
 });
@@ -175,7 +197,17 @@ const rejectTask = defineTool({
         }),
       );
       const summary = `rejected${approval ? ` ${approval.id}` : ""}; back to ${task.status} (comment ${commentId}): ${args.reason}`;
-      return ctx.commit({ statements, activity: { target: t.id, summary } }, { task: toTask(task), approval, comment_id: commentId, changed: true });
+      const event = newEvent("task.rejected", a, now, {
+        task: eventTask(toTask(task)),
+        approval_id: approval?.id ?? null,
+        rejected_by: actorName(p),
+        reason: args.reason,
+        comment_id: commentId,
+      });
+      return ctx.commit(
+        { statements, activity: { target: t.id, summary }, events: [event] },
+        { task: toTask(task), approval, comment_id: commentId, changed: true },
+      );
     });
   },
 });

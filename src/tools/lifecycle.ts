@@ -7,12 +7,14 @@ import {
   NO_PENDING_APPROVAL, type Approval,
 } from "../db/approvals.ts";
 import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
-import { toTask } from "../db/tasks.ts";
+import { toTask, type Task } from "../db/tasks.ts";
 import { claimRefusal, type ClaimFields, type ClaimGuardedTool } from "../domain/claims.ts";
 import { noClaimByOthers } from "../db/claims.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
-import { taskId } from "./schemas.ts";
+import { eventTask, newEvent } from "../domain/events.ts";
+import { idempotencyKey, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
+import { followUp } from "./series.ts";
 
 export const REASON_MAX = 2000;
 
@@ -63,18 +65,30 @@ export function claimGuard(ctx: ToolContext, t: ClaimFields, tool: ClaimGuardedT
 
 const DONE: TaskTransition = { status: "done", blocked_reason: null, status_before_block: null };
 
+export const nextOccurrenceShape = taskShape.nullable().describe("the next occurrence this call created (a recurring task)");
+
+/** The event of a newly opened approval. */
+export function approvalRequested(accountId: string, now: string, task: Task, approval: Approval) {
+  return newEvent("approval.requested", accountId, now, {
+    task: eventTask(task),
+    approval: { id: approval.id, question: approval.question, requested_by: approval.requested_by },
+  });
+}
+
 const completeTask = defineTool({
   name: "complete_task",
   description:
-    "Mark a task done; from an agent on a task without auto-OK it becomes awaiting_approval instead, with one pending approval for a person. Returns the task, the outcome and the approval.",
+    "Mark a task done; from an agent on a task without auto-OK it becomes awaiting_approval instead, with one pending approval for a person. Completing a recurring task creates its next occurrence. Returns the task, the outcome, the approval and the next occurrence.",
   input: z.strictObject({
     task_id: taskId,
     note: z.string().trim().min(1).max(REASON_MAX).optional().describe("what was done; the question shown to the person who approves"),
+    idempotency_key: idempotencyKey,
   }),
   output: z.object({
     task: taskShape,
     outcome: z.enum(["completed", "awaiting_approval"]),
     approval: approvalShape.nullable().describe("the approval this call opened, reused or decided"),
+    next_occurrence: nextOccurrenceShape,
     changed: z.boolean(),
   }),
   async handler(ctx, args) {
@@ -82,14 +96,15 @@ const completeTask = defineTool({
     const a = p.accountId;
     const me = actorName(p);
     return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t, pending } = await readTaskState(db, a, args.task_id);
-      if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, changed: false };
+      const { task: t, pending, timeZone } = await readTaskState(db, a, args.task_id);
+      if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, next_occurrence: null, changed: false };
       if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
       const statements = [...claimGuard(ctx, t, "complete_task", lost), ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
 
       if (p.kind === "human" || t.auto_ok === 1) {
-        const change = { ...DONE, completed_at: now };
-        statements.push(transitionTask(db, a, t, change, now));
+        const next = followUp(ctx, t, timeZone);
+        const change = { ...DONE, completed_at: now, ...next.change };
+        statements.push(transitionTask(db, a, t, change, now), ...next.statements);
         let approval: Approval | null = null;
         let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
         if (pending) {
@@ -100,14 +115,21 @@ const completeTask = defineTool({
           approval = decidedValue(pending, d);
           summary += `; approval ${pending.id} ${d.status}`;
         }
+        const task = toTask(transitioned(t, change, now));
+        const event = newEvent("task.completed", a, now, {
+          task: eventTask(task),
+          completed_by: me,
+          approval_id: approval?.id ?? null,
+          next_occurrence: next.next ? { id: next.next.id, due_at: next.next.due_at } : null,
+        });
         return ctx.commit(
-          { statements, activity: { target: t.id, summary } },
-          { task: toTask(transitioned(t, change, now)), outcome: "completed" as const, approval, changed: true },
+          { statements, activity: { target: t.id, summary: summary + next.summary }, events: [event] },
+          { task, outcome: "completed" as const, approval, next_occurrence: next.next, changed: true },
         );
       }
 
       if (t.status === "awaiting_approval" && pending) {
-        return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, changed: false };
+        return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
       }
       let approval = pending;
       if (!approval) {
@@ -130,9 +152,11 @@ const completeTask = defineTool({
         statements.push(transitionTask(db, a, t, change, now));
         task = transitioned(t, change, now);
       }
+      const shown = toTask(task);
+      const events = approval === pending ? [] : [approvalRequested(a, now, shown, approval)];
       return ctx.commit(
-        { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})` } },
-        { task: toTask(task), outcome: "awaiting_approval" as const, approval, changed: true },
+        { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})` }, events },
+        { task: shown, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true },
       );
     });
   },

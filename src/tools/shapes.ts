@@ -21,6 +21,8 @@ export const taskShape = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   completed_at: z.string().nullable(),
+  recurrence: z.string().nullable().describe("the RRULE it repeats by (account's time zone); null if it doesn't"),
+  series_id: z.string().nullable().describe("the series of a recurring task's occurrences"),
 });
 
 export const taskList = z.object({ items: z.array(taskShape), next_cursor: z.string().nullable() });

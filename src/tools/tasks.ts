@@ -16,11 +16,17 @@ import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
 } from "./schemas.ts";
 import { taskList, taskShape } from "./shapes.ts";
+import { selectSeries, selectTimeZone, type OccurrenceRow } from "../db/series.ts";
+import { describeRecurrence, describeSeries, newSeriesId, recurrenceRule, recurrenceView, scheduleFor, seriesView } from "./series.ts";
+
+async function timeZoneOf(db: D1Database, accountId: string): Promise<string> {
+  return (await selectTimeZone(db, accountId).first<{ time_zone: string }>())?.time_zone ?? "UTC";
+}
 
 const createTask = defineTool({
   name: "create_task",
   description:
-    "Create a task (optionally in a project or under a parent task). Returns the new task. auto_ok defaults from the project, then the account, then off.",
+    "Create a task (optionally in a project or under a parent task). Returns the new task. auto_ok defaults from the project, then the account, then off. With recurrence it repeats: completing it creates the next occurrence.",
   input: z.strictObject({
     title,
     project_id: projectId.optional(),
@@ -31,6 +37,7 @@ const createTask = defineTool({
     estimate_minutes: z.number().int().min(1).max(100_000).optional(),
     assignee: assigneeName.optional(),
     auto_ok: z.boolean().optional().describe("may an agent complete it without a person's approval"),
+    recurrence: recurrenceRule.optional(),
     idempotency_key: idempotencyKey,
   }),
   output: z.object({ task: taskShape }),
@@ -49,6 +56,8 @@ const createTask = defineTool({
     if (args.assignee && !(await assigneeExists(db, p.accountId, args.assignee))) {
       throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
     }
+    const dueAt = args.due_at ? toUtc(args.due_at) : null;
+    const schedule = args.recurrence ? scheduleFor(args.recurrence, await timeZoneOf(db, p.accountId), dueAt) : null;
     const t = {
       id: newId(ID_PREFIX.task),
       accountId: p.accountId,
@@ -57,15 +66,18 @@ const createTask = defineTool({
       title: args.title,
       notes: args.notes ?? "",
       priority: priorityIndex(args.priority),
-      dueAt: args.due_at ? toUtc(args.due_at) : null,
+      dueAt,
       estimateMinutes: args.estimate_minutes ?? null,
       assignee: args.assignee ?? null,
       autoOk: args.auto_ok ?? (await defaultAutoOk(db, p.accountId, projectIdValue)),
       createdBy: actorName(p),
       now: ctx.now,
+      schedule,
+      seriesId: schedule ? newSeriesId() : null,
     };
+    const repeats = schedule ? `, repeating ${schedule.rule} (series ${t.seriesId})` : "";
     return ctx.commit(
-      { statements: [insertTask(db, t)], activity: { target: t.id, summary: `created task "${t.title}"` } },
+      { statements: [insertTask(db, t)], activity: { target: t.id, summary: `created task "${t.title}"${repeats}` } },
       { task: newTaskValue(t) },
     );
   },
@@ -74,7 +86,7 @@ const createTask = defineTool({
 const getTask = defineTool({
   name: "get_task",
   description:
-    "One task with its steps, labels, dependencies, latest comments, recent runs and pending approval.",
+    "One task with its steps, labels, dependencies, latest comments, recent runs, pending approval, and a recurring task's rule and series.",
   input: z.strictObject({ task_id: taskId }),
   output: z.object({
     task: taskShape,
@@ -86,15 +98,21 @@ const getTask = defineTool({
     recent_runs: z.array(z.object({ id: z.string(), agent: z.string(), status: z.string(), started_at: z.string(), finished_at: z.string().nullable() })),
     pending_approval: z.object({ id: z.string(), question: z.string(), requested_by: z.string(), created_at: z.string() }).nullable(),
     subtask_count: z.number(),
+    recurrence: recurrenceView.describe("the schedule the live occurrence of a recurring task repeats by"),
+    series: seriesView.describe("the occurrences of the task's series (a recurring task, or a past occurrence)"),
   }),
   async handler(ctx, { task_id }) {
     const { db, principal: p } = ctx;
-    const { task, steps, labels, waitsOn, blocks, comments, runs, approval, subtasks } = await readBatch(
-      db,
-      taskDetailStatements(db, p.accountId, task_id),
-    );
+    const a = p.accountId;
+    const [seriesRows, seriesCount] = selectSeries(db, a, task_id);
+    const { task, steps, labels, waitsOn, blocks, comments, runs, approval, subtasks, zone, series, count } = await readBatch(db, {
+      ...taskDetailStatements(db, a, task_id),
+      zone: selectTimeZone(db, a),
+      series: seriesRows,
+      count: seriesCount,
+    });
     const row = task[0] as TaskRow | undefined;
-    if (!row) return throwTaskMissing(db, p.accountId, task_id);
+    if (!row) return throwTaskMissing(db, a, task_id);
     type R<T> = T[];
     return {
       task: toTask(row),
@@ -106,6 +124,8 @@ const getTask = defineTool({
       recent_runs: runs as R<{ id: string; agent: string; status: string; started_at: string; finished_at: string | null }>,
       pending_approval: (approval[0] as { id: string; question: string; requested_by: string; created_at: string } | undefined) ?? null,
       subtask_count: (subtasks[0] as { n: number }).n,
+      recurrence: describeRecurrence(row, (zone[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC", ctx.nowMs),
+      series: describeSeries(row, series as OccurrenceRow[], (count[0] as { n: number }).n),
     };
   },
 });
@@ -148,7 +168,7 @@ const listTasks = defineTool({
 const updateTask = defineTool({
   name: "update_task",
   description:
-    "Overwrite a task's title, notes, priority, due time or estimate (null clears due/estimate). With expected_version, a task changed since that version is refused as a conflict. Returns the task.",
+    "Overwrite a task's title, notes, priority, due time, estimate or repeat rule (null clears due/estimate/recurrence). With expected_version, a task changed since that version is refused as a conflict. Returns the task.",
   input: z.strictObject({
     task_id: taskId,
     title: title.optional(),
@@ -156,6 +176,10 @@ const updateTask = defineTool({
     priority: priority.optional(),
     due_at: isoTime.nullable().optional(),
     estimate_minutes: z.number().int().min(1).max(100_000).nullable().optional(),
+    recurrence: recurrenceRule
+      .nullable()
+      .optional()
+      .describe("a repeat rule as in create_task (restarts the schedule at due_at), or null to stop repeating; due_at alone moves only this occurrence"),
     expected_version: z.number().int().min(1).optional().describe("the version you read; refused if the task has changed since"),
   }),
   output: z.object({ task: taskShape, changed: z.boolean() }),
@@ -174,6 +198,24 @@ const updateTask = defineTool({
       if (due !== row.due_at) changes.due_at = due;
     }
     if (args.estimate_minutes !== undefined && args.estimate_minutes !== row.estimate_minutes) changes.estimate_minutes = args.estimate_minutes;
+    let repeats = "";
+    if (args.recurrence === null && row.recurrence) changes.recurrence = null;
+    if (typeof args.recurrence === "string") {
+      if (row.status === "done" || row.status === "cancelled") {
+        throw conflict(`task ${row.id} is ${row.status}: only an unfinished task can repeat. reopen_task brings it back first, or create_task with recurrence starts a new series.`);
+      }
+      const due = changes.due_at !== undefined ? (changes.due_at as string | null) : row.due_at;
+      const schedule = JSON.stringify(scheduleFor(args.recurrence, await timeZoneOf(db, p.accountId), due));
+      if (schedule !== row.recurrence) {
+        changes.recurrence = schedule;
+        if (!row.recurrence) changes.series_id = newSeriesId();
+        repeats = ` (repeating ${JSON.parse(schedule).rule})`;
+      }
+    }
+    const willRepeat = changes.recurrence !== undefined ? changes.recurrence !== null : row.recurrence !== null;
+    if (willRepeat && changes.due_at === null) {
+      throw invalid("due_at: a recurring task needs a due time; pass recurrence: null as well to stop repeating it.");
+    }
     const fields = Object.keys(changes);
     if (fields.length === 0) return { task: toTask(row), changed: false };
 
@@ -193,7 +235,7 @@ const updateTask = defineTool({
     );
     const results = await ctx.commitWithResults({
       statements,
-      activity: { target: row.id, summary: `updated ${fields.join(", ")}` },
+      activity: { target: row.id, summary: `updated ${fields.filter((f) => f !== "series_id").join(", ")}${repeats}` },
     });
     const updated = results[results.length - 1].results[0] as TaskRow;
     return { task: toTask(updated), changed: true };

@@ -1,0 +1,44 @@
+/**
+ * Webhook endpoints from the admin CLI, with the same planning and SQL as the
+ * Worker (src/db/webhooks.ts). A local database accepts any URL; --remote
+ * (production) only https://.
+ */
+import { ConnectorKeyError } from "../src/connectors/crypto.ts";
+import { planWebhook, toSummary, webhookSql } from "../src/db/webhook-sql.ts";
+import { WebhookInputError } from "../src/domain/webhooks.ts";
+import { execute, query, type Target } from "./lib/d1.ts";
+import { accountMustExist, required, UsageError, type Values } from "./lib/cli.ts";
+import { connectorKey } from "./admin-connect.ts";
+
+export async function addWebhookCommand(values: Values, target: Target): Promise<unknown> {
+  const accountId = required(values, "account");
+  const url = required(values, "url");
+  const events = required(values, "events");
+  let plan;
+  try {
+    plan = await planWebhook({ accountId, url, events, key: connectorKey(target), allowHttp: !target.remote }, new Date().toISOString());
+  } catch (e) {
+    if (e instanceof WebhookInputError) throw new UsageError(`--${e.message}`);
+    if (e instanceof ConnectorKeyError) throw new Error(e.message);
+    throw e;
+  }
+  accountMustExist(target, accountId);
+  execute(target, plan.statements);
+  console.error("Store this signing secret now: it is shown only once. Receivers verify the Taskgate-Signature header with it.");
+  const { id, events: types, created_at } = plan.webhook;
+  return { id, account_id: accountId, url: plan.webhook.url, events: types, secret: plan.secret, created_at };
+}
+
+export function listWebhooksCommand(values: Values, target: Target): unknown {
+  const accountId = required(values, "account");
+  accountMustExist(target, accountId);
+  return query<Parameters<typeof toSummary>[0]>(target, webhookSql.list(accountId)).map(toSummary);
+}
+
+export function removeWebhookCommand(values: Values, target: Target): unknown {
+  const id = required(values, "id");
+  const rows = query<{ id: string; account_id: string }>(target, webhookSql.find(id));
+  if (rows.length === 0) throw new UsageError(`no webhook ${id}; list-webhooks --account ID shows the ids`);
+  execute(target, webhookSql.remove(rows[0].account_id, id));
+  return { id, account_id: rows[0].account_id, removed: true };
+}

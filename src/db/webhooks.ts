@@ -1,0 +1,56 @@
+/**
+ * Webhook endpoints on D1: the operations the web console calls
+ * (createWebhook, listWebhooks, removeWebhook; the admin CLI runs the same
+ * statements through wrangler) and the reads and writes of the consumer.
+ */
+import type { EventType } from "../domain/events.ts";
+import {
+  planWebhook, toSummary, webhookSql, type DeliveryRow, type WebhookRequest, type WebhookSummary, type WebhookTarget,
+} from "./webhook-sql.ts";
+import type { Sql } from "../domain/provisioning.ts";
+import { WebhookInputError } from "../domain/webhooks.ts";
+
+export {
+  openSecret, planWebhook, secretContext, toSummary, webhookSql,
+  type DeliveryRow, type DeliveryStatus, type PlannedWebhook, type WebhookRequest, type WebhookSummary, type WebhookTarget,
+} from "./webhook-sql.ts";
+
+const bind = (db: D1Database, s: Sql) => db.prepare(s.sql).bind(...s.params);
+
+/** Registers an endpoint for the account; returns it and its secret (shown once). */
+export async function createWebhook(db: D1Database, req: WebhookRequest): Promise<{ webhook: WebhookSummary; secret: string }> {
+  const exists = await db.prepare("SELECT 1 AS ok FROM accounts WHERE id = ?").bind(req.accountId).first();
+  if (!exists) throw new WebhookInputError(`account: no account ${req.accountId}`);
+  const plan = await planWebhook(req, new Date().toISOString());
+  await db.batch(plan.statements.map((s) => bind(db, s)));
+  return { webhook: plan.webhook, secret: plan.secret };
+}
+
+/** The account's endpoints with their delivery counts and latest failure; never a secret. */
+export async function listWebhooks(db: D1Database, accountId: string): Promise<WebhookSummary[]> {
+  const { results } = await bind(db, webhookSql.list(accountId)).all<Parameters<typeof toSummary>[0]>();
+  return results.map(toSummary);
+}
+
+/** Removes an endpoint of the account and its delivery records; false when there was none. */
+export async function removeWebhook(db: D1Database, accountId: string, id: string): Promise<boolean> {
+  const results = await db.batch(webhookSql.remove(accountId, id).map((s) => bind(db, s)));
+  return (results[1].meta.changes ?? 0) > 0;
+}
+
+export async function subscribersOf(db: D1Database, accountId: string, type: EventType, happenedAt: string, eventId: string) {
+  const [targets, deliveries] = await db.batch([
+    bind(db, webhookSql.subscribers(accountId, type, happenedAt)),
+    bind(db, webhookSql.deliveriesOf(accountId, eventId)),
+  ]);
+  return { targets: targets.results as unknown as WebhookTarget[], deliveries: deliveries.results as unknown as DeliveryRow[] };
+}
+
+export async function recordDeliveries(db: D1Database, records: Parameters<typeof webhookSql.record>[0][]): Promise<void> {
+  if (records.length) await db.batch(records.map((r) => bind(db, webhookSql.record(r))));
+}
+
+export async function purgeFinishedDeliveries(db: D1Database, before: string): Promise<number> {
+  const r = await bind(db, webhookSql.purgeFinished(before)).run();
+  return r.meta.changes ?? 0;
+}

@@ -1,0 +1,73 @@
+/**
+ * The events a person can subscribe a webhook to, and their bodies. An event
+ * carries ids and the fields a receiver needs to act, never a token or a
+ * credential. Writes return their events with the batch (`Write.events`) and
+ * the registry enqueues them once the batch has committed; other code calls
+ * `enqueueEvents` (src/webhooks/queue.ts) after its own write.
+ */
+import { ID_PREFIX, newId } from "./ids.ts";
+
+export const EVENT_TYPES = ["approval.requested", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(s: string): s is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(s);
+}
+
+/** The task an event is about, as it is after the write. */
+export interface EventTask {
+  id: string;
+  title: string;
+  status: string;
+  project_id: string | null;
+  assignee: string | null;
+  due_at: string | null;
+}
+
+export interface EventData {
+  "approval.requested": { task: EventTask; approval: { id: string; question: string; requested_by: string } };
+  "task.completed": {
+    task: EventTask;
+    completed_by: string;
+    approval_id: string | null;
+    next_occurrence: { id: string; due_at: string | null } | null;
+  };
+  "task.rejected": { task: EventTask; approval_id: string | null; rejected_by: string; reason: string; comment_id: string };
+  "run.stale": {
+    run: { id: string; task_id: string; agent: string; started_at: string; last_event_at: string };
+    task: { id: string; title: string };
+    stale_after_minutes: number;
+  };
+  "claim.lapsed": {
+    task: EventTask;
+    /** The agent whose claim ran out. */
+    holder: string;
+    lease_expired_at: string;
+    /** The agent that took the task over, if one did. */
+    taken_over_by: string | null;
+    /** The old holder's run, marked stale. */
+    stale_run_id: string | null;
+  };
+}
+
+/** One delivery's body: `id` is unique per event (receivers de-duplicate by it). */
+export interface TaskgateEvent<T extends EventType = EventType> {
+  id: string;
+  type: T;
+  created_at: string;
+  account_id: string;
+  data: EventData[T];
+}
+
+export function newEvent<T extends EventType>(type: T, accountId: string, now: string, data: EventData[T]): TaskgateEvent<T> {
+  return { id: newId(ID_PREFIX.webhookEvent), type, created_at: now, account_id: accountId, data };
+}
+
+export function eventTask(t: EventTask): EventTask {
+  return { id: t.id, title: t.title, status: t.status, project_id: t.project_id, assignee: t.assignee, due_at: t.due_at };
+}
+
+/** The event of a claim whose lease ran out (the claim-lease change returns it with its write). */
+export function claimLapsedEvent(accountId: string, now: string, data: EventData["claim.lapsed"]): TaskgateEvent<"claim.lapsed"> {
+  return newEvent("claim.lapsed", accountId, now, data);
+}

@@ -1,0 +1,35 @@
+/**
+ * The Worker's `scheduled` and `queue` handlers (src/index.ts wires them).
+ * Crons (wrangler.toml): every minute, run.stale detection; the daily one,
+ * the trash purge, the sign-in records (ended sessions, expired setup links,
+ * old failed sign-ins) and the pruning of delivery records older than 30 days.
+ */
+import { purgeExpiredTrash } from "../db/trash.ts";
+import { purgeFinishedDeliveries } from "../db/webhooks.ts";
+import type { Env } from "../env.ts";
+import { purgeSignInRecords } from "../web/cleanup.ts";
+import { handleWebhookBatch } from "./deliver.ts";
+import { announceStaleRuns } from "./stale-runs.ts";
+
+export const MINUTE_CRON = "* * * * *";
+const DELIVERY_RECORDS_DAYS = 30;
+
+function logged(where: string, p: Promise<unknown>): Promise<unknown> {
+  return p.catch((e) => console.error(JSON.stringify({ level: "error", where, error: e instanceof Error ? e.stack ?? e.message : String(e) })));
+}
+
+export async function scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
+  const nowMs = Date.now();
+  if (controller.cron === MINUTE_CRON) {
+    ctx.waitUntil(logged("announceStaleRuns", announceStaleRuns(env, nowMs)));
+    return;
+  }
+  const now = new Date(nowMs).toISOString();
+  ctx.waitUntil(purgeExpiredTrash(env.DB, now));
+  ctx.waitUntil(logged("purgeSignInRecords", purgeSignInRecords(env.DB, new Date(nowMs))));
+  ctx.waitUntil(logged("purgeFinishedDeliveries", purgeFinishedDeliveries(env.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString())));
+}
+
+export async function queue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {
+  await handleWebhookBatch(batch, env);
+}
