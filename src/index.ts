@@ -14,7 +14,7 @@ import { originCheck } from "./http/origin.ts";
 import { tagRequest } from "./http/request-id.ts";
 import { MAX_BODY_BYTES } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
-import { queue, scheduled } from "./webhooks/handlers.ts";
+import { queue, scheduled } from "./jobs.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
 import { canonicalOrigin, helpersFor, providerFor, TOKEN_PATH } from "./oauth/provider.ts";
 import { credentialOf, mayHaveEnded, reflectEndedGrant } from "./oauth/revocation.ts";

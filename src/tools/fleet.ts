@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { staleRunMinutes } from "../domain/stale-runs.ts";
 import { actorName } from "../domain/principal.ts";
 import { notFound } from "../domain/errors.ts";
-import type { Env } from "../env.ts";
 import {
   AGENT_IS_ACTIVE, AGENT_IS_PAUSED, agentDetail, fleetSnapshot, listAgents, requireAgentByName, setPaused, workload,
   type AgentRow,
@@ -18,10 +18,6 @@ const PER_AGENT = 20;
 const RECENT_RUNS = 10;
 
 /** Minutes without a run event after which a running run counts as stale (STALE_RUN_MINUTES, default 15). */
-export function staleRunMinutes(env: Env): number {
-  const n = Number(env.STALE_RUN_MINUTES);
-  return Number.isFinite(n) && n > 0 ? n : 15;
-}
 
 const agentName = assigneeName.describe("the agent's name (list_agents)");
 

@@ -1,6 +1,6 @@
 import { newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { forgetFinishedStatement, noticeStatement, unannouncedStaleRuns } from "../db/stale-runs.ts";
-import { staleRunMinutes } from "../tools/fleet.ts";
+import { staleRunMinutes } from "../domain/stale-runs.ts";
 import type { Env } from "../env.ts";
 import { enqueueEvents } from "./queue.ts";
 

@@ -13,7 +13,7 @@ import {
 import { readInbox } from "../../db/inbox.ts";
 import { page as pageOf } from "../../db/cursor.ts";
 import { importConnectorKey } from "../../connectors/crypto.ts";
-import { staleRunMinutes } from "../../tools/fleet.ts";
+import { staleRunMinutes } from "../../domain/stale-runs.ts";
 import type { WebContext, WebEnv } from "../context.ts";
 import { originOf } from "../context.ts";
 import { page, redirect } from "../render.ts";

@@ -4,12 +4,12 @@
  * the trash purge, the sign-in records (ended sessions, expired setup links,
  * old failed sign-ins) and the pruning of delivery records older than 30 days.
  */
-import { purgeExpiredTrash } from "../db/trash.ts";
-import { purgeFinishedDeliveries } from "../db/webhooks.ts";
-import type { Env } from "../env.ts";
-import { purgeSignInRecords } from "../web/cleanup.ts";
-import { handleWebhookBatch } from "./deliver.ts";
-import { announceStaleRuns } from "./stale-runs.ts";
+import { purgeExpiredTrash } from "./db/trash.ts";
+import { purgeFinishedDeliveries } from "./db/webhooks.ts";
+import type { Env } from "./env.ts";
+import { purgeSignInRecords } from "./web/cleanup.ts";
+import { handleWebhookBatch } from "./webhooks/deliver.ts";
+import { announceStaleRuns } from "./webhooks/stale-runs.ts";
 
 export const MINUTE_CRON = "* * * * *";
 const DELIVERY_RECORDS_DAYS = 30;
