@@ -84,18 +84,36 @@ function toResult(r: any): ToolCallResult {
  * 2.x negotiating (it settles on 2026-07-28), `legacy` is @modelcontextprotocol/sdk
  * 1.x opening with initialize, as many hosts still do.
  */
-export async function connect(secret: string, era: Era = "modern"): Promise<TestClient> {
-  const requestInit = { headers: { authorization: `Bearer ${secret}` } };
+export interface ConnectOptions {
+  /** Another MCP URL of the Worker (a toolset path), default MCP_URL. */
+  url?: string;
+  /** More request headers (X-MCP-Toolsets, X-MCP-Readonly). */
+  headers?: Record<string, string>;
+  /** Sees every response with the body of its request (e.g. to read x-d1-calls). */
+  onResponse?: (res: Response, requestBody: string) => void | Promise<void>;
+}
+
+export async function connect(secret: string, era: Era = "modern", opts: ConnectOptions = {}): Promise<TestClient> {
+  const { onResponse } = opts;
+  const url = new URL(opts.url ?? MCP_URL);
+  const requestInit = { headers: { authorization: `Bearer ${secret}`, ...opts.headers } };
+  const fetch = onResponse
+    ? async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await workerFetch(input, init);
+        await onResponse(res, typeof init?.body === "string" ? init.body : "");
+        return res;
+      }
+    : workerFetch;
   let inner: { listTools: () => Promise<any>; callTool: (p: any) => Promise<any>; close: () => Promise<void> };
   let protocolVersion: string | undefined;
   if (era === "modern") {
     const client = new Client({ name: "taskgate-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: workerFetch, requestInit }));
+    await client.connect(new StreamableHTTPClientTransport(url, { fetch, requestInit }));
     protocolVersion = client.getNegotiatedProtocolVersion();
     inner = client;
   } else {
     const client = new LegacyClient({ name: "taskgate-legacy-test", version: "1.0.0" });
-    const transport = new LegacyTransport(new URL(MCP_URL), { fetch: workerFetch, requestInit });
+    const transport = new LegacyTransport(url, { fetch, requestInit });
     await client.connect(transport);
     protocolVersion = transport.protocolVersion;
     inner = client;
