@@ -1,35 +1,20 @@
 /**
- * Prints the README's tool catalog as Markdown, from src/mcp/effects.ts: the
- * groups are the `// Group` comments of TOOL_TITLES, the marks come from
- * annotationsFor() and HUMAN_TOOLS, so the README cannot disagree with what
+ * Prints the README's tool catalog as Markdown: the groups are the toolsets
+ * of src/mcp/toolsets.ts, the marks come from annotationsFor() and
+ * HUMAN_TOOLS (src/mcp/effects.ts), so the README cannot disagree with what
  * tools/list announces. Run: npm run -s catalog
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { annotationsFor, HUMAN_TOOLS, isToolName, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
-import { ROOT } from "./d1.ts";
+import { annotationsFor, HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS } from "../../src/mcp/effects.ts";
+import { TOOLSETS } from "../../src/mcp/toolsets.ts";
 
-const source = readFileSync(join(ROOT, "src", "mcp", "effects.ts"), "utf8");
-const titles = source.slice(source.indexOf("export const TOOL_TITLES"), source.indexOf("} as const;"));
-
-const groups: { name: string; tools: ToolName[] }[] = [];
-for (const line of titles.split("\n")) {
-  const group = /^\s*\/\/\s*(.+?)\s*$/.exec(line);
-  if (group) {
-    groups.push({ name: group[1], tools: [] });
-    continue;
-  }
-  const tool = /^\s*([a-z_]+):\s*"/.exec(line);
-  if (tool && isToolName(tool[1])) groups[groups.length - 1].tools.push(tool[1]);
-}
-const listed = groups.flatMap((g) => g.tools);
-if (listed.length !== TOOL_NAMES.length) throw new Error(`found ${listed.length} tools in the groups, effects.ts has ${TOOL_NAMES.length}`);
+const listed = TOOLSETS.flatMap((g) => g.tools);
+if (listed.length !== TOOL_NAMES.length) throw new Error(`found ${listed.length} tools in the toolsets, effects.ts has ${TOOL_NAMES.length}`);
 
 const mark = (on: boolean) => (on ? "✓" : "");
 const out: string[] = [];
-for (const g of groups) {
+for (const g of TOOLSETS) {
   const reads = g.tools.filter((t) => !WRITE_TOOLS.has(t)).length;
-  out.push(`**${g.name}** (${reads} read, ${g.tools.length - reads} write)`, "");
+  out.push(`**${g.title}** (toolset \`${g.name}\`: ${reads} read, ${g.tools.length - reads} write)`, "");
   out.push("| tool | title | read-only | destructive | idempotent | open world | people only |", "|---|---|:-:|:-:|:-:|:-:|:-:|");
   for (const t of g.tools) {
     const a = annotationsFor(t);

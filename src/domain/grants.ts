@@ -37,6 +37,8 @@ export interface GrantProps {
   kind: TokenKind;
   agent: string | null;
   scope: TokenScope;
+  /** The toolsets the person allowed this app (absent: all the scope allows). */
+  toolsets?: string[];
 }
 
 export function isGrantProps(value: unknown): value is GrantProps {
@@ -49,7 +51,8 @@ export function isGrantProps(value: unknown): value is GrantProps {
     typeof p.accountId === "string" &&
     typeof p.personId === "string" &&
     (p.kind === "human" || p.kind === "agent") &&
-    (p.scope === "read" || p.scope === "write")
+    (p.scope === "read" || p.scope === "write") &&
+    (p.toolsets === undefined || (Array.isArray(p.toolsets) && p.toolsets.every((t) => typeof t === "string")))
   );
 }
 

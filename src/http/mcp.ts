@@ -13,6 +13,7 @@ import type { ResolvedToken } from "../db/tokens.ts";
 import { serveMcp } from "../mcp/server.ts";
 import { invalidToken } from "./auth.ts";
 import { requestIdOf } from "./request-id.ts";
+import { readToolSelection } from "./toolsets.ts";
 
 /** The props `resolveExternalToken` gives a `tg_` token. */
 export interface TokenProps {
@@ -67,6 +68,10 @@ async function grantPrincipal(
 export const mcpApi = {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const c = ctx as ProviderContext;
+    // The connection's toolsets (URL, query, header) narrowed by those the person chose for the grant.
+    const grantToolsets = isGrantProps(c.props) && c.props.toolsets?.length ? [c.props.toolsets.join(",")] : [];
+    const toolsets = readToolSelection(request, grantToolsets);
+    if (toolsets instanceof Response) return toolsets;
     const nowMs = Date.now();
     let principal: Principal;
     let resolved: ResolvedToken;
@@ -78,6 +83,6 @@ export const mcpApi = {
       ({ principal, resolved } = g);
     }
     touchIfDue(env.DB, resolved, nowMs, (p) => ctx.waitUntil(p));
-    return serveMcp(request, { env, principal, requestId: requestIdOf(request), waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) });
+    return serveMcp(request, { env, principal, requestId: requestIdOf(request), toolsets, waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) });
   },
 };

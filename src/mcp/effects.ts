@@ -62,7 +62,7 @@ export const TOOL_TITLES = {
   log_run_event: "Log run event",
   finish_run: "Finish run",
   cancel_run: "Cancel run",
-  // Fleet
+  // Agents
   fleet_status: "Fleet status",
   list_agents: "List agents",
   get_agent: "Get agent",

@@ -11,8 +11,9 @@ import { ALL_TOOLS } from "../tools/index.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import { enqueueEvents } from "../webhooks/queue.ts";
 import { insertActivity } from "../db/activity.ts";
-import { annotationsFor, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
+import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
+import { ALL_TOOLS_SELECTED, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
 import type { AnyTool, ToolContext, Write } from "./tool.ts";
 
@@ -60,7 +61,8 @@ let descriptors: ToolDescriptor[] | undefined;
  * isolate (this cache is safe to lose), so a request only filters.
  */
 export function describeAllTools(): ToolDescriptor[] {
-  descriptors ??= ALL_TOOLS.map((t) => {
+  // In catalog order (effects.ts), whatever order the tool files register in: a stable list helps hosts' prompt caches.
+  descriptors ??= TOOL_NAMES.map((name) => TOOLS.get(name) as AnyTool).map((t) => {
     const annotations = annotationsFor(t.name);
     return {
       name: t.name,
@@ -74,9 +76,25 @@ export function describeAllTools(): ToolDescriptor[] {
   return descriptors;
 }
 
-/** The tools this principal may call, hints derived from the effect sets. */
-export function listToolsFor(p: Principal): ToolDescriptor[] {
-  return describeAllTools().filter((d) => refusal(p, d.name) === null);
+/** What decides which tools a principal may call: its kind, scope and pause (see permissions.ts). */
+const principalClass = (p: Principal) => `${p.kind}/${p.scope}${p.paused ? "/paused" : ""}`;
+
+const lists = new Map<string, ToolDescriptor[]>();
+
+/**
+ * The tools this principal may call among those the connection selected, in
+ * catalog order, hints derived from the effect sets. One array per principal
+ * class and selection, kept per isolate (safe to lose): a request only looks it up.
+ */
+export function listToolsFor(p: Principal, selection: ToolSelection = ALL_TOOLS_SELECTED): ToolDescriptor[] {
+  const key = `${principalClass(p)}|${selection.key}`;
+  let list = lists.get(key);
+  if (!list) {
+    if (lists.size >= 1024) lists.clear();
+    list = describeAllTools().filter((d) => selection.tools.has(d.name) && refusal(p, d.name) === null);
+    lists.set(key, list);
+  }
+  return list;
 }
 
 let byName: Map<string, ToolDescriptor> | undefined;
@@ -115,6 +133,8 @@ export interface CallScope {
   principal: Principal;
   requestId: string;
   waitUntil(promise: Promise<unknown>): void;
+  /** The tools this connection narrowed itself to (none given: all). */
+  toolsets?: ToolSelection;
 }
 
 /** An idempotency key with the fingerprint of the call that carries it. */
@@ -224,8 +244,13 @@ async function replay(scope: CallScope, idem: Idempotency): Promise<CallToolResu
  */
 export async function callTool(scope: CallScope, name: string, rawArgs: unknown): Promise<CallToolResult> {
   const tool = TOOLS.get(name);
-  if (!tool) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list names the tools this token may call.`);
+  const selection = scope.toolsets ?? ALL_TOOLS_SELECTED;
+  if (!tool || !selection.tools.has(tool.name)) {
+    const narrowed = selection !== ALL_TOOLS_SELECTED;
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Unknown tool: ${name}. tools/list names the tools ${narrowed ? "this connection offers (its toolsets narrow what the token may call)" : "this token may call"}.`,
+    );
   }
   const why = refusal(scope.principal, tool.name);
   if (why) return errorResult(why);

@@ -4,12 +4,21 @@ import {
 } from "@modelcontextprotocol/server";
 import { VERSION } from "../env.ts";
 import { callTool, listToolsFor, outputSchemaOf, type CallScope } from "./registry.ts";
+import { PRESETS, TOOLSETS } from "./toolsets.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const INSTRUCTIONS =
+/**
+ * What a host reads before any tool: the loop of an agent, then the toolsets
+ * one line each (for hosts that search tools instead of loading them all, and
+ * for people choosing a narrower URL).
+ */
+export const INSTRUCTIONS = [
   "Taskgate: tasks for people and their AI agents. Agents: list_my_tasks, claim_task, start_run, log_run_event, " +
-  "then complete_task (it may wait for a person's approval). Every tool says in its hints whether it only reads.";
+    "then complete_task (it may wait for a person's approval). Every tool says in its hints whether it only reads.",
+  "Toolsets (narrow a connection with /mcp/x/<names>, ?toolsets=<names> or X-MCP-Toolsets; /mcp/readonly for reads only):",
+  ...[...TOOLSETS, ...PRESETS].map((t) => `- ${t.name}: ${t.description}`),
+].join("\n");
 
 function scopeOf(ctx: McpRequestContext): CallScope {
   const scope = ctx.authInfo?.extra?.scope as CallScope | undefined;
@@ -81,7 +90,7 @@ function serverFor(ctx: McpRequestContext): Server {
     { name: "taskgate", title: "Taskgate", version: VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
-  server.setRequestHandler("tools/list", async () => ({ tools: listToolsFor(scope.principal) }));
+  server.setRequestHandler("tools/list", async () => ({ tools: listToolsFor(scope.principal, scope.toolsets) }));
   const setAside = setAsideOf(ctx);
   server.setRequestHandler("tools/call", async (request, call) => {
     const { name, arguments: args } = request.params;
