@@ -1,7 +1,9 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ERAS, seedAccount, workerFetch } from "./helpers.ts";
-import { authorizePath, consent, consentForm, connectApp, exchange, mcp, mcpStatus, pkce, refresh, registerClient, type Choice } from "./oauth-helpers.ts";
+import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
+import { authorizePath, consent, consentForm, connectApp, exchange, mcp, mcpStatus, pkce, refresh, registerClient, type Choice, type Tokens } from "./oauth-helpers.ts";
+import { TOOL_NAMES, WRITE_TOOLS } from "../src/mcp/effects.ts";
+import { PRESETS, TOOLSETS } from "../src/mcp/toolsets.ts";
 import { Browser, ORIGIN, signIn, uniqueEmail, addPerson, expectPageSecurity } from "./web-helpers.ts";
 import { PASSWORD } from "./oauth-helpers.ts";
 
@@ -141,6 +143,59 @@ describe("a grant is a principal like any other", () => {
         expect(names).toHaveLength(n);
         await c.close();
       }
+    }
+  });
+
+  it("the toolsets chosen on the consent page are kept in the grant: tools/list and tools/call cover only them, also after a refresh", async () => {
+    const acc = await seedAccount("Consent toolsets", "bot");
+    const inSets = (...names: string[]) => new Set<string>([...TOOLSETS, ...PRESETS].filter((t) => names.includes(t.name)).flatMap((t) => t.tools));
+    const cases: [Choice, string[]][] = [
+      [{ actAs: "agent", agentName: "bot", access: "write", tools: "agent" }, TOOL_NAMES.filter((n) => inSets("agent").has(n))],
+      [{ actAs: "self", access: "write", tools: "chosen", toolsets: ["runs", "approvals"] }, TOOL_NAMES.filter((n) => inSets("runs", "approvals").has(n))],
+      [{ actAs: "self", access: "read", tools: "chosen", toolsets: ["tasks"] }, TOOL_NAMES.filter((n) => inSets("tasks").has(n) && !WRITE_TOOLS.has(n))],
+    ];
+    for (const [choice, expected] of cases) {
+      const app = await connectApp(choice, { acc });
+      for (const era of ERAS) {
+        const c = await mcp(app.tokens.access_token, era);
+        expect((await c.listTools()).map((t) => t.name), `${JSON.stringify(choice)} ${era}`).toEqual(expected);
+        await expect(c.call("list_labels", {})).rejects.toThrow(/Unknown tool: list_labels/);
+        await c.close();
+      }
+      // A URL narrows the grant's toolsets further, never widens them.
+      const narrowed = await connect(app.tokens.access_token, "modern", { url: `${MCP_URL}/x/tasks,runs` });
+      expect((await narrowed.listTools()).map((t) => t.name)).toEqual(expected.filter((n) => inSets("tasks", "runs").has(n)));
+      await narrowed.close();
+      const res = await refresh(app.clientId, app.tokens.refresh_token);
+      expect(res.status).toBe(200);
+      const again = await mcp(((await res.json()) as Tokens).access_token);
+      expect((await again.listTools()).map((t) => t.name)).toEqual(expected);
+      await again.close();
+    }
+  });
+
+  it("the consent page offers the toolsets and refuses a choice it cannot keep, nothing allowed", async () => {
+    const acc = await seedAccount("Consent toolset errors");
+    const email = uniqueEmail();
+    await addPerson(acc.accountId, email, PASSWORD);
+    const b = new Browser();
+    expect((await signIn(b, email, PASSWORD)).status).toBe(303);
+    const { clientId, redirectUri } = await registerClient("Toolset app");
+    const { challenge } = await pkce();
+    const shown = await (await b.get(authorizePath({ clientId, redirectUri, challenge }))).text();
+    for (const t of TOOLSETS) expect(shown).toContain(`value="${t.name}"`);
+    expect(shown).toContain('name="tools" value="agent"');
+    for (const [extra, message] of [
+      [{ tools: "chosen" }, /tick at least one toolset/],
+      [{ tools: "chosen", toolset: ["tasks", "frobnicate"] }, /tick only the toolsets listed/],
+      [{ tools: "everything" }, /Choose which tools the app sees/],
+    ] as [Record<string, string | string[]>, RegExp][]) {
+      const page = await (await b.get(authorizePath({ clientId, redirectUri, challenge }))).text();
+      const res = await b.post("/authorize", { ...consentForm(page), act_as: "self", access: "write", decision: "allow", ...extra });
+      expect(res.status, JSON.stringify(extra)).toBe(400);
+      const html = await res.text();
+      expect(html).toMatch(message);
+      expect(html).not.toContain("frobnicate");
     }
   });
 

@@ -52,6 +52,9 @@ export interface Choice {
   actAs: "self" | "agent";
   agentName?: string;
   access: "read" | "write";
+  /** Which tools the app sees (the page's default: all). */
+  tools?: "all" | "agent" | "chosen";
+  toolsets?: string[];
 }
 
 /** The consent page's form fields, as the page rendered them. */
@@ -72,6 +75,8 @@ export async function consent(b: Browser, p: AuthorizeParams, choice: Choice): P
     act_as: choice.actAs,
     agent_name: choice.agentName ?? "",
     access: choice.access,
+    tools: choice.tools,
+    toolset: choice.toolsets,
     decision: "allow",
   });
   expect(res.status, await res.clone().text()).toBe(302);

@@ -41,9 +41,9 @@ export class Browser {
     return res;
   }
 
-  async post(path: string, form: Record<string, string | undefined>, extra: Record<string, string> = {}): Promise<Response> {
+  async post(path: string, form: Record<string, string | string[] | undefined>, extra: Record<string, string> = {}): Promise<Response> {
     const body = new URLSearchParams();
-    for (const [k, v] of Object.entries(form)) if (v !== undefined) body.append(k, v);
+    for (const [k, v] of Object.entries(form)) for (const one of v === undefined ? [] : Array.isArray(v) ? v : [v]) body.append(k, one);
     const res = await workerFetch(new URL(path, ORIGIN), {
       method: "POST",
       headers: this.headers({ "content-type": "application/x-www-form-urlencoded", origin: ORIGIN, ...extra }),

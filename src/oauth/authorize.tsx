@@ -12,6 +12,7 @@ import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type Au
 import type { Hono } from "hono";
 import { oauthScopesFor, WRITE_SCOPE } from "../domain/grants.ts";
 import { AGENT_NAME } from "../domain/provisioning.ts";
+import { TOOLSETS } from "../mcp/toolsets.ts";
 import { agentNames } from "../db/grants.ts";
 import type { WebContext, WebEnv } from "../web/context.ts";
 import { ConsentPage, type ConsentDefaults } from "../web/consent.tsx";
@@ -54,7 +55,7 @@ function redirectOrigin(uri: string): string[] {
 }
 
 function defaultsFor(request: AuthRequest): ConsentDefaults {
-  return { actAs: "self", agentName: "", access: request.scope.includes(WRITE_SCOPE) ? "write" : "read" };
+  return { actAs: "self", agentName: "", access: request.scope.includes(WRITE_SCOPE) ? "write" : "read", tools: "all", toolsets: [] };
 }
 
 async function consentPage(
@@ -88,15 +89,22 @@ function parseChoice(form: Record<string, unknown>): Parsed {
   const actAs = form.act_as === "agent" ? "agent" : form.act_as === "self" ? "self" : null;
   const access = form.access === "write" ? "write" : form.access === "read" ? "read" : null;
   const agentName = typeof form.agent_name === "string" ? form.agent_name.trim() : "";
-  const defaults: ConsentDefaults = { actAs: actAs ?? "self", agentName: agentName.slice(0, 63), access: access ?? "read" };
+  const tools = form.tools === "agent" || form.tools === "chosen" ? form.tools : form.tools === "all" || form.tools === undefined ? "all" : null;
+  const checked = (Array.isArray(form.toolset) ? form.toolset : form.toolset === undefined ? [] : [form.toolset]).filter((t): t is string => typeof t === "string");
+  const known = checked.filter((t) => TOOLSETS.some((s) => s.name === t));
+  const defaults: ConsentDefaults = { actAs: actAs ?? "self", agentName: agentName.slice(0, 63), access: access ?? "read", tools: tools ?? "all", toolsets: known };
   if (!actAs) return { ok: false, error: "Choose who the app acts as: Myself, or One of my agents.", defaults };
   if (!access) return { ok: false, error: "Choose what the app may do: Read only, or Read and write.", defaults };
-  if (actAs === "self") return { ok: true, choice: { kind: "human", agent: null, scope: access } };
+  if (!tools) return { ok: false, error: "Choose which tools the app sees: every tool, an agent's working loop, or the toolsets you tick.", defaults };
+  if (known.length !== checked.length) return { ok: false, error: "Toolsets: tick only the toolsets listed on this page.", defaults };
+  if (tools === "chosen" && known.length === 0) return { ok: false, error: "Toolsets: tick at least one toolset, or choose Every tool.", defaults };
+  const toolsets = tools === "agent" ? ["agent"] : tools === "chosen" ? TOOLSETS.map((s) => s.name).filter((n) => known.includes(n)) : undefined;
+  if (actAs === "self") return { ok: true, choice: { kind: "human", agent: null, scope: access, ...(toolsets ? { toolsets } : {}) } };
   if (!agentName) return { ok: false, error: "Agent name: type the name of the agent the app acts as (an existing one or a new one).", defaults };
   if (!AGENT_NAME.test(agentName) || agentName === "human") {
     return { ok: false, error: "Agent name: use lowercase letters, digits, _ . - (up to 63 characters, starting with a letter or digit), e.g. claude-code.", defaults };
   }
-  return { ok: true, choice: { kind: "agent", agent: agentName, scope: access } };
+  return { ok: true, choice: { kind: "agent", agent: agentName, scope: access, ...(toolsets ? { toolsets } : {}) } };
 }
 
 export function authorizeRoutes(web: Hono<WebEnv>): void {
@@ -126,7 +134,7 @@ export function authorizeRoutes(web: Hono<WebEnv>): void {
 
   web.post("/authorize", async (c) => {
     const oauth = helpers(c);
-    const form = await c.req.parseBody();
+    const form = await c.req.parseBody({ all: true });
     const session = await currentSession(c);
     if (!session) return refused(401, "You are signed out", "The consent form needs the session it was shown in; nothing was allowed.");
     if (!sameOrigin(c) || !csrfOk(session, form.csrf)) {

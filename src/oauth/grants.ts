@@ -31,6 +31,8 @@ export interface ConsentChoice {
   kind: TokenKind;
   agent: string | null;
   scope: TokenScope;
+  /** The toolsets the app sees (absent: every tool the scope allows). */
+  toolsets?: string[];
 }
 
 /**
@@ -48,7 +50,17 @@ export async function completeGrant(
 ): Promise<string> {
   const oauth = env.OAUTH_PROVIDER;
   const tokenId = newId(ID_PREFIX.token);
-  const props: GrantProps = { via: "oauth", v: 1, tokenId, accountId: person.accountId, personId: person.personId, ...choice };
+  const props: GrantProps = {
+    via: "oauth",
+    v: 1,
+    tokenId,
+    accountId: person.accountId,
+    personId: person.personId,
+    kind: choice.kind,
+    agent: choice.agent,
+    scope: choice.scope,
+    ...(choice.toolsets?.length ? { toolsets: choice.toolsets } : {}),
+  };
   const replaced = await grantsToReplace(env.DB, person.accountId, person.personId, request.clientId, request.redirectUri);
   const { redirectTo } = await oauth.completeAuthorization({
     request,

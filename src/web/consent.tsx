@@ -6,6 +6,7 @@
  * computer), and the choices: who the app acts as, and what it may do.
  */
 import { READ_SCOPE, WRITE_SCOPE } from "../domain/grants.ts";
+import { PRESETS, TOOLSETS } from "../mcp/toolsets.ts";
 import { Layout, Notice } from "./layout.tsx";
 import type { Session } from "./session.ts";
 
@@ -21,7 +22,12 @@ export interface ConsentDefaults {
   actAs: "self" | "agent";
   agentName: string;
   access: "read" | "write";
+  /** Which tools the app sees: all, the agent preset, or the chosen toolsets. */
+  tools: "all" | "agent" | "chosen";
+  toolsets: string[];
 }
+
+const AGENT_PRESET = PRESETS.find((p) => p.name === "agent");
 
 export function ConsentPage(props: {
   facts: ConsentFacts;
@@ -98,6 +104,35 @@ export function ConsentPage(props: {
             </label>
             <p class="muted">
               Read only grants <code>{READ_SCOPE}</code>; read and write also <code>{WRITE_SCOPE}</code>. You can revoke it any time (revoke_token).
+            </p>
+          </fieldset>
+          <fieldset>
+            <legend>It sees these tools</legend>
+            <label for="tools_all">
+              <input type="radio" id="tools_all" name="tools" value="all" checked={defaults.tools === "all"} />
+              Every tool its access allows
+            </label>
+            {AGENT_PRESET ? (
+              <label for="tools_agent">
+                <input type="radio" id="tools_agent" name="tools" value="agent" checked={defaults.tools === "agent"} />
+                An agent's working loop ({AGENT_PRESET.tools.length} tools: its tasks, steps, runs, comments, complete, ask for approval)
+              </label>
+            ) : null}
+            <label for="tools_chosen">
+              <input type="radio" id="tools_chosen" name="tools" value="chosen" checked={defaults.tools === "chosen"} />
+              Only these toolsets:
+            </label>
+            <div class="toolsets">
+              {TOOLSETS.map((t) => (
+                <label for={`toolset_${t.name}`}>
+                  <input type="checkbox" id={`toolset_${t.name}`} name="toolset" value={t.name} checked={defaults.toolsets.includes(t.name)} />
+                  {t.title} <span class="muted">({t.tools.length})</span>
+                </label>
+              ))}
+            </div>
+            <p class="muted">
+              Fewer tools leave the app's model more room; some apps (Cursor, VS Code) limit how many they use. What the app may do is still decided by its
+              access above.
             </p>
           </fieldset>
           <div class="actions">
