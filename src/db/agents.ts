@@ -100,12 +100,16 @@ export interface FleetTaskRow {
   total: number;
 }
 
+/** Held tasks are counted up to this many per agent, so the count costs the same in any account. */
+export const HELD_COUNT_CAP = 1000;
+
 /**
  * Everything fleet_status shows, as one batch (one round trip): the agents,
  * their running runs (split into fresh and stale at `staleBefore`) and the
  * unfinished tasks they hold, at most `perAgent` of each kind per agent, with totals.
- * Held tasks: each agent's count and its most recently updated tasks come from
- * tasks_account_assignee_recent alone, so the cost does not grow with the account.
+ * Held tasks: each agent's count (up to HELD_COUNT_CAP) and its most recently
+ * updated tasks come from tasks_account_assignee_recent alone, so the cost
+ * does not grow with the account.
  */
 export async function fleetSnapshot(
   db: D1Database,
@@ -152,8 +156,9 @@ export function fleetStatements(
     db
       .prepare(
         `WITH held AS MATERIALIZED (
-           SELECT g.name, (SELECT count(*) FROM tasks c
-                            WHERE c.account_id = ?1 AND c.assignee = g.name AND c.trash_id IS NULL AND c.status IN ${UNFINISHED}) AS total
+           SELECT g.name, (SELECT count(*) FROM (SELECT 1 FROM tasks c
+                            WHERE c.account_id = ?1 AND c.assignee = g.name AND c.trash_id IS NULL AND c.status IN ${UNFINISHED}
+                            LIMIT ${HELD_COUNT_CAP})) AS total
              FROM agents g WHERE g.account_id = ?1 ${page ? `AND g.id IN (${pageIds("?1", "?3", "?4")})` : ""})
          SELECT t.id, t.title, t.status, t.assignee, held.total
            FROM held CROSS JOIN tasks t

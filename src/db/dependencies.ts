@@ -11,11 +11,11 @@ export interface DependencyRef {
   status: string;
 }
 
-/** The tasks one task waits on (live ones). */
+/** The tasks one task waits on (live ones). CROSS JOIN: start at the links, never at the account's tasks (whose index also gives the order). */
 export function selectWaitsOn(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
     .prepare(
-      `SELECT t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.depends_on_id
+      `SELECT t.id, t.title, t.status FROM task_dependencies d CROSS JOIN tasks t ON t.id = d.depends_on_id
         WHERE d.task_id = ?1 AND d.account_id = ?2 AND t.account_id = ?2 AND t.trash_id IS NULL
         ORDER BY t.created_at, t.rid`,
     )
@@ -26,7 +26,7 @@ export function selectWaitsOn(db: D1Database, accountId: string, taskId: string)
 export function selectWaitedOnBy(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
     .prepare(
-      `SELECT t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.task_id
+      `SELECT t.id, t.title, t.status FROM task_dependencies d CROSS JOIN tasks t ON t.id = d.task_id
         WHERE d.depends_on_id = ?1 AND d.account_id = ?2 AND t.account_id = ?2 AND t.trash_id IS NULL
         ORDER BY t.created_at, t.rid`,
     )

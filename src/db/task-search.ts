@@ -86,7 +86,9 @@ export const SEARCH_RANKED = 500;
  * Ranked matches (bm25: title above notes above comments) among the account's
  * SEARCH_RANKED newest matching live tasks, best first, with a snippet per
  * field for the page only; fetches limit + 1 rows from `offset`. The FTS index
- * drives every step (CROSS JOIN keeps the planner from starting at tasks).
+ * drives every step (CROSS JOIN keeps the planner from starting at tasks), and
+ * the snippets come from one more pass over the page's rowid range, not from
+ * matching the query again for each row.
  */
 export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<SearchRow[]> {
   const { results } = await selectSearchRows(db, q).all<SearchRow>();
@@ -111,10 +113,10 @@ export function selectSearchRows(db: D1Database, q: SearchQuery): D1PreparedStat
            FROM task_fts f CROSS JOIN tasks t ON t.rid = f.rowid
           WHERE ${where.join(" AND ")}
           ORDER BY f.rowid DESC LIMIT ?5),
-       pg AS (SELECT rid, score FROM hits ORDER BY score, rid DESC LIMIT ?3 OFFSET ?4)
+       pg AS MATERIALIZED (SELECT rid, score FROM hits ORDER BY score, rid DESC LIMIT ?3 OFFSET ?4)
        SELECT ${TASK_COLUMNS}, pg.score, ${snip(0)} AS title_hit, ${snip(1)} AS notes_hit, ${snip(2)} AS comments_hit
-         FROM pg CROSS JOIN task_fts f ON f.rowid = pg.rid CROSS JOIN tasks t ON t.rid = pg.rid
-        WHERE task_fts MATCH ?1
+         FROM task_fts f CROSS JOIN pg ON pg.rid = f.rowid CROSS JOIN tasks t ON t.rid = f.rowid
+        WHERE task_fts MATCH ?1 AND f.rowid BETWEEN (SELECT min(rid) FROM pg) AND (SELECT max(rid) FROM pg)
         ORDER BY pg.score, pg.rid DESC`,
     )
     .bind(...binds);
