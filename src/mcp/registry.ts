@@ -77,7 +77,7 @@ export function describeAllTools(): ToolDescriptor[] {
 }
 
 /** What decides which tools a principal may call: its kind, scope and pause (see permissions.ts). */
-const principalClass = (p: Principal) => `${p.kind}/${p.scope}${p.paused ? "/paused" : ""}`;
+export const principalClass = (p: Principal): string => `${p.kind}/${p.scope}${p.paused ? "/paused" : ""}`;
 
 const lists = new Map<string, ToolDescriptor[]>();
 

@@ -5,6 +5,7 @@ import {
 import { VERSION } from "../env.ts";
 import { callTool, listToolsFor, outputSchemaOf, type CallScope } from "./registry.ts";
 import { PRESETS, TOOLSETS } from "./toolsets.ts";
+import { cachedList, listRequestKey } from "./list-cache.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -79,6 +80,12 @@ export async function serveMcp(request: Request, scope: CallScope): Promise<Resp
     return mcpHandler.fetch(fresh, { authInfo: authInfo() });
   }
   if (parsedBody === undefined) return mcpHandler.fetch(fresh, { authInfo: authInfo() });
+  const list = listRequestKey(request, parsedBody, scope.principal, scope.toolsets);
+  if (list) {
+    return cachedList(list.key, list.id, parsedBody as Record<string, unknown>, (body) =>
+      mcpHandler.fetch(new Request(request.url, { method: request.method, headers, body: JSON.stringify(body) }), { authInfo: authInfo(), parsedBody: body }),
+    );
+  }
   const setAside = setAsideNonObjectArguments(parsedBody);
   return mcpHandler.fetch(fresh, { authInfo: authInfo(setAside), parsedBody });
 }

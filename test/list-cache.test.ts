@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { forgetKeptLists } from "../src/mcp/list-cache.ts";
+import { mcpHandler } from "../src/mcp/server.ts";
+import type { Principal } from "../src/domain/principal.ts";
+import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
+
+/** A raw tools/list POST as a 2025-era client sends it (after initialize) or a 2026-07-28 client does. */
+/** A person's write principal, as the SDK's handler sees it when called directly (tools/list depends only on its class). */
+const PERSON: Principal = { tokenId: "tok_direct", accountId: "acc_direct", kind: "human", scope: "write", agentId: null, agentName: null, paused: false, label: "direct", expiresAt: null };
+
+async function rawList(secret: string, id: unknown, o: { era?: "modern" | "legacy"; url?: string; params?: Record<string, unknown>; direct?: boolean } = {}) {
+  const modern = (o.era ?? "legacy") === "modern";
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+  const params = modern ? { ...o.params, _meta: meta } : (o.params ?? {});
+  const send = o.direct
+    ? (url: string, init: RequestInit) => {
+        // The SDK's own handler, past the Worker's edge and the kept answers.
+        const scope = { env, principal: PERSON, requestId: "direct", waitUntil: () => {} };
+        return mcpHandler.fetch(new Request(url, init), { authInfo: { token: "t", clientId: "t", scopes: ["write"], extra: { scope } } });
+      }
+    : workerFetch;
+  const res = await send(o.url ?? MCP_URL, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${secret}`,
+      "mcp-protocol-version": modern ? "2026-07-28" : "2025-06-18",
+      ...(modern ? { "mcp-method": "tools/list" } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params }),
+  });
+  const text = await res.text();
+  const json = text.startsWith("event:") ? text.split("\n").find((l) => l.startsWith("data: "))!.slice(6) : text;
+  return { status: res.status, contentType: res.headers.get("content-type"), text, message: JSON.parse(json) as { id: unknown; result?: { tools: { name: string }[] }; error?: unknown } };
+}
+
+describe("tools/list is answered from memory, exactly as the SDK answers it", () => {
+  for (const era of ["legacy", "modern"] as const) {
+    it(`${era}: the kept answer equals the SDK's, byte for byte but the id, for string and number ids`, async () => {
+      const acc = await seedAccount(`List cache ${era}`);
+      forgetKeptLists();
+      const fromSdk = await rawList(acc.human, 7, { era, direct: true });
+      await rawList(acc.human, 7, { era });
+      const kept = await rawList(acc.human, 7, { era });
+      expect(fromSdk.status).toBe(200);
+      expect(kept.text).toBe(fromSdk.text);
+      expect(kept.contentType).toBe(fromSdk.contentType);
+      const named = await rawList(acc.human, "req-\"quoted\"-1", { era });
+      expect(named.message.id).toBe('req-"quoted"-1');
+      expect(named.message.result).toEqual(fromSdk.message.result);
+      expect(fromSdk.message.result!.tools).toHaveLength(84);
+    });
+  }
+
+  it("principal classes and toolsets never share an answer", async () => {
+    const acc = await seedAccount("List cache classes", "bot");
+    const count = async (secret: string, url?: string) => (await rawList(secret, 1, { url })).message.result!.tools.length;
+    expect(await count(acc.human)).toBe(84);
+    expect(await count(acc.humanRead)).toBe(34);
+    expect(await count(acc.agent)).toBe(75);
+    expect(await count(acc.agentRead)).toBe(34);
+    expect(await count(acc.human, `${MCP_URL}/x/runs`)).toBe(6);
+    expect(await count(acc.human)).toBe(84);
+    const human = await connect(acc.human);
+    await human.ok("pause_agent", { agent: "bot" });
+    expect(await count(acc.agent)).toBe(34);
+    await human.ok("resume_agent", { agent: "bot" });
+    expect(await count(acc.agent)).toBe(75);
+    await human.close();
+  });
+
+  it("a request the SDK must judge itself (a cursor, unknown params, a bad id) still gets the SDK's answer", async () => {
+    const acc = await seedAccount("List cache odd requests");
+    const withCursor = await rawList(acc.human, 2, { params: { cursor: "abc" } });
+    const plain = await rawList(acc.human, 2);
+    expect(withCursor.status).toBe(plain.status);
+    const badId = await rawList(acc.human, { not: "an id" });
+    expect(badId.message.result).toBeUndefined();
+    for (const era of ERAS) {
+      const client = await connect(acc.human, era);
+      expect(await client.listTools()).toHaveLength(84);
+      expect(await client.listTools()).toHaveLength(84);
+      await client.close();
+    }
+  });
+});
