@@ -48,6 +48,8 @@ export function mcpRequest(era: Era, secret: string, method: "tools/list" | "too
 export interface Probe {
   status: number;
   d1Calls: number | null;
+  /** The D1 time of the request from its Server-Timing header. */
+  d1Ms: number | null;
   body: any;
 }
 
@@ -63,7 +65,8 @@ export async function probe(base: string, req: HttpRequest): Promise<Probe> {
     body = text;
   }
   const calls = res.headers.get("x-d1-calls");
-  return { status: res.status, d1Calls: calls === null ? null : Number(calls), body };
+  const dur = /d1;dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
+  return { status: res.status, d1Calls: calls === null ? null : Number(calls), d1Ms: dur ? Number(dur[1]) : null, body };
 }
 
 /** The structured result of a successful tools/call, or an error that says what went wrong. */
