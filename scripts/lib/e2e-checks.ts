@@ -1,5 +1,6 @@
 /** The checks of the end-to-end script: HTTP edges, tools/list per token, and a whole task life. */
 import { annotationsFor, HUMAN_TOOLS, isToolName, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
+import { PRESETS, TOOLSET_NAMES } from "../../src/mcp/toolsets.ts";
 import { assert, equal, type Checks, type McpSession } from "./e2e-harness.ts";
 
 const JSON_RPC_LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
@@ -43,6 +44,31 @@ export async function httpEdges(c: Checks, base: string, token: string, allowedO
     const res = await fetch(mcp, { headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" } });
     equal(res.status, 405, "status");
     equal(res.headers.get("allow"), "POST", "Allow");
+  });
+  const listAt = async (url: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, "mcp-protocol-version": "2025-06-18", ...headers },
+      body: JSON_RPC_LIST,
+    });
+    equal(res.status, 200, "status");
+    const text = await res.text();
+    const json = text.startsWith("event:") ? (text.split("\n").find((l) => l.startsWith("data: ")) ?? "").slice(6) : text;
+    return ((JSON.parse(json) as { result: { tools: { name: string }[] } }).result.tools).map((t) => t.name);
+  };
+  await c.run("POST /mcp/x/agent: tools/list is the agent preset, in catalog order", async () => {
+    const agent = PRESETS.find((p) => p.name === "agent")!;
+    equal(JSON.stringify(await listAt(`${mcp}/x/agent`)), JSON.stringify(TOOL_NAMES.filter((n) => agent.tools.includes(n))), "tools");
+  });
+  await c.run("POST /mcp/readonly and X-MCP-Readonly: only the read tools, for a write token", async () => {
+    const reads = JSON.stringify(TOOL_NAMES.filter((n) => !WRITE_TOOLS.has(n)));
+    equal(JSON.stringify(await listAt(`${mcp}/readonly`)), reads, "tools at /mcp/readonly");
+    equal(JSON.stringify(await listAt(mcp, { "x-mcp-readonly": "true" })), reads, "tools with X-MCP-Readonly");
+  });
+  await c.run("an unknown toolset: 400 naming the valid ones", async () => {
+    const res = await fetch(`${mcp}?toolsets=tasks,nonsense`, { method: "POST", headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: JSON_RPC_LIST });
+    equal(res.status, 400, "status");
+    equal(JSON.stringify(((await res.json()) as { valid_toolsets: string[] }).valid_toolsets), JSON.stringify(TOOLSET_NAMES), "valid_toolsets");
   });
   await c.run("a 2 MiB body: 413", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(2 * 1024 * 1024) } });
