@@ -170,7 +170,8 @@ describe("console actions are tool calls with the person's principal", () => {
     expect(refused.status).toBe(401);
 
     const { html } = await open(p.b, "/apps");
-    const made = await p.b.post("/apps/tokens", { csrf: field(html, "csrf"), kind: "agent", agent: "scribe", scope: "write", label: "scribe <b>CI</b>" });
+    const tokenForm = { csrf: field(html, "csrf"), form_id: field(html, "form_id"), kind: "agent", agent: "scribe", scope: "write", label: "scribe <b>CI</b>" };
+    const made = await p.b.post("/apps/tokens", tokenForm);
     expect(made.status).toBe(200);
     expect(made.headers.get("cache-control")).toBe("no-store");
     const page = await made.text();
@@ -186,7 +187,17 @@ describe("console actions are tool calls with the person's principal", () => {
     expect(row).toMatchObject({ token_id: `web_${p.personId}`, actor: "human" });
     expect(row.summary).not.toContain(secret);
 
-    const bad = await p.b.post("/apps/tokens", { csrf: field(html, "csrf"), kind: "agent", agent: "Not A Name", scope: "write" });
+    // The same form again (a reload of the answer, a second click): nothing more is created, and the secret is not shown again.
+    const tokensBefore = (await env.DB.prepare("SELECT count(*) AS n FROM tokens WHERE account_id = ?").bind(p.acc.accountId).first<{ n: number }>())!.n;
+    const again = await p.b.post("/apps/tokens", tokenForm);
+    expect(again.status).toBe(303);
+    expect(await flashOn(p.b, "/apps")).toMatch(/^error: This form already created its token/);
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM tokens WHERE account_id = ?").bind(p.acc.accountId).first<{ n: number }>())!.n).toBe(tokensBefore);
+    const withoutId = await p.b.post("/apps/tokens", { ...tokenForm, form_id: undefined });
+    expect(withoutId.status).toBe(303);
+    expect(await flashOn(p.b, "/apps")).toMatch(/^error: This token form is from an older page/);
+
+    const bad = await p.b.post("/apps/tokens", { csrf: field(html, "csrf"), form_id: crypto.randomUUID(), kind: "agent", agent: "Not A Name", scope: "write" });
     expect(bad.status).toBe(303);
     expect(await flashOn(p.b, "/apps")).toMatch(/^error: Agent name: use lowercase letters/);
     await scribe.close();

@@ -6,6 +6,6 @@ import type { Sql } from "../domain/provisioning.ts";
  * way: no tool does, because a tool result would carry the secret into a
  * model's context.
  */
-export async function storePlannedToken(db: D1Database, statements: Sql[], activity: D1PreparedStatement): Promise<void> {
-  await db.batch([...statements.map((s) => db.prepare(s.sql).bind(...s.params)), activity]);
+export async function storePlannedToken(db: D1Database, statements: Sql[], activity: D1PreparedStatement, ...more: D1PreparedStatement[]): Promise<void> {
+  await db.batch([...more, ...statements.map((s) => db.prepare(s.sql).bind(...s.params)), activity]);
 }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { insertActivity } from "../../db/activity.ts";
 import { storePlannedToken } from "../../db/token-create.ts";
+import { insertIdempotent } from "../../db/idempotency.ts";
 import { ID_PREFIX, newId } from "../../domain/ids.ts";
 import { actorName, type Principal } from "../../domain/principal.ts";
 import { AGENT_NAME, planToken } from "../../domain/provisioning.ts";
@@ -36,7 +37,12 @@ export interface CreatedToken {
   agent: string | null;
 }
 
+/** A form's one-time id: what makes a reload or a double click of the same form create nothing more. */
+const FORM_ID = /^[0-9a-f-]{36}$/;
+
 export async function createTokenFromForm(db: D1Database, p: Principal, form: FormFields): Promise<{ token: CreatedToken } | { error: string }> {
+  const formId = one(form, "form_id");
+  if (!formId || !FORM_ID.test(formId)) return { error: "This token form is from an older page: nothing was created. Fill in the form below again." };
   const kind = one(form, "kind");
   const parsed = request.safeParse({
     kind,
@@ -60,6 +66,19 @@ export async function createTokenFromForm(db: D1Database, p: Principal, form: Fo
     summary: `created token ${plan.id} "${label}" (${r.kind}${agent ? ` ${agent}` : ""}, ${r.scope}) in the web console`,
     now,
   });
-  await storePlannedToken(db, plan.statements, activity);
+  // The form's id in the same batch: sent again (a reload, a second click), it fails on the key and nothing more is created.
+  const once = insertIdempotent(db, { accountId: p.accountId, tokenId: p.tokenId, tool: "create_token", key: formId }, "", JSON.stringify({ token_id: plan.id }), now);
+  try {
+    await storePlannedToken(db, plan.statements, activity, once);
+  } catch (e) {
+    if (e instanceof Error && e.message.includes("idempotency_keys")) {
+      return {
+        error:
+          "This form already created its token, and its secret was shown once, when it was made; nothing more was created. " +
+          "If the secret is lost, revoke that token below and create a new one.",
+      };
+    }
+    throw e;
+  }
   return { token: { secret: plan.secret, label, kind: r.kind, scope: r.scope, agent } };
 }

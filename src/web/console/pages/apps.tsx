@@ -159,6 +159,7 @@ export const AppsPage: FC<{
         <p class="hint">For agents in CI, scripts and hosts that send a header. The token is shown once, with configurations to paste.</p>
         <form method="post" action="/apps/tokens" aria-label="Create a token">
           <input type="hidden" name="csrf" value={view.csrf} />
+          <input type="hidden" name="form_id" value={crypto.randomUUID()} />
           <div class="row">
             <Field id="k-kind" label="Acts as">
               <select id="k-kind" name="kind">
