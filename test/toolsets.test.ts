@@ -59,6 +59,21 @@ describe("toolsets as data", () => {
   });
 });
 
+describe("the server's instructions", () => {
+  it("name every toolset and the preset in one line each, for hosts that search tools", async () => {
+    const acc = await seedAccount("Instructions");
+    const res = await workerFetch(MCP_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${acc.human}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+    });
+    const text = await res.text();
+    const json = text.startsWith("event:") ? text.split("\n").find((l) => l.startsWith("data: "))!.slice(6) : text;
+    const lines = (JSON.parse(json).result.instructions as string).split("\n");
+    for (const t of [...TOOLSETS, ...PRESETS]) expect(lines, t.name).toContain(`- ${t.name}: ${t.description}`);
+  });
+});
+
 describe("a connection narrows itself to toolsets", () => {
   for (const era of ERAS) {
     it(`${era}: every form lists and allows exactly the intersection of the token's tools and the toolsets`, async () => {
