@@ -51,3 +51,23 @@ for (const era of ["modern", "legacy"] as const) {
   });
   await time(`${era}: tools/list kept`, N, () => read(serveMcp(req(era, "tools/list"), scope as never)));
 }
+
+// A read call: whoami, with a D1 that answers at once (so what is left is the SDK, the registry and JSON).
+const row = { id: "acc_x", name: "Bench", time_zone: "UTC" };
+const fakeDb = {
+  prepare: () => ({ bind: () => ({ first: async () => row, all: async () => ({ results: [row] }), run: async () => ({}) }) }),
+  batch: async () => [],
+};
+const readScope = { env: { DB: fakeDb } as never, principal, requestId: "r", waitUntil: () => {} };
+function call(era: "modern" | "legacy", name: string, args: Record<string, unknown>) {
+  const r = req(era, "tools/call", { name, arguments: args });
+  if (era === "modern") r.headers.set("mcp-name", name);
+  return r;
+}
+for (const era of ["modern", "legacy"] as const) {
+  await time(`${era}: tools/call whoami (D1 answers at once)`, N, () => read(serveMcp(call(era, "whoami", {}), readScope as never)));
+}
+const { callTool } = await import("../src/mcp/registry.ts");
+await time("callTool whoami alone (registry, no SDK)", N, () => callTool(readScope as never, "whoami", {}));
+console.log((await (await serveMcp(call("modern", "whoami", {}), readScope as never)).text()).slice(0, 300));
+console.log((await (await serveMcp(call("legacy", "whoami", {}), readScope as never)).text()).slice(0, 300));

@@ -61,11 +61,11 @@ export interface DevServer {
 }
 
 /** `wrangler dev` in its own process group; resolves once GET /health answers. */
-export async function startDev(persistTo: string, logFile: { write(s: string): void }): Promise<DevServer> {
+export async function startDev(persistTo: string, logFile: { write(s: string): void }, extraArgs: string[] = []): Promise<DevServer> {
   const port = await freePort();
   const child = spawn(
     WRANGLER,
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--log-level", "warn", "--show-interactive-dev-session=false"],
+    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--log-level", "warn", "--show-interactive-dev-session=false", ...extraArgs],
     { cwd: ROOT, env: QUIET_ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   running.add(child);

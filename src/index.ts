@@ -51,7 +51,7 @@ app.use("*", async function d1Timing(c, next) {
   await next();
   if (c.res.headers.get("content-type")?.startsWith("text/event-stream")) {
     // A stateless legacy answer is one SSE message: let it finish so the count covers the whole call.
-    c.res = new Response(await c.res.text(), c.res);
+    c.res = new Response(await c.res.arrayBuffer(), c.res);
   }
   c.res = withHeader(c.res, "server-timing", serverTiming(meter), true);
   c.res = withHeader(c.res, "x-d1-calls", String(meter.calls));

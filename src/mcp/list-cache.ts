@@ -17,10 +17,12 @@ const SDK_HEADERS = ["accept", "content-type", "host", "mcp-method", "mcp-name",
 interface Kept {
   status: number;
   headers: [string, string][];
-  /** The body before and after the JSON-RPC id. */
-  head: string;
-  tail: string;
+  /** The body before and after the JSON-RPC id, encoded once: a replay copies bytes. */
+  head: Uint8Array;
+  tail: Uint8Array;
 }
+
+const utf8 = new TextEncoder();
 
 const kept = new Map<string, Kept>();
 const MAX_KEPT = 256;
@@ -42,7 +44,12 @@ export function listRequestKey(request: Request, body: unknown, principal: Princ
 }
 
 function replay(k: Kept, id: JsonRpcId): Response {
-  return new Response(k.head + JSON.stringify(id) + k.tail, { status: k.status, headers: k.headers });
+  const idBytes = utf8.encode(JSON.stringify(id));
+  const body = new Uint8Array(k.head.length + idBytes.length + k.tail.length);
+  body.set(k.head, 0);
+  body.set(idBytes, k.head.length);
+  body.set(k.tail, k.head.length + idBytes.length);
+  return new Response(body, { status: k.status, headers: k.headers });
 }
 
 /**
@@ -62,7 +69,7 @@ export async function cachedList(key: string, id: JsonRpcId, body: Record<string
     // Not a plain answer (an error, say): give it as it is, with the caller's id, and keep nothing.
     return new Response(at < 0 ? text : text.split(quoted).join(JSON.stringify(id)), { status: res.status, headers });
   }
-  const k: Kept = { status: res.status, headers, head: text.slice(0, at), tail: text.slice(at + quoted.length) };
+  const k: Kept = { status: res.status, headers, head: utf8.encode(text.slice(0, at)), tail: utf8.encode(text.slice(at + quoted.length)) };
   if (kept.size >= MAX_KEPT) kept.clear();
   kept.set(key, k);
   return replay(k, id);

@@ -1,0 +1,130 @@
+/**
+ * A CPU profile of the Worker itself under load: `wrangler dev` with its
+ * inspector, the V8 sampling profiler over the DevTools protocol while one
+ * request is sent over and over (10 at a time), then the functions that took
+ * the time, grouped by where they live (Taskgate's src, the MCP SDK, the OAuth
+ * provider, zod, Hono, the runtime). One profile each for GET /health,
+ * GET /ready, tools/list and a read tools/call.
+ * Run: npm run -s bench:profile -- --worker
+ */
+import { mkdtempSync, rmSync, createWriteStream } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { applySchemaFile } from "../scripts/lib/d1.ts";
+import { admin, freePort, ROOT, startDev } from "./worker.ts";
+import { mcpRequest, get, type HttpRequest } from "./mcp.ts";
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+async function inspector(port: number): Promise<(method: string, params?: unknown) => Promise<any>> {
+  const deadline = Date.now() + 20_000;
+  let url: string | undefined;
+  while (!url && Date.now() < deadline) {
+    try {
+      const list = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string; title?: string }[];
+      url = list.find((t) => !/internal/i.test(t.title ?? ""))?.webSocketDebuggerUrl ?? list[0]?.webSocketDebuggerUrl;
+    } catch {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  if (!url) throw new Error("no inspector target");
+  if (process.env.PROFILE_DEBUG) console.error(url, await (await fetch(`http://127.0.0.1:${port}/json`)).text());
+  // wrangler's inspector proxy admits the DevTools origin only.
+  const ws = new WebSocket(url, { headers: { origin: "https://devtools.devprod.cloudflare.dev" } } as unknown as string[]);
+  await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = reject)));
+  let next = 1;
+  const waiting = new Map<number, (v: any) => void>();
+  ws.onmessage = (e) => {
+    const m = JSON.parse(String(e.data));
+    if (m.id && waiting.has(m.id)) (waiting.get(m.id) as (v: any) => void)(m.result ?? m.error);
+  };
+  return (method, params = {}) =>
+    new Promise((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+}
+
+function where(url: string): string {
+  if (!url) return "runtime";
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (m) return m[1];
+  const s = /\/src\/([^/]+)/.exec(url);
+  return s ? `src/${s[1]}` : url.split("/").pop() ?? url;
+}
+
+function summarize(p: CpuProfile): string[] {
+  const self = new Map<number, number>();
+  p.samples.forEach((s, i) => self.set(s, (self.get(s) ?? 0) + p.timeDeltas[i]));
+  const nodes = new Map(p.nodes.map((n) => [n.id, n]));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byPlace = new Map<string, number>();
+  const byFn = new Map<string, number>();
+  for (const [id, t] of self) {
+    const f = (nodes.get(id) as CpuProfile["nodes"][number]).callFrame;
+    if (f.functionName === "(idle)" || f.functionName === "(program)") continue;
+    const place = where(f.url);
+    byPlace.set(place, (byPlace.get(place) ?? 0) + t);
+    const fn = `${f.functionName || "(anonymous)"} ${place}:${f.lineNumber + 1}`;
+    byFn.set(fn, (byFn.get(fn) ?? 0) + t);
+  }
+  const busy = [...byPlace.values()].reduce((a, b) => a + b, 0);
+  const pct = (t: number) => `${((t / total) * 100).toFixed(1)}%`;
+  return [
+    `busy ${pct(busy)} of the sampled time`,
+    "by place: " + [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([k, v]) => `${k} ${pct(v)}`).join(", "),
+    "top functions: " + [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([k, v]) => `${k} ${pct(v)}`).join("; "),
+  ];
+}
+
+async function hammer(base: string, req: HttpRequest, seconds: number): Promise<number> {
+  const end = Date.now() + seconds * 1000;
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (Date.now() < end) {
+        const res = await fetch(base + req.path, { method: req.method, headers: req.headers, body: req.body });
+        await res.arrayBuffer();
+        n++;
+      }
+    }),
+  );
+  return n / seconds;
+}
+
+const tmp = mkdtempSync(join(tmpdir(), "taskgate-profile-"));
+const persist = join(tmp, "state");
+applySchemaFile({ remote: false, persistTo: persist }, join(ROOT, "schema.sql"));
+const account = admin(persist, ["create-account", "--name", "Profile"]);
+const human = admin(persist, ["create-token", "--account", account.id, "--kind", "human", "--scope", "write", "--label", "profile"]);
+const inspectorPort = await freePort();
+const dev = await startDev(persist, createWriteStream(join(tmp, "dev.log")), ["--inspector-port", String(inspectorPort)]);
+try {
+  const send = await inspector(inspectorPort);
+  await send("Profiler.enable");
+  await send("Profiler.setSamplingInterval", { interval: 100 });
+  const cases: [string, HttpRequest][] = [
+    ["GET /health", get("/health")],
+    ["GET /ready", get("/ready")],
+    ["tools/list (2026-07-28)", mcpRequest("modern", human.token, "tools/list")],
+    ["tools/list (legacy)", mcpRequest("legacy", human.token, "tools/list")],
+    ["tools/call whoami (2026-07-28)", mcpRequest("modern", human.token, "tools/call", "whoami", {})],
+    ["tools/call list_tasks (2026-07-28)", mcpRequest("modern", human.token, "tools/call", "list_tasks", {})],
+  ];
+  for (const [label, req] of cases) {
+    await hammer(dev.base, req, 1);
+    await send("Profiler.start");
+    const rate = await hammer(dev.base, req, 4);
+    const { profile } = (await send("Profiler.stop")) as { profile: CpuProfile };
+    console.log(`\n${label}: ${rate.toFixed(0)} req/s`);
+    for (const line of summarize(profile)) console.log(`  ${line}`);
+  }
+} finally {
+  await dev.stop();
+  rmSync(tmp, { recursive: true, force: true });
+}
