@@ -7,7 +7,7 @@
  * GET /ready, tools/list and a read tools/call.
  * Run: npm run -s bench:profile -- --worker
  */
-import { mkdtempSync, rmSync, createWriteStream } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applySchemaFile } from "../scripts/lib/d1.ts";
@@ -15,7 +15,7 @@ import { admin, freePort, ROOT, startDev } from "./worker.ts";
 import { mcpRequest, get, type HttpRequest } from "./mcp.ts";
 
 interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
 }
@@ -32,7 +32,6 @@ async function inspector(port: number): Promise<(method: string, params?: unknow
     }
   }
   if (!url) throw new Error("no inspector target");
-  if (process.env.PROFILE_DEBUG) console.error(url, await (await fetch(`http://127.0.0.1:${port}/json`)).text());
   // wrangler's inspector proxy admits the DevTools origin only.
   const ws = new WebSocket(url, { headers: { origin: "https://devtools.devprod.cloudflare.dev" } } as unknown as string[]);
   await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = reject)));
@@ -50,8 +49,70 @@ async function inspector(port: number): Promise<(method: string, params?: unknow
     });
 }
 
-function where(url: string): string {
+/** Base64 VLQ, as source maps write their mappings. */
+const B64 = new Map([..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].map((ch, i) => [ch, i]));
+
+/** For each generated line, the [column, source] pairs of a source map, to tell which source file a profiled line came from. */
+function readMap(path: string): { sources: string[]; lines: [number, number][][] } | null {
+  if (!existsSync(path)) return null;
+  const map = JSON.parse(readFileSync(path, "utf8")) as { sources: string[]; mappings: string };
+  const lines: [number, number][][] = [];
+  let source = 0;
+  for (const line of map.mappings.split(";")) {
+    const segs: [number, number][] = [];
+    let col = 0;
+    for (const seg of line.split(",")) {
+      if (!seg) continue;
+      const fields: number[] = [];
+      let value = 0;
+      let shift = 0;
+      for (const ch of seg) {
+        const d = B64.get(ch) as number;
+        value += (d & 31) << shift;
+        if (d & 32) shift += 5;
+        else {
+          fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
+          value = 0;
+          shift = 0;
+        }
+      }
+      col += fields[0];
+      if (fields.length > 1) source += fields[1];
+      segs.push([col, source]);
+    }
+    lines.push(segs);
+  }
+  return { sources: map.sources, lines };
+}
+
+const maps = new Map<string, ReturnType<typeof readMap>>();
+
+/** The bundle wrangler dev serves: the newest .wrangler/tmp/…/index.js. */
+function devBundle(): string | null {
+  const tmpDir = join(ROOT, ".wrangler", "tmp");
+  if (!existsSync(tmpDir)) return null;
+  const found = readdirSync(tmpDir)
+    .map((d) => join(tmpDir, d, "index.js"))
+    .filter((f) => existsSync(f) && existsSync(`${f}.map`))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  return found[0] ?? null;
+}
+
+function sourceOf(url: string, line: number, column: number): string | null {
+  let path = url.replace(/^file:\/\//, "");
+  if (!existsSync(`${path}.map`)) path = devBundle() ?? path;
+  if (!maps.has(path)) maps.set(path, readMap(`${path}.map`));
+  const map = maps.get(path);
+  const segs = map?.lines[line];
+  if (!map || !segs?.length) return null;
+  let hit = segs[0];
+  for (const s of segs) if (s[0] <= column) hit = s;
+  return map.sources[hit[1]] ?? null;
+}
+
+function where(url: string, line = 0, column = 0): string {
   if (!url) return "runtime";
+  url = sourceOf(url, line, column) ?? url;
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (m) return m[1];
   const s = /\/src\/([^/]+)/.exec(url);
@@ -68,7 +129,7 @@ function summarize(p: CpuProfile): string[] {
   for (const [id, t] of self) {
     const f = (nodes.get(id) as CpuProfile["nodes"][number]).callFrame;
     if (f.functionName === "(idle)" || f.functionName === "(program)") continue;
-    const place = where(f.url);
+    const place = where(f.url, f.lineNumber, f.columnNumber);
     byPlace.set(place, (byPlace.get(place) ?? 0) + t);
     const fn = `${f.functionName || "(anonymous)"} ${place}:${f.lineNumber + 1}`;
     byFn.set(fn, (byFn.get(fn) ?? 0) + t);

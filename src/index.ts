@@ -6,7 +6,7 @@
  * registration and tokens itself, checks the bearer token of /mcp and hands it
  * on (src/http/mcp.ts), and sends the rest to the pages (src/web, src/oauth).
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./http/app-env.ts";
 import { refuseQueryTokens } from "./http/auth.ts";
@@ -77,12 +77,18 @@ const methodNotAllowed = () =>
   });
 app.on(["GET", "DELETE", "PUT", "PATCH"], "/mcp/*", methodNotAllowed);
 
+const tooLarge = (c: Context) => c.json({ error: "payload_too_large", error_description: "Request bodies are limited to 1 MiB." }, 413);
+const streamedBodyLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
+
 app.use(
   "/mcp/*",
-  bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) => c.json({ error: "payload_too_large", error_description: "Request bodies are limited to 1 MiB." }, 413),
-  }),
+  // A body with a Content-Length is judged by it (the runtime holds the body to that length); only a chunked one is counted as it streams.
+  async function mcpBodyLimit(c, next) {
+    const length = c.req.header("content-length");
+    if (length === undefined || !/^\d+$/.test(length)) return streamedBodyLimit(c, next);
+    if (Number(length) > MAX_BODY_BYTES) return tooLarge(c);
+    await next();
+  },
   originCheck(),
   refuseQueryTokens(),
 );

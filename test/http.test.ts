@@ -141,6 +141,29 @@ describe("HTTP edges", () => {
     expect(res.status).toBe(413);
   });
 
+  it("a chunked body (no Content-Length) over 1 MiB → 413 as it streams; one under the limit is served", async () => {
+    const acc = await seedAccount();
+    const streamed = (text: string) => {
+      const bytes = new TextEncoder().encode(text);
+      return new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.slice(i, i + 64 * 1024));
+          controller.close();
+        },
+      });
+    };
+    const send = (text: string) =>
+      workerFetch(MCP_URL, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${acc.human}`, "mcp-protocol-version": "2025-06-18" },
+        body: streamed(text),
+      });
+    const big = await send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { pad: "x".repeat(2 * 1024 * 1024) } } }));
+    expect(big.status).toBe(413);
+    const small = await send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }));
+    expect(small.status).toBe(200);
+  });
+
   it("an unsupported protocol version → 400 with a JSON-RPC error", async () => {
     const acc = await seedAccount();
     const res = await post(
