@@ -18,6 +18,8 @@ export interface ConsentChoice {
   /** Required with actAs "agent": a new or an existing agent's name. */
   agentName?: string;
   access: Access;
+  /** The toolsets to tick under "Only these toolsets" (their titles as the page shows them); absent: every tool. */
+  toolsets?: string[];
 }
 
 /** What a `tg_` token of the same kind and scope is called in the checks: the grant must list the same tools. */
@@ -91,6 +93,10 @@ export async function choose(page: Page, choice: ConsentChoice): Promise<void> {
     await page.getByLabel("Myself", { exact: true }).check();
   }
   await page.getByLabel(choice.access === "write" ? "Read and write" : "Read only", { exact: true }).check();
+  if (choice.toolsets?.length) {
+    await page.getByLabel("Only these toolsets:", { exact: true }).check();
+    for (const title of choice.toolsets) await page.locator(".toolsets label", { hasText: title }).locator("input").check();
+  }
 }
 
 /**

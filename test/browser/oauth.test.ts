@@ -29,6 +29,8 @@ import {
   type Person,
 } from "../../scripts/lib/oauth-pages.ts";
 import { adminCli, taskgate } from "./context.ts";
+import { TOOL_NAMES } from "../../src/mcp/effects.ts";
+import { TOOLSETS } from "../../src/mcp/toolsets.ts";
 import { expectNoLeak, expectSafeHeaders, pageText } from "./expect-page.ts";
 import { authorizationUrl, discover, exchange, register, type ServerMetadata } from "./oauth-client.ts";
 
@@ -144,6 +146,23 @@ describe("OAuth in Chromium, JavaScript off", () => {
       }
     });
   }
+
+  it("consent with chosen toolsets: the app's tools/list is just those toolsets", async () => {
+    const auth = authorizationUrl(as, { clientId, redirectUri: listener.redirectUri, resource, scope });
+    await page.goto(auth.url);
+    expect(await onConsentPage(page)).toBe(true);
+    await choose(page, { actAs: "self", access: "write", toolsets: ["Runs", "Approvals"] });
+    await screenshot(page, "oauth-consent-toolsets");
+    const landed = await decide(page, "Allow", listener.redirectUri);
+    const tokens = await exchange(as, { clientId, redirectUri: listener.redirectUri, resource, code: landed.searchParams.get("code") as string, verifier: auth.verifier });
+    const s = await connect(`${taskgate().base}/mcp`, tokens.access_token, "modern");
+    try {
+      const chosen = new Set(TOOLSETS.filter((t) => t.name === "runs" || t.name === "approvals").flatMap((t) => t.tools));
+      expect((await s.listTools()).map((t) => t.name)).toEqual(TOOL_NAMES.filter((n) => chosen.has(n)));
+    } finally {
+      await s.close();
+    }
+  });
 
   it("Deny sends the person back to the client with access_denied and no code", async () => {
     const auth = authorizationUrl(as, { clientId, redirectUri: listener.redirectUri, resource, scope });
