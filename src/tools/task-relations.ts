@@ -13,6 +13,7 @@ import {
   throwTaskMissing,
 } from "../db/tasks.ts";
 import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
+import { NO_LEASE } from "../db/claims.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
@@ -148,7 +149,7 @@ const assignTask = defineTool({
       throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
     }
     if (row.assignee === args.assignee) return unchanged(row);
-    return writeTask(ctx, row, { assignee: args.assignee }, args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee");
+    return writeTask(ctx, row, { assignee: args.assignee, ...NO_LEASE }, args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee");
   },
 });
 
