@@ -156,6 +156,25 @@ describe("renewing the lease", () => {
   });
 });
 
+describe("back in progress", () => {
+  it("after a rejection or an unblock, the holder's lease starts over instead of having run out while the task waited", async () => {
+    const { human, holder, other, taskId, close } = await held(15);
+    await holder.ok("complete_task", { task_id: taskId, note: "Done?" });
+    await expireAt(taskId, -60 * MINUTE);
+    await human.ok("reject_task", { task_id: taskId, reason: "One table is missing." });
+    expectAbout((await lease(taskId))!.claim_expires_at, 15);
+    expect(await other.fails("claim_task", { task_id: taskId })).toContain("is claimed by holder");
+
+    await holder.ok("block_task", { task_id: taskId, reason: "waiting for the database admin" });
+    expect((await human.ok("get_task", { task_id: taskId })).claim_expires_at, "no claim while blocked").toBeNull();
+    await expireAt(taskId, -60 * MINUTE);
+    await human.ok("unblock_task", { task_id: taskId });
+    expectAbout((await lease(taskId))!.claim_expires_at, 15);
+    expect(await other.fails("start_run", { task_id: taskId })).toContain("is claimed by agent holder");
+    await close();
+  });
+});
+
 describe("a lapsed claim", () => {
   it("blocks no other agent: start_run, request_approval and complete_task go through", async () => {
     const { other, taskId, close } = await held();
