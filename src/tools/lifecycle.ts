@@ -15,7 +15,7 @@ import { endStaleRuns, LAPSE_UNANNOUNCED, NO_LEASE, noClaimByOthers, noticeLapse
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
-import { taskShape } from "./shapes.ts";
+import { CLAIM_EXPIRES, taskShape } from "./shapes.ts";
 import { followUp } from "./series.ts";
 
 export const REASON_MAX = 2000;
@@ -206,16 +206,16 @@ const leaseMinutes = z
   .min(LEASE_MINUTES.min, `must be from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max} minutes`)
   .max(LEASE_MINUTES.max, `must be from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max} minutes`)
   .default(LEASE_MINUTES.default)
-  .describe(`an agent's claim lapses after this many minutes (${LEASE_MINUTES.min}–${LEASE_MINUTES.max}) without its run events, step status changes or comments, which renew it`);
+  .describe("minutes until an agent's claim lapses; the holder's run events, step status changes and comments renew it");
 
 const claimTask = defineTool({
   name: "claim_task",
   description:
-    "Atomically assign a task to the caller and start it (in_progress); refused if someone else holds it, a no-op if the caller already does (its lease starts over). An agent's claim has a lease; once it lapses another caller's claim_task takes the task over and the old holder's running run ends as stale. Returns the task, the lease's end and whom it was taken from.",
+    "Atomically assign a task to the caller and start it (in_progress); refused if someone else holds it, a no-op if the caller already does (its lease starts over). Once an agent's lease lapses, another caller's claim_task takes the task over and the old holder's running run ends as stale. Returns the task.",
   input: z.strictObject({ task_id: taskId, lease_minutes: leaseMinutes }),
   output: z.object({
     task: taskShape,
-    claim_expires_at: z.string().nullable().describe("when the claim lapses unless renewed; null for a person's claim"),
+    claim_expires_at: CLAIM_EXPIRES,
     taken_over_from: z.string().nullable().describe("the agent whose lapsed claim this call took over"),
     changed: z.boolean(),
   }),

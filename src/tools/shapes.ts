@@ -30,4 +30,4 @@ export const taskList = z.object({ items: z.array(taskShape), next_cursor: z.str
 export const CLAIM_EXPIRES = z
   .string()
   .nullable()
-  .describe("when the agent's claim lapses unless renewed (once past, another claim_task takes it over); null for a person's claim or none");
+  .describe("when an agent's claim lapses unless renewed; null: a person's claim or none");
