@@ -92,7 +92,13 @@ CREATE TABLE IF NOT EXISTS tasks (
   -- The schedule a recurring task repeats by (JSON: rule, start, slot, index; see
   -- src/domain/recurrence.ts), on the one live occurrence of its series only.
   recurrence TEXT,
-  series_id TEXT
+  series_id TEXT,
+  -- An agent's claim (claim_task) lapses at this time unless renewed by the
+  -- holder's run events, step status changes and comments; NULL: no lease (a
+  -- person's claim, no claim, or a claim made before leases), which never lapses.
+  claim_expires_at TEXT,
+  -- The lease's length, which each renewal grants again.
+  claim_lease_minutes INTEGER
 );
 CREATE INDEX IF NOT EXISTS tasks_account_created ON tasks (account_id, trash_id, created_at, id);
 CREATE INDEX IF NOT EXISTS tasks_account_status ON tasks (account_id, status, created_at, id);
@@ -105,6 +111,8 @@ CREATE INDEX IF NOT EXISTS tasks_account_assignee_recent ON tasks (account_id, a
 CREATE INDEX IF NOT EXISTS tasks_series ON tasks (series_id, created_at);
 -- Only ever one live occurrence carries a series' rule.
 CREATE UNIQUE INDEX IF NOT EXISTS tasks_series_rule ON tasks (series_id) WHERE recurrence IS NOT NULL AND trash_id IS NULL;
+-- Claims whose lease runs out, for the minute cron's claim.lapsed event.
+CREATE INDEX IF NOT EXISTS tasks_claim_expiry ON tasks (claim_expires_at) WHERE claim_expires_at IS NOT NULL;
 
 CREATE TABLE IF NOT EXISTS task_dependencies (
   account_id TEXT NOT NULL,
@@ -315,6 +323,16 @@ CREATE TABLE IF NOT EXISTS stale_run_notices (
   notified_at TEXT NOT NULL
 );
 
+-- Lapsed claims already announced (claim.lapsed), with the expiry they lapsed
+-- at: a claim is announced once per lapse, by the minute cron or the take-over.
+CREATE TABLE IF NOT EXISTS claim_lapse_notices (
+  task_id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  expired_at TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  notified_at TEXT NOT NULL
+);
+
 -- A write batch inserts a row here only when one of its preconditions no longer
 -- holds; the CHECK then fails and D1 rolls the whole batch back.
 CREATE TABLE IF NOT EXISTS guard (
@@ -411,4 +429,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0000_initial.sql'),
   ('0001_idempotency_request_hash.sql'),
   ('0002_people_sessions.sql'),
-  ('0003_recurrence_webhooks.sql');
+  ('0003_recurrence_webhooks.sql'),
+  ('0004_claim_leases.sql');

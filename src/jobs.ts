@@ -1,6 +1,6 @@
 /**
  * The Worker's `scheduled` and `queue` handlers (src/index.ts wires them).
- * Crons (wrangler.toml): every minute, run.stale detection; the daily one,
+ * Crons (wrangler.toml): every minute, run.stale and claim.lapsed detection; the daily one,
  * the trash purge, the sign-in records (ended sessions, expired setup links,
  * old failed sign-ins) and the pruning of delivery records older than 30 days.
  */
@@ -10,6 +10,7 @@ import type { Env } from "./env.ts";
 import { purgeSignInRecords } from "./web/cleanup.ts";
 import { handleWebhookBatch } from "./webhooks/deliver.ts";
 import { announceStaleRuns } from "./webhooks/stale-runs.ts";
+import { announceLapsedClaims } from "./webhooks/lapsed-claims.ts";
 
 export const MINUTE_CRON = "* * * * *";
 const DELIVERY_RECORDS_DAYS = 30;
@@ -22,6 +23,7 @@ export async function scheduled(controller: ScheduledController, env: Env, ctx: 
   const nowMs = Date.now();
   if (controller.cron === MINUTE_CRON) {
     ctx.waitUntil(logged("announceStaleRuns", announceStaleRuns(env, nowMs)));
+    ctx.waitUntil(logged("announceLapsedClaims", announceLapsedClaims(env, nowMs)));
     return;
   }
   const now = new Date(nowMs).toISOString();

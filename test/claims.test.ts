@@ -152,24 +152,28 @@ function claimAfterFirstRead(interleave: () => Promise<unknown>): D1Database {
 }
 
 describe("the claim rule and its SQL form agree", () => {
-  it("on every status, assignee and caller", async () => {
+  it("on every status, assignee, lease and caller", async () => {
     const acc = await seedAccount("Rule matrix");
     const now = new Date().toISOString();
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const future = new Date(Date.now() + 60_000).toISOString();
     const assignees = [null, "human", "builder", "other"];
     let n = 0;
     for (const status of TASK_STATUSES) {
       for (const assignee of assignees) {
-        const id = `tsk_matrix${String(n++).padStart(8, "0")}`;
-        await env.DB.prepare(
-          "INSERT INTO tasks (id, account_id, title, status, assignee, created_by, created_at, updated_at) VALUES (?, ?, 'm', ?, ?, 'human', ?, ?)",
-        )
-          .bind(id, acc.accountId, status, assignee, now, now)
-          .run();
-        for (const actor of ["builder", "other", "third"]) {
-          const { condition, binds } = noClaimByOthers(id, acc.accountId, actor);
-          const sql = await env.DB.prepare(`SELECT coalesce((${condition}), 0) AS ok`).bind(...binds).first<{ ok: number }>();
-          const holder = claimHolder({ id, status, assignee });
-          expect(sql?.ok === 1, `${status} / ${assignee} / ${actor}`).toBe(holder === null || holder === actor);
+        for (const expires of [null, past, now, future]) {
+          const id = `tsk_matrix${String(n++).padStart(8, "0")}`;
+          await env.DB.prepare(
+            "INSERT INTO tasks (id, account_id, title, status, assignee, created_by, created_at, updated_at, claim_expires_at, claim_lease_minutes) VALUES (?, ?, 'm', ?, ?, 'human', ?, ?, ?, 30)",
+          )
+            .bind(id, acc.accountId, status, assignee, now, now, expires)
+            .run();
+          for (const actor of ["builder", "other", "third"]) {
+            const { condition, binds } = noClaimByOthers(id, acc.accountId, actor, now);
+            const sql = await env.DB.prepare(`SELECT coalesce((${condition}), 0) AS ok`).bind(...binds).first<{ ok: number }>();
+            const holder = claimHolder({ id, status, assignee, claim_expires_at: expires }, now);
+            expect(sql?.ok === 1, `${status} / ${assignee} / ${expires} / ${actor}`).toBe(holder === null || holder === actor);
+          }
         }
       }
     }

@@ -66,7 +66,7 @@ describe("every console page, for a busy account", () => {
     await agent.ok("claim_task", { task_id: ids[10] });
     await agent.ok("start_run", { task_id: ids[10] });
 
-    const figures = await pageFigures(p, ["/", "/tasks", `/tasks/${ids[0]}`, "/agents", "/apps", "/trash", "/activity", "/settings"]);
+    const figures = await pageFigures(p, ["/", "/tasks", `/tasks/${ids[0]}`, "/agents", "/apps", "/webhooks", "/trash", "/activity", "/settings"]);
     console.log("busy account:", JSON.stringify(figures));
     expectWithinBudget(figures);
 

@@ -41,10 +41,16 @@ export class Browser {
     return res;
   }
 
-  async post(path: string, form: Record<string, string | string[] | undefined>, extra: Record<string, string> = {}): Promise<Response> {
+  /** Posts a form; a list value sends the field once per item (checkboxes). `via` reaches the Worker another way (another env). */
+  async post(
+    path: string,
+    form: Record<string, string | string[] | undefined>,
+    extra: Record<string, string> = {},
+    via: (url: URL, init: RequestInit) => Promise<Response> = workerFetch,
+  ): Promise<Response> {
     const body = new URLSearchParams();
-    for (const [k, v] of Object.entries(form)) for (const one of v === undefined ? [] : Array.isArray(v) ? v : [v]) body.append(k, one);
-    const res = await workerFetch(new URL(path, ORIGIN), {
+    for (const [k, v] of Object.entries(form)) for (const item of v === undefined ? [] : [v].flat()) body.append(k, item);
+    const res = await via(new URL(path, ORIGIN), {
       method: "POST",
       headers: this.headers({ "content-type": "application/x-www-form-urlencoded", origin: ORIGIN, ...extra }),
       body,

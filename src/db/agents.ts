@@ -97,6 +97,7 @@ export interface FleetTaskRow {
   title: string;
   status: string;
   assignee: string;
+  claim_expires_at: string | null;
   total: number;
 }
 
@@ -160,7 +161,7 @@ export function fleetStatements(
                             WHERE c.account_id = ?1 AND c.assignee = g.name AND c.trash_id IS NULL AND c.status IN ${UNFINISHED}
                             LIMIT ${HELD_COUNT_CAP})) AS total
              FROM agents g WHERE g.account_id = ?1 ${page ? `AND g.id IN (${pageIds("?1", "?3", "?4")})` : ""})
-         SELECT t.id, t.title, t.status, t.assignee, held.total
+         SELECT t.id, t.title, t.status, t.assignee, t.claim_expires_at, held.total
            FROM held CROSS JOIN tasks t
           WHERE held.total > 0 AND t.rid IN (
                 SELECT h.rid FROM tasks h

@@ -2,10 +2,13 @@ import { PERSON_ASSIGNEE } from "../domain/claims.ts";
 
 /**
  * The claim rule of src/domain/claims.ts (`claimHolder`) as SQL over the
- * tasks table: `CLAIMED` is true of a row held by an agent. Keep the two in
- * step; a claim lease adds its expiry to both.
+ * tasks table: `CLAIMED` is true of a row held by an agent whose lease has
+ * not run out at the bound time (`?` is now). Keep the two in step.
  */
-const CLAIMED = `status = 'in_progress' AND assignee IS NOT NULL AND assignee <> '${PERSON_ASSIGNEE}'`;
+const CLAIMED = `status = 'in_progress' AND assignee IS NOT NULL AND assignee <> '${PERSON_ASSIGNEE}' AND (claim_expires_at IS NULL OR claim_expires_at > ?)`;
+
+/** The lease columns of a claim without a lease (a person's assignment: it never lapses). */
+export const NO_LEASE = { claim_expires_at: null, claim_lease_minutes: null } as const;
 
 export interface Condition {
   condition: string;
@@ -14,12 +17,122 @@ export interface Condition {
 
 /**
  * Guard condition for a write by `actor` (an agent's name) on a task: no other
- * agent holds a claim on it at this point of the batch. A person's writes need
- * no such guard.
+ * agent holds a live claim on it at this point of the batch. A person's writes
+ * need no such guard.
  */
-export function noClaimByOthers(taskId: string, accountId: string, actor: string): Condition {
+export function noClaimByOthers(taskId: string, accountId: string, actor: string, now: string): Condition {
   return {
     condition: `NOT EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND ${CLAIMED} AND assignee <> ?)`,
-    binds: [taskId, accountId, actor],
+    binds: [taskId, accountId, now, actor],
   };
+}
+
+/**
+ * Renews the lease of `holder`'s claim on the task: now plus the lease's
+ * length, in the same batch as the holder's run event, step status or
+ * comment. Nothing for anyone else, for a task not in progress, or for a
+ * claim without a lease. Not a change of the task: no version, no updated_at.
+ */
+export function renewLease(db: D1Database, accountId: string, taskId: string, holder: string, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE tasks SET claim_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', ?1, '+' || claim_lease_minutes || ' minutes')
+        WHERE id = ?2 AND account_id = ?3 AND assignee = ?4 AND status = 'in_progress' AND trash_id IS NULL
+          AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL`,
+    )
+    .bind(now, taskId, accountId, holder);
+}
+
+/** The holder's claim_task again: the lease starts over with the given length (no version, no history entry). */
+export function restartLease(db: D1Database, accountId: string, taskId: string, holder: string, expiresAt: string, minutes: number): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE tasks SET claim_expires_at = ?1, claim_lease_minutes = ?2
+        WHERE id = ?3 AND account_id = ?4 AND assignee = ?5 AND status IN ('in_progress', 'blocked') AND trash_id IS NULL`,
+    )
+    .bind(expiresAt, minutes, taskId, accountId, holder);
+}
+
+/** What a take-over of a lapsed claim needs to know: the old holder's latest running run on the task, and whether this lapse was announced. */
+export async function readLapse(
+  db: D1Database,
+  accountId: string,
+  taskId: string,
+  holder: string,
+  expiredAt: string,
+): Promise<{ runId: string | null; announced: boolean }> {
+  const [run, notice] = await db.batch([
+    db
+      .prepare(
+        `SELECT r.id FROM runs r JOIN agents g ON g.id = r.agent_id AND g.account_id = r.account_id
+          WHERE r.account_id = ? AND r.task_id = ? AND g.name = ? AND r.status = 'running' ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,
+      )
+      .bind(accountId, taskId, holder),
+    db.prepare(`SELECT 1 AS ok FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE}`).bind(taskId, accountId, expiredAt),
+  ]);
+  return { runId: (run.results[0] as { id: string } | undefined)?.id ?? null, announced: notice.results.length > 0 };
+}
+
+const LAPSE_ANNOUNCED_WHERE = "task_id = ? AND account_id = ? AND expired_at = ?";
+
+/** Guard: this lapse (task, expiry) has not been announced. Binds: task id, account id, expiry. */
+export const LAPSE_UNANNOUNCED = `NOT EXISTS (SELECT 1 FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE})`;
+
+/**
+ * Ends the old holder's running runs on a task taken over after its claim
+ * lapsed, as failed with a summary that says they went stale and why.
+ */
+export function endStaleRuns(db: D1Database, accountId: string, taskId: string, holder: string, summary: string, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE runs SET status = 'failed', summary = ?1, finished_at = ?2, last_event_at = ?2
+        WHERE account_id = ?3 AND task_id = ?4 AND status = 'running'
+          AND agent_id = (SELECT id FROM agents WHERE account_id = ?3 AND name = ?5)`,
+    )
+    .bind(summary, now, accountId, taskId, holder);
+}
+
+/**
+ * Records that a lapse was announced; RETURNING yields a row only for the
+ * call that recorded it (a later lapse of the same task replaces the notice).
+ */
+export function noticeLapse(
+  db: D1Database,
+  n: { taskId: string; accountId: string; expiredAt: string; eventId: string; now: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO claim_lapse_notices (task_id, account_id, expired_at, event_id, notified_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (task_id) DO UPDATE SET expired_at = excluded.expired_at, event_id = excluded.event_id, notified_at = excluded.notified_at
+        WHERE claim_lapse_notices.expired_at <> excluded.expired_at
+       RETURNING task_id`,
+    )
+    .bind(n.taskId, n.accountId, n.expiredAt, n.eventId, n.now);
+}
+
+export interface LapsedClaim {
+  id: string;
+  account_id: string;
+  title: string;
+  status: string;
+  project_id: string | null;
+  assignee: string;
+  due_at: string | null;
+  claim_expires_at: string;
+}
+
+/** Live tasks whose agent's lease ran out by `now` and whose lapse has not been announced, oldest lapse first. */
+export async function unannouncedLapses(db: D1Database, now: string, limit: number): Promise<LapsedClaim[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT t.id, t.account_id, t.title, t.status, t.project_id, t.assignee, t.due_at, t.claim_expires_at
+         FROM tasks t LEFT JOIN claim_lapse_notices n ON n.task_id = t.id
+        WHERE t.claim_expires_at IS NOT NULL AND t.claim_expires_at <= ?1 AND t.status = 'in_progress' AND t.trash_id IS NULL
+          AND t.assignee IS NOT NULL AND t.assignee <> '${PERSON_ASSIGNEE}'
+          AND (n.task_id IS NULL OR n.expired_at <> t.claim_expires_at)
+        ORDER BY t.claim_expires_at LIMIT ?2`,
+    )
+    .bind(now, limit)
+    .all<LapsedClaim>();
+  return results;
 }

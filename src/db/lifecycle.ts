@@ -42,6 +42,9 @@ export interface TaskTransition {
   status_before_block?: null;
   /** A completed occurrence hands its schedule on to the next one. */
   recurrence?: null;
+  /** An agent's claim lease (claim_task); null for none. */
+  claim_expires_at?: string | null;
+  claim_lease_minutes?: number | null;
 }
 
 /** Applies a transition to the task at the version that was read (else it matches no row), bumping the version. */

@@ -27,6 +27,8 @@ export interface TaskRow {
   /** JSON of the series' Schedule, on its live occurrence only. */
   recurrence: string | null;
   series_id: string | null;
+  /** When an agent's claim lease runs out; null: no lease. */
+  claim_expires_at: string | null;
 }
 
 export interface Task {
@@ -55,7 +57,7 @@ export interface Task {
 /** Columns of a task as the tools show it; `t` is the tasks alias. */
 export const TASK_COLUMNS =
   "t.id, t.account_id, t.project_id, t.parent_id, t.title, t.notes, t.status, t.priority, t.due_at, t.estimate_minutes, " +
-  "t.assignee, t.auto_ok, t.blocked_reason, t.snoozed_until, t.version, t.created_by, t.created_at, t.updated_at, t.completed_at, t.recurrence, t.series_id";
+  "t.assignee, t.auto_ok, t.blocked_reason, t.snoozed_until, t.version, t.created_by, t.created_at, t.updated_at, t.completed_at, t.recurrence, t.series_id, t.claim_expires_at";
 
 /** The same columns for `RETURNING`, which takes no table alias. */
 export const TASK_RETURNING = TASK_COLUMNS.replace(/t\./g, "");
@@ -257,14 +259,15 @@ export const TASK_IS_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND accoun
 
 /** Columns a task write may set directly. */
 export type TaskField =
-  | "status" | "status_before_block" | "blocked_reason" | "assignee" | "snoozed_until" | "project_id";
+  | "status" | "status_before_block" | "blocked_reason" | "assignee" | "snoozed_until" | "project_id"
+  | "claim_expires_at" | "claim_lease_minutes";
 
 /** Sets the given fields, bumps the version and stamps updated_at. */
 export function updateTaskFields(
   db: D1Database,
   accountId: string,
   id: string,
-  changes: Partial<Record<TaskField, string | null>>,
+  changes: Partial<Record<TaskField, string | number | null>>,
   now: string,
 ): D1PreparedStatement {
   const fields = Object.keys(changes) as TaskField[];

@@ -2,14 +2,17 @@ import { actorName, type Principal } from "./principal.ts";
 
 /**
  * The claim rule, in one place. A task is claimed while it is in_progress and
- * assigned to an agent (claim_task makes it so). While it is, another agent's
- * work on it (start_run, complete_task, request_approval) is refused, naming
- * the holder; the holder and any person may still do everything.
+ * assigned to an agent (claim_task makes it so) and its lease has not run out.
+ * While it is, another agent's work on it (start_run, complete_task,
+ * request_approval) is refused, naming the holder; the holder and any person
+ * may still do everything. A lapsed claim is no claim: another agent's
+ * claim_task takes the task over. A claim without a lease (a person's, or one
+ * made before leases) never lapses.
  *
  * src/db/claims.ts is the same rule as an SQL condition, checked inside each of
  * those writes' batches so that a claim taken between a call's read and its
  * write still stops it. Change the two together (test/claims.test.ts holds
- * them to the same answers); a claim lease would add its expiry to both.
+ * them to the same answers).
  */
 
 /** What the rule reads of a task. */
@@ -17,10 +20,15 @@ export interface ClaimFields {
   id: string;
   status: string;
   assignee: string | null;
+  /** When the agent's lease runs out (ISO 8601 UTC); null: no lease. */
+  claim_expires_at: string | null;
 }
 
 /** The assignee name of the account's person (not an agent). */
 export const PERSON_ASSIGNEE = "human";
+
+/** claim_task's lease, in minutes. */
+export const LEASE_MINUTES = { default: 30, min: 1, max: 1440 } as const;
 
 /** The tools a claim keeps other agents from. */
 export type ClaimGuardedTool = "start_run" | "complete_task" | "request_approval";
@@ -31,19 +39,39 @@ const DOING: Record<ClaimGuardedTool, string> = {
   request_approval: "request an approval on it",
 };
 
-/** The agent that holds a claim on the task, or null when none does. */
-export function claimHolder(t: ClaimFields): string | null {
-  return t.status === "in_progress" && t.assignee !== null && t.assignee !== PERSON_ASSIGNEE ? t.assignee : null;
+/** In progress and assigned to an agent: a claim, live or lapsed. */
+function agentHeld(t: ClaimFields): boolean {
+  return t.status === "in_progress" && t.assignee !== null && t.assignee !== PERSON_ASSIGNEE;
+}
+
+/** The agent that holds a claim on the task at `now`, or null when none does (a lapsed claim holds nothing). */
+export function claimHolder(t: ClaimFields, now: string): string | null {
+  return agentHeld(t) && (t.claim_expires_at === null || t.claim_expires_at > now) ? t.assignee : null;
+}
+
+/** The agent whose claim on the task has lapsed at `now` (its lease ran out), or null. */
+export function lapsedHolder(t: ClaimFields, now: string): string | null {
+  return agentHeld(t) && t.claim_expires_at !== null && t.claim_expires_at <= now ? t.assignee : null;
+}
+
+/** When the agent's claim on the task lapses (past: it has lapsed), or null: no claim, a person's, or one without a lease. */
+export function claimExpiry(t: ClaimFields): string | null {
+  return agentHeld(t) ? t.claim_expires_at : null;
+}
+
+/** The lease's end for a claim made or renewed at `nowMs`. */
+export function leaseEnd(nowMs: number, minutes: number): string {
+  return new Date(nowMs + minutes * 60_000).toISOString();
 }
 
 /** Why this caller may not run `tool` on the task because another agent holds it, or null when it may. */
-export function claimRefusal(p: Principal, t: ClaimFields, tool: ClaimGuardedTool): string | null {
+export function claimRefusal(p: Principal, t: ClaimFields, tool: ClaimGuardedTool, now: string): string | null {
   if (p.kind === "human") return null;
-  const holder = claimHolder(t);
+  const holder = claimHolder(t, now);
   const me = actorName(p);
   if (holder === null || holder === me) return null;
   return (
-    `task ${t.id} is claimed by agent ${holder} (in progress and assigned to it), so ${me} may not ${DOING[tool]}. ` +
+    `task ${t.id} is claimed by agent ${holder} (in progress and assigned to it${t.claim_expires_at ? `, lease until ${t.claim_expires_at}` : ""}), so ${me} may not ${DOING[tool]}. ` +
     "Pick another task (list_tasks with unassigned: true, or list_my_tasks), or ask a person to reassign it to you (assign_task)."
   );
 }

@@ -13,6 +13,7 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool } from "../mcp/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
+import { renewLease } from "../db/claims.ts";
 import { approvalRequested, approvalShape, claimGuard, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
 import { followUp } from "./series.ts";
 import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
@@ -188,6 +189,8 @@ const rejectTask = defineTool({
       if (t.status === "awaiting_approval" || t.status === "open") {
         const change: TaskTransition = { status: "in_progress" };
         statements.push(transitionTask(db, a, t, change, now));
+        // Back at work: an agent's claim lease starts over instead of having run out while it waited.
+        if (t.assignee) statements.push(renewLease(db, a, t.id, t.assignee, now));
         task = transitioned(t, change, now);
       }
       const commentId = newId(ID_PREFIX.comment);

@@ -4,6 +4,7 @@ import { actorName, type Principal } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { requireTask, throwTaskMissing } from "../db/tasks.ts";
+import { renewLease } from "../db/claims.ts";
 import { moveToTrash, purgeAfter } from "../db/trash.ts";
 import {
   COMMENT_IS_LIVE, insertComment, liveComment, requireComment, setCommentBody, TASK_IS_LIVE, taskWithComments, toComment,
@@ -79,7 +80,10 @@ const commentOnTask = defineTool({
     const gone = notFound("task", args.task_id, TASK_HINT);
     return ctx.commit(
       {
-        statements: [ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], gone), insertComment(db, p.accountId, p.tokenId, comment)],
+        statements: [
+          ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], gone), insertComment(db, p.accountId, p.tokenId, comment),
+          renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
+        ],
         activity: { target: args.task_id, summary: `commented ${comment.id}` },
       },
       { comment },

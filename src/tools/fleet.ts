@@ -13,6 +13,8 @@ import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { assigneeName, cursor, limit, nextCursor, projectId } from "./schemas.ts";
 import { optimistic, REASON_MAX } from "./lifecycle.ts";
 import { runShape } from "./runs.ts";
+import { CLAIM_EXPIRES } from "./shapes.ts";
+import { claimExpiry } from "../domain/claims.ts";
 
 const PER_AGENT = 20;
 const RECENT_RUNS = 10;
@@ -47,12 +49,12 @@ const fleetRun = z.object({
   minutes_since_event: z.number(),
 });
 
-const heldTask = z.object({ id: z.string(), title: z.string(), status: z.string() });
+const heldTask = z.object({ id: z.string(), title: z.string(), status: z.string(), claim_expires_at: CLAIM_EXPIRES });
 
 const fleetStatus = defineTool({
   name: "fleet_status",
   description:
-    "Every agent of the account: active or paused, last seen, current runs, stale runs (running with no event for STALE_RUN_MINUTES) and the unfinished tasks it holds (up to 20 of each per agent, with totals).",
+    "Every agent of the account: active or paused, last seen, current runs, stale runs (running with no event for STALE_RUN_MINUTES) and the unfinished tasks it holds with when each claim lapses (up to 20 of each per agent, with totals).",
   input: z.strictObject({}),
   output: z.object({
     stale_after_minutes: z.number(),
@@ -89,7 +91,7 @@ const fleetStatus = defineTool({
         current_run_count: count(false),
         stale_runs: show(true),
         stale_run_count: count(true),
-        claimed_tasks: tasks.map((t) => ({ id: t.id, title: t.title, status: t.status })),
+        claimed_tasks: tasks.map((t) => ({ id: t.id, title: t.title, status: t.status, claim_expires_at: claimExpiry(t) })),
         claimed_task_count: tasks[0]?.total ?? 0,
       };
     });

@@ -8,12 +8,14 @@ import {
 } from "../db/approvals.ts";
 import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type Task } from "../db/tasks.ts";
-import { claimRefusal, type ClaimFields, type ClaimGuardedTool } from "../domain/claims.ts";
-import { noClaimByOthers } from "../db/claims.ts";
+import {
+  claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd, type ClaimFields, type ClaimGuardedTool,
+} from "../domain/claims.ts";
+import { endStaleRuns, LAPSE_UNANNOUNCED, NO_LEASE, noClaimByOthers, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
-import { eventTask, newEvent } from "../domain/events.ts";
+import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
-import { taskShape } from "./shapes.ts";
+import { CLAIM_EXPIRES, taskShape } from "./shapes.ts";
 import { followUp } from "./series.ts";
 
 export const REASON_MAX = 2000;
@@ -56,10 +58,10 @@ export async function optimistic<R>(what: string, attempt: (lost: Error) => Prom
  */
 export function claimGuard(ctx: ToolContext, t: ClaimFields, tool: ClaimGuardedTool, lost: Error): D1PreparedStatement[] {
   const p = ctx.principal;
-  const why = claimRefusal(p, t, tool);
+  const why = claimRefusal(p, t, tool, ctx.now);
   if (why) throw conflict(why);
   if (p.kind === "human") return [];
-  const { condition, binds } = noClaimByOthers(t.id, p.accountId, actorName(p));
+  const { condition, binds } = noClaimByOthers(t.id, p.accountId, actorName(p), ctx.now);
   return [ctx.guard(condition, binds, lost)];
 }
 
@@ -198,38 +200,73 @@ const reopenTask = defineTool({
   },
 });
 
+const leaseMinutes = z
+  .number({ error: `must be a whole number of minutes from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max}` })
+  .int(`must be a whole number of minutes from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max}`)
+  .min(LEASE_MINUTES.min, `must be from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max} minutes`)
+  .max(LEASE_MINUTES.max, `must be from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max} minutes`)
+  .default(LEASE_MINUTES.default)
+  .describe("minutes until an agent's claim lapses; the holder's run events, step status changes and comments renew it");
+
 const claimTask = defineTool({
   name: "claim_task",
   description:
-    "Atomically assign a task to the caller and start it (in_progress); refused if someone else holds it, a no-op if the caller already does. Returns the task.",
-  input: z.strictObject({ task_id: taskId }),
-  output: z.object({ task: taskShape, changed: z.boolean() }),
+    "Atomically assign a task to the caller and start it (in_progress); refused if someone else holds it, a no-op if the caller already does (its lease starts over). Once an agent's lease lapses, another caller's claim_task takes the task over and the old holder's running run ends as stale. Returns the task.",
+  input: z.strictObject({ task_id: taskId, lease_minutes: leaseMinutes }),
+  output: z.object({
+    task: taskShape,
+    claim_expires_at: CLAIM_EXPIRES,
+    taken_over_from: z.string().nullable().describe("the agent whose lapsed claim this call took over"),
+    changed: z.boolean(),
+  }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
     const me = actorName(p);
+    const lease = p.kind === "agent" ? { claim_expires_at: leaseEnd(ctx.nowMs, args.lease_minutes), claim_lease_minutes: args.lease_minutes } : NO_LEASE;
     return optimistic(`task ${args.task_id}`, async (lost) => {
       const { task: t } = await readTaskState(db, a, args.task_id);
       if (t.status === "done" || t.status === "cancelled") {
         throw conflict(`task ${t.id} is ${t.status} and can't be claimed; reopen_task brings it back to open first.`);
       }
-      if (t.assignee !== null && t.assignee !== me) {
-        throw conflict(`task ${t.id} is claimed by ${t.assignee}. Pick another task (list_tasks with unassigned: true), or ask a person to reassign it with assign_task.`);
+      const lapsed = t.assignee !== me ? lapsedHolder(t, now) : null;
+      if (t.assignee !== null && t.assignee !== me && !lapsed) {
+        const until = claimHolder(t, now) && t.claim_expires_at ? ` Its claim lapses at ${t.claim_expires_at} unless renewed.` : "";
+        throw conflict(`task ${t.id} is claimed by ${t.assignee}. Pick another task (list_tasks with unassigned: true), or ask a person to reassign it with assign_task.${until}`);
       }
       if (t.status === "awaiting_approval") {
         throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
       }
-      if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) return { task: toTask(t), changed: false };
+      if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) {
+        if (p.kind === "agent" && !(await restartLease(db, a, t.id, me, lease.claim_expires_at as string, args.lease_minutes).run()).meta.changes) throw lost;
+        return { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false };
+      }
       if (t.status === "blocked") {
         throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);
       }
-      const change: TaskTransition = { assignee: me, status: "in_progress" };
+      const change: TaskTransition = { assignee: me, status: "in_progress", ...lease };
+      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+      let summary = `claimed by ${me} and started`;
+      const events: TaskgateEvent[] = [];
+      const task = toTask(transitioned(t, change, now));
+      if (lapsed) {
+        const expiredAt = t.claim_expires_at as string;
+        const { condition, binds } = noClaimByOthers(t.id, a, me, now);
+        statements.push(ctx.guard(condition, binds, lost));
+        const { runId, announced } = await readLapse(db, a, t.id, lapsed, expiredAt);
+        const staleSummary = `stale: the claim of ${lapsed} lapsed at ${expiredAt} and ${me} took the task over`;
+        statements.push(endStaleRuns(db, a, t.id, lapsed, staleSummary, now));
+        summary += `, taking it over from ${lapsed} whose claim lapsed at ${expiredAt}${runId ? ` (run ${runId} ended as stale)` : ""}`;
+        if (!announced) {
+          const event = claimLapsedEvent(a, now, { task: eventTask(task), holder: lapsed, lease_expired_at: expiredAt, taken_over_by: me, stale_run_id: runId });
+          statements.push(ctx.guard(LAPSE_UNANNOUNCED, [t.id, a, expiredAt], lost), noticeLapse(db, { taskId: t.id, accountId: a, expiredAt, eventId: event.id, now }));
+          events.push(event);
+        }
+      }
+      statements.push(transitionTask(db, a, t, change, now));
       return ctx.commit(
-        {
-          statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
-          activity: { target: t.id, summary: `claimed by ${me} and started` },
-        },
-        { task: toTask(transitioned(t, change, now)), changed: true },
+        { statements, activity: { target: t.id, summary }, events },
+        { task, claim_expires_at: lease.claim_expires_at, taken_over_from: lapsed, changed: true },
       );
     });
   },

@@ -12,6 +12,7 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { assigneeName, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
 import { claimGuard, optimistic } from "./lifecycle.ts";
+import { renewLease } from "../db/claims.ts";
 
 export const RUN_LIMITS = { message: 4000, url: 2000, summary: 4000, eventsShown: 200 } as const;
 
@@ -147,7 +148,7 @@ const logRunEvent = defineTool({
       const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
       return ctx.commit(
         {
-          statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), ...appendEvent(db, a, run.id, event)],
+          statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), ...appendEvent(db, a, run.id, event), renewLease(db, a, run.task_id, run.agent, now)],
           activity: { target: run.task_id, summary: `run ${run.id} ${args.kind}: ${args.message}` },
         },
         { event: { ...event, run_id: run.id } },

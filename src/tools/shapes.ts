@@ -26,3 +26,8 @@ export const taskShape = z.object({
 });
 
 export const taskList = z.object({ items: z.array(taskShape), next_cursor: z.string().nullable() });
+
+export const CLAIM_EXPIRES = z
+  .string()
+  .nullable()
+  .describe("when an agent's claim lapses unless renewed; null: a person's claim or none");

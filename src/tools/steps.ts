@@ -8,6 +8,7 @@ import {
   STEP_IS_LIVE, STEPS_UNCHANGED_SINCE_READ, taskForAppend, taskWithSteps, toStep, type Step,
 } from "../db/steps.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
+import { renewLease } from "../db/claims.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
 import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
 
@@ -96,7 +97,10 @@ const setStatus = defineTool({
     if (row.status === status) return { step: toStep(row), changed: false };
     return ctx.commit(
       {
-        statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now)],
+        statements: [
+          ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now),
+          renewLease(db, p.accountId, row.task_id, actorName(p), ctx.now),
+        ],
         activity: { target: row.task_id, summary: `step ${step_id}: ${row.status} → ${status}` },
       },
       { step: { ...toStep(row), status, updated_at: ctx.now }, changed: true },

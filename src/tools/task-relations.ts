@@ -13,6 +13,7 @@ import {
   throwTaskMissing,
 } from "../db/tasks.ts";
 import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
+import { NO_LEASE, renewLease } from "../db/claims.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
@@ -30,12 +31,13 @@ function writeTask(
   row: TaskWriteRow,
   changes: Partial<Record<TaskField, string | null>>,
   summary: string,
+  then: D1PreparedStatement[] = [],
 ) {
   const a = ctx.principal.accountId;
   const next = { ...row, ...changes, version: row.version + 1, updated_at: ctx.now } as TaskRow;
   return ctx.commit(
     {
-      statements: [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id)), updateTaskFields(ctx.db, a, row.id, changes, ctx.now)],
+      statements: [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id)), updateTaskFields(ctx.db, a, row.id, changes, ctx.now), ...then],
       activity: { target: row.id, summary },
     },
     { task: toTask(next), changed: true },
@@ -132,7 +134,9 @@ const unblockTask = defineTool({
     const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
     if (row.status !== "blocked") return unchanged(row);
     const back = row.status_before_block && row.status_before_block !== "blocked" ? row.status_before_block : "open";
-    return writeTask(ctx, row, { status: back, status_before_block: null, blocked_reason: null }, `unblocked (back to ${back})`);
+    // Back in progress: an agent's claim lease starts over instead of having run out while blocked.
+    const renew = back === "in_progress" && row.assignee ? [renewLease(ctx.db, ctx.principal.accountId, row.id, row.assignee, ctx.now)] : [];
+    return writeTask(ctx, row, { status: back, status_before_block: null, blocked_reason: null }, `unblocked (back to ${back})`, renew);
   },
 });
 
@@ -148,7 +152,7 @@ const assignTask = defineTool({
       throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
     }
     if (row.assignee === args.assignee) return unchanged(row);
-    return writeTask(ctx, row, { assignee: args.assignee }, args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee");
+    return writeTask(ctx, row, { assignee: args.assignee, ...NO_LEASE }, args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee");
   },
 });
 

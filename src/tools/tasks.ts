@@ -11,11 +11,12 @@ import { requireProject } from "../db/projects.ts";
 import { selectTaskList, taskDetailStatements } from "../db/task-views.ts";
 import { readBatch } from "../db/batch.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
+import { claimExpiry } from "../domain/claims.ts";
 import { defineTool } from "../mcp/tool.ts";
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
 } from "./schemas.ts";
-import { taskList, taskShape } from "./shapes.ts";
+import { CLAIM_EXPIRES, taskList, taskShape } from "./shapes.ts";
 import { selectSeries, selectTimeZone, type OccurrenceRow } from "../db/series.ts";
 import { describeRecurrence, describeSeries, newSeriesId, recurrenceRule, recurrenceView, scheduleFor, seriesView } from "./series.ts";
 
@@ -100,6 +101,7 @@ const getTask = defineTool({
     subtask_count: z.number(),
     recurrence: recurrenceView.describe("the schedule the live occurrence of a recurring task repeats by"),
     series: seriesView.describe("the occurrences of the task's series (a recurring task, or a past occurrence)"),
+    claim_expires_at: CLAIM_EXPIRES,
   }),
   async handler(ctx, { task_id }) {
     const { db, principal: p } = ctx;
@@ -126,6 +128,7 @@ const getTask = defineTool({
       subtask_count: (subtasks[0] as { n: number }).n,
       recurrence: describeRecurrence(row, (zone[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC", ctx.nowMs),
       series: describeSeries(row, series as OccurrenceRow[], (count[0] as { n: number }).n),
+      claim_expires_at: claimExpiry(row),
     };
   },
 });

@@ -6,7 +6,11 @@
  * group is gone) and removes the directory, also when a test failed. If vitest
  * is interrupted, LocalStack's exit hook kills the group.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
+import { newConnectorKey } from "../../src/connectors/crypto.ts";
+import { ROOT } from "../../scripts/lib/d1.ts";
 import { LocalStack } from "../../scripts/lib/local-stack.ts";
 import type { Taskgate } from "./context.ts";
 
@@ -14,7 +18,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const stack = new LocalStack("taskgate-browser-");
   try {
     await stack.applySchema();
-    await stack.start();
+    // The key that seals webhook secrets: .dev.vars when there is one (wrangler reads it), else one for this run.
+    await stack.start(existsSync(join(ROOT, ".dev.vars")) ? {} : { CONNECTOR_KEY: newConnectorKey() });
     const account = await stack.admin(["create-account", "--name", "Browser tests"]);
     const taskgate: Taskgate = { base: stack.base, persistTo: stack.dir, accountId: account.id };
     project.provide("taskgate", taskgate);

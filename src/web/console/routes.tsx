@@ -24,6 +24,10 @@ import { flashCookie, takeFlash } from "./flash.ts";
 import { callScope, WEB_TOKEN_PREFIX, webPrincipal } from "./respond.ts";
 import { activityFilter, safeCursor, taskQuery, tasksRead, TASKS_PAGE } from "./queries.ts";
 import { createTokenFromForm } from "./tokens.ts";
+import { addWebhookFromForm, removeWebhookFromForm, type NewWebhook } from "./webhooks.ts";
+import { listWebhooks } from "../../db/webhooks.ts";
+import { httpAllowed } from "../../webhooks/deliver.ts";
+import { WebhooksPage } from "./pages/webhooks.tsx";
 import { MessagePage } from "./pages/message.tsx";
 import { InboxPage, INBOX_LIMITS } from "./pages/inbox.tsx";
 import { TasksPage } from "./pages/tasks.tsx";
@@ -181,6 +185,18 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
 
   web.get("/apps", requireSession(), async (c) => apps(c, await sessionOf(c), null));
 
+  /** The webhooks page; a new endpoint's signing secret only in the answer to adding it. */
+  async function webhooks(c: WebContext, s: Session, created: NewWebhook | null): Promise<Response> {
+    const [frame, hooks, setupError] = await Promise.all([
+      readFrame(c.env.DB, s.accountId),
+      listWebhooks(c.env.DB, s.accountId),
+      importConnectorKey(c.env.CONNECTOR_KEY).then(() => null, (e: Error) => e.message),
+    ]);
+    return render(c, s, frame, (v) => <WebhooksPage view={v} hooks={hooks} created={created} setupError={setupError} httpAllowed={httpAllowed(c.env)} />);
+  }
+
+  web.get("/webhooks", requireSession(), async (c) => webhooks(c, await sessionOf(c), null));
+
   web.get("/trash", requireSession(), async (c) => {
     const s = await sessionOf(c);
     const data = await readTrashPage(c.env.DB, s.accountId, safeCursor(c.req.query("cursor")), TRASH_PAGE);
@@ -217,6 +233,23 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     if (result.isError) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: textOf(result) })] });
     const r = (result.structuredContent ?? {}) as Record<string, unknown>;
     return redirect(spec.after?.(r, form) ?? back, { cookies: [flashCookie(c, { kind: "ok", text: spec.done(r, form) })] });
+  });
+
+  /** Adding a webhook answers with the page itself, its secret shown once; a refusal goes back with the reason. */
+  web.post("/webhooks", formLimit, async (c) => {
+    const g = await guardedForm(c);
+    if (g instanceof Response) return g;
+    const made = await addWebhookFromForm(c.env, g.s.accountId, g.form);
+    if ("error" in made) return redirect("/webhooks", { cookies: [flashCookie(c, { kind: "error", text: made.error })] });
+    return webhooks(c, g.s, made);
+  });
+
+  web.post("/webhooks/remove", formLimit, async (c) => {
+    const g = await guardedForm(c);
+    if (g instanceof Response) return g;
+    const r = await removeWebhookFromForm(c.env, g.s.accountId, g.form);
+    const flash = "error" in r ? { kind: "error" as const, text: r.error } : { kind: "ok" as const, text: r.ok };
+    return redirect("/webhooks", { cookies: [flashCookie(c, flash)] });
   });
 
   /** Creating a token answers with the page itself: the secret is shown once, never stored, never put in a redirect. */

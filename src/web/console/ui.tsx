@@ -25,13 +25,14 @@ export interface Flash {
   text: string;
 }
 
-export type Section = "inbox" | "tasks" | "agents" | "apps" | "trash" | "activity" | "settings";
+export type Section = "inbox" | "tasks" | "agents" | "apps" | "webhooks" | "trash" | "activity" | "settings";
 
 const NAV: { section: Section; href: string; label: string }[] = [
   { section: "inbox", href: "/", label: "Inbox" },
   { section: "tasks", href: "/tasks", label: "Tasks" },
   { section: "agents", href: "/agents", label: "Agents" },
   { section: "apps", href: "/apps", label: "Apps & tokens" },
+  { section: "webhooks", href: "/webhooks", label: "Webhooks" },
   { section: "trash", href: "/trash", label: "Trash" },
   { section: "activity", href: "/activity", label: "Activity" },
   { section: "settings", href: "/settings", label: "Settings" },

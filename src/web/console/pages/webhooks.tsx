@@ -1,0 +1,101 @@
+import type { FC } from "hono/jsx";
+import { EVENT_TYPES } from "../../../domain/events.ts";
+import type { WebhookSummary } from "../../../db/webhooks.ts";
+import { clip } from "../format.ts";
+import type { NewWebhook } from "../webhooks.ts";
+import { Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
+
+const EVENT_HINTS: Record<(typeof EVENT_TYPES)[number], string> = {
+  "approval.requested": "an agent asks a person to sign off",
+  "task.completed": "a task is done",
+  "task.rejected": "a person sends a task back",
+  "run.stale": "a running run has gone silent",
+  "claim.lapsed": "an agent's claim on a task ran out",
+};
+
+const Created: FC<{ w: NewWebhook }> = ({ w }) => (
+  <section class="card created" aria-labelledby="h-new-webhook">
+    <h2 id="h-new-webhook">Your new webhook</h2>
+    <p>
+      <code>{w.url}</code> receives {w.events.join(", ")}. Copy its signing secret now: it is shown only once. Receivers verify the
+      <code> Taskgate-Signature</code> header with it.
+    </p>
+    <pre class="secret" aria-label="Signing secret">{w.secret}</pre>
+  </section>
+);
+
+/** The last outcome of an endpoint's deliveries, from the stored records. */
+const Deliveries: FC<{ view: View; w: WebhookSummary }> = ({ view, w }) => {
+  const d = w.deliveries;
+  if (d.delivered + d.pending + d.failed === 0) return <span class="muted">none yet</span>;
+  return (
+    <>
+      {d.delivered} delivered, {d.pending} retrying, {d.failed} failed
+      {w.last_failure ? (
+        <div class="hint">
+          last failure <When view={view} iso={w.last_failure.at} />: {w.last_failure.event_type}, {clip(w.last_failure.last_error ?? "no answer", 200).text}
+        </div>
+      ) : null}
+    </>
+  );
+};
+
+export const WebhooksPage: FC<{ view: View; hooks: WebhookSummary[]; created: NewWebhook | null; setupError: string | null; httpAllowed: boolean }> = ({
+  view, hooks, created, setupError, httpAllowed,
+}) => (
+  <Shell view={view} section="webhooks" title="Webhooks">
+    <h1>Webhooks</h1>
+    {created ? <Created w={created} /> : null}
+    <p class="hint">Taskgate POSTs a signed JSON event to each endpoint subscribed to it. The admin CLI manages the same endpoints.</p>
+    {setupError ? <p class="notice warn">{setupError}</p> : null}
+    {hooks.length ? (
+      <div class="table">
+        <table class="stack">
+          <thead>
+            <tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Created</th><th scope="col">Deliveries</th><th scope="col"><span class="sr">Remove</span></th></tr>
+          </thead>
+          <tbody>
+            {hooks.map((w) => (
+              <tr>
+                <td data-label="URL"><code>{clip(w.url, 120).text}</code><div class="hint">secret <code>{w.secret_prefix}</code></div></td>
+                <td data-label="Events">{w.events.join(", ")}</td>
+                <td data-label="Created"><When view={view} iso={w.created_at} /></td>
+                <td data-label="Deliveries"><Deliveries view={view} w={w} /></td>
+                <td>
+                  <form method="post" action="/webhooks/remove" aria-label={`Remove ${clip(w.url, 80).text}`}>
+                    <input type="hidden" name="csrf" value={view.csrf} />
+                    <input type="hidden" name="webhook_id" value={w.id} />
+                    <Button kind="danger" label={`Remove ${clip(w.url, 80).text}`}>Remove</Button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    ) : (
+      <Empty>No webhooks yet.</Empty>
+    )}
+    <section class="card" aria-labelledby="h-add-webhook">
+      <h2 id="h-add-webhook">Add a webhook</h2>
+      <form method="post" action="/webhooks" aria-label="Add a webhook">
+        <input type="hidden" name="csrf" value={view.csrf} />
+        <Field id="w-url" label="Endpoint URL" hint={httpAllowed ? "https:// (http:// too on this development server)" : "https:// only"}>
+          <input type="url" id="w-url" name="url" required maxlength={2000} placeholder="https://example.com/hooks/taskgate" aria-describedby="w-url-hint" />
+        </Field>
+        <fieldset>
+          <legend>Events</legend>
+          {EVENT_TYPES.map((t) => (
+            <p>
+              <label class="check">
+                <input type="checkbox" name="events" value={t} checked={t !== "run.stale"} />
+                <code>{t}</code>: {EVENT_HINTS[t]}
+              </label>
+            </p>
+          ))}
+        </fieldset>
+        <Button kind="primary">Add webhook</Button>
+      </form>
+    </section>
+  </Shell>
+);

@@ -1,0 +1,47 @@
+/**
+ * Webhook endpoints from the console. Webhooks are not tools: the page calls
+ * the db operations (createWebhook, listWebhooks, removeWebhook) with the
+ * checks the admin CLI shares (planWebhook: the URL rule and the event
+ * list), and http:// only where the Worker delivers to it (ALLOW_HTTP_WEBHOOKS).
+ * The signing secret exists only in the response that shows it once.
+ */
+import { ConnectorKeyError } from "../../connectors/crypto.ts";
+import { createWebhook, removeWebhook } from "../../db/webhooks.ts";
+import { WebhookInputError } from "../../domain/webhooks.ts";
+import type { EventType } from "../../domain/events.ts";
+import type { Env } from "../../env.ts";
+import { httpAllowed } from "../../webhooks/deliver.ts";
+import { one, type FormFields } from "./actions.ts";
+
+export interface NewWebhook {
+  id: string;
+  url: string;
+  events: EventType[];
+  secret: string;
+}
+
+const WEBHOOK_ID = /^whk_[0-9a-z]{16}$/;
+
+export async function addWebhookFromForm(env: Env, accountId: string, form: FormFields): Promise<NewWebhook | { error: string }> {
+  try {
+    const { webhook, secret } = await createWebhook(env.DB, {
+      accountId,
+      url: one(form, "url") ?? "",
+      events: (form.events ?? []).join(","),
+      key: env.CONNECTOR_KEY,
+      allowHttp: httpAllowed(env),
+    });
+    return { id: webhook.id, url: webhook.url, events: webhook.events, secret };
+  } catch (e) {
+    if (e instanceof WebhookInputError) return { error: `Nothing was added. ${e.message.replace(/^url:/, "URL:").replace(/^events:/, "Events:")}` };
+    if (e instanceof ConnectorKeyError) return { error: `Nothing was added: ${e.message}` };
+    throw e;
+  }
+}
+
+export async function removeWebhookFromForm(env: Env, accountId: string, form: FormFields): Promise<{ ok: string } | { error: string }> {
+  const id = one(form, "webhook_id") ?? "";
+  const removed = WEBHOOK_ID.test(id) && (await removeWebhook(env.DB, accountId, id));
+  if (!removed) return { error: `There is no webhook ${id.slice(0, 40)} in this account; nothing was removed.` };
+  return { ok: `Removed webhook ${id}: it receives no more events.` };
+}

@@ -1,0 +1,186 @@
+/**
+ * The console's webhooks page through real HTTP requests against the Worker,
+ * with a real session: it lists the account's endpoints, adds one (the
+ * signing secret shown once), removes one, and refuses what the admin CLI
+ * refuses, with the reason on the page.
+ */
+import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import worker from "../src/index.ts";
+import type { Env } from "../src/env.ts";
+import { seedAccount, snapshotDb } from "./helpers.ts";
+import { field } from "./web-helpers.ts";
+import { flashOn, open, signedInPerson, unescape, type Person } from "./console.helpers.ts";
+import { addHook } from "./webhooks.helpers.ts";
+
+async function hooksOf(accountId: string) {
+  return (
+    await env.DB.prepare("SELECT id, url, events, secret, secret_prefix FROM webhooks WHERE account_id = ? ORDER BY created_at, id")
+      .bind(accountId)
+      .all<{ id: string; url: string; events: string; secret: string; secret_prefix: string }>()
+  ).results;
+}
+
+/** Posts the add form the way the page does (its CSRF token, the ticked events). */
+async function add(p: Person, url: string, events: string[], via?: Parameters<Person["b"]["post"]>[3]) {
+  const { html } = await open(p.b, "/webhooks");
+  return p.b.post("/webhooks", { csrf: field(html, "csrf"), url, events }, {}, via);
+}
+
+async function remove(p: Person, id: string) {
+  const { html } = await open(p.b, "/webhooks");
+  return p.b.post("/webhooks/remove", { csrf: field(html, "csrf"), webhook_id: id });
+}
+
+const SECRET = /<pre class="secret" aria-label="Signing secret">(whsec_[A-Za-z0-9_-]{43})<\/pre>/;
+
+describe("the webhooks page", () => {
+  it("is in the navigation; adds an endpoint and shows its secret once; lists it without the secret; removes it", async () => {
+    const p = await signedInPerson("Webhook page");
+    const inbox = await open(p.b, "/");
+    expect(inbox.html).toContain('<a href="/webhooks">Webhooks</a>');
+    const empty = await open(p.b, "/webhooks");
+    expect(empty.res.status).toBe(200);
+    expect(empty.html).toContain("No webhooks yet.");
+    expect(empty.html).toContain('<a href="/webhooks" aria-current="page">Webhooks</a>');
+
+    const res = await add(p, "https://hooks.example.test/taskgate", ["task.completed", "claim.lapsed"]);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(res.headers.get("cache-control")).toContain("no-store");
+    const secret = SECRET.exec(html)?.[1];
+    expect(secret, "the secret is shown once").toBeDefined();
+    expect(html).toContain("it is shown only once");
+    const [row] = await hooksOf(p.acc.accountId);
+    expect(row).toMatchObject({ url: "https://hooks.example.test/taskgate", events: "task.completed,claim.lapsed" });
+    expect(row.secret, "stored sealed").not.toContain(secret!);
+    expect(secret!.startsWith(row.secret_prefix.replace("…", ""))).toBe(true);
+
+    const listed = await open(p.b, "/webhooks");
+    expect(listed.html).toContain("<code>https://hooks.example.test/taskgate</code>");
+    expect(listed.html).toContain("task.completed, claim.lapsed");
+    expect(listed.html).toContain(row.secret_prefix);
+    expect(listed.html).toContain("none yet");
+    expect(listed.html).not.toContain(secret!);
+    expect(listed.html).not.toContain('aria-label="Signing secret"');
+
+    const gone = await remove(p, row.id);
+    expect(gone.status).toBe(303);
+    expect(gone.headers.get("location")).toBe("/webhooks");
+    expect(gone.headers.getSetCookie().join(";")).not.toContain(secret!);
+    expect(await flashOn(p.b, "/webhooks")).toBe(`ok: Removed webhook ${row.id}: it receives no more events.`);
+    expect(await hooksOf(p.acc.accountId)).toEqual([]);
+  });
+
+  it("shows each endpoint's stored delivery outcomes and its latest failure", async () => {
+    const p = await signedInPerson("Webhook deliveries");
+    const hook = await addHook(p.acc.accountId, "https://hooks.example.test/outcomes", "all");
+    const now = new Date().toISOString();
+    const insert = (id: string, status: string, error: string | null) =>
+      env.DB.prepare(
+        `INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_id, event_type, status, attempts, last_status, last_error, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'task.completed', ?, 3, 500, ?, ?, ?)`,
+      ).bind(id, p.acc.accountId, hook.webhook.id, `wev_${id}`, status, error, now, now).run();
+    await insert("dlv_1", "delivered", null);
+    await insert("dlv_2", "failed", "the endpoint answered HTTP 500 <oops>");
+    const { html } = await open(p.b, "/webhooks");
+    expect(html).toContain("1 delivered, 0 retrying, 1 failed");
+    expect(html).toContain("task.completed, the endpoint answered HTTP 500 &lt;oops&gt;");
+  });
+
+  it("refuses what the admin CLI refuses, with the reason on the page and nothing added", async () => {
+    const p = await signedInPerson("Webhook refusals");
+    const before = await snapshotDb();
+    const cases: [string, string[], RegExp][] = [
+      ["not a url", ["task.completed"], /^error: Nothing was added\. URL: "not a url" is not a URL; give the full address/],
+      ["ftp://hooks.example.test/x", ["task.completed"], /^error: Nothing was added\. URL: must start with https:\/\/ or http:\/\//],
+      ["https://user:pw@hooks.example.test/x", ["task.completed"], /^error: Nothing was added\. URL: must not carry a user name or password/],
+      ["https://hooks.example.test/x", [], /^error: Nothing was added\. Events: name at least one of approval\.requested/],
+      ["https://hooks.example.test/x", ["task.done"], /^error: Nothing was added\. Events: task\.done is not an event/],
+    ];
+    for (const [url, events, message] of cases) {
+      const res = await add(p, url, events);
+      expect(res.status, url).toBe(303);
+      expect(res.headers.get("location")).toBe("/webhooks");
+      expect(await flashOn(p.b, "/webhooks"), `${url} ${events}`).toMatch(message);
+    }
+    expect(await snapshotDb()).toBe(before);
+  });
+
+  it("http:// only where the Worker delivers to it (ALLOW_HTTP_WEBHOOKS), the rule of delivery", async () => {
+    const p = await signedInPerson("Webhook http");
+    const production = { ...(env as unknown as Env), ALLOW_HTTP_WEBHOOKS: undefined } as Env;
+    const viaProduction = async (url: URL, init: RequestInit) => worker.fetch!(new Request(url, init) as never, production, createExecutionContext());
+    const refused = await add(p, "http://hooks.example.test/plain", ["task.completed"], viaProduction);
+    expect(refused.status).toBe(303);
+    expect(await flashOn(p.b, "/webhooks")).toBe("error: Nothing was added. URL: must start with https:// (http:// is accepted only in local development)");
+    expect(await hooksOf(p.acc.accountId)).toEqual([]);
+    const page = await viaProduction(new URL("https://taskgate.test/webhooks"), { headers: { cookie: [...p.b.cookies].map(([k, v]) => `${k}=${v}`).join("; ") } });
+    expect(await page.text()).toContain("https:// only");
+
+    const allowed = await add(p, "http://127.0.0.1:8787/hook", ["task.completed"]);
+    expect(allowed.status).toBe(200);
+    expect((await hooksOf(p.acc.accountId)).map((h) => h.url)).toEqual(["http://127.0.0.1:8787/hook"]);
+  });
+
+  it("a URL with markup in it shows as text", async () => {
+    const p = await signedInPerson("Webhook escaping");
+    const res = await add(p, `https://hooks.example.test/a?x=1&y="'<b>hi</b>`, ["task.completed"]);
+    expect(res.status).toBe(200);
+    const shown = await res.text();
+    const { html } = await open(p.b, "/webhooks");
+    for (const page of [shown, html]) {
+      expect(page).not.toContain("<b>hi</b>");
+      expect(page).toContain("x=1&amp;y=");
+    }
+    const [row] = await hooksOf(p.acc.accountId);
+    expect(unescape(/<code>(https:\/\/hooks\.example\.test\/a\?[^<]*)<\/code>/.exec(html)![1])).toBe(row.url);
+  });
+});
+
+describe("refusals", () => {
+  it("without this session's CSRF token, adding and removing change nothing", async () => {
+    const p = await signedInPerson("Webhook CSRF");
+    const hook = await addHook(p.acc.accountId, "https://hooks.example.test/kept", "all");
+    const before = await snapshotDb();
+    for (const csrf of [undefined, "wrong"]) {
+      const a = await p.b.post("/webhooks", { csrf, url: "https://hooks.example.test/new", events: ["task.completed"] });
+      expect(a.status).toBe(403);
+      expect(await a.text()).toContain("Nothing was changed");
+      const r = await p.b.post("/webhooks/remove", { csrf, webhook_id: hook.webhook.id });
+      expect(r.status).toBe(403);
+    }
+    const { html } = await open(p.b, "/webhooks");
+    const crossSite = await p.b.post("/webhooks/remove", { csrf: field(html, "csrf"), webhook_id: hook.webhook.id }, { origin: "https://evil.example" });
+    expect(crossSite.status).toBe(403);
+    expect(await snapshotDb()).toBe(before);
+    expect((await hooksOf(p.acc.accountId)).map((h) => h.id)).toEqual([hook.webhook.id]);
+  });
+
+  it("another account's webhook id is not found, and both accounts keep their endpoints", async () => {
+    const p = await signedInPerson("Webhook tenancy");
+    const other = await seedAccount("Someone else");
+    const theirs = await addHook(other.accountId, "https://theirs.example.test/hook", "all");
+    const before = await snapshotDb();
+    const res = await remove(p, theirs.webhook.id);
+    expect(res.status).toBe(303);
+    expect(await flashOn(p.b, "/webhooks")).toBe(`error: There is no webhook ${theirs.webhook.id} in this account; nothing was removed.`);
+    expect(await snapshotDb()).toBe(before);
+    expect((await open(p.b, "/webhooks")).html).not.toContain("theirs.example.test");
+  });
+
+  it("signed out, the page leads to sign-in and a post changes nothing", async () => {
+    const p = await signedInPerson("Webhook signed out");
+    const { html } = await open(p.b, "/webhooks");
+    p.b.cookies.clear();
+    const page = await p.b.get("/webhooks");
+    expect([302, 303]).toContain(page.status);
+    expect(page.headers.get("location")).toMatch(/^\/signin/);
+    const before = await snapshotDb();
+    const res = await p.b.post("/webhooks", { csrf: field(html, "csrf"), url: "https://hooks.example.test/x", events: ["task.completed"] });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/signin");
+    expect(await snapshotDb()).toBe(before);
+  });
+});
