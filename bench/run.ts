@@ -17,6 +17,7 @@ import { applySchemaFile } from "../scripts/lib/d1.ts";
 import { emptySamples, measureInto, summarize, type LoadSettings, type Samples } from "./load.ts";
 import { callOk, ERAS, failure, get, mcpRequest, probe, type Era, type HttpRequest } from "./mcp.ts";
 import { buildReport, type Bundle, type Row, type RowKind } from "./report.ts";
+import { formatToolBytes, measureTools, type ListedTool } from "./tool-bytes.ts";
 import { accountSql, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInserts, tokenSql } from "./seed.ts";
 import { admin, ROOT, runQuiet, startDev, WRANGLER, type DevServer } from "./worker.ts";
 
@@ -145,7 +146,9 @@ async function main(): Promise<void> {
 
     dev = await startDev(persist, devLog);
     log(`wrangler dev on ${dev.base}`);
-    const available = await toolNames(dev.base, secrets.human);
+    const listed = await listTools(dev.base, secrets.human);
+    const available = new Set(listed.map((t) => t.name));
+    const toolBytes = measureTools(listed);
     await seedThroughTools(dev.base, secrets.human, projects[0], available);
 
     const rows = new Map<string, Row>();
@@ -243,11 +246,13 @@ async function main(): Promise<void> {
       `\nTaskgate benchmark: ${load.connections} connections, ${load.seconds} s per request in ${load.rounds} interleaved rounds (after ${load.warmupSeconds} s warm-up), ${SMALL} → ${LARGE} tasks\n`,
     );
     console.log(report.markdown);
+    console.log(`\n${formatToolBytes(toolBytes)}`);
+    const allOk = report.allOk && toolBytes.ok.total && toolBytes.ok.model;
     console.log(
       `\nD1 calls: x-d1-calls per request, auth included; "cold" is a token's first request (the token lookup, with its last-used bookkeeping in the same batch).` +
-        `\nAll targets met: ${report.allOk ? "yes ✓" : "no (see ✗ above)"}. Total time ${elapsed(t0)}. JSON: bench/results.json`,
+        `\nAll targets met: ${allOk ? "yes ✓" : "no (see ✗ above)"}. Total time ${elapsed(t0)}. JSON: bench/results.json`,
     );
-    writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(report.json, null, 2) + "\n");
+    writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ ...report.json, tool_bytes: toolBytes, all_targets_met: allOk }, null, 2) + "\n");
   } catch (e) {
     failed = true;
     console.error(`\nBenchmark failed: ${(e as Error).stack ?? e}`);
@@ -266,11 +271,12 @@ async function main(): Promise<void> {
   process.exitCode = failed ? 1 : 0;
 }
 
-async function toolNames(base: string, secret: string): Promise<Set<string>> {
+/** The tools/list answer of a token, as a 2026-07-28 client receives it. */
+async function listTools(base: string, secret: string): Promise<ListedTool[]> {
   const p = await probe(base, mcpRequest("modern", secret, "tools/list"));
   const problem = failure(p);
   if (problem) throw new Error(`tools/list failed: ${problem}`);
-  return new Set((p.body.result.tools as { name: string }[]).map((t) => t.name));
+  return p.body.result.tools as ListedTool[];
 }
 
 /** The task get_task reads, made through the tools: steps, comments and labels included. */

@@ -74,12 +74,22 @@ export async function serveMcp(request: Request, scope: CallScope): Promise<Resp
   return mcpHandler.fetch(fresh, { authInfo: authInfo(setAside), parsedBody });
 }
 
+/**
+ * How long a 2026-07-28 client may keep a token's tools/list: private, since
+ * the list depends on the token (its scope, its kind, whether its agent is
+ * paused). Five minutes spares a host the list on every new conversation,
+ * and bounds how stale it gets when it changes without a notification (an
+ * agent paused or resumed, a deploy); every call is checked again anyway, so
+ * a stale list at worst offers a tool the server then refuses with a reason.
+ */
+export const TOOLS_LIST_CACHE = { ttlMs: 5 * 60_000, cacheScope: "private" } as const;
+
 /** A low-level Server for one request, bound to its authenticated caller. */
 function serverFor(ctx: McpRequestContext): Server {
   const scope = scopeOf(ctx);
   const server = new Server(
     { name: "taskgate", title: "Taskgate", version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, cacheHints: { "tools/list": TOOLS_LIST_CACHE } },
   );
   server.setRequestHandler("tools/list", async () => ({ tools: listToolsFor(scope.principal) }));
   const setAside = setAsideOf(ctx);
