@@ -10,7 +10,8 @@ import { connectApp, fakeUpstream, json, unexpected } from "./connectors-fakes.t
  * through SDK clients of both eras, returns structuredContent that satisfies
  * the output schema tools/list announced for it: the clients validate it
  * themselves (they fail the call on a mismatch) and the test checks again
- * with the JSON Schema validator the SDK ships. The server checks the same
+ * with the JSON Schema validator the SDK ships, and every announced field is
+ * in every result (the schemas do not repeat them under `required`). The server checks the same
  * results against the detailed zod schemas (VALIDATE_OUTPUT in the tests).
  */
 afterEach(() => vi.restoreAllMocks());
@@ -76,10 +77,10 @@ describe("every tool's structuredContent satisfies its announced output schema",
         expect(schema, name).toMatchObject({ type: "object" });
         const verdict = validator.getValidator(schema as never)(seen[name]);
         if (!verdict.valid) mismatches.push(`${name}: ${verdict.errorMessage}`);
-        // The announced fields are the result's own: every required one is there.
-        for (const field of ((schema as { required?: string[] }).required ?? [])) {
-          if (!(field in (seen[name] as object))) mismatches.push(`${name}: no ${field}`);
-        }
+        // Every announced field is always there (null when empty), and nothing else is.
+        const fields = Object.keys((schema as { properties: object }).properties).sort();
+        const got = Object.keys(seen[name] as object).sort();
+        if (JSON.stringify(got) !== JSON.stringify(fields)) mismatches.push(`${name}: fields ${got.join(",")}, announced ${fields.join(",")}`);
       }
       expect(mismatches).toEqual([]);
       await human.close();
@@ -88,15 +89,16 @@ describe("every tool's structuredContent satisfies its announced output schema",
   }
 });
 
-describe("the validator catches a result that breaks an announced schema", () => {
-  it("refuses a missing required field and a wrong type (so the test above can fail)", async () => {
+describe("the checks above can fail", () => {
+  it("the validator refuses a field of the wrong type; a result without an announced field is caught by the field check", async () => {
     const acc = await seedAccount();
     const human = await connect(acc.human);
     const schema = (await human.listTools()).find((t) => t.name === "create_task")!.outputSchema;
     const check = validator.getValidator(schema);
-    expect(check({}).valid).toBe(false);
     expect(check({ task: "tsk_0123456789abcdef" }).valid).toBe(false);
+    expect(check({ task: null }).valid).toBe(false);
     expect(check({ task: { id: "tsk_0123456789abcdef" } }).valid).toBe(true);
+    expect(Object.keys(schema.properties)).toEqual(["task"]);
     await human.close();
   });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import snapshot from "./snapshots/tools-list.json";
 import { formatToolBytes, measureTools, TOOL_BYTES_TARGETS } from "../bench/tool-bytes.ts";
 import { describeAllTools } from "../src/mcp/registry.ts";
+import { optionalOutputFields } from "../src/mcp/json-schema.ts";
+import { ALL_TOOLS } from "../src/tools/index.ts";
 import { TOOLS_LIST_CACHE } from "../src/mcp/server.ts";
 import { HUMAN_TOOLS, TOOL_NAMES, TOOL_TITLES } from "../src/mcp/effects.ts";
 import { connect, ERAS, seedAccount } from "./helpers.ts";
@@ -51,6 +53,12 @@ describe("tools/list as announced", () => {
       for (const h of HINTS) expect(typeof d.annotations[h], `${d.name}.${h}`).toBe("boolean");
     }
     expect(describeAllTools().map((d) => d.name).sort()).toEqual([...TOOL_NAMES].sort());
+  });
+
+  it("every field of every tool's result is always there (which is why output schemas list no required)", () => {
+    const optional = ALL_TOOLS.flatMap((t) => optionalOutputFields(t.output).map((f) => `${t.name}.${f}`));
+    expect(optional).toEqual([]);
+    for (const d of describeAllTools()) expect(d.outputSchema, d.name).not.toHaveProperty("required");
   });
 
   it("no input or output schema is a union at its top: each is one object with properties", () => {

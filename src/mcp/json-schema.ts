@@ -11,7 +11,7 @@ import { z } from "zod";
  *   bounds, required, no extra fields) and the descriptions that say more
  *   than a field's name; the output is one level deep, each nested entity an
  *   `object` or `array` (the server itself checks results against the full
- *   zod schema in tests).
+ *   zod schema in tests), and every field is always present.
  */
 
 export type JsonSchema = { [key: string]: unknown };
@@ -101,7 +101,7 @@ function typesOf(s: JsonSchema): string[] {
   return [...found].sort((a, b) => TYPE_ORDER.indexOf(a) - TYPE_ORDER.indexOf(b));
 }
 
-/** One result field, one level deep: its types, and an enum or const of a plain field. */
+/** One result field, one level deep: its JSON types. */
 function briefField(s: JsonSchema): JsonSchema {
   const types = typesOf(s);
   if (types.length === 0) return {};
@@ -110,13 +110,21 @@ function briefField(s: JsonSchema): JsonSchema {
 
 /**
  * The output schema tools/list announces: the result's own fields with their
- * JSON types and which are always there. A structuredContent that satisfies
- * the detailed schema satisfies this one.
+ * JSON types, nested records and lists as `object` and `array`. Every field
+ * of every result is always there (null when empty; test/output-schemas.test.ts
+ * holds every tool to it), so the schema does not list them again under
+ * `required`. A structuredContent that satisfies the detailed schema
+ * satisfies this one.
  */
 export function announcedOutput(schema: z.ZodType): JsonObjectSchema {
   const full = raw(schema, "output");
   const props = (full.properties ?? {}) as Record<string, JsonSchema>;
-  const out: JsonObjectSchema = { type: "object", properties: mapValues(props, (p) => briefField(p as JsonSchema)) };
-  if (Array.isArray(full.required) && full.required.length) out.required = full.required;
-  return out;
+  return { type: "object", properties: mapValues(props, (p) => briefField(p as JsonSchema)) };
+}
+
+/** The fields of a tool's result that are not always there (the catalog has none; a test holds it to that). */
+export function optionalOutputFields(schema: z.ZodType): string[] {
+  const full = raw(schema, "output");
+  const required = new Set((full.required ?? []) as string[]);
+  return Object.keys((full.properties ?? {}) as object).filter((k) => !required.has(k));
 }

@@ -7,9 +7,14 @@ import { callTool, listToolsFor, outputSchemaOf, type CallScope } from "./regist
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** What holds for every tool, said once here rather than in each schema of tools/list. */
 const INSTRUCTIONS =
   "Taskgate: tasks for people and their AI agents. Agents: list_my_tasks, claim_task, start_run, log_run_event, " +
-  "then complete_task (it may wait for a person's approval). Every tool says in its hints whether it only reads.";
+  "then complete_task (it may wait for a person's approval). Every tool says in its hints whether it only reads. " +
+  "Ids are the ones results return (tsk_…, prj_…). Lists return items and next_cursor: pass it as cursor for the next page; " +
+  "limit is 1–100 (default 25) unless a tool says otherwise. Lengths: titles and project names 500 characters, label names 100, notes, descriptions and " +
+  "comments 20,000, steps, reasons and notes on a decision 2,000; a batch is at most 50 items; unknown fields are refused. " +
+  "idempotency_key: a retry with the same key and arguments returns the first result and writes nothing new.";
 
 function scopeOf(ctx: McpRequestContext): CallScope {
   const scope = ctx.authInfo?.extra?.scope as CallScope | undefined;

@@ -77,11 +77,10 @@ export function approvalRequested(accountId: string, now: string, task: Task, ap
 
 const completeTask = defineTool({
   name: "complete_task",
-  description:
-    "Mark a task done; from an agent on a task without auto-OK it becomes awaiting_approval instead, with one pending approval for a person. Completing a recurring task creates its next occurrence. Returns the task, the outcome, the approval and the next occurrence.",
+  description: "Mark a task done; an agent's task without auto-OK waits for a person instead (awaiting_approval). Returns task, outcome, approval.",
   input: z.strictObject({
     task_id: taskId,
-    note: z.string().trim().min(1).max(REASON_MAX).optional().describe("what was done; the question shown to the person who approves"),
+    note: z.string().trim().min(1).max(REASON_MAX).optional().describe("what was done; the approver reads it"),
     idempotency_key: idempotencyKey,
   }),
   output: z.object({
@@ -164,11 +163,10 @@ const completeTask = defineTool({
 
 const reopenTask = defineTool({
   name: "reopen_task",
-  description:
-    "Bring a done, cancelled or awaiting_approval task back to open, closing its pending approval. Returns the task and the closed approval.",
+  description: "Reopen a done, cancelled or awaiting_approval task, closing its pending approval. Returns task.",
   input: z.strictObject({
     task_id: taskId,
-    reason: z.string().trim().min(1).max(REASON_MAX).optional().describe("why; recorded in the history and on a closed approval"),
+    reason: z.string().trim().min(1).max(REASON_MAX).optional().meta({ detail: "why; recorded in the history and on a closed approval" }),
   }),
   output: z.object({ task: taskShape, closed_approval: approvalShape.nullable(), changed: z.boolean() }),
   async handler(ctx, args) {
@@ -200,8 +198,7 @@ const reopenTask = defineTool({
 
 const claimTask = defineTool({
   name: "claim_task",
-  description:
-    "Atomically assign a task to the caller and start it (in_progress); refused if someone else holds it, a no-op if the caller already does. Returns the task.",
+  description: "Assign a task to the caller and start it (in_progress); refused if someone else holds it. Returns task.",
   input: z.strictObject({ task_id: taskId }),
   output: z.object({ task: taskShape, changed: z.boolean() }),
   async handler(ctx, args) {
@@ -237,8 +234,7 @@ const claimTask = defineTool({
 
 const setAutoOk = defineTool({
   name: "set_auto_ok",
-  description:
-    "Allow (true) or forbid (false) agents to complete a task without a person's approval. Returns the task.",
+  description: "Let agents complete a task without a person's approval (true), or not. Returns task.",
   input: z.strictObject({ task_id: taskId, auto_ok: z.boolean() }),
   output: z.object({ task: taskShape, changed: z.boolean() }),
   async handler(ctx, args) {

@@ -86,10 +86,10 @@ export const nextCursor = z.string().nullable().describe("pass as cursor for the
 export const priority = z.enum(PRIORITIES);
 export const taskStatus = z.enum(TASK_STATUSES);
 
-export const assigneeName = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_.-]{0,62}$/, "expected `human` or an agent's name (lowercase letters, digits, _ . -)")
-  .describe("`human` or an agent's name");
+/** `human` or an agent's name (lowercase letters, digits, _ . -). */
+export const actorNameArg = z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,62}$/, "expected `human` or an agent's name (lowercase letters, digits, _ . -)");
+
+export const assigneeName = actorNameArg.describe("`human` or an agent's name");
 
 /** Times are stored as ISO 8601 UTC with milliseconds; `time` has passed `isoTime`. */
 export function toUtc(time: string): string {
