@@ -12,8 +12,9 @@ const INSTRUCTIONS =
   "Taskgate: tasks for people and their AI agents. Agents: list_my_tasks, claim_task, start_run, log_run_event, " +
   "then complete_task (it may wait for a person's approval). Every tool says in its hints whether it only reads. " +
   "Ids are the ones results return (tsk_…, prj_…). Lists return items and next_cursor: pass it as cursor for the next page; " +
-  "limit is 1–100 (default 25) unless a tool says otherwise. Lengths: titles and project names 500 characters, label names 100, notes, descriptions and " +
-  "comments 20,000, steps, reasons and notes on a decision 2,000; a batch is at most 50 items; unknown fields are refused. " +
+  "limit is 1–100 (default 25) unless a tool says otherwise. Lengths: titles 500 characters, project names 200, label names 100, " +
+  "steps, reasons, questions and the notes of complete_task and approve_task 2,000, run messages and summaries 4,000, " +
+  "task notes, descriptions and comments 20,000; a batch is at most 50 items. Unknown fields are refused. " +
   "idempotency_key: a retry with the same key and arguments returns the first result and writes nothing new.";
 
 function scopeOf(ctx: McpRequestContext): CallScope {

@@ -51,7 +51,7 @@ const heldTask = z.object({ id: z.string(), title: z.string(), status: z.string(
 
 const fleetStatus = defineTool({
   name: "fleet_status",
-  description: "Every agent: state, last seen, current and stale runs, and the unfinished tasks it holds (20 each, with totals).",
+  description: "Every agent: state, last seen, current runs, stale runs (no event for stale_after_minutes) and the unfinished tasks it holds (20 each, with totals).",
   input: z.strictObject({}),
   output: z.object({
     stale_after_minutes: z.number(),

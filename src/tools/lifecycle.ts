@@ -77,7 +77,7 @@ export function approvalRequested(accountId: string, now: string, task: Task, ap
 
 const completeTask = defineTool({
   name: "complete_task",
-  description: "Mark a task done; an agent's task without auto-OK waits for a person instead (awaiting_approval). Returns task, outcome, approval.",
+  description: "Mark a task done; an agent's task without auto-OK waits for a person instead (awaiting_approval). Returns task, outcome, approval, next_occurrence.",
   input: z.strictObject({
     task_id: taskId,
     note: z.string().trim().min(1).max(REASON_MAX).optional().describe("what was done; the approver reads it"),

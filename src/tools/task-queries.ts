@@ -57,7 +57,7 @@ function hits(row: { title_hit: string; notes_hit: string; comments_hit: string 
 
 const searchTasks = defineTool({
   name: "search_tasks",
-  description: "Full-text search of titles, notes and comments: every word must occur, the last may be a prefix. Best first, each with a snippet.",
+  description: "Full-text search of titles, notes and comments: every word must occur, the last may be a prefix. Best first, each with matched_in and a snippet.",
   input: z.strictObject({
     query: z.string().trim().min(1, "must not be empty").max(500).meta({ detail: "words to find; punctuation and search operators are treated as plain text" }),
     project_id: projectId.optional(),
