@@ -6,7 +6,8 @@ import { optionalOutputFields } from "../src/mcp/json-schema.ts";
 import { ALL_TOOLS } from "../src/tools/index.ts";
 import { TOOLS_LIST_CACHE } from "../src/mcp/server.ts";
 import { HUMAN_TOOLS, TOOL_NAMES, TOOL_TITLES } from "../src/mcp/effects.ts";
-import { connect, ERAS, seedAccount } from "./helpers.ts";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 
 /**
  * The whole tools/list, as hosts receive it: compared with the committed
@@ -131,5 +132,23 @@ describe("tools/list as announced", () => {
       }
       await client.close();
     }
+  });
+
+  it("2026-07-28: a 2.x client answers tools/list from its cache for ttlMs, and asks again on refresh", async () => {
+    const acc = await seedAccount();
+    let lists = 0;
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (typeof init?.body === "string" && init.body.includes('"tools/list"')) lists++;
+      return workerFetch(input, init);
+    };
+    const client = new Client({ name: "cache-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch, requestInit: { headers: { authorization: `Bearer ${acc.human}` } } }));
+    const first = await client.listTools();
+    const cached = await client.listTools();
+    expect(cached.tools.map((t) => t.name)).toEqual(first.tools.map((t) => t.name));
+    expect(lists).toBe(1);
+    await client.listTools(undefined, { cacheMode: "refresh" });
+    expect(lists).toBe(2);
+    await client.close();
   });
 });

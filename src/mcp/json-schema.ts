@@ -7,11 +7,12 @@ import { z } from "zod";
  *   (`task id (tsk_…)`, `ISO 8601 time, e.g. …`) as descriptions. Argument
  *   errors speak in these words: a caller who got a field wrong reads them once.
  * - announced: what tools/list says, which every conversation pays for. The
- *   input keeps what a validator checks (types, enums, patterns, formats,
- *   bounds, required, no extra fields) and the descriptions that say more
- *   than a field's name; the output is one level deep, each nested entity an
- *   `object` or `array` (the server itself checks results against the full
- *   zod schema in tests), and every field is always present.
+ *   input gives types, enums, formats, defaults and what is required, and the
+ *   descriptions that say more than a field's name; what holds for every tool
+ *   (id formats, lengths, ranges, no unknown fields) is said once in the
+ *   server's instructions and checked by the server. The output is one level
+ *   deep, each nested record an `object` and each list an `array` (the server
+ *   checks results against the full zod schema in tests).
  */
 
 export type JsonSchema = { [key: string]: unknown };
@@ -20,11 +21,17 @@ export type JsonObjectSchema = { type: "object"; [key: string]: unknown };
 /** A key of `.meta()`: words for argument errors only, never announced. */
 export const DETAIL = "detail";
 
+/** Keys whose values are data, not schemas. */
+const VALUES = new Set(["default", "const", "enum", "examples", "required"]);
+
+/** Every schema node of a JSON Schema, innermost first, through `visit` (which may change it). */
 function walk(node: unknown, visit: (n: JsonSchema) => JsonSchema): unknown {
   if (Array.isArray(node)) return node.map((n) => walk(n, visit));
   if (!node || typeof node !== "object") return node;
   const out: JsonSchema = {};
-  for (const [k, v] of Object.entries(node)) out[k] = k === "properties" ? mapValues(v as JsonSchema, (p) => walk(p, visit)) : walk(v, visit);
+  for (const [k, v] of Object.entries(node)) {
+    out[k] = VALUES.has(k) ? v : k === "properties" || k === "$defs" ? mapValues(v as JsonSchema, (p) => walk(p, visit)) : walk(v, visit);
+  }
   return visit(out);
 }
 
