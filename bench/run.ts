@@ -19,6 +19,7 @@ import { applySchemaFile } from "../scripts/lib/d1.ts";
 import { emptySamples, measureInto, summarize, type LoadSettings, type Samples } from "./load.ts";
 import { callOk, ERAS, failure, get, mcpRequest, probe, type Era, type HttpRequest } from "./mcp.ts";
 import { buildReport, type Bundle, type Row, type RowKind } from "./report.ts";
+import { formatToolBytes, measureTools, type ListedTool } from "./tool-bytes.ts";
 import { accountSql, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInserts, tokenSql } from "./seed.ts";
 import { admin, ROOT, runQuiet, startDev, WRANGLER, type DevServer } from "./worker.ts";
 import { catalogTable, countCatalog, planCatalogAccount, type CatalogCount } from "./catalog-run.ts";
@@ -161,7 +162,9 @@ async function main(): Promise<void> {
 
     dev = await startDev(persist, devLog);
     log(`wrangler dev on ${dev.base}`);
-    const available = await toolNames(dev.base, secrets.human);
+    const listed = await listTools(dev.base, secrets.human);
+    const available = new Set(listed.map((t) => t.name));
+    const toolBytes = measureTools(listed);
     await seedThroughTools(dev.base, secrets.human, projects[0], available);
     let catalogCounts: CatalogCount[] = [];
     if (catalog) {
@@ -271,18 +274,19 @@ async function main(): Promise<void> {
       `\nTaskgate benchmark: ${load.connections} connections, ${load.seconds} s per request in ${load.rounds} interleaved rounds (after ${load.warmupSeconds} s warm-up), ${SMALL} → ${LARGE} tasks\n`,
     );
     console.log(report.markdown);
+    console.log(`\n${formatToolBytes(toolBytes)}`);
     if (catalogReport) {
       console.log(`\nD1 round trips of every tool of the catalog (auth included; warm: a token the Worker resolved a moment ago, cold: a token's first request):\n`);
       console.log(catalogReport.markdown);
     }
-    const allOk = report.allOk && (catalogReport?.allOk ?? true);
+    const allOk = report.allOk && (catalogReport?.allOk ?? true) && toolBytes.ok.total && toolBytes.ok.model;
     console.log(
       `\nD1 calls: x-d1-calls per request, auth included; "cold" is a token's first request (the token lookup, with its last-used bookkeeping in the same batch).` +
         `\nAll targets met: ${allOk ? "yes ✓" : "no (see ✗ above)"}. Total time ${elapsed(t0)}. JSON: bench/results.json`,
     );
     writeFileSync(
       join(ROOT, "bench", "results.json"),
-      JSON.stringify({ ...report.json, catalog_d1_calls: catalogReport?.json ?? null, all_targets_met: allOk }, null, 2) + "\n",
+      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, all_targets_met: allOk }, null, 2) + "\n",
     );
   } catch (e) {
     failed = true;
@@ -313,11 +317,12 @@ async function medianD1Ms(base: string, req: HttpRequest): Promise<number | null
   return times.length ? times[Math.floor(times.length / 2)] : null;
 }
 
-async function toolNames(base: string, secret: string): Promise<Set<string>> {
+/** The tools/list answer of a token, as a 2026-07-28 client receives it. */
+async function listTools(base: string, secret: string): Promise<ListedTool[]> {
   const p = await probe(base, mcpRequest("modern", secret, "tools/list"));
   const problem = failure(p);
   if (problem) throw new Error(`tools/list failed: ${problem}`);
-  return new Set((p.body.result.tools as { name: string }[]).map((t) => t.name));
+  return p.body.result.tools as ListedTool[];
 }
 
 /** The task get_task reads, made through the tools: steps, comments and labels included. */

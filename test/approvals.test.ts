@@ -20,7 +20,9 @@ describe("the agents-and-consent tools", () => {
       for (const name of CONSENT_TOOLS) {
         const t = tools.get(name);
         expect(t, name).toBeDefined();
-        expect(t?.annotations, name).toEqual(annotationsFor(name));
+        const { title, ...hints } = annotationsFor(name);
+        expect(t?.title, name).toBe(title);
+        expect(t?.annotations, name).toEqual(hints);
         expect(t?.description?.length, name).toBeLessThan(400);
         expect(t?.outputSchema?.type, name).toBe("object");
       }

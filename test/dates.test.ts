@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseCalendarDate, parseIsoTime } from "../src/domain/dates.ts";
-import { describeAllTools } from "../src/mcp/registry.ts";
+import { describeAllTools, detailedInputSchema } from "../src/mcp/registry.ts";
 import { connect, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 import { exampleArgs, fieldsOf, type IdPool } from "./tool-args.ts";
 
@@ -85,8 +85,7 @@ function dateFields(): DateField[] {
  * future (a snooze).
  */
 function validArgs(tool: string, pool: IdPool, year = 2096): Record<string, unknown> {
-  const d = describeAllTools().find((t) => t.name === tool)!;
-  const args = exampleArgs(d.inputSchema, pool);
+  const args = exampleArgs(detailedInputSchema(tool), pool);
   const fields = dateFields().filter((f) => f.tool === tool);
   fields.forEach((f, i) => {
     args[f.field] = f.format === "date" ? `${year}-02-29` : `${year}-02-29T${String(10 + i).padStart(2, "0")}:00:00+01:00`;

@@ -110,7 +110,9 @@ export async function connect(secret: string, era: Era = "modern", opts: Connect
     const client = new Client({ name: "taskgate-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
     await client.connect(new StreamableHTTPClientTransport(url, { fetch, requestInit }));
     protocolVersion = client.getNegotiatedProtocolVersion();
-    inner = client;
+    // The 2.x client keeps tools/list for the ttlMs the server gives; a test asks the server every time
+    // (`refresh` still stores the answer, which the client validates structuredContent against).
+    inner = { listTools: () => client.listTools(undefined, { cacheMode: "refresh" }), callTool: (p) => client.callTool(p), close: () => client.close() };
   } else {
     const client = new LegacyClient({ name: "taskgate-legacy-test", version: "1.0.0" });
     const transport = new LegacyTransport(url, { fetch, requestInit });

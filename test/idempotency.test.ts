@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { canonicalJson, requestHash } from "../src/domain/canonical.ts";
-import { describeAllTools } from "../src/mcp/registry.ts";
+import { describeAllTools, detailedInputSchema } from "../src/mcp/registry.ts";
 import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../src/mcp/effects.ts";
 import { connect, seedAccount, snapshotDb, type SeededAccount, type TestClient } from "./helpers.ts";
 import { connectApp, fakeUpstream, json, unexpected } from "./connectors-fakes.ts";
@@ -83,8 +83,8 @@ describe("an idempotency key belongs to one set of arguments, on every append to
       await prepare(d.name, { agent: agentClient, human }, pool);
       const agent = callerOf(d.name, { agent: agentClient, human });
       const key = `key-${d.name}`;
-      const first = { ...exampleArgs(d.inputSchema, pool, 0), idempotency_key: key };
-      const other = { ...exampleArgs(d.inputSchema, pool, 1), idempotency_key: key };
+      const first = { ...exampleArgs(detailedInputSchema(d.name), pool, 0), idempotency_key: key };
+      const other = { ...exampleArgs(detailedInputSchema(d.name), pool, 1), idempotency_key: key };
       expect(canonicalJson(first), "the two variants differ").not.toBe(canonicalJson(other));
 
       const result = await agent.ok(d.name, first);
@@ -119,7 +119,7 @@ describe("an idempotency key belongs to one set of arguments, on every append to
       await prepare(d.name, { agent, human }, pool);
       const caller = callerOf(d.name, { agent, human });
       const key = `race-${d.name}`;
-      const variants = [0, 1].map((v) => ({ ...exampleArgs(d.inputSchema, pool, v), idempotency_key: key }));
+      const variants = [0, 1].map((v) => ({ ...exampleArgs(detailedInputSchema(d.name), pool, v), idempotency_key: key }));
       const before = (await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ?").bind(acc.accountId).first<{ n: number }>())!.n;
       const calls = Array.from({ length: 10 }, (_, i) => i % 2);
       const results = await Promise.all(calls.map((v) => caller.call(d.name, variants[v])));

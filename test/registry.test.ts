@@ -64,7 +64,6 @@ describe("tools/list per principal", () => {
           const a = annotationsFor(t.name as (typeof TOOL_NAMES)[number]);
           expect(t.title, t.name).toBe(a.title);
           expect(t.annotations, t.name).toEqual({
-            title: a.title,
             readOnlyHint: a.readOnlyHint,
             destructiveHint: a.destructiveHint,
             idempotentHint: a.idempotentHint,

@@ -1,6 +1,6 @@
 /**
- * Arguments for any tool, built from its JSON input schema (as tools/list
- * announces it): every required field gets a plain valid value, ids come from
+ * Arguments for any tool, built from its detailed JSON input schema
+ * (`detailedInputSchema`: ids, lengths and ranges included): every required field gets a plain valid value, ids come from
  * a pool of real records, so a loop over the registry can reach each handler.
  */
 export type Schema = Record<string, any>;

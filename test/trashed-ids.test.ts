@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeAllTools } from "../src/mcp/registry.ts";
+import { describeAllTools, detailedInputSchema } from "../src/mcp/registry.ts";
 import { connect, seedAccount, snapshotDb } from "./helpers.ts";
 import { exampleArgs } from "./tool-args.ts";
 
@@ -23,7 +23,7 @@ describe("a task id that is in the trash", () => {
     const before = await snapshotDb();
     for (const d of TASK_ID_TOOLS) {
       const caller = d.name === "start_run" ? agent : human;
-      const args = { ...exampleArgs(d.inputSchema, { tsk: [live.id], prj: [project.id], stp: [steps[0].id] }), ...EXTRA[d.name], task_id: task.id };
+      const args = { ...exampleArgs(detailedInputSchema(d.name), { tsk: [live.id], prj: [project.id], stp: [steps[0].id] }), ...EXTRA[d.name], task_id: task.id };
       const text = await caller.fails(d.name, args);
       expect(text, d.name).toContain(`Task ${task.id} ("Binned") is in the trash (item ${trash_id}, purged after `);
       expect(text, d.name).toContain(`restore_from_trash with item_id ${trash_id} brings it back`);

@@ -3,7 +3,8 @@ import type { z } from "zod";
 /**
  * Argument errors that read alike for every mistake: the field, what is wrong
  * with it, and what to send instead, in the words of the tool's own JSON
- * Schema (what tools/list announced), never a raw dump of validator issues.
+ * Schema (its detailed form: tools/list announces the same fields in fewer
+ * words), never a raw dump of validator issues.
  */
 
 type JsonSchema = Record<string, any>;

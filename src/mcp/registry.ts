@@ -16,6 +16,7 @@ import { refusal } from "./permissions.ts";
 import { ALL_TOOLS_SELECTED, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
 import type { AnyTool, ToolContext, Write } from "./tool.ts";
+import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema } from "./json-schema.ts";
 
 export interface ToolDescriptor {
   name: ToolName;
@@ -23,36 +24,11 @@ export interface ToolDescriptor {
   description: string;
   inputSchema: JsonObjectSchema;
   outputSchema: JsonObjectSchema;
-  annotations: ToolAnnotations;
+  /** The four hints; the title is the tool's own `title` (hosts read that first), not repeated here. */
+  annotations: Omit<ToolAnnotations, "title">;
 }
 
 const TOOLS = new Map<string, AnyTool>(ALL_TOOLS.map((t) => [t.name, t]));
-
-type JsonObjectSchema = { type: "object"; [key: string]: unknown };
-
-function toJsonSchema(schema: z.ZodType, io: "input" | "output"): JsonObjectSchema {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonObjectSchema;
-  delete json.$schema;
-  return stripNoise(json, io === "output") as JsonObjectSchema;
-}
-
-/**
- * tools/list is context a model pays for in every conversation: drop what says
- * nothing. Bounds that only restate a JSON number's range go everywhere; in
- * output schemas (what the server promises, not what it accepts) so does
- * `additionalProperties: false`.
- */
-function stripNoise(node: unknown, output: boolean): unknown {
-  if (Array.isArray(node)) return node.map((n) => stripNoise(n, output));
-  if (!node || typeof node !== "object") return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if ((k === "maximum" && v === Number.MAX_SAFE_INTEGER) || (k === "minimum" && v === Number.MIN_SAFE_INTEGER)) continue;
-    if (output && k === "additionalProperties" && v === false) continue;
-    out[k] = stripNoise(v, output);
-  }
-  return out;
-}
 
 let descriptors: ToolDescriptor[] | undefined;
 
@@ -63,13 +39,13 @@ let descriptors: ToolDescriptor[] | undefined;
 export function describeAllTools(): ToolDescriptor[] {
   // In catalog order (effects.ts), whatever order the tool files register in: a stable list helps hosts' prompt caches.
   descriptors ??= TOOL_NAMES.map((name) => TOOLS.get(name) as AnyTool).map((t) => {
-    const annotations = annotationsFor(t.name);
+    const { title, ...annotations } = annotationsFor(t.name);
     return {
       name: t.name,
-      title: annotations.title,
+      title,
       description: t.description,
-      inputSchema: toJsonSchema(t.input, "input"),
-      outputSchema: toJsonSchema(t.output, "output"),
+      inputSchema: announcedInput(t.input),
+      outputSchema: announcedOutput(t.output),
       annotations,
     };
   });
@@ -108,8 +84,19 @@ export function outputSchemaOf(name: string): Record<string, unknown> | undefine
   return descriptorOf(name)?.outputSchema;
 }
 
-function inputSchemaOf(name: string): JsonObjectSchema {
-  return descriptorOf(name)?.inputSchema ?? { type: "object" };
+const detailedInputs = new Map<string, JsonObjectSchema>();
+
+/**
+ * A tool's input schema with every word and bound of its zod schema (id
+ * formats, lengths, ranges): argument errors quote it, and tests build
+ * arguments from it. tools/list announces the lean form (json-schema.ts).
+ */
+export function detailedInputSchema(name: string): JsonObjectSchema {
+  const tool = TOOLS.get(name);
+  if (!tool) return { type: "object" };
+  let s = detailedInputs.get(name);
+  if (!s) detailedInputs.set(name, (s = detailedSchema(tool.input, "input")));
+  return s;
 }
 
 function errorResult(message: string): CallToolResult {
@@ -255,7 +242,7 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
   const why = refusal(scope.principal, tool.name);
   if (why) return errorResult(why);
 
-  const inputSchema = inputSchemaOf(tool.name);
+  const inputSchema = detailedInputSchema(tool.name);
   if (rawArgs !== undefined && rawArgs !== null && (typeof rawArgs !== "object" || Array.isArray(rawArgs))) {
     return errorResult(argumentsNotObject(name, rawArgs, inputSchema));
   }

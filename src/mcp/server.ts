@@ -10,13 +10,19 @@ import { cachedList, listRequestKey } from "./list-cache.ts";
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * What a host reads before any tool: the loop of an agent, then the toolsets
- * one line each (for hosts that search tools instead of loading them all, and
- * for people choosing a narrower URL).
+ * What a host reads before any tool: the loop of an agent, what holds for
+ * every tool (said once here rather than in each schema of tools/list), then
+ * the toolsets one line each (for hosts that search tools instead of loading
+ * them all, and for people choosing a narrower URL).
  */
 export const INSTRUCTIONS = [
   "Taskgate: tasks for people and their AI agents. Agents: list_my_tasks, claim_task, start_run, log_run_event, " +
-    "then complete_task (it may wait for a person's approval). Every tool says in its hints whether it only reads.",
+    "then complete_task (it may wait for a person's approval). Every tool says in its hints whether it only reads. " +
+    "Ids are the ones results return (tsk_…, prj_…). Lists return items and next_cursor: pass it as cursor for the next page; " +
+    "limit is 1–100 (default 25) unless a tool says otherwise. Lengths: titles 500 characters, project names 200, label names 100, " +
+    "steps, reasons, questions and the notes of complete_task and approve_task 2,000, run messages and summaries 4,000, " +
+    "task notes, descriptions and comments 20,000; a batch is at most 50 items. Unknown fields are refused. " +
+    "idempotency_key: a retry with the same key and arguments returns the first result and writes nothing new.",
   "Toolsets (narrow a connection with /mcp/x/<names>, ?toolsets=<names> or X-MCP-Toolsets; /mcp/readonly for reads only):",
   ...[...TOOLSETS, ...PRESETS].map((t) => `- ${t.name}: ${t.description}`),
 ].join("\n");
@@ -90,12 +96,22 @@ export async function serveMcp(request: Request, scope: CallScope): Promise<Resp
   return mcpHandler.fetch(fresh, { authInfo: authInfo(setAside), parsedBody });
 }
 
+/**
+ * How long a 2026-07-28 client may keep a token's tools/list: private, since
+ * the list depends on the token (its scope, its kind, whether its agent is
+ * paused). Five minutes spares a host the list on every new conversation,
+ * and bounds how stale it gets when it changes without a notification (an
+ * agent paused or resumed, a deploy); every call is checked again anyway, so
+ * a stale list at worst offers a tool the server then refuses with a reason.
+ */
+export const TOOLS_LIST_CACHE = { ttlMs: 5 * 60_000, cacheScope: "private" } as const;
+
 /** A low-level Server for one request, bound to its authenticated caller. */
 function serverFor(ctx: McpRequestContext): Server {
   const scope = scopeOf(ctx);
   const server = new Server(
     { name: "taskgate", title: "Taskgate", version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, cacheHints: { "tools/list": TOOLS_LIST_CACHE } },
   );
   server.setRequestHandler("tools/list", async () => ({ tools: listToolsFor(scope.principal, scope.toolsets) }));
   const setAside = setAsideOf(ctx);

@@ -33,7 +33,7 @@ function toSettings(r: AccountSettingsRow): z.infer<typeof settingsShape> {
 
 const getSettings = defineTool({
   name: "get_account_settings",
-  description: "The account's settings: time zone, default auto-OK for new tasks, and trash retention in days.",
+  description: "The account's settings: time zone, default auto-OK, trash retention in days.",
   input: z.strictObject({}),
   output: z.object({ settings: settingsShape }),
   async handler(ctx) {
@@ -43,8 +43,7 @@ const getSettings = defineTool({
 
 const updateSettings = defineTool({
   name: "update_account_settings",
-  description:
-    "Change the account's time zone (IANA, e.g. Europe/Berlin), default auto-OK, or trash retention (1–365 days; items already in the trash get the new purge time). Returns the settings and whether anything changed.",
+  description: "Change the account's time zone, default auto-OK or trash retention (1–365 days). Returns settings.",
   input: z.strictObject({
     time_zone: timeZoneName.optional(),
     default_auto_ok: z.boolean().optional(),
@@ -121,8 +120,7 @@ function toToken(r: TokenRow, currentId: string, nowMs: number): z.infer<typeof 
 
 const listTokens = defineTool({
   name: "list_tokens",
-  description:
-    "Tokens and apps connected through OAuth, oldest first: all of the account's for a human, the calling agent's own for an agent. Source, label, kind, scope, agent, prefix or app, state and times; never a secret. Cursor pages.",
+  description: "Tokens and OAuth apps, oldest first (an agent sees its own): kind, scope, agent, label, state, times; no secret.",
   input: z.strictObject({ include_revoked: z.boolean().default(true), limit, cursor }),
   output: z.object({ items: z.array(tokenShape), next_cursor: z.string().nullable() }),
   async handler(ctx, args) {
@@ -134,11 +132,10 @@ const listTokens = defineTool({
 
 const revokeToken = defineTool({
   name: "revoke_token",
-  description:
-    "Revoke a token of the account, or an app's OAuth grant (list_tokens shows both): its next request is refused, and a grant's access and refresh tokens end at once. Revoking the token making this call needs confirm: true. Returns the token; an already revoked one changes nothing.",
+  description: "Revoke a token or an app's OAuth grant (list_tokens); the caller's own token needs confirm: true. Returns token.",
   input: z.strictObject({
     token_id: id("tok", "token"),
-    confirm: z.boolean().optional().describe("required to revoke the token making this call"),
+    confirm: z.boolean().optional().meta({ detail: "required to revoke the token making this call" }),
   }),
   output: z.object({ token: tokenShape, revoked: z.boolean().describe("false when it was already revoked") }),
   async handler(ctx, { token_id, confirm }) {

@@ -26,7 +26,7 @@ const reason = z.string().trim().min(1, "must not be empty").max(REASON_MAX);
 
 const listPending = defineTool({
   name: "list_pending_approvals",
-  description: "Approvals waiting for a person, oldest first, with their task and question. Cursor pages.",
+  description: "Approvals waiting for a person, oldest first, each with its task and question.",
   input: z.strictObject({ project_id: projectId.optional(), limit, cursor }),
   output: z.object({ items: z.array(approvalShape), next_cursor: nextCursor }),
   async handler(ctx, args) {
@@ -39,7 +39,7 @@ const listPending = defineTool({
 
 const getApproval = defineTool({
   name: "get_approval",
-  description: "One approval (pending or decided) with its question, decision, reason, and its task's current state.",
+  description: "One approval (pending or decided) with its question, decision and reason, and its task.",
   input: z.strictObject({ approval_id: approvalId }),
   output: z.object({
     approval: approvalShape,
@@ -57,9 +57,8 @@ const getApproval = defineTool({
 
 const requestApproval = defineTool({
   name: "request_approval",
-  description:
-    "Ask a person to sign off on a task, with a question; the task's status stays. One pending request per task: if one exists it is returned unchanged.",
-  input: z.strictObject({ task_id: taskId, question: reason.describe("what the person should decide") }),
+  description: "Ask a person to sign off on a task; one pending request per task (an existing one is returned). Returns approval.",
+  input: z.strictObject({ task_id: taskId, question: reason.meta({ detail: "what the person should decide" }) }),
   output: z.object({ approval: approvalShape, changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
@@ -107,11 +106,10 @@ const decisionOutput = z.object({
 
 const approveTask = defineTool({
   name: "approve_task",
-  description:
-    "A person approves the task's pending approval and the task becomes done (a task already done is left as it is); a recurring task's next occurrence is created. Returns the task, the approval and the next occurrence.",
+  description: "A person approves a task's pending approval: the task is done. Returns task, approval, next_occurrence.",
   input: z.strictObject({
     task_id: taskId,
-    note: reason.optional().describe("an optional note kept on the approval"),
+    note: reason.optional().meta({ detail: "an optional note kept on the approval" }),
     idempotency_key: idempotencyKey,
   }),
   output: decisionOutput.extend({ next_occurrence: nextOccurrenceShape }),
@@ -160,9 +158,8 @@ const approveTask = defineTool({
 
 const rejectTask = defineTool({
   name: "reject_task",
-  description:
-    "A person rejects the task's pending approval with a reason: the task goes back to in_progress and the reason is added as a comment. Returns the task, the approval and the comment id.",
-  input: z.strictObject({ task_id: taskId, reason: reason.describe("what must change; the agent reads it as a comment") }),
+  description: "A person rejects a task's pending approval: the task goes back to in_progress, the reason becomes a comment. Returns task.",
+  input: z.strictObject({ task_id: taskId, reason: reason.meta({ detail: "what must change; the agent reads it as a comment" }) }),
   output: decisionOutput.extend({ comment_id: z.string().nullable() }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;

@@ -12,8 +12,8 @@ import { calendarDate, cursor, id, isoTime, limit, PRIORITIES, taskId, title, to
 const provider = z
   .string()
   .regex(/^[a-z][a-z0-9]{1,19}$/, "expected a short lowercase word, e.g. google, outlook or ical")
-  .describe("calendar provider, a short lowercase word: google, outlook, ical…");
-const eventId = z.string().min(1).max(1024).describe("the event's id in that calendar");
+  .describe("e.g. google, outlook, ical");
+const eventId = z.string().min(1).max(1024).meta({ detail: "the event's id in that calendar" });
 const linkId = id("cal", "calendar link");
 
 const httpsUrl = z
@@ -27,7 +27,7 @@ const httpsUrl = z
       return false;
     }
   }, "expected an https:// URL")
-  .describe("https link to the event");
+  .meta({ detail: "https link to the event" });
 
 const linkShape = z.object({
   id: z.string(),
@@ -44,12 +44,11 @@ const linkShape = z.object({
 
 const listLinks = defineTool({
   name: "list_calendar_links",
-  description:
-    "Calendar events linked to tasks, by start time: those of one task (task_id), or those overlapping a time range (from, to), or both. Cursor pages.",
+  description: "Calendar events linked to tasks, by start: of one task, or overlapping from–to, or both.",
   input: z.strictObject({
     task_id: taskId.optional(),
-    from: isoTime.optional().describe("range start (with to)"),
-    to: isoTime.optional().describe("range end, exclusive (with from)"),
+    from: isoTime.optional().meta({ detail: "range start (with to)" }),
+    to: isoTime.optional().meta({ detail: "range end, exclusive (with from)" }),
     limit,
     cursor,
   }),
@@ -81,10 +80,9 @@ const AGENDA_ROWS = 500;
 
 const getAgenda = defineTool({
   name: "get_agenda",
-  description:
-    "A day or up to 14 days in the account's time zone: per day, the open tasks due and the linked calendar events. Days follow the zone's clock, so one across a daylight-saving change lasts 23 or 25 hours.",
+  description: "Up to 14 days from date in the account's time zone: per day the open tasks due and linked events.",
   input: z.strictObject({
-    date: calendarDate.optional().describe("first day, YYYY-MM-DD in the account's time zone (default: today there)"),
+    date: calendarDate.optional().describe("first day (default: today)"),
     days: z.number().int().min(1).max(14).default(1),
     include_snoozed: z.boolean().default(false),
   }),
@@ -139,16 +137,15 @@ const getAgenda = defineTool({
 
 const linkEvent = defineTool({
   name: "link_calendar_event",
-  description:
-    "Link a calendar event (provider, event id, title, start, end, https url) to a task. Linking the same event to the same task again updates that one link (no write when nothing differs). Returns the link.",
+  description: "Link a calendar event to a task; the same event again updates that link. Returns link.",
   input: z.strictObject({
     task_id: taskId,
     provider,
     event_id: eventId,
     title,
     starts_at: isoTime,
-    ends_at: isoTime.describe("not before starts_at"),
-    url: httpsUrl.nullable().optional().describe("https link to the event; null removes it, omitted keeps it"),
+    ends_at: isoTime.meta({ detail: "not before starts_at" }),
+    url: httpsUrl.nullable().optional().describe("null removes it"),
   }),
   output: z.object({ link: linkShape, created: z.boolean(), changed: z.boolean() }),
   async handler(ctx, args) {
@@ -187,8 +184,7 @@ const linkEvent = defineTool({
 
 const unlinkEvent = defineTool({
   name: "unlink_calendar_event",
-  description:
-    "Remove a calendar link from a task, named by link_id or by provider and event_id. Returns the removed link; a link already gone changes nothing.",
+  description: "Remove a task's calendar link, by link_id or by provider and event_id. Returns link.",
   input: z.strictObject({
     task_id: taskId,
     link_id: linkId.optional(),

@@ -40,7 +40,7 @@ const commentGone = (id: string) => conflict(`comment ${id} was deleted meanwhil
 
 const listComments = defineTool({
   name: "list_comments",
-  description: "Comments on a task, oldest first (newest_first: true reverses). Cursor pages.",
+  description: "A task's comments, oldest first unless newest_first.",
   input: z.strictObject({
     task_id: taskId,
     newest_first: z.boolean().default(false),
@@ -63,7 +63,7 @@ const listComments = defineTool({
 
 const commentOnTask = defineTool({
   name: "comment_on_task",
-  description: "Add a comment (up to 20,000 chars) to a task, signed with your name. Returns the new comment.",
+  description: "Comment on a task, signed with the caller's name. Returns comment.",
   input: z.strictObject({ task_id: taskId, body, idempotency_key: idempotencyKey }),
   output: z.object({ comment: commentShape }),
   async handler(ctx, args) {
@@ -93,7 +93,7 @@ const commentOnTask = defineTool({
 
 const editComment = defineTool({
   name: "edit_comment",
-  description: "Overwrite the body of one of your own comments. Returns the comment; changed is false when the body was already that.",
+  description: "Overwrite one of the caller's own comments. Returns comment and changed.",
   input: z.strictObject({ comment_id: commentId, body }),
   output: z.object({ comment: commentShape, changed: z.boolean() }),
   async handler(ctx, args) {
@@ -117,8 +117,7 @@ const editComment = defineTool({
 
 const deleteComment = defineTool({
   name: "delete_comment",
-  description:
-    "Move one of your own comments to the trash. Returns the trash item; for a comment already in the trash, its existing item and changed false.",
+  description: "Move one of the caller's own comments to the trash. Returns trash_id.",
   input: z.strictObject({ comment_id: commentId }),
   output: z.object({
     comment_id: z.string(),

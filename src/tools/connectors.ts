@@ -9,14 +9,14 @@ import { importConnectorKey } from "../connectors/crypto.ts";
 import { PROVIDER_NAMES, PROVIDERS, type Provider } from "../connectors/types.ts";
 import { idempotencyKey, LIMITS, longText, title } from "./schemas.ts";
 
-const provider = z.enum(PROVIDERS).describe("drive (Google Drive), slack or notion");
+const provider = z.enum(PROVIDERS).meta({ detail: "drive (Google Drive), slack or notion" });
 const providerOut = z.enum(PROVIDERS);
-const ref = z.string().describe("provider:id, e.g. drive:1AbC…, slack:C0123ABCD/1712345678.000100, notion:<page id>");
+const ref = z.string().describe("a result's ref, e.g. drive:1AbC…");
 const providerName = (p: Provider) => PROVIDER_NAMES[p];
 
 const listConnectors = defineTool({
   name: "list_connectors",
-  description: "The apps this account can connect (Google Drive, Slack, Notion): whether each is connected and working, and the last error. Never returns credentials.",
+  description: "The apps this account can connect (Drive, Slack, Notion): connected, working, last error. No credentials.",
   input: z.strictObject({}),
   output: z.object({
     connectors: z.array(
@@ -70,12 +70,11 @@ const hit = z.object({
 
 const searchContext = defineTool({
   name: "search_context",
-  description:
-    "Search the connected apps side by side (default: all connected). Returns refs for read_context, titles, snippets and links; an app that fails is reported in errors beside the others' results.",
+  description: "Search the connected apps side by side. Returns results (ref for read_context, title, snippet, url) and errors.",
   input: z.strictObject({
     query: z.string().trim().min(1, "must not be empty").max(500),
-    providers: z.array(z.enum(PROVIDERS)).min(1).max(3).optional().describe("only these apps"),
-    limit: z.number().int().min(1).max(50).default(10).describe("results per app, 1–50 (default 10)"),
+    providers: z.array(z.enum(PROVIDERS)).min(1).max(3).optional().meta({ detail: "only these apps" }),
+    limit: z.number().int().min(1).max(50).default(10).describe("results per app, ≤ 50"),
   }),
   output: z.object({
     results: z.array(hit),
@@ -125,11 +124,10 @@ const searchContext = defineTool({
 
 const readContext = defineTool({
   name: "read_context",
-  description:
-    "Read one document, page or message thread from a connected app as plain text, at most max_chars (≤ 20,000) from offset. Says whether it was cut and where to continue.",
+  description: "Read a document, page or thread of a connected app as text, max_chars from offset. Returns text and next_offset.",
   input: z.strictObject({
     ref: ref.min(3).max(300),
-    offset: z.number().int().min(0).max(1_000_000).default(0).describe("characters to skip (next_offset of a previous read)"),
+    offset: z.number().int().min(0).max(1_000_000).default(0).meta({ detail: "characters to skip (next_offset of a previous read)" }),
     max_chars: z.number().int().min(1).max(LIMITS.text).default(LIMITS.text),
   }),
   output: z.object({
@@ -174,8 +172,7 @@ const readContext = defineTool({
 
 const saveContext = defineTool({
   name: "save_context",
-  description:
-    "Save a note into a connected app: a Google Doc in Drive, a message in a Slack channel, or a page under a Notion page. Returns its ref and link.",
+  description: "Save a note to a connected app: a Drive doc, a Slack message or a Notion page. Returns ref and url.",
   input: z.strictObject({
     provider,
     title,
@@ -186,7 +183,7 @@ const saveContext = defineTool({
       .min(1)
       .max(300)
       .optional()
-      .describe("Drive: folder id (default My Drive); Slack: channel id (required); Notion: parent page id or URL (required)"),
+      .describe("Slack channel or Notion parent page (required); Drive folder (default: My Drive)"),
     idempotency_key: idempotencyKey,
   }),
   output: z.object({ ref: z.string(), provider: providerOut, title: z.string(), url: z.string().nullable() }),
@@ -209,7 +206,7 @@ const saveContext = defineTool({
 
 const disconnectConnector = defineTool({
   name: "disconnect_connector",
-  description: "Disconnect an app: deletes its stored credentials for this account. Returns whether anything was removed; a second call changes nothing.",
+  description: "Disconnect an app, deleting its stored credentials. Returns removed.",
   input: z.strictObject({ provider }),
   output: z.object({ provider: providerOut, id: z.string().nullable(), removed: z.boolean() }),
   async handler(ctx, { provider: p }) {

@@ -62,8 +62,8 @@ const withoutTotal = ({ total: _, ...rest }: Record<string, unknown>) => rest;
 
 const getDigest = defineTool({
   name: "get_digest",
-  description: `What happened since a time (default: the last 24 hours): tasks completed, tasks awaiting approval, tasks newly blocked, failed runs, and open tasks due in the next ${DUE_SOON_HOURS} hours. Each section lists up to ${SECTION_MAX} with ids, and its full count.`,
-  input: z.strictObject({ since: isoTime.optional().describe("start of the period (default: 24 hours ago)") }),
+  description: "What happened since a time (default 24 h ago): completed, awaiting_approval, newly_blocked, failed_runs, due_soon.",
+  input: z.strictObject({ since: isoTime.optional().meta({ detail: "start of the period (default: 24 hours ago)" }) }),
   output: z.object({
     since: z.string(),
     until: z.string(),

@@ -10,7 +10,7 @@ import { toRun } from "../db/runs.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
-import { assigneeName, cursor, limit, nextCursor, projectId } from "./schemas.ts";
+import { actorNameArg, cursor, limit, nextCursor, projectId } from "./schemas.ts";
 import { optimistic, REASON_MAX } from "./lifecycle.ts";
 import { runShape } from "./runs.ts";
 import { CLAIM_EXPIRES } from "./shapes.ts";
@@ -21,7 +21,7 @@ const RECENT_RUNS = 10;
 
 /** Minutes without a run event after which a running run counts as stale (STALE_RUN_MINUTES, default 15). */
 
-const agentName = assigneeName.describe("the agent's name (list_agents)");
+const agentName = actorNameArg.meta({ detail: "the agent's name (list_agents)" });
 
 const agentShape = z.object({
   id: z.string(),
@@ -54,7 +54,7 @@ const heldTask = z.object({ id: z.string(), title: z.string(), status: z.string(
 const fleetStatus = defineTool({
   name: "fleet_status",
   description:
-    "Every agent of the account: active or paused, last seen, current runs, stale runs (running with no event for STALE_RUN_MINUTES) and the unfinished tasks it holds with when each claim lapses (up to 20 of each per agent, with totals).",
+    "Every agent: state, last seen, current runs, stale runs (no event for stale_after_minutes) and the unfinished tasks it holds with claim_expires_at (20 each, with totals).",
   input: z.strictObject({}),
   output: z.object({
     stale_after_minutes: z.number(),
@@ -112,7 +112,7 @@ const fleetStatus = defineTool({
 
 const listAgentsTool = defineTool({
   name: "list_agents",
-  description: "The account's agents (each named by its agent tokens), by name: active or paused, last seen, and how many working tokens it has. Cursor pages.",
+  description: "The account's agents by name: state (active or paused), last seen, working token count.",
   input: z.strictObject({ limit, cursor }),
   output: z.object({ items: z.array(agentShape.extend({ active_tokens: z.number() })), next_cursor: nextCursor }),
   async handler(ctx, args) {
@@ -124,7 +124,7 @@ const listAgentsTool = defineTool({
 
 const getAgent = defineTool({
   name: "get_agent",
-  description: `One agent: its state, last seen, working token count, its ${RECENT_RUNS} most recent runs, and how many runs it has running and tasks it holds.`,
+  description: "One agent: state, last seen, its 10 latest runs, running_runs and claimed_tasks.",
   input: z.strictObject({ agent: agentName }),
   output: z.object({
     agent: agentShape.extend({ active_tokens: z.number() }),
@@ -148,8 +148,7 @@ const byStatus = z.object({ open: z.number(), in_progress: z.number(), blocked: 
 
 const getWorkload = defineTool({
   name: "get_workload",
-  description:
-    "Open tasks (not done or cancelled) per assignee, by status: the person, every agent (idle ones too) and unassigned. Snoozed tasks are left out unless asked for.",
+  description: "Open tasks per assignee by status: the person, every agent (idle too) and unassigned.",
   input: z.strictObject({
     project_id: projectId.optional(),
     include_snoozed: z.boolean().default(false),
@@ -221,14 +220,13 @@ async function setAgentPause(ctx: ToolContext, name: string, pause: boolean, rea
 
 const pauseInput = z.strictObject({
   agent: agentName,
-  reason: z.string().trim().min(1).max(REASON_MAX).optional().describe("recorded in the activity log"),
+  reason: z.string().trim().min(1).max(REASON_MAX).optional().meta({ detail: "recorded in the activity log" }),
 });
 const pauseOutput = z.object({ agent: agentShape, changed: z.boolean() });
 
 const pauseAgent = defineTool({
   name: "pause_agent",
-  description:
-    "A person pauses an agent: its tokens may only read until resume_agent, and its tasks, runs and tokens stay as they are. Returns the agent.",
+  description: "A person pauses an agent: its tokens may only read until resume_agent. Returns agent.",
   input: pauseInput,
   output: pauseOutput,
   handler: (ctx, args) => setAgentPause(ctx, args.agent, true, args.reason),
@@ -236,7 +234,7 @@ const pauseAgent = defineTool({
 
 const resumeAgent = defineTool({
   name: "resume_agent",
-  description: "A person lifts an agent's pause: its write tokens may write again. Returns the agent.",
+  description: "A person lifts an agent's pause: its write tokens may write again. Returns agent.",
   input: pauseInput,
   output: pauseOutput,
   handler: (ctx, args) => setAgentPause(ctx, args.agent, false, args.reason),

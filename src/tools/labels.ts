@@ -15,7 +15,7 @@ const labelName = z
   .trim()
   .min(1, "must not be empty")
   .max(100)
-  .describe("label name; names match without regard to case");
+  .meta({ detail: "label name; names match without regard to case" });
 
 const labelNames = z
   .array(labelName)
@@ -26,7 +26,7 @@ const color = z
   .string()
   .regex(/^#[0-9a-fA-F]{6}$/, "expected a color like #1f6feb")
   .transform((c) => c.toLowerCase())
-  .describe("#rrggbb");
+  .meta({ detail: "#rrggbb" });
 
 const labelShape = z.object({
   id: z.string(),
@@ -64,7 +64,7 @@ const nameTaken = (name: string, other: string) =>
 
 const listLabels = defineTool({
   name: "list_labels",
-  description: "The account's labels by name, each with the number of live tasks that carry it. Cursor pages.",
+  description: "The account's labels by name, each with its live task count.",
   input: z.strictObject({ limit, cursor }),
   output: z.object({ items: z.array(labelShape), next_cursor: nextCursor }),
   async handler(ctx, args) {
@@ -77,8 +77,7 @@ const listLabels = defineTool({
 
 const createLabel = defineTool({
   name: "create_label",
-  description:
-    "Create a label, or return the existing label of that name (names ignore case; nothing is written then). Returns the label and whether it was created.",
+  description: "Create a label, or return the one of that name (names ignore case). Returns label and created.",
   input: z.strictObject({ name: labelName, color: color.optional() }),
   output: z.object({ label: labelShape, created: z.boolean() }),
   async handler(ctx, args) {
@@ -101,7 +100,7 @@ const createLabel = defineTool({
 
 const renameLabelTool = defineTool({
   name: "rename_label",
-  description: "Rename a label everywhere it is used. Refused as a conflict if another label has that name (names ignore case). Returns the label.",
+  description: "Rename a label everywhere; refused if another label has that name. Returns label.",
   input: z.strictObject({ label_id: labelId, name: labelName }),
   output: z.object({ label: labelShape, changed: z.boolean() }),
   async handler(ctx, args) {
@@ -122,7 +121,7 @@ const renameLabelTool = defineTool({
 
 const deleteLabelTool = defineTool({
   name: "delete_label",
-  description: "Delete a label and remove it from every task that carries it (for good, not to the trash). Returns how many live tasks lost it.",
+  description: "Delete a label for good and take it off every task. Returns removed_from_tasks.",
   input: z.strictObject({ label_id: labelId }),
   output: z.object({
     label_id: z.string(),
@@ -175,8 +174,7 @@ async function commitAndReadLabels(ctx: ToolContext, task: string, statements: D
 
 const labelTask = defineTool({
   name: "label_task",
-  description:
-    "Add labels to a task by name, creating labels that do not exist yet; labels it already has are skipped. Returns the task's labels and the names added.",
+  description: "Add labels to a task by name, creating missing ones. Returns the task's labels and added.",
   input: z.strictObject({ task_id: taskId, labels: labelNames }),
   output: labelTaskResult,
   async handler(ctx, args) {
@@ -200,7 +198,7 @@ const labelTask = defineTool({
 
 const unlabelTask = defineTool({
   name: "unlabel_task",
-  description: "Remove labels from a task by name; names the task does not carry are skipped, names no label has are refused. Returns the task's labels and the names removed.",
+  description: "Take labels off a task by name; unknown names are refused. Returns the task's labels and removed.",
   input: z.strictObject({ task_id: taskId, labels: labelNames }),
   output: unlabelTaskResult,
   async handler(ctx, args) {

@@ -79,11 +79,10 @@ export function approvalRequested(accountId: string, now: string, task: Task, ap
 
 const completeTask = defineTool({
   name: "complete_task",
-  description:
-    "Mark a task done; from an agent on a task without auto-OK it becomes awaiting_approval instead, with one pending approval for a person. Completing a recurring task creates its next occurrence. Returns the task, the outcome, the approval and the next occurrence.",
+  description: "Mark a task done; an agent's task without auto-OK waits for a person instead (awaiting_approval). Returns task, outcome, approval, next_occurrence.",
   input: z.strictObject({
     task_id: taskId,
-    note: z.string().trim().min(1).max(REASON_MAX).optional().describe("what was done; the question shown to the person who approves"),
+    note: z.string().trim().min(1).max(REASON_MAX).optional().describe("what was done; the approver reads it"),
     idempotency_key: idempotencyKey,
   }),
   output: z.object({
@@ -166,11 +165,10 @@ const completeTask = defineTool({
 
 const reopenTask = defineTool({
   name: "reopen_task",
-  description:
-    "Bring a done, cancelled or awaiting_approval task back to open, closing its pending approval. Returns the task and the closed approval.",
+  description: "Reopen a done, cancelled or awaiting_approval task, closing its pending approval. Returns task.",
   input: z.strictObject({
     task_id: taskId,
-    reason: z.string().trim().min(1).max(REASON_MAX).optional().describe("why; recorded in the history and on a closed approval"),
+    reason: z.string().trim().min(1).max(REASON_MAX).optional().meta({ detail: "why; recorded in the history and on a closed approval" }),
   }),
   output: z.object({ task: taskShape, closed_approval: approvalShape.nullable(), changed: z.boolean() }),
   async handler(ctx, args) {
@@ -205,18 +203,17 @@ const leaseMinutes = z
   .int(`must be a whole number of minutes from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max}`)
   .min(LEASE_MINUTES.min, `must be from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max} minutes`)
   .max(LEASE_MINUTES.max, `must be from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max} minutes`)
-  .default(LEASE_MINUTES.default)
-  .describe("minutes until an agent's claim lapses; the holder's run events, step status changes and comments renew it");
+  .default(LEASE_MINUTES.default);
 
 const claimTask = defineTool({
   name: "claim_task",
   description:
-    "Atomically assign a task to the caller and start it (in_progress); refused if someone else holds it, a no-op if the caller already does (its lease starts over). Once an agent's lease lapses, another caller's claim_task takes the task over and the old holder's running run ends as stale. Returns the task.",
+    "Assign a task to the caller and start it (in_progress); refused while another's claim holds. An agent's claim lapses lease_minutes after its last run event, step status or comment; a lapsed claim is taken over (the old run ends as stale). Returns task, claim_expires_at, taken_over_from.",
   input: z.strictObject({ task_id: taskId, lease_minutes: leaseMinutes }),
   output: z.object({
     task: taskShape,
     claim_expires_at: CLAIM_EXPIRES,
-    taken_over_from: z.string().nullable().describe("the agent whose lapsed claim this call took over"),
+    taken_over_from: z.string().nullable(),
     changed: z.boolean(),
   }),
   async handler(ctx, args) {
@@ -274,8 +271,7 @@ const claimTask = defineTool({
 
 const setAutoOk = defineTool({
   name: "set_auto_ok",
-  description:
-    "Allow (true) or forbid (false) agents to complete a task without a person's approval. Returns the task.",
+  description: "Let agents complete a task without a person's approval (true), or not. Returns task.",
   input: z.strictObject({ task_id: taskId, auto_ok: z.boolean() }),
   output: z.object({ task: taskShape, changed: z.boolean() }),
   async handler(ctx, args) {

@@ -18,7 +18,7 @@ const activityEntry = z.object({
 
 const whoami = defineTool({
   name: "whoami",
-  description: "The account, this token's kind, scope and agent name, whether the agent is paused, and the limits that apply.",
+  description: "The caller: account, token (kind, scope, agent name, paused) and the limits that apply.",
   input: z.strictObject({}),
   output: z.object({
     account: z.object({ id: z.string(), name: z.string(), time_zone: z.string() }),
@@ -63,11 +63,11 @@ const whoami = defineTool({
 
 const listActivity = defineTool({
   name: "list_activity",
-  description: "The account's audit feed, newest first: who called which write tool on what, and when; filter by record, actor or tool. Cursor pages.",
+  description: "The account's audit feed, newest first: who called which write tool on what; filter by target_id, actor, tool.",
   input: z.strictObject({
-    target_id: z.string().min(1).max(40).optional().describe("only entries about this record"),
-    actor: assigneeName.optional().describe("only entries by `human` or this agent"),
-    tool: z.string().regex(/^[a-z_]{1,40}$/, "expected a tool name like approve_task").optional().describe("only entries of this write tool"),
+    target_id: z.string().min(1).max(40).optional().meta({ detail: "only entries about this record" }),
+    actor: assigneeName.optional().meta({ detail: "only entries by `human` or this agent" }),
+    tool: z.string().regex(/^[a-z_]{1,40}$/, "expected a tool name like approve_task").optional().meta({ detail: "only entries of this write tool" }),
     since: isoTime.optional(),
     limit,
     cursor,

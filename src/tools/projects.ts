@@ -92,7 +92,7 @@ const concurrentChange = (id: string) =>
 
 const listProjects = defineTool({
   name: "list_projects",
-  description: "Projects of the account in creation order, each with its live task counts by status; archived ones only with include_archived. Cursor pages.",
+  description: "Projects in creation order, each with its live task counts by status.",
   input: z.strictObject({
     include_archived: z.boolean().default(false),
     limit,
@@ -113,7 +113,7 @@ const listProjects = defineTool({
 
 const getProject = defineTool({
   name: "get_project",
-  description: "One project with its live task counts by status and its settings, including the auto-OK that new tasks in it start with.",
+  description: "One project with its task counts by status and settings, and new_tasks_auto_ok.",
   input: z.strictObject({ project_id: projectId }),
   output: z.object({
     project: projectShape,
@@ -127,11 +127,11 @@ const getProject = defineTool({
 
 const createProject = defineTool({
   name: "create_project",
-  description: "Create a project. default_auto_ok sets the auto-OK of new tasks in it (omit to use the account's). Returns the new project.",
+  description: "Create a project; default_auto_ok is the auto-OK of its new tasks (omitted: the account's). Returns project.",
   input: z.strictObject({
     name: projectName,
     description: longText.optional(),
-    default_auto_ok: z.boolean().optional().describe("may agents complete new tasks here without a person's approval; omit for the account's default"),
+    default_auto_ok: z.boolean().optional().meta({ detail: "may agents complete new tasks here without a person's approval; omit for the account's default" }),
     idempotency_key: idempotencyKey,
   }),
   output: z.object({ project: projectShape }),
@@ -163,14 +163,13 @@ const createProject = defineTool({
 
 const updateProjectTool = defineTool({
   name: "update_project",
-  description:
-    "Overwrite a project's name, description or default_auto_ok (null: use the account's). With expected_version, a project changed since is refused as a conflict. Returns the project.",
+  description: "Overwrite a project's fields (default_auto_ok null: the account's); expected_version refuses a stale edit. Returns project.",
   input: z.strictObject({
     project_id: projectId,
     name: projectName.optional(),
     description: longText.optional(),
-    default_auto_ok: z.boolean().nullable().optional().describe("auto-OK for new tasks here; null falls back to the account's default"),
-    expected_version: z.number().int().min(1).optional().describe("the version you read; refused if the project has changed since"),
+    default_auto_ok: z.boolean().nullable().optional().meta({ detail: "auto-OK for new tasks here; null falls back to the account's default" }),
+    expected_version: z.number().int().min(1).optional().meta({ detail: "the version you read; refused if the project has changed since" }),
   }),
   output: changedProject,
   async handler(ctx, args) {
@@ -199,7 +198,7 @@ const updateProjectTool = defineTool({
 
 const archiveProject = defineTool({
   name: "archive_project",
-  description: "Archive a project: it leaves default project lists, its tasks stay as they are. Returns the project; archiving an archived project changes nothing.",
+  description: "Archive a project: it leaves default lists, its tasks stay. Returns project.",
   input: z.strictObject({ project_id: projectId }),
   output: changedProject,
   async handler(ctx, { project_id }) {
@@ -212,7 +211,7 @@ const archiveProject = defineTool({
 
 const unarchiveProject = defineTool({
   name: "unarchive_project",
-  description: "Bring an archived project back into default project lists. Returns the project; a project that is not archived is left unchanged.",
+  description: "Bring an archived project back into default lists. Returns project.",
   input: z.strictObject({ project_id: projectId }),
   output: changedProject,
   async handler(ctx, { project_id }) {
@@ -225,8 +224,7 @@ const unarchiveProject = defineTool({
 
 const deleteProject = defineTool({
   name: "delete_project",
-  description:
-    "Move a project and all its tasks to the trash as one item (restore_from_trash brings it all back). Returns the trash item id and when it will be purged; a project already in the trash changes nothing.",
+  description: "Move a project and all its tasks to the trash as one restorable item. Returns trash_item_id and purge_after.",
   input: z.strictObject({ project_id: projectId }),
   output: z.object({
     trash_item_id: z.string(),
@@ -291,7 +289,7 @@ function groupByTask<T extends { task_id: string }, V>(rows: T[], map: (row: T) 
 
 const exportProject = defineTool({
   name: "export_project",
-  description: `The whole project as one JSON document: the project and all its live tasks, each with its steps, comments, labels, dependencies and calendar links, in a stable order. Refused above ${EXPORT_MAX_TASKS.toLocaleString("en-US")} tasks.`,
+  description: "A project with all its live tasks, steps, comments, labels, dependencies and links as one document. Refused above 5,000 tasks.",
   input: z.strictObject({ project_id: projectId }),
   output: z.object({
     format: z.literal("taskgate.project.v1"),

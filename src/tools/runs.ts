@@ -10,7 +10,7 @@ import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
-import { assigneeName, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
+import { actorNameArg, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
 import { claimGuard, optimistic } from "./lifecycle.ts";
 import { renewLease } from "../db/claims.ts";
 
@@ -47,11 +47,11 @@ function requireOwnRun(p: Principal, run: RunRow): void {
 
 const listRuns = defineTool({
   name: "list_runs",
-  description: "Runs of the account, newest first, filtered by task, agent or status. Cursor pages.",
+  description: "Runs of the account, newest first, filtered by task, agent or status.",
   input: z.strictObject({
     task_id: taskId.optional(),
-    agent: assigneeName.optional().describe("the agent's name"),
-    status: z.array(z.enum(RUN_STATUSES)).min(1).max(4).optional().describe("any of these statuses (default: all)"),
+    agent: actorNameArg.optional(),
+    status: z.array(z.enum(RUN_STATUSES)).min(1).max(4).optional().meta({ detail: "any of these statuses (default: all)" }),
     limit,
     cursor,
   }),
@@ -73,7 +73,7 @@ const listRuns = defineTool({
 
 const getRun = defineTool({
   name: "get_run",
-  description: `One run with its event log (the latest ${RUN_LIMITS.eventsShown} events, oldest first) and the total number of events.`,
+  description: "One run with its latest 200 events, oldest first, and event_count.",
   input: z.strictObject({ run_id: runId }),
   output: z.object({
     run: runShape,
@@ -88,8 +88,7 @@ const getRun = defineTool({
 
 const startRun = defineTool({
   name: "start_run",
-  description:
-    "Start a run of the calling agent (agent tokens only) on a task; an open task moves to in_progress. Returns the run.",
+  description: "Start a run of the calling agent (agent tokens only) on a task, which moves to in_progress. Returns run.",
   input: z.strictObject({ task_id: taskId, idempotency_key: idempotencyKey }),
   output: z.object({ run: runShape, task_status: z.enum(TASK_STATUSES) }),
   async handler(ctx, args) {
@@ -125,13 +124,12 @@ const startRun = defineTool({
 
 const logRunEvent = defineTool({
   name: "log_run_event",
-  description:
-    "Append progress, a note or an artifact link to one of the caller's running runs, and stamp the run's last event time. Returns the event.",
+  description: "Add progress, a note or an artifact (needs url) to one of the caller's running runs. Returns event.",
   input: z.strictObject({
     run_id: runId,
-    kind: z.enum(RUN_EVENT_KINDS).describe("progress | note | artifact (an artifact needs a url)"),
+    kind: z.enum(RUN_EVENT_KINDS).meta({ detail: "progress | note | artifact (an artifact needs a url)" }),
     message: z.string().trim().min(1, "must not be empty").max(RUN_LIMITS.message),
-    url: z.url({ protocol: /^https?$/ }).max(RUN_LIMITS.url).optional().describe("http(s) link, e.g. to the artifact"),
+    url: z.url({ protocol: /^https?$/ }).max(RUN_LIMITS.url).optional().meta({ detail: "http(s) link, e.g. to the artifact" }),
     idempotency_key: idempotencyKey,
   }),
   output: z.object({ event: eventShape.extend({ run_id: z.string() }) }),
@@ -185,8 +183,7 @@ const runResult = z.object({ run: runShape, changed: z.boolean() });
 
 const finishRun = defineTool({
   name: "finish_run",
-  description:
-    "End one of the caller's running runs as succeeded or failed, with a summary (the same ending again is a no-op). Returns the run.",
+  description: "End one of the caller's running runs as succeeded or failed, with a summary. Returns run.",
   input: z.strictObject({ run_id: runId, outcome: z.enum(["succeeded", "failed"]), summary: summaryText }),
   output: runResult,
   handler: (ctx, args) => endOwnRun(ctx, args.run_id, args.outcome, args.summary),
@@ -194,7 +191,7 @@ const finishRun = defineTool({
 
 const cancelRun = defineTool({
   name: "cancel_run",
-  description: "End one of the caller's running runs as cancelled, with an optional reason (cancelling again is a no-op). Returns the run.",
+  description: "End one of the caller's running runs as cancelled. Returns run.",
   input: z.strictObject({ run_id: runId, reason: summaryText.optional() }),
   output: runResult,
   handler: (ctx, args) => endOwnRun(ctx, args.run_id, "cancelled", args.reason ?? null),

@@ -5,7 +5,11 @@ export { PRIORITIES, TASK_STATUSES };
 import { DATE_EXAMPLE, parseCalendarDate, parseIsoTime, TIME_EXAMPLE, type Parsed } from "../domain/dates.ts";
 import { canonicalTimeZone } from "../domain/zoned-time.ts";
 
-/** Shared argument and result pieces, with the limits of architecture.md. */
+/**
+ * Shared argument and result pieces, with the limits of architecture.md.
+ * `detail` (see src/mcp/json-schema.ts) words an argument error quotes; they
+ * are not announced where the field's name, format or pattern says it.
+ */
 export const LIMITS = {
   title: 500,
   text: 20_000,
@@ -18,7 +22,7 @@ export const id = (prefix: string, what: string) =>
   z
     .string()
     .regex(new RegExp(`^${prefix}_[0-9a-z]{16}$`), `expected a ${what} id like ${prefix}_0123456789abcdef`)
-    .describe(`${what} id (${prefix}_…)`);
+    .meta({ detail: `${what} id (${prefix}_…)` });
 
 export const taskId = id("tsk", "task");
 export const projectId = id("prj", "project");
@@ -47,16 +51,14 @@ export const isoTime = z
   .string()
   .max(40)
   .superRefine(parsedBy(parseIsoTime))
-  .meta({ format: "date-time" })
-  .describe(`ISO 8601 time, e.g. ${TIME_EXAMPLE}`);
+  .meta({ format: "date-time", detail: `ISO 8601 time, e.g. ${TIME_EXAMPLE}` });
 
 /** A calendar date, YYYY-MM-DD, that exists. */
 export const calendarDate = z
   .string()
   .max(10)
   .superRefine(parsedBy(parseCalendarDate))
-  .meta({ format: "date" })
-  .describe(`date, YYYY-MM-DD, e.g. ${DATE_EXAMPLE}`);
+  .meta({ format: "date", detail: `date, YYYY-MM-DD, e.g. ${DATE_EXAMPLE}` });
 
 /** An IANA time zone name that Intl knows (`Europe/Berlin`, `UTC`); offsets like +01:00 are not zones. */
 export const timeZoneName = z
@@ -68,26 +70,26 @@ export const timeZoneName = z
       ctx.addIssue({ code: "custom", message: `"${name}" is not an IANA time zone; use a name like Europe/Berlin, America/New_York or UTC`, input: name });
     }
   })
-  .describe("IANA time zone, e.g. Europe/Berlin or America/New_York");
+  .meta({ detail: "IANA time zone, e.g. Europe/Berlin or America/New_York" });
 
-export const limit = z.number().int().min(1).max(LIMITS.pageMax).default(LIMITS.pageDefault).describe("page size, 1–100 (default 25)");
-export const cursor = z.string().max(500).optional().describe("next_cursor of the previous page");
+export const limit = z.number().int().min(1).max(LIMITS.pageMax).default(LIMITS.pageDefault);
+export const cursor = z.string().max(500).optional().meta({ detail: "next_cursor of the previous page" });
 export const idempotencyKey = z
   .string()
   .min(1)
   .max(200)
   .optional()
-  .describe("retry key: a repeated call with the same key returns the first result and writes nothing new");
+  .meta({ detail: "retry key: a repeated call with the same key returns the first result and writes nothing new" });
 
 export const nextCursor = z.string().nullable().describe("pass as cursor for the next page; null when this is the last");
 
 export const priority = z.enum(PRIORITIES);
 export const taskStatus = z.enum(TASK_STATUSES);
 
-export const assigneeName = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_.-]{0,62}$/, "expected `human` or an agent's name (lowercase letters, digits, _ . -)")
-  .describe("`human` for the account's person, or an agent's name");
+/** `human` or an agent's name (lowercase letters, digits, _ . -). */
+export const actorNameArg = z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,62}$/, "expected `human` or an agent's name (lowercase letters, digits, _ . -)");
+
+export const assigneeName = actorNameArg.describe("`human` or an agent's name");
 
 /** Times are stored as ISO 8601 UTC with milliseconds; `time` has passed `isoTime`. */
 export function toUtc(time: string): string {

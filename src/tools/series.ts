@@ -12,9 +12,10 @@ export const recurrenceRule = z
   .trim()
   .min(1, "must not be empty")
   .max(300)
-  .describe(
-    "repeat rule, RFC 5545 RRULE subset (FREQ=DAILY|WEEKLY|MONTHLY|YEARLY; INTERVAL, BYDAY, BYMONTHDAY, COUNT, UNTIL), in the account's time zone, starting at due_at (required) and keeping its local time. Completing an occurrence creates the next; a day past a month's end falls on its last day",
-  );
+  .meta({
+    detail:
+      "repeat rule, RFC 5545 RRULE subset (FREQ=DAILY|WEEKLY|MONTHLY|YEARLY; INTERVAL, BYDAY, BYMONTHDAY, COUNT, UNTIL), in the account's time zone, starting at due_at (required) and keeping its local time. Completing an occurrence creates the next; a day past a month's end falls on its last day",
+  });
 
 /** A new schedule whose first occurrence is the task due at `dueAt`; a caller's mistake names the part. */
 export function scheduleFor(rule: string, timeZone: string, dueAt: string | null): Schedule {

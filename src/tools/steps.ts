@@ -32,7 +32,7 @@ const TASK_HINT = "list_tasks or search_tasks finds task ids";
 
 const listSteps = defineTool({
   name: "list_steps",
-  description: "The checklist of a task: its steps in order, each with its status.",
+  description: "A task's checklist: its steps in order, each with its status.",
   input: z.strictObject({ task_id: taskId }),
   output: z.object({ task_id: z.string(), steps: z.array(stepShape) }),
   async handler(ctx, { task_id }) {
@@ -44,10 +44,10 @@ const listSteps = defineTool({
 
 const addSteps = defineTool({
   name: "add_steps",
-  description: `Append steps (1–50, each up to ${STEP_LIMITS.text} chars) to the end of a task's checklist, as pending. Returns the new steps.`,
+  description: "Append steps (texts, in order) to a task's checklist as pending. Returns steps.",
   input: z.strictObject({
     task_id: taskId,
-    steps: z.array(stepText).min(1).max(LIMITS.batch).describe("the steps' texts, in order"),
+    steps: z.array(stepText).min(1).max(LIMITS.batch).meta({ detail: "the steps' texts, in order" }),
     idempotency_key: idempotencyKey,
   }),
   output: z.object({ task_id: z.string(), steps: z.array(stepShape) }),
@@ -88,7 +88,7 @@ const stepGone = (id: string) => conflict(`step ${id} was deleted meanwhile; lis
 
 const setStatus = defineTool({
   name: "set_step_status",
-  description: "Set a step's status: pending, in_progress, done or skipped. Returns the step; changed is false when it already had that status.",
+  description: "Set a step's status. Returns step and changed.",
   input: z.strictObject({ step_id: stepId, status: stepStatus }),
   output: z.object({ step: stepShape, changed: z.boolean() }),
   async handler(ctx, { step_id, status }) {
@@ -110,7 +110,7 @@ const setStatus = defineTool({
 
 const updateStep = defineTool({
   name: "update_step",
-  description: `Overwrite a step's text (up to ${STEP_LIMITS.text} chars). Returns the step; changed is false when the text was already that.`,
+  description: "Overwrite a step's text. Returns step and changed.",
   input: z.strictObject({ step_id: stepId, text: stepText }),
   output: z.object({ step: stepShape, changed: z.boolean() }),
   async handler(ctx, { step_id, text }) {
@@ -129,8 +129,7 @@ const updateStep = defineTool({
 
 const deleteStep = defineTool({
   name: "delete_step",
-  description:
-    "Move a step to the trash (restore_from_trash puts it back in its place). Returns the trash item; for a step already in the trash, its existing item and changed false.",
+  description: "Move a step to the trash (restore_from_trash puts it back in place). Returns trash_id.",
   input: z.strictObject({ step_id: stepId }),
   output: z.object({
     step_id: z.string(),
@@ -167,11 +166,10 @@ const deleteStep = defineTool({
 
 const reorder = defineTool({
   name: "reorder_steps",
-  description:
-    "Set the order of a task's checklist: pass every live step id of the task exactly once, in the new order. Returns the steps in order; changed is false when it was already so.",
+  description: "Reorder a task's checklist: every live step id exactly once, in the new order. Returns steps.",
   input: z.strictObject({
     task_id: taskId,
-    step_ids: z.array(stepId).min(1).max(STEP_LIMITS.perTask).describe("all the task's live step ids, in the new order"),
+    step_ids: z.array(stepId).min(1).max(STEP_LIMITS.perTask).meta({ detail: "all the task's live step ids, in the new order" }),
   }),
   output: z.object({ task_id: z.string(), steps: z.array(stepShape), changed: z.boolean() }),
   async handler(ctx, { task_id, step_ids }) {

@@ -19,11 +19,10 @@ const notFoundHint = "list_tasks or search_tasks finds task ids";
 
 const listMyTasks = defineTool({
   name: "list_my_tasks",
-  description:
-    "Open tasks assigned to the caller (this token's agent, or `human` for a person's token), newest first; snoozed ones only with include_snoozed. Cursor pages.",
+  description: "Open tasks assigned to the caller (its agent, or `human` for a person), newest first.",
   input: z.strictObject({
     project_id: projectId.optional(),
-    status: z.array(z.enum(OPEN_STATUSES)).min(1).max(4).optional().describe("any of these open statuses (default: all open)"),
+    status: z.array(z.enum(OPEN_STATUSES)).min(1).max(4).optional().meta({ detail: "any of these open statuses (default: all open)" }),
     include_snoozed: z.boolean().default(false),
     limit,
     cursor,
@@ -58,10 +57,9 @@ function hits(row: { title_hit: string; notes_hit: string; comments_hit: string 
 
 const searchTasks = defineTool({
   name: "search_tasks",
-  description:
-    `Full-text search over task titles, notes and comments, best match first (title counts most) among the ${SEARCH_RANKED} most recent matching tasks. Every word must occur; the last may be a prefix. Returns tasks with the fields that matched and a snippet (**marks** the hits).`,
+  description: "Full-text search of titles, notes and comments: every word must occur, the last may be a prefix. Best first, each with matched_in and a snippet.",
   input: z.strictObject({
-    query: z.string().trim().min(1, "must not be empty").max(500).describe("words to find; punctuation and search operators are treated as plain text"),
+    query: z.string().trim().min(1, "must not be empty").max(500).meta({ detail: "words to find; punctuation and search operators are treated as plain text" }),
     project_id: projectId.optional(),
     status: z.array(z.enum(["open", "in_progress", "blocked", "awaiting_approval", "done", "cancelled"])).min(1).max(6).optional(),
     limit,
@@ -102,11 +100,10 @@ const searchTasks = defineTool({
 
 const listSubtasks = defineTool({
   name: "list_subtasks",
-  description:
-    "The subtasks of a task in creation order; with recursive, its whole subtree depth-first, each item with its depth (1 = direct child). Cursor pages.",
+  description: "A task's subtasks in creation order; recursive: the whole subtree depth-first, each with its depth.",
   input: z.strictObject({
     task_id: taskId,
-    recursive: z.boolean().default(false).describe("include subtasks of subtasks"),
+    recursive: z.boolean().default(false).meta({ detail: "include subtasks of subtasks" }),
     limit,
     cursor,
   }),
@@ -124,8 +121,7 @@ const listSubtasks = defineTool({
 
 const listBlockedTasks = defineTool({
   name: "list_blocked_tasks",
-  description:
-    "Tasks that are blocked (with the reason) or still open but waiting on unfinished tasks (naming them), newest first. Cursor pages.",
+  description: "Tasks that are blocked (with the reason) or wait on unfinished tasks (named), newest first.",
   input: z.strictObject({ project_id: projectId.optional(), limit, cursor }),
   output: z.object({
     items: z.array(
@@ -160,10 +156,9 @@ export function localDayStart(timeZone: string, nowMs: number, days: number): nu
 
 const listDueTasks = defineTool({
   name: "list_due_tasks",
-  description:
-    "Open tasks due before the end of a window of `days` local days (today included, in the account's time zone), overdue ones flagged, soonest first. Cursor pages.",
+  description: "Open tasks due within `days` (1–90) local days from today, soonest first, overdue ones flagged.",
   input: z.strictObject({
-    days: z.number().int().min(1).max(90).default(7).describe("window length in days, today counting as the first (1–90, default 7)"),
+    days: z.number().int().min(1).max(90).default(7).meta({ detail: "window length in days, today counting as the first (1–90, default 7)" }),
     project_id: projectId.optional(),
     assignee: assigneeName.optional(),
     include_snoozed: z.boolean().default(false),
@@ -203,8 +198,7 @@ const listDueTasks = defineTool({
 
 const getTaskHistory = defineTool({
   name: "get_task_history",
-  description:
-    "The activity entries of one task (every write to it, its steps, comments, runs and approvals), newest first: who, which tool, what. Cursor pages.",
+  description: "Every write to a task and its steps, comments, runs and approvals, newest first: who, which tool, what.",
   input: z.strictObject({ task_id: taskId, limit, cursor }),
   output: z.object({
     items: z.array(
@@ -233,8 +227,7 @@ const getTaskHistory = defineTool({
 
 const listDependencies = defineTool({
   name: "list_dependencies",
-  description:
-    "What a task waits on and what waits on it (id, title, status of each), and whether everything it waits on is finished.",
+  description: "What a task waits on (waits_on) and what waits on it (blocks), and ready: all it waits on is finished.",
   input: z.strictObject({ task_id: taskId }),
   output: z.object({
     task: taskRef,

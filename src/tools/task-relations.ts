@@ -48,8 +48,7 @@ const unchanged = (row: TaskRow) => ({ task: toTask(row), changed: false });
 
 const deleteTask = defineTool({
   name: "delete_task",
-  description:
-    "Move a task and all its subtasks (with their steps, comments, labels and links) to the trash as one restorable item. Returns the trash item and when it will be purged; a task already in the trash just names its item.",
+  description: "Move a task and its subtasks to the trash as one restorable item. Returns trash_id and purge_after.",
   input: z.strictObject({ task_id: taskId }),
   output: z.object({
     trash_id: z.string().describe("pass to restore_from_trash to bring it all back"),
@@ -100,11 +99,10 @@ const deleteTask = defineTool({
 
 const blockTask = defineTool({
   name: "block_task",
-  description:
-    "Mark a task blocked, with the reason; unblock_task later returns it to the status it had. Returns the task.",
+  description: "Mark a task blocked, with what it waits for; unblock_task restores its status. Returns task.",
   input: z.strictObject({
     task_id: taskId,
-    reason: z.string().trim().min(1, "must not be empty").max(2000).describe("what it is waiting for"),
+    reason: z.string().trim().min(1, "must not be empty").max(2000).meta({ detail: "what it is waiting for" }),
   }),
   output: taskResult,
   async handler(ctx, args) {
@@ -127,7 +125,7 @@ const blockTask = defineTool({
 
 const unblockTask = defineTool({
   name: "unblock_task",
-  description: "Clear a task's block: it returns to the status it had before (or open). Returns the task.",
+  description: "Clear a task's block: it returns to its earlier status (or open). Returns task.",
   input: z.strictObject({ task_id: taskId }),
   output: taskResult,
   async handler(ctx, args) {
@@ -142,7 +140,7 @@ const unblockTask = defineTool({
 
 const assignTask = defineTool({
   name: "assign_task",
-  description: "Set a task's assignee (`human` or an agent's name), or clear it with null. Returns the task.",
+  description: "Set a task's assignee (`human` or an agent's name); null unassigns. Returns task.",
   input: z.strictObject({ task_id: taskId, assignee: assigneeName.nullable() }),
   output: taskResult,
   async handler(ctx, args) {
@@ -158,8 +156,7 @@ const assignTask = defineTool({
 
 const moveTask = defineTool({
   name: "move_task",
-  description:
-    "Move a top-level task, with all its subtasks, to another project of the account, or out of any project with null. Returns the task and how many tasks moved.",
+  description: "Move a top-level task and its subtasks to another project, or out of any (null). Returns task and moved.",
   input: z.strictObject({ task_id: taskId, project_id: projectId.nullable() }),
   output: taskResult.extend({ moved: z.number().describe("tasks whose project changed, subtasks included") }),
   async handler(ctx, args) {
@@ -198,8 +195,8 @@ const moveTask = defineTool({
 
 const snoozeTask = defineTool({
   name: "snooze_task",
-  description: "Hide a task from open lists until a future time, or end the snooze with null. Returns the task.",
-  input: z.strictObject({ task_id: taskId, until: isoTime.nullable().describe("a future time, or null to wake it now") }),
+  description: "Hide a task from open lists until a future time; null wakes it. Returns task.",
+  input: z.strictObject({ task_id: taskId, until: isoTime.nullable().meta({ detail: "a future time, or null to wake it now" }) }),
   output: taskResult,
   async handler(ctx, args) {
     const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
@@ -214,8 +211,7 @@ const snoozeTask = defineTool({
 
 const decomposeTask = defineTool({
   name: "decompose_task",
-  description:
-    "Create subtasks under a task from a list of titles (optional notes each), all at once; they inherit its project and auto-OK. Returns the new subtasks in order.",
+  description: "Create subtasks under a task at once; they inherit its project and auto-OK. Returns tasks.",
   input: z.strictObject({
     task_id: taskId,
     subtasks: z
@@ -261,8 +257,8 @@ const decomposeTask = defineTool({
 });
 
 const dependencyArgs = z.strictObject({
-  task_id: taskId.describe("the task that waits"),
-  depends_on_id: taskId.describe("the task it waits on"),
+  task_id: taskId.meta({ detail: "the task that waits" }),
+  depends_on_id: taskId.meta({ detail: "the task it waits on" }),
 });
 const dependencyResult = z.object({ task: taskRef, depends_on: taskRef, changed: z.boolean() });
 
@@ -286,8 +282,7 @@ const describePath = (path: { id: string; title: string | null }[]) =>
 
 const addDependency = defineTool({
   name: "add_dependency",
-  description:
-    "Record that task_id waits on depends_on_id. A link that would close a cycle is refused, naming the chain. Returns both tasks.",
+  description: "Make task_id wait on depends_on_id; a link closing a cycle is refused. Returns task and depends_on.",
   input: dependencyArgs,
   output: dependencyResult,
   async handler(ctx, args) {
@@ -320,7 +315,7 @@ const addDependency = defineTool({
 
 const removeDependency = defineTool({
   name: "remove_dependency",
-  description: "Drop the link that makes task_id wait on depends_on_id; a link that does not exist is left as it is. Returns both tasks.",
+  description: "Drop the link that makes task_id wait on depends_on_id. Returns task and depends_on.",
   input: dependencyArgs,
   output: dependencyResult,
   async handler(ctx, args) {

@@ -26,19 +26,18 @@ async function timeZoneOf(db: D1Database, accountId: string): Promise<string> {
 
 const createTask = defineTool({
   name: "create_task",
-  description:
-    "Create a task (optionally in a project or under a parent task). Returns the new task. auto_ok defaults from the project, then the account, then off. With recurrence it repeats: completing it creates the next occurrence.",
+  description: "Create a task, in a project or under parent_id (joining its project). auto_ok defaults from the project, then the account. Returns task.",
   input: z.strictObject({
     title,
     project_id: projectId.optional(),
-    parent_id: taskId.optional().describe("make it a subtask of this task (it joins the parent's project)"),
+    parent_id: taskId.optional().meta({ detail: "make it a subtask of this task (it joins the parent's project)" }),
     notes: longText.optional(),
     priority: priority.default("normal"),
     due_at: isoTime.optional(),
     estimate_minutes: z.number().int().min(1).max(100_000).optional(),
     assignee: assigneeName.optional(),
-    auto_ok: z.boolean().optional().describe("may an agent complete it without a person's approval"),
-    recurrence: recurrenceRule.optional(),
+    auto_ok: z.boolean().optional().describe("agents may complete it without a person's approval"),
+    recurrence: recurrenceRule.optional().describe("RRULE (FREQ=DAILY|WEEKLY|MONTHLY|YEARLY; INTERVAL, BYDAY, BYMONTHDAY, COUNT, UNTIL) from due_at, in the account's zone"),
     idempotency_key: idempotencyKey,
   }),
   output: z.object({ task: taskShape }),
@@ -86,8 +85,7 @@ const createTask = defineTool({
 
 const getTask = defineTool({
   name: "get_task",
-  description:
-    "One task with its steps, labels, dependencies, latest comments, recent runs, pending approval, and a recurring task's rule and series.",
+  description: "One task with its steps, labels, waits_on, blocks, latest_comments, recent_runs, pending_approval and recurrence.",
   input: z.strictObject({ task_id: taskId }),
   output: z.object({
     task: taskShape,
@@ -135,14 +133,13 @@ const getTask = defineTool({
 
 const listTasks = defineTool({
   name: "list_tasks",
-  description:
-    "Tasks of the account, newest first, filtered by project, status, label, assignee and due range. Cursor pages.",
+  description: "All the account's tasks, newest first, filtered by project, status, label, assignee or due range.",
   input: z.strictObject({
     project_id: projectId.optional(),
-    status: z.array(taskStatus).min(1).max(6).optional().describe("any of these statuses (default: all)"),
-    label: z.string().min(1).max(100).optional().describe("label name"),
+    status: z.array(taskStatus).min(1).max(6).optional().meta({ detail: "any of these statuses (default: all)" }),
+    label: z.string().min(1).max(100).optional().meta({ detail: "label name" }),
     assignee: assigneeName.optional(),
-    unassigned: z.boolean().optional().describe("only tasks without an assignee"),
+    unassigned: z.boolean().optional().meta({ detail: "only tasks without an assignee" }),
     due_after: isoTime.optional(),
     due_before: isoTime.optional(),
     include_snoozed: z.boolean().default(true),
@@ -170,8 +167,7 @@ const listTasks = defineTool({
 
 const updateTask = defineTool({
   name: "update_task",
-  description:
-    "Overwrite a task's title, notes, priority, due time, estimate or repeat rule (null clears due/estimate/recurrence). With expected_version, a task changed since that version is refused as a conflict. Returns the task.",
+  description: "Overwrite a task's fields (null clears due_at, estimate, recurrence); expected_version refuses a stale edit. Returns task.",
   input: z.strictObject({
     task_id: taskId,
     title: title.optional(),
@@ -182,8 +178,8 @@ const updateTask = defineTool({
     recurrence: recurrenceRule
       .nullable()
       .optional()
-      .describe("a repeat rule as in create_task (restarts the schedule at due_at), or null to stop repeating; due_at alone moves only this occurrence"),
-    expected_version: z.number().int().min(1).optional().describe("the version you read; refused if the task has changed since"),
+      .describe("as in create_task; null stops repeating"),
+    expected_version: z.number().int().min(1).optional().meta({ detail: "the version you read; refused if the task has changed since" }),
   }),
   output: z.object({ task: taskShape, changed: z.boolean() }),
   async handler(ctx, args) {

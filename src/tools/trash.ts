@@ -42,8 +42,7 @@ function toItem(r: TrashRow): z.infer<typeof trashItem> {
 
 const listTrash = defineTool({
   name: "list_trash",
-  description:
-    "Deleted items, newest first: what (kind, id, title, size), when and by whom it was deleted, and when it will be purged for good. Cursor pages.",
+  description: "Trash items, newest first: kind, id, title, size, who deleted it, when it will be purged.",
   input: z.strictObject({ kind: z.enum(TRASH_KINDS).optional(), limit, cursor }),
   output: z.object({ items: z.array(trashItem), next_cursor: z.string().nullable() }),
   async handler(ctx, args) {
@@ -64,13 +63,12 @@ const restoreOutput = z.object({
 
 const restoreFromTrash = defineTool({
   name: "restore_from_trash",
-  description:
-    "Put a trash item back exactly as it was (ids, order, labels, versions; a project with all its tasks). Pass the trash item id or the deleted record's id. Returns what was restored; an item already restored changes nothing.",
+  description: "Put a trash item back exactly as it was; item_id is its trash id or the deleted record's id. Returns restored.",
   input: z.strictObject({
     item_id: z
       .string()
       .regex(/^(trs|tsk|prj|stp|cmt)_[0-9a-z]{16}$/, "expected a trash item id (trs_…) or the id of the deleted task, project, step or comment")
-      .describe("trash item id (trs_…), or the deleted task, project, step or comment id"),
+      .meta({ detail: "trash item id (trs_…), or the deleted task, project, step or comment id" }),
   }),
   output: restoreOutput,
   async handler(ctx, { item_id }) {
@@ -124,10 +122,10 @@ const EMPTY_ALL_MAX = 10 * PURGE_CHUNK;
 
 const emptyTrash = defineTool({
   name: "empty_trash",
-  description: `Purge trash items for good, with everything that hangs off them (steps, comments, links, runs): the given items, or all (at most ${EMPTY_ALL_MAX} per call). Returns what was purged; ids no longer in the trash change nothing.`,
+  description: "Purge trash items for good with all that hangs off them: item_ids, or all (500 a call). Returns purged.",
   input: z.strictObject({
-    item_ids: z.array(trashId).min(1).max(PURGE_CHUNK).optional().describe("the trash items to purge"),
-    all: z.literal(true).optional().describe("purge everything in the trash"),
+    item_ids: z.array(trashId).min(1).max(PURGE_CHUNK).optional().meta({ detail: "the trash items to purge" }),
+    all: z.literal(true).optional().meta({ detail: "purge everything in the trash" }),
   }),
   output: z.object({
     purged: z

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 
 /**
- * fast-check arbitraries from a tool's JSON input schema (as tools/list
- * announces it): mostly well-formed values, with ids drawn from real records
+ * fast-check arbitraries from a tool's detailed JSON input schema
+ * (`detailedInputSchema`: ids, lengths and ranges included): mostly well-formed values, with ids drawn from real records
  * so that calls reach the handlers, and now and then a value that breaks the
  * schema so that validation is exercised too.
  */

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { describeAllTools } from "../../src/mcp/registry.ts";
+import { describeAllTools, detailedInputSchema } from "../../src/mcp/registry.ts";
 import { WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
 import { MCP_URL, seedAccount, workerFetch } from "../helpers.ts";
 import { argumentsFor, type IdPool } from "./arbitrary.ts";
@@ -88,7 +88,7 @@ describe("fuzz", () => {
     await fc.assert(
       fc.asyncProperty(caseArb, async (c) => {
         const tool = tools[c.tool];
-        const [args] = fc.sample(argumentsFor(tool.inputSchema, pool), { seed: c.seed, numRuns: 1 });
+        const [args] = fc.sample(argumentsFor(detailedInputSchema(tool.name), pool), { seed: c.seed, numRuns: 1 });
         const write = WRITE_TOOLS.has(tool.name as ToolName);
         const before = write ? await fingerprint() : "";
         const res = await toolCall(secrets[c.caller], tool.name, args, c.modern, ++n);

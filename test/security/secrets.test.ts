@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { describeAllTools } from "../../src/mcp/registry.ts";
+import { describeAllTools, detailedInputSchema } from "../../src/mcp/registry.ts";
 import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
 import { hashToken } from "../../src/domain/tokens.ts";
 import { connect, createToken, ERAS, MCP_URL, seedAccount, workerFetch, type TestClient } from "../helpers.ts";
@@ -159,8 +159,8 @@ describe("secrets", () => {
     const pool: IdPool = { byPrefix: shapes.ids };
     for (const [i, tool] of describeAllTools().entries()) {
       const name = tool.name as ToolName;
-      const [good] = fc.sample(fromSchema(tool.inputSchema, pool, 0, { valid: true }), { seed: SEED + i, numRuns: 1 });
-      const [junk] = fc.sample(argumentsFor(tool.inputSchema, pool), { seed: SEED - i, numRuns: 1 });
+      const [good] = fc.sample(fromSchema(detailedInputSchema(tool.name), pool, 0, { valid: true }), { seed: SEED + i, numRuns: 1 });
+      const [junk] = fc.sample(argumentsFor(detailedInputSchema(tool.name), pool), { seed: SEED - i, numRuns: 1 });
       for (const args of [good, junk]) {
         await record(human, name, args);
         if (!HUMAN_TOOLS.has(name)) await record(agent, name, args);
