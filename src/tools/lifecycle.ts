@@ -208,7 +208,7 @@ const leaseMinutes = z
 const claimTask = defineTool({
   name: "claim_task",
   description:
-    "Assign a task to the caller and start it (in_progress); refused while another's claim holds. An agent's claim lapses lease_minutes after its last run event, step status or comment; a lapsed claim is taken over (the old run ends as stale). Returns task, claim_expires_at, taken_over_from.",
+    "Assign a task to the caller and start it (in_progress); refused while another's claim holds. An agent's claim lapses lease_minutes (1–1440) after its last run event, step status or comment; a lapsed claim is taken over (the old run ends as stale). Returns task, claim_expires_at, taken_over_from.",
   input: z.strictObject({ task_id: taskId, lease_minutes: leaseMinutes }),
   output: z.object({
     task: taskShape,
