@@ -56,3 +56,13 @@ export function insertActivity(db: D1Database, a: NewActivity): D1PreparedStatem
     .prepare("INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
     .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now);
 }
+
+/** The same row with its summary computed in SQL (an expression over the rows as they are before the change; binds in order). */
+export function insertActivityFrom(db: D1Database, a: NewActivity, summary: { sql: string; binds: unknown[] }): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
+       SELECT ?, ?, ?, ?, ?, ?, substr(coalesce((${summary.sql}), ?), 1, 500), ?`,
+    )
+    .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, ...summary.binds, a.summary.slice(0, 500), a.now);
+}
