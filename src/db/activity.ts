@@ -57,12 +57,20 @@ export function insertActivity(db: D1Database, a: NewActivity): D1PreparedStatem
     .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now);
 }
 
-/** The same row with its summary computed in SQL (an expression over the rows as they are before the change; binds in order). */
+/**
+ * The same row with its summary computed in SQL (an expression over the rows
+ * as they are before the change; its parameters, `?` or `?N`, bind `binds`).
+ */
 export function insertActivityFrom(db: D1Database, a: NewActivity, summary: { sql: string; binds: unknown[] }): D1PreparedStatement {
+  // The row's own eight parameters come first: the summary's are renumbered after them.
+  let next = 0;
+  const sql = /\?\d/.test(summary.sql)
+    ? summary.sql.replace(/\?(\d+)/g, (_, n: string) => `?${Number(n) + 8}`)
+    : summary.sql.replace(/\?/g, () => `?${9 + next++}`);
   return db
     .prepare(
       `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
-       SELECT ?, ?, ?, ?, ?, ?, substr(coalesce((${summary.sql}), ?), 1, 500), ?`,
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, substr(coalesce((${sql}), ?7), 1, 500), ?8`,
     )
-    .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, ...summary.binds, a.summary.slice(0, 500), a.now);
+    .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now, ...summary.binds);
 }

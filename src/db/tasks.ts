@@ -143,17 +143,24 @@ export function insertTask(db: D1Database, t: NewTask): D1PreparedStatement {
 /**
  * insertTask with what it would have read computed in the statement: a
  * subtask's project is its parent's, and auto-OK (null) defaults from the
- * project, then the account, then off. Returns the row as written.
+ * project, then the account, then off (or is the parent's). Returns the row as written.
  */
-export function insertTaskFrom(db: D1Database, t: Omit<NewTask, "autoOk"> & { autoOk: boolean | null }): D1PreparedStatement {
+export function insertTaskFrom(
+  db: D1Database,
+  t: Omit<NewTask, "autoOk"> & { autoOk: boolean | null },
+  autoOkFrom: "defaults" | "parent" = "defaults",
+): D1PreparedStatement {
   const project = t.parentId ? "(SELECT project_id FROM tasks WHERE id = ?4 AND account_id = ?2)" : "?3";
+  const defaults = autoOkFrom === "parent"
+    ? "(SELECT auto_ok FROM tasks WHERE id = ?4 AND account_id = ?2)"
+    : `(SELECT default_auto_ok FROM projects WHERE id = ${project} AND account_id = ?2),
+                       (SELECT default_auto_ok FROM accounts WHERE id = ?2)`;
   return db
     .prepare(
       `INSERT INTO tasks (id, account_id, project_id, parent_id, title, notes, status, priority, due_at, estimate_minutes,
                           assignee, auto_ok, version, created_by, created_at, updated_at, recurrence, series_id)
        SELECT ?1, ?2, ${project}, ?4, ?5, ?6, 'open', ?7, ?8, ?9, ?10,
-              coalesce(?11, (SELECT default_auto_ok FROM projects WHERE id = ${project} AND account_id = ?2),
-                       (SELECT default_auto_ok FROM accounts WHERE id = ?2), 0),
+              coalesce(?11, ${defaults}, 0),
               1, ?12, ?13, ?13, ?14, ?15
        RETURNING ${TASK_RETURNING}`,
     )
