@@ -15,6 +15,12 @@ import { eventTask, newEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
 import { followUp } from "./series.ts";
+import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
+import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
+import {
+  closePendingApproval, COMPLETE_SUMMARY_AGENT, completableCondition, completeSet, insertApprovalUnlessAutoOk, REOPEN_SUMMARY, REOPENABLE,
+} from "../db/lifecycle-writes.ts";
+import type { TaskRow } from "../db/tasks.ts";
 
 export const REASON_MAX = 2000;
 
@@ -95,70 +101,117 @@ const completeTask = defineTool({
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
     const me = actorName(p);
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t, pending, timeZone } = await readTaskState(db, a, args.task_id);
-      if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, next_occurrence: null, changed: false };
-      if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
-      const statements = [...claimGuard(ctx, t, "complete_task", lost), ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t, pending, timeZone } = await readTaskState(db, a, args.task_id);
+        if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, next_occurrence: null, changed: false };
+        if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
+        const statements = [...claimGuard(ctx, t, "complete_task", lost), ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
 
-      if (p.kind === "human" || t.auto_ok === 1) {
-        const next = followUp(ctx, t, timeZone);
-        const change = { ...DONE, completed_at: now, ...next.change };
-        statements.push(transitionTask(db, a, t, change, now), ...next.statements);
-        let approval: Approval | null = null;
-        let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
-        if (pending) {
-          const d = p.kind === "human"
-            ? { status: "approved" as const, decidedBy: me, reason: args.note ?? null, now }
-            : { status: "closed" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
-          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
-          approval = decidedValue(pending, d);
-          summary += `; approval ${pending.id} ${d.status}`;
+        if (p.kind === "human" || t.auto_ok === 1) {
+          const next = followUp(ctx, t, timeZone);
+          const change = { ...DONE, completed_at: now, ...next.change };
+          statements.push(transitionTask(db, a, t, change, now), ...next.statements);
+          let approval: Approval | null = null;
+          let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
+          if (pending) {
+            const d = p.kind === "human"
+              ? { status: "approved" as const, decidedBy: me, reason: args.note ?? null, now }
+              : { status: "closed" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
+            statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+            approval = decidedValue(pending, d);
+            summary += `; approval ${pending.id} ${d.status}`;
+          }
+          const task = toTask(transitioned(t, change, now));
+          const event = newEvent("task.completed", a, now, {
+            task: eventTask(task),
+            completed_by: me,
+            approval_id: approval?.id ?? null,
+            next_occurrence: next.next ? { id: next.next.id, due_at: next.next.due_at } : null,
+          });
+          return ctx.commit(
+            { statements, activity: { target: t.id, summary: summary + next.summary }, events: [event] },
+            { task, outcome: "completed" as const, approval, next_occurrence: next.next, changed: true },
+          );
         }
-        const task = toTask(transitioned(t, change, now));
-        const event = newEvent("task.completed", a, now, {
-          task: eventTask(task),
-          completed_by: me,
-          approval_id: approval?.id ?? null,
-          next_occurrence: next.next ? { id: next.next.id, due_at: next.next.due_at } : null,
-        });
-        return ctx.commit(
-          { statements, activity: { target: t.id, summary: summary + next.summary }, events: [event] },
-          { task, outcome: "completed" as const, approval, next_occurrence: next.next, changed: true },
-        );
-      }
 
-      if (t.status === "awaiting_approval" && pending) {
-        return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
+        if (t.status === "awaiting_approval" && pending) {
+          return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
+        }
+        let approval = pending;
+        if (!approval) {
+          const created = {
+            id: newId(ID_PREFIX.approval),
+            accountId: a,
+            taskId: t.id,
+            taskTitle: t.title,
+            question: args.note ?? `${me} reports this task done. Approve to complete it, or reject with a reason to send it back.`,
+            requestedBy: me,
+            requestedByToken: p.tokenId,
+            now,
+          };
+          statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost), insertApproval(db, created));
+          approval = newApprovalValue(created);
+        }
+        let task = t;
+        if (t.status !== "awaiting_approval") {
+          const change: TaskTransition = { status: "awaiting_approval", blocked_reason: null, status_before_block: null };
+          statements.push(transitionTask(db, a, t, change, now));
+          task = transitioned(t, change, now);
+        }
+        const shown = toTask(task);
+        const events = approval === pending ? [] : [approvalRequested(a, now, shown, approval)];
+        return ctx.commit(
+          { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})` }, events },
+          { task: shown, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true },
+        );
+      });
+    };
+    // The usual case in one batch (see completableCondition); the returned row says which way it went.
+    return fastOr(async (miss) => {
+      const agent = p.kind !== "human";
+      const statements = [ctx.guard(completableCondition(agent), [args.task_id, a], miss)];
+      if (agent) {
+        const { condition, binds } = noClaimByOthers(args.task_id, a, me);
+        statements.push(ctx.guard(condition, binds, miss));
       }
-      let approval = pending;
-      if (!approval) {
-        const created = {
-          id: newId(ID_PREFIX.approval),
-          accountId: a,
-          taskId: t.id,
-          taskTitle: t.title,
-          question: args.note ?? `${me} reports this task done. Approve to complete it, or reject with a reason to send it back.`,
-          requestedBy: me,
-          requestedByToken: p.tokenId,
-          now,
-        };
-        statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost), insertApproval(db, created));
-        approval = newApprovalValue(created);
-      }
-      let task = t;
-      if (t.status !== "awaiting_approval") {
-        const change: TaskTransition = { status: "awaiting_approval", blocked_reason: null, status_before_block: null };
-        statements.push(transitionTask(db, a, t, change, now));
-        task = transitioned(t, change, now);
-      }
-      const shown = toTask(task);
-      const events = approval === pending ? [] : [approvalRequested(a, now, shown, approval)];
+      const created = {
+        id: newId(ID_PREFIX.approval),
+        accountId: a,
+        taskId: args.task_id,
+        taskTitle: "",
+        question: args.note ?? `${me} reports this task done. Approve to complete it, or reject with a reason to send it back.`,
+        requestedBy: me,
+        requestedByToken: p.tokenId,
+        now,
+      };
+      if (agent) statements.push(insertApprovalUnlessAutoOk(db, created));
+      statements.push(setTask(db, a, args.task_id, completeSet(agent), [now], now));
+      const outcomeOf = (results: D1Result[]) => {
+        const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
+        const approval = task.status === "done" ? null : newApprovalValue({ ...created, taskTitle: task.title });
+        return { task, approval };
+      };
       return ctx.commit(
-        { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})` }, events },
-        { task: shown, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true },
+        {
+          statements,
+          activity: agent
+            ? { target: args.task_id, summarySql: taskSummary(a, args.task_id, COMPLETE_SUMMARY_AGENT, [created.id]) }
+            : { target: args.task_id, summary: "completed" },
+          events: (results) => {
+            const { task, approval } = outcomeOf(results);
+            if (approval) return [approvalRequested(a, now, task, approval)];
+            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: null, next_occurrence: null })];
+          },
+        },
+        (results) => {
+          const { task, approval } = outcomeOf(results);
+          return approval
+            ? { task, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true }
+            : { task, outcome: "completed" as const, approval: null, next_occurrence: null, changed: true };
+        },
       );
-    });
+    }, slowly);
   },
 });
 
@@ -174,27 +227,44 @@ const reopenTask = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t, pending } = await readTaskState(db, a, args.task_id);
-      if (t.status === "open") return { task: toTask(t), closed_approval: null, changed: false };
-      if (t.status === "in_progress" || t.status === "blocked") {
-        const hint = t.status === "blocked" ? " unblock_task clears a block." : "";
-        throw conflict(`task ${t.id} is ${t.status}, not finished: reopen_task brings back done, cancelled or awaiting_approval tasks.${hint}`);
-      }
-      const change: TaskTransition = { status: "open", completed_at: null };
-      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)];
-      let closed: Approval | null = null;
-      if (pending) {
-        const d = { status: "closed" as const, decidedBy: actorName(p), reason: args.reason ?? "task reopened", now };
-        statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
-        closed = decidedValue(pending, d);
-      }
-      const summary = `reopened from ${t.status}${closed ? `; approval ${closed.id} closed` : ""}${args.reason ? `: ${args.reason}` : ""}`;
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t, pending } = await readTaskState(db, a, args.task_id);
+        if (t.status === "open") return { task: toTask(t), closed_approval: null, changed: false };
+        if (t.status === "in_progress" || t.status === "blocked") {
+          const hint = t.status === "blocked" ? " unblock_task clears a block." : "";
+          throw conflict(`task ${t.id} is ${t.status}, not finished: reopen_task brings back done, cancelled or awaiting_approval tasks.${hint}`);
+        }
+        const change: TaskTransition = { status: "open", completed_at: null };
+        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)];
+        let closed: Approval | null = null;
+        if (pending) {
+          const d = { status: "closed" as const, decidedBy: actorName(p), reason: args.reason ?? "task reopened", now };
+          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          closed = decidedValue(pending, d);
+        }
+        const summary = `reopened from ${t.status}${closed ? `; approval ${closed.id} closed` : ""}${args.reason ? `: ${args.reason}` : ""}`;
+        return ctx.commit(
+          { statements, activity: { target: t.id, summary } },
+          { task: toTask(transitioned(t, change, now)), closed_approval: closed, changed: true },
+        );
+      });
+    };
+    return fastOr(async (miss) => {
+      const g = liveTaskIs(a, args.task_id, REOPENABLE);
+      const close = closePendingApproval(db, a, args.task_id, { decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
       return ctx.commit(
-        { statements, activity: { target: t.id, summary } },
-        { task: toTask(transitioned(t, change, now)), closed_approval: closed, changed: true },
+        {
+          statements: [ctx.guard(g.condition, g.binds, miss), close, setTask(db, a, args.task_id, "status = 'open', completed_at = NULL", [], now)],
+          activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, REOPEN_SUMMARY, [args.reason ? `: ${args.reason}` : ""]) },
+        },
+        (results) => {
+          const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
+          const closed = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
+          return { task, closed_approval: closed ? { ...closed, task_title: task.title } : null, changed: true };
+        },
       );
-    });
+    }, slowly);
   },
 });
 
@@ -208,30 +278,44 @@ const claimTask = defineTool({
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
     const me = actorName(p);
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t } = await readTaskState(db, a, args.task_id);
-      if (t.status === "done" || t.status === "cancelled") {
-        throw conflict(`task ${t.id} is ${t.status} and can't be claimed; reopen_task brings it back to open first.`);
-      }
-      if (t.assignee !== null && t.assignee !== me) {
-        throw conflict(`task ${t.id} is claimed by ${t.assignee}. Pick another task (list_tasks with unassigned: true), or ask a person to reassign it with assign_task.`);
-      }
-      if (t.status === "awaiting_approval") {
-        throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
-      }
-      if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) return { task: toTask(t), changed: false };
-      if (t.status === "blocked") {
-        throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);
-      }
-      const change: TaskTransition = { assignee: me, status: "in_progress" };
-      return ctx.commit(
-        {
-          statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
-          activity: { target: t.id, summary: `claimed by ${me} and started` },
-        },
-        { task: toTask(transitioned(t, change, now)), changed: true },
-      );
-    });
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t } = await readTaskState(db, a, args.task_id);
+        if (t.status === "done" || t.status === "cancelled") {
+          throw conflict(`task ${t.id} is ${t.status} and can't be claimed; reopen_task brings it back to open first.`);
+        }
+        if (t.assignee !== null && t.assignee !== me) {
+          throw conflict(`task ${t.id} is claimed by ${t.assignee}. Pick another task (list_tasks with unassigned: true), or ask a person to reassign it with assign_task.`);
+        }
+        if (t.status === "awaiting_approval") {
+          throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
+        }
+        if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) return { task: toTask(t), changed: false };
+        if (t.status === "blocked") {
+          throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);
+        }
+        const change: TaskTransition = { assignee: me, status: "in_progress" };
+        return ctx.commit(
+          {
+            statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
+            activity: { target: t.id, summary: `claimed by ${me} and started` },
+          },
+          { task: toTask(transitioned(t, change, now)), changed: true },
+        );
+      });
+    };
+    return fastOr(
+      (miss) =>
+        writeTaskAtOnce(ctx, miss, {
+          taskId: args.task_id,
+          where: "status = 'open' AND (assignee IS NULL OR assignee = ?)",
+          whereBinds: [me],
+          set: "assignee = ?, status = 'in_progress'",
+          setBinds: [me],
+          summary: `claimed by ${me} and started`,
+        }),
+      slowly,
+    );
   },
 });
 
@@ -244,18 +328,32 @@ const setAutoOk = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t } = await readTaskState(db, a, args.task_id);
-      if ((t.auto_ok === 1) === args.auto_ok) return { task: toTask(t), changed: false };
-      const change: TaskTransition = { auto_ok: args.auto_ok ? 1 : 0 };
-      return ctx.commit(
-        {
-          statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
-          activity: { target: t.id, summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval" },
-        },
-        { task: toTask(transitioned(t, change, now)), changed: true },
-      );
-    });
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t } = await readTaskState(db, a, args.task_id);
+        if ((t.auto_ok === 1) === args.auto_ok) return { task: toTask(t), changed: false };
+        const change: TaskTransition = { auto_ok: args.auto_ok ? 1 : 0 };
+        return ctx.commit(
+          {
+            statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
+            activity: { target: t.id, summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval" },
+          },
+          { task: toTask(transitioned(t, change, now)), changed: true },
+        );
+      });
+    };
+    return fastOr(
+      (miss) =>
+        writeTaskAtOnce(ctx, miss, {
+          taskId: args.task_id,
+          where: "coalesce(auto_ok = 1, 0) <> ?",
+          whereBinds: [args.auto_ok ? 1 : 0],
+          set: "auto_ok = ?",
+          setBinds: [args.auto_ok ? 1 : 0],
+          summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval",
+        }),
+      slowly,
+    );
   },
 });
 
