@@ -97,3 +97,25 @@ export function deletedTaskSummary(accountId: string, taskId: string, trashId: s
     binds: [taskId, accountId, trashId],
   };
 }
+
+const SUBTREE_OUTSIDE = `(WITH RECURSIVE sub(id) AS (
+    SELECT ?1 UNION SELECT t.id FROM tasks t JOIN sub ON t.parent_id = sub.id WHERE t.account_id = ?2 AND t.trash_id IS NULL)
+  SELECT count(*) FROM tasks WHERE account_id = ?2 AND trash_id IS NULL AND id IN (SELECT id FROM sub) AND project_id IS NOT ?3)`;
+
+/**
+ * move_task's usual case: a live top-level task whose subtree has a task
+ * outside the project (a live one, when given). Binds: task, account, project.
+ */
+export const MOVABLE = `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL AND parent_id IS NULL)
+  AND (?3 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?3 AND account_id = ?2 AND trash_id IS NULL))
+  AND ${SUBTREE_OUTSIDE} > 0`;
+
+/** move_task's summary from the rows before. Binds: task, account, project, the project's name in it. */
+export const MOVE_SUMMARY = `SELECT 'moved to ' || ?4 || ' (from ' || coalesce(project_id, 'no project') || ')' ||
+    CASE n WHEN 0 THEN '' WHEN 1 THEN ', with 1 subtask' ELSE ', with ' || n || ' subtasks' END
+  FROM (SELECT project_id, ${SUBTREE_OUTSIDE} - (project_id IS NOT ?3) AS n FROM tasks WHERE id = ?1 AND account_id = ?2)`;
+
+/** The live task as it is at this point of the batch. */
+export function selectTaskNow(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${TASK_RETURNING} FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL`).bind(id, accountId);
+}

@@ -15,7 +15,7 @@ import {
 import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import {
-  BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, dependencyIs, insertTaskTrashItem, differs, linkSummary, selectTaskRef, setColumn, taskSummary,
+  BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, dependencyIs, insertTaskTrashItem, MOVABLE, MOVE_SUMMARY, selectTaskNow, differs, linkSummary, selectTaskRef, setColumn, taskSummary,
   UNBLOCK_SET, UNBLOCK_SUMMARY,
 } from "../db/task-writes.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
@@ -61,8 +61,8 @@ const deleteTask = defineTool({
     already_in_trash: z.boolean(),
   }),
   async handler(ctx, { task_id }) {
+    const { db, principal: p } = ctx;
     const slowly = async () => {
-      const { db, principal: p } = ctx;
       const [taskRes, prefsRes] = await db.batch([selectTaskWithTrash(db, p.accountId, task_id), selectAccountPrefs(db, p.accountId)]);
       const task = taskRes.results[0] as TaskWithTrash | undefined;
       if (!task) throw notFound("task", task_id, notFoundHint);
@@ -188,8 +188,8 @@ const assignTask = defineTool({
   input: z.strictObject({ task_id: taskId, assignee: assigneeName.nullable() }),
   output: taskResult,
   async handler(ctx, args) {
+    const { db, principal: p } = ctx;
     const slowly = async () => {
-      const { db, principal: p } = ctx;
       const row = await requireTaskForWrite(db, p.accountId, args.task_id);
       if (args.assignee !== null && !(await assigneeExists(db, p.accountId, args.assignee))) {
         throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
@@ -222,34 +222,50 @@ const moveTask = defineTool({
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
     const a = p.accountId;
-    const row = await requireTaskForWrite(db, a, args.task_id);
-    if (row.parent_id) {
-      const root = await rootTaskOf(db, a, row.id);
-      throw invalid(
-        `task_id: ${row.id} is a subtask and lives in its parent's project; move its top-level parent ${root.id} ("${root.title}") instead, and its subtasks move with it.`,
-      );
-    }
-    if (args.project_id) await requireProject(db, a, args.project_id);
-    const outside = await subtreeOutsideProject(db, a, row.id, args.project_id);
-    if (outside === 0) return { ...unchanged(row), moved: 0 };
-    const statements = [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id))];
-    if (args.project_id) {
-      statements.push(ctx.guard(PROJECT_IS_LIVE, [args.project_id, a], notFound("project", args.project_id, "list_projects finds project ids")));
-    }
-    statements.push(moveSubtree(db, a, row.id, args.project_id, ctx.now));
-    const rootMoves = row.project_id !== args.project_id;
-    const next = rootMoves ? { ...row, project_id: args.project_id, version: row.version + 1, updated_at: ctx.now } : row;
-    const others = outside - (rootMoves ? 1 : 0);
-    return ctx.commit(
-      {
-        statements,
-        activity: {
-          target: row.id,
-          summary: `moved to ${args.project_id ?? "no project"} (from ${row.project_id ?? "no project"})${others ? `, with ${others} subtask${others === 1 ? "" : "s"}` : ""}`,
+    const slowly = async () => {
+      const row = await requireTaskForWrite(db, a, args.task_id);
+      if (row.parent_id) {
+        const root = await rootTaskOf(db, a, row.id);
+        throw invalid(
+          `task_id: ${row.id} is a subtask and lives in its parent's project; move its top-level parent ${root.id} ("${root.title}") instead, and its subtasks move with it.`,
+        );
+      }
+      if (args.project_id) await requireProject(db, a, args.project_id);
+      const outside = await subtreeOutsideProject(db, a, row.id, args.project_id);
+      if (outside === 0) return { ...unchanged(row), moved: 0 };
+      const statements = [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id))];
+      if (args.project_id) {
+        statements.push(ctx.guard(PROJECT_IS_LIVE, [args.project_id, a], notFound("project", args.project_id, "list_projects finds project ids")));
+      }
+      statements.push(moveSubtree(db, a, row.id, args.project_id, ctx.now));
+      const rootMoves = row.project_id !== args.project_id;
+      const next = rootMoves ? { ...row, project_id: args.project_id, version: row.version + 1, updated_at: ctx.now } : row;
+      const others = outside - (rootMoves ? 1 : 0);
+      return ctx.commit(
+        {
+          statements,
+          activity: {
+            target: row.id,
+            summary: `moved to ${args.project_id ?? "no project"} (from ${row.project_id ?? "no project"})${others ? `, with ${others} subtask${others === 1 ? "" : "s"}` : ""}`,
+          },
         },
-      },
-      { task: toTask(next), changed: true, moved: outside },
-    );
+        { task: toTask(next), changed: true, moved: outside },
+      );
+    };
+    return fastOr(async (miss) => {
+      const binds = [args.task_id, a, args.project_id];
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(MOVABLE, binds, miss),
+            moveSubtree(db, a, args.task_id, args.project_id, ctx.now),
+            selectTaskNow(db, a, args.task_id),
+          ],
+          activity: { target: args.task_id, summarySql: { sql: MOVE_SUMMARY, binds: [...binds, args.project_id ?? "no project"] } },
+        },
+        (results) => ({ task: toTask(rowsOf<TaskRow>(results, -1)[0]), changed: true, moved: results[1].meta.changes }),
+      );
+    }, slowly);
   },
 });
 
@@ -299,8 +315,8 @@ const decomposeTask = defineTool({
   }),
   output: z.object({ parent_id: z.string(), tasks: z.array(taskShape) }),
   async handler(ctx, args) {
+    const { db, principal: p } = ctx;
     const slowly = async () => {
-      const { db, principal: p } = ctx;
       const parent = await requireTask(db, p.accountId, args.task_id);
       const created = args.subtasks.map((s) => ({
         id: newId(ID_PREFIX.task),
@@ -417,9 +433,9 @@ const addDependency = defineTool({
   input: dependencyArgs,
   output: dependencyResult,
   async handler(ctx, args) {
+    const { db, principal: p } = ctx;
+    const a = p.accountId;
     const slowly = async () => {
-      const { db, principal: p } = ctx;
-      const a = p.accountId;
       if (args.task_id === args.depends_on_id) throw invalid("depends_on_id: a task cannot wait on itself; give another task's id.");
       const pair = await requirePair(ctx, args.task_id, args.depends_on_id);
       if (pair.linked) return { task: pair.task, depends_on: pair.depends_on, changed: false };
