@@ -149,7 +149,7 @@ function makeContext(
       summary: write.activity.summary ?? "",
       now,
     };
-    return write.activity.summarySql ? insertActivityFrom(db, a, write.activity.summarySql) : insertActivity(db, a);
+    return write.activity.summarySql ? insertActivityFrom(db, a, write.activity.summarySql, write.activity.targetSql) : insertActivity(db, a);
   };
 
   /** The statements of a write's batch: the activity row first when its summary reads the rows before the change, else last. */

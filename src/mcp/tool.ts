@@ -14,6 +14,8 @@ export interface ActivityEntry {
    * (an SQL expression and its binds): the activity row then goes first in the batch.
    */
   summarySql?: { sql: string; binds: unknown[] };
+  /** With summarySql: the target read the same way (`target` stands in should it read nothing). */
+  targetSql?: { sql: string; binds: unknown[] };
 }
 
 /** A guard's error, or how to find it (after the batch rolled back) when it must say what the rows hold. */
