@@ -44,23 +44,32 @@ export function insertApprovalUnlessAutoOk(db: D1Database, a: NewApproval): D1Pr
 export const REOPENABLE = "status IN ('done', 'cancelled', 'awaiting_approval')";
 
 /**
- * Closes the task's pending approval (if any) and returns it as decided
+ * Decides the task's pending approval (if any) and returns it as decided
  * (task_title is the caller's to add).
  */
-export function closePendingApproval(
+export function decidePendingApproval(
   db: D1Database,
   accountId: string,
   taskId: string,
-  d: { decidedBy: string; reason: string; now: string },
+  d: { status: "approved" | "rejected" | "closed"; decidedBy: string; reason: string | null; now: string },
 ): D1PreparedStatement {
   return db
     .prepare(
-      `UPDATE approvals SET status = 'closed', decided_by = ?, reason = ?, decided_at = ?
+      `UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ?
         WHERE task_id = ? AND account_id = ? AND status = 'pending'
        RETURNING id, task_id, status, question, requested_by, decided_by, reason, created_at, decided_at`,
     )
-    .bind(d.decidedBy, d.reason, d.now, taskId, accountId);
+    .bind(d.status, d.decidedBy, d.reason, d.now, taskId, accountId);
 }
+
+/** A person's decision's usual case: the live task awaits approval, with a pending one (and, approved, does not recur). */
+export function awaitingCondition(approve: boolean): string {
+  return `status = 'awaiting_approval'${approve ? " AND recurrence IS NULL" : ""}
+    AND EXISTS (SELECT 1 FROM approvals a WHERE a.task_id = tasks.id AND a.account_id = tasks.account_id AND a.status = 'pending')`;
+}
+
+/** The id of the task's pending approval, in a summary over the task row. */
+export const PENDING_ID = "(SELECT a.id FROM approvals a WHERE a.task_id = tasks.id AND a.account_id = tasks.account_id AND a.status = 'pending')";
 
 /** reopen_task's summary from the row before. Binds: the reason's suffix. */
 export const REOPEN_SUMMARY = `'reopened from ' || status ||

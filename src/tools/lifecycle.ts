@@ -18,7 +18,7 @@ import { followUp } from "./series.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
 import {
-  closePendingApproval, COMPLETE_SUMMARY_AGENT, completableCondition, completeSet, insertApprovalUnlessAutoOk, REOPEN_SUMMARY, REOPENABLE,
+  COMPLETE_SUMMARY_AGENT, decidePendingApproval, completableCondition, completeSet, insertApprovalUnlessAutoOk, REOPEN_SUMMARY, REOPENABLE,
 } from "../db/lifecycle-writes.ts";
 import type { TaskRow } from "../db/tasks.ts";
 
@@ -252,7 +252,7 @@ const reopenTask = defineTool({
     };
     return fastOr(async (miss) => {
       const g = liveTaskIs(a, args.task_id, REOPENABLE);
-      const close = closePendingApproval(db, a, args.task_id, { decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
+      const close = decidePendingApproval(db, a, args.task_id, { status: "closed", decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
       return ctx.commit(
         {
           statements: [ctx.guard(g.condition, g.binds, miss), close, setTask(db, a, args.task_id, "status = 'open', completed_at = NULL", [], now)],
