@@ -74,14 +74,14 @@ function renumber(part: SqlPart, offset: number): { sql: string; count: number }
  * expression over the rows as they are before the change, whose parameters
  * (`?` or `?N`) bind `binds`. The plain values stand in should one read nothing.
  */
-export function insertActivityFrom(db: D1Database, a: NewActivity, summary: SqlPart, target?: SqlPart): D1PreparedStatement {
+export function insertActivityFrom(db: D1Database, a: NewActivity, summary: SqlPart | undefined, target?: SqlPart): D1PreparedStatement {
   // The row's own eight parameters come first: the parts' are renumbered after them.
   const t = target ? renumber(target, 8) : null;
-  const s = renumber(summary, 8 + (t ? target!.binds.length : 0));
+  const s = summary ? renumber(summary, 8 + (t ? target!.binds.length : 0)) : { sql: "?7" };
   return db
     .prepare(
       `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
        SELECT ?1, ?2, ?3, ?4, ?5, ${t ? `coalesce((${t.sql}), ?6)` : "?6"}, substr(coalesce((${s.sql}), ?7), 1, 500), ?8`,
     )
-    .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now, ...(target?.binds ?? []), ...summary.binds);
+    .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now, ...(target?.binds ?? []), ...(summary?.binds ?? []));
 }

@@ -175,3 +175,9 @@ export function deleteLinkOf(db: D1Database, accountId: string, taskId: string, 
   const { where, binds } = linkWhere(key);
   return db.prepare(`DELETE FROM calendar_links AS c WHERE ${where} AND c.task_id = ? AND c.account_id = ?`).bind(...binds, taskId, accountId);
 }
+
+/** link_calendar_event's summary over the link before: linked or updated, then the rest (bind). */
+export const LINKED_SUMMARY = "CASE WHEN c.id IS NULL THEN 'linked' ELSE 'updated' END || ?";
+
+/** unlink_calendar_event's summary over the link before. */
+export const UNLINKED_SUMMARY = `'unlinked ' || c.provider || ' event ' || c.event_id || ' "' || c.title || '" (' || c.id || ')'`;

@@ -67,3 +67,9 @@ export function detachByNames(db: D1Database, accountId: string, taskId: string,
     )
     .bind(taskId, accountId, JSON.stringify(names));
 }
+
+/** rename_label's summary over the label before (bind: the new name). */
+export const RENAMED_SUMMARY = `'renamed label "' || name || '" to "' || ? || '"'`;
+
+/** delete_label's summary over the label before. */
+export const DELETED_LABEL_SUMMARY = `'deleted label "' || name || '" (on ' || task_count || ' task(s))'`;

@@ -69,8 +69,27 @@ export function awaitingCondition(approve: boolean): string {
 }
 
 /** The id of the task's pending approval, in a summary over the task row. */
-export const PENDING_ID = "(SELECT a.id FROM approvals a WHERE a.task_id = tasks.id AND a.account_id = tasks.account_id AND a.status = 'pending')";
+const PENDING_ID = "(SELECT a.id FROM approvals a WHERE a.task_id = tasks.id AND a.account_id = tasks.account_id AND a.status = 'pending')";
 
 /** reopen_task's summary from the row before. Binds: the reason's suffix. */
 export const REOPEN_SUMMARY = `'reopened from ' || status ||
   coalesce('; approval ' || (SELECT a.id FROM approvals a WHERE a.task_id = tasks.id AND a.account_id = tasks.account_id AND a.status = 'pending') || ' closed', '') || ?`;
+
+/** reopen_task sets. */
+export const REOPEN_SET = "status = 'open', completed_at = NULL";
+
+/** claim_task's usual case: an open task, nobody's or the caller's (bind: the caller), and what it sets (bind: the caller). */
+export const CLAIMABLE = "status = 'open' AND (assignee IS NULL OR assignee = ?)";
+export const CLAIM_SET = "assignee = ?, status = 'in_progress'";
+
+/** set_auto_ok: the task's auto-OK differs from the bound 0/1, and what it sets. */
+export const AUTO_OK_DIFFERS = "coalesce(auto_ok = 1, 0) <> ?";
+export const AUTO_OK_SET = "auto_ok = ?";
+
+/** approve_task sets (bind: now) and its summary over the task before (bind: the note's suffix). */
+export const APPROVE_SET = "status = 'done', completed_at = ?, blocked_reason = NULL, status_before_block = NULL";
+export const APPROVED_SUMMARY = `'approved ' || ${PENDING_ID} || '; task done' || ?`;
+
+/** reject_task sets, and its summary over the task before (bind: the rest of it). */
+export const REJECT_SET = "status = 'in_progress'";
+export const REJECTED_SUMMARY = `'rejected ' || ${PENDING_ID} || ?`;

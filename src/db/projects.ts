@@ -278,3 +278,17 @@ export function insertProjectTrashItem(
 export const DELETED_PROJECT_SUMMARY = `'moved project "' || name || '" and ' ||
   (SELECT count(*) FROM tasks t WHERE t.project_id = projects.id AND t.account_id = projects.account_id AND t.trash_id IS NULL) ||
   ' task(s) to the trash (' || ? || ')'`;
+
+/** update_project's usual case: at the version (when given), each field differs from the value given; and what it sets. */
+export const projectDiffers = (fields: (keyof ProjectChanges)[], withVersion: boolean) =>
+  [...(withVersion ? ["version = ?"] : []), ...fields.map((f) => `${f} IS NOT ?`)].join(" AND ");
+export const projectSets = (fields: (keyof ProjectChanges)[]) => fields.map((f) => `${f} = ?`).join(", ");
+
+/** The summaries of update (binds: the fields, the new name or null), archive and unarchive, over the project before. */
+export const UPDATED_PROJECT_SUMMARY = `'updated ' || ? || ' of project "' || coalesce(?, name) || '"'`;
+export const ARCHIVED_SUMMARY = `'archived project "' || name || '"'`;
+export const UNARCHIVED_SUMMARY = `'unarchived project "' || name || '"'`;
+export const NOT_ARCHIVED = "archived_at IS NULL";
+export const ARCHIVE_SET = "archived_at = ?";
+export const IS_ARCHIVED = "archived_at IS NOT NULL";
+export const UNARCHIVE_SET = "archived_at = NULL";

@@ -69,3 +69,6 @@ export function selectStepTask(db: D1Database, accountId: string, stepId: string
   const { sql, binds } = stepTask(accountId, stepId);
   return db.prepare(sql).bind(...binds);
 }
+
+/** set_step_status's summary over the step before: `?` status `?`. */
+export const STATUS_CHANGE = "? || status || ?";

@@ -149,14 +149,16 @@ function makeContext(
       summary: write.activity.summary ?? "",
       now,
     };
-    return write.activity.summarySql ? insertActivityFrom(db, a, write.activity.summarySql, write.activity.targetSql) : insertActivity(db, a);
+    const fromSql = write.activity.summarySql || write.activity.targetSql;
+    return fromSql ? insertActivityFrom(db, a, write.activity.summarySql, write.activity.targetSql) : insertActivity(db, a);
   };
 
-  /** The statements of a write's batch: the activity row first when its summary reads the rows before the change, else last. */
+  /** The statements of a write's batch: the activity row first when it reads the rows before the change, else last. */
+  const readsFirst = (write: Write) => Boolean(write.activity.summarySql || write.activity.targetSql);
   const withActivity = (write: Write) =>
-    write.activity.summarySql ? [activityStatement(write), ...write.statements] : [...write.statements, activityStatement(write)];
+    readsFirst(write) ? [activityStatement(write), ...write.statements] : [...write.statements, activityStatement(write)];
   const ownResults = (write: Write, results: D1Result[]) =>
-    write.activity.summarySql ? results.slice(1, write.statements.length + 1) : results.slice(0, write.statements.length);
+    readsFirst(write) ? results.slice(1, write.statements.length + 1) : results.slice(0, write.statements.length);
 
   async function runBatch(statements: D1PreparedStatement[]): Promise<D1Result[]> {
     try {

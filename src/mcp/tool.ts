@@ -14,7 +14,7 @@ export interface ActivityEntry {
    * (an SQL expression and its binds): the activity row then goes first in the batch.
    */
   summarySql?: { sql: string; binds: unknown[] };
-  /** With summarySql: the target read the same way (`target` stands in should it read nothing). */
+  /** The target read the same way (`target` stands in should it read nothing); the activity row then goes first too. */
   targetSql?: { sql: string; binds: unknown[] };
 }
 

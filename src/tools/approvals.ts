@@ -18,7 +18,9 @@ import { followUp } from "./series.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import { noClaimByOthers } from "../db/claims.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
-import { awaitingCondition, decidePendingApproval, PENDING_ID } from "../db/lifecycle-writes.ts";
+import {
+  APPROVE_SET, APPROVED_SUMMARY, awaitingCondition, decidePendingApproval, REJECT_SET, REJECTED_SUMMARY,
+} from "../db/lifecycle-writes.ts";
 import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 
 /** A live task that is neither done nor cancelled. Binds: task id, account id. */
@@ -200,7 +202,6 @@ const approveTask = defineTool({
     return fastOr(async (miss) => {
       const g = liveTaskIs(a, args.task_id, awaitingCondition(true));
       const decide = decidePendingApproval(db, a, args.task_id, { status: "approved", decidedBy: actorName(p), reason: args.note ?? null, now });
-      const done = "status = 'done', completed_at = ?, blocked_reason = NULL, status_before_block = NULL";
       const outcome = (results: D1Result[]) => {
         const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
         const decided = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
@@ -208,10 +209,10 @@ const approveTask = defineTool({
       };
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, done, [now], now)],
+          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, APPROVE_SET, [now], now)],
           activity: {
             target: args.task_id,
-            summarySql: taskSummary(a, args.task_id, `'approved ' || ${PENDING_ID} || '; task done' || ?`, [args.note ? `: ${args.note}` : ""]),
+            summarySql: taskSummary(a, args.task_id, APPROVED_SUMMARY, [args.note ? `: ${args.note}` : ""]),
           },
           events: (results) => {
             const { task, approval } = outcome(results);
@@ -293,10 +294,10 @@ const rejectTask = defineTool({
       };
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, "status = 'in_progress'", [], now), comment],
+          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, REJECT_SET, [], now), comment],
           activity: {
             target: args.task_id,
-            summarySql: taskSummary(a, args.task_id, `'rejected ' || ${PENDING_ID} || ?`, [`; back to in_progress (comment ${commentId}): ${args.reason}`]),
+            summarySql: taskSummary(a, args.task_id, REJECTED_SUMMARY, [`; back to in_progress (comment ${commentId}): ${args.reason}`]),
           },
           events: (results) => {
             const { task, approval } = outcome(results);

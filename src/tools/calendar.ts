@@ -4,7 +4,7 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { addDays, dayStartMs, localDate } from "../domain/zoned-time.ts";
 import { selectTimeZone } from "../db/series.ts";
 import {
-  deleteLink, deleteLinkOf, findLink, findLinkById, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn, upsertLink,
+  deleteLink, deleteLinkOf, findLink, LINKED_SUMMARY, UNLINKED_SUMMARY, findLinkById, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn, upsertLink,
   upsertLinkKeepingUrl, type AgendaTaskRow, type LinkKey, type LinkRow,
 } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
@@ -228,7 +228,7 @@ const linkEvent = defineTool({
             }, keepUrl),
             selectLinkOf(db, a, args.task_id, key),
           ],
-          activity: { target: args.task_id, summarySql: linkSummary(a, args.task_id, key, "CASE WHEN c.id IS NULL THEN 'linked' ELSE 'updated' END || ?", [rest]) },
+          activity: { target: args.task_id, summarySql: linkSummary(a, args.task_id, key, LINKED_SUMMARY, [rest]) },
         },
         (results) => ({ link: rowsOf<LinkRow>(results, -1)[0], created: rowsOf<LinkRow>(results, 1).length === 0, changed: true }),
       );
@@ -279,7 +279,7 @@ const unlinkEvent = defineTool({
           statements: [ctx.guard(g.condition, g.binds, miss), selectLinkOf(db, a, args.task_id, key), deleteLinkOf(db, a, args.task_id, key)],
           activity: {
             target: args.task_id,
-            summarySql: linkSummary(a, args.task_id, key, `'unlinked ' || c.provider || ' event ' || c.event_id || ' "' || c.title || '" (' || c.id || ')'`),
+            summarySql: linkSummary(a, args.task_id, key, UNLINKED_SUMMARY),
           },
         },
         (results) => ({ removed: true, link: rowsOf<LinkRow>(results, 1)[0] }),

@@ -143,7 +143,7 @@ const editComment = defineTool({
               ctx.guard(OWN_LIVE_COMMENT_NOT, [args.comment_id, p.accountId, actorName(p), args.body], miss),
               setCommentBodyReturning(db, p.accountId, args.comment_id, args.body, ctx.now),
             ],
-            activity: { target: null, targetSql: commentTask(p.accountId, args.comment_id), summarySql: { sql: "SELECT ?", binds: [`edited comment ${args.comment_id}`] } },
+            activity: { target: null, targetSql: commentTask(p.accountId, args.comment_id), summary: `edited comment ${args.comment_id}` },
           },
           (results) => ({ comment: toComment(rowsOf<Comment>(results, -1)[0]), changed: true }),
         ),
@@ -206,7 +206,7 @@ const deleteComment = defineTool({
           activity: {
             target: null,
             targetSql: commentTask(p.accountId, comment_id),
-            summarySql: { sql: "SELECT ?", binds: [`deleted comment ${comment_id} (trash ${marks.trashId})`] },
+            summary: `deleted comment ${comment_id} (trash ${marks.trashId})`,
           },
         },
         (results) => {

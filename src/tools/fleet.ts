@@ -208,7 +208,7 @@ async function setAgentPause(ctx: ToolContext, name: string, pause: boolean, rea
     return ctx.commit(
       {
         statements: [ctx.guard(agentNamedIs(!pause), [a, name], miss), setPausedByName(ctx.db, a, name, pausedAt, pausedBy)],
-        activity: { target: null, targetSql: agentIdByName(a, name), summarySql: { sql: "SELECT ?", binds: [summary] } },
+        activity: { target: null, targetSql: agentIdByName(a, name), summary: summary },
       },
       (results) => ({ agent: toAgent(results[1].results[0] as AgentRow), changed: true }),
     );

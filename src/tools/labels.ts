@@ -10,7 +10,7 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import {
-  detachByNames, LABEL_EXISTS, LABEL_SPELLED_OTHERWISE, LABELLED_SUMMARY, labelSummary, LIVE_TASK_HAS_ALL, LIVE_TASK_HAS_NONE,
+  DELETED_LABEL_SUMMARY, detachByNames, LABEL_EXISTS, RENAMED_SUMMARY, LABEL_SPELLED_OTHERWISE, LABELLED_SUMMARY, labelSummary, LIVE_TASK_HAS_ALL, LIVE_TASK_HAS_NONE,
   selectLabel, selectOnTask, selectSpelled, UNLABELLED_SUMMARY,
 } from "../db/label-writes.ts";
 import { cursor, labelId, LIMITS, limit, nextCursor, taskId } from "./schemas.ts";
@@ -148,7 +148,7 @@ const renameLabelTool = defineTool({
               renameLabel(ctx.db, a, args.label_id, args.name),
               selectLabel(ctx.db, a, args.label_id),
             ],
-            activity: { target: args.label_id, summarySql: labelSummary(a, args.label_id, `'renamed label "' || name || '" to "' || ? || '"'`, [args.name]) },
+            activity: { target: args.label_id, summarySql: labelSummary(a, args.label_id, RENAMED_SUMMARY, [args.name]) },
           },
           (results) => ({ label: toLabel(rowsOf<LabelRow>(results, -1)[0]), changed: true }),
         ),
@@ -188,7 +188,7 @@ const deleteLabelTool = defineTool({
         ctx.commit(
           {
             statements: [ctx.guard(LABEL_EXISTS, [a, label_id], miss), selectLabel(ctx.db, a, label_id), ...deleteLabel(ctx.db, a, label_id)],
-            activity: { target: label_id, summarySql: labelSummary(a, label_id, `'deleted label "' || name || '" (on ' || task_count || ' task(s))'`) },
+            activity: { target: label_id, summarySql: labelSummary(a, label_id, DELETED_LABEL_SUMMARY) },
           },
           (results) => {
             const label = rowsOf<LabelRow>(results, 1)[0];

@@ -18,7 +18,7 @@ import { followUp } from "./series.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
 import {
-  COMPLETE_SUMMARY_AGENT, decidePendingApproval, completableCondition, completeSet, insertApprovalUnlessAutoOk, REOPEN_SUMMARY, REOPENABLE,
+  AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, COMPLETE_SUMMARY_AGENT, decidePendingApproval, REOPEN_SET, completableCondition, completeSet, insertApprovalUnlessAutoOk, REOPEN_SUMMARY, REOPENABLE,
 } from "../db/lifecycle-writes.ts";
 import type { TaskRow } from "../db/tasks.ts";
 
@@ -255,7 +255,7 @@ const reopenTask = defineTool({
       const close = decidePendingApproval(db, a, args.task_id, { status: "closed", decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), close, setTask(db, a, args.task_id, "status = 'open', completed_at = NULL", [], now)],
+          statements: [ctx.guard(g.condition, g.binds, miss), close, setTask(db, a, args.task_id, REOPEN_SET, [], now)],
           activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, REOPEN_SUMMARY, [args.reason ? `: ${args.reason}` : ""]) },
         },
         (results) => {
@@ -308,9 +308,9 @@ const claimTask = defineTool({
       (miss) =>
         writeTaskAtOnce(ctx, miss, {
           taskId: args.task_id,
-          where: "status = 'open' AND (assignee IS NULL OR assignee = ?)",
+          where: CLAIMABLE,
           whereBinds: [me],
-          set: "assignee = ?, status = 'in_progress'",
+          set: CLAIM_SET,
           setBinds: [me],
           summary: `claimed by ${me} and started`,
         }),
@@ -346,9 +346,9 @@ const setAutoOk = defineTool({
       (miss) =>
         writeTaskAtOnce(ctx, miss, {
           taskId: args.task_id,
-          where: "coalesce(auto_ok = 1, 0) <> ?",
+          where: AUTO_OK_DIFFERS,
           whereBinds: [args.auto_ok ? 1 : 0],
-          set: "auto_ok = ?",
+          set: AUTO_OK_SET,
           setBinds: [args.auto_ok ? 1 : 0],
           summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval",
         }),

@@ -4,7 +4,8 @@ import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   findProjectWithCounts, findTrashedProject, insertProject, listProjectRows, PROJECT_AT_VERSION, PROJECT_LIVE, PROJECT_NOT_FOUND_HINT,
-  DELETED_PROJECT_SUMMARY, insertProjectTrashItem, liveProjectIs, projectExportRows, projectSummary, requireProjectWithCounts,
+  ARCHIVE_SET, NOT_ARCHIVED, ARCHIVED_SUMMARY, DELETED_PROJECT_SUMMARY, insertProjectTrashItem, IS_ARCHIVED, projectDiffers, projectSets,
+  UNARCHIVE_SET, UNARCHIVED_SUMMARY, UPDATED_PROJECT_SUMMARY, liveProjectIs, projectExportRows, projectSummary, requireProjectWithCounts,
   selectProjectWithCounts, setProject, updateProject,
   type CountedProjectRow, type ProjectChanges, type ProjectRow, type TaskCountColumns,
 } from "../db/projects.ts";
@@ -229,7 +230,7 @@ const updateProjectTool = defineTool({
     const fields = Object.keys(changes) as (keyof ProjectChanges)[];
     if (fields.length === 0) return slowly();
     // The usual case in one batch: every field given changes, at the expected version.
-    const where = [...(args.expected_version !== undefined ? ["version = ?"] : []), ...fields.map((f) => `${f} IS NOT ?`)].join(" AND ");
+    const where = projectDiffers(fields, args.expected_version !== undefined);
     const a = ctx.principal.accountId;
     return fastOr(
       (miss) =>
@@ -237,9 +238,9 @@ const updateProjectTool = defineTool({
           projectId: args.project_id,
           where,
           whereBinds: [...(args.expected_version !== undefined ? [args.expected_version] : []), ...fields.map((f) => changes[f])],
-          set: fields.map((f) => `${f} = ?`).join(", "),
+          set: projectSets(fields),
           setBinds: fields.map((f) => changes[f]),
-          summary: projectSummary(a, args.project_id, `'updated ' || ? || ' of project "' || coalesce(?, name) || '"'`, [fields.join(", "), changes.name ?? null]),
+          summary: projectSummary(a, args.project_id, UPDATED_PROJECT_SUMMARY, [fields.join(", "), changes.name ?? null]),
         }),
       slowly,
     );
@@ -263,10 +264,10 @@ const archiveProject = defineTool({
       (miss) =>
         writeProjectAtOnce(ctx, miss, {
           projectId: project_id,
-          where: "archived_at IS NULL",
-          set: "archived_at = ?",
+          where: NOT_ARCHIVED,
+          set: ARCHIVE_SET,
           setBinds: [ctx.now],
-          summary: projectSummary(a, project_id, `'archived project "' || name || '"'`),
+          summary: projectSummary(a, project_id, ARCHIVED_SUMMARY),
         }),
       slowly,
     );
@@ -290,10 +291,10 @@ const unarchiveProject = defineTool({
       (miss) =>
         writeProjectAtOnce(ctx, miss, {
           projectId: project_id,
-          where: "archived_at IS NOT NULL",
-          set: "archived_at = NULL",
+          where: IS_ARCHIVED,
+          set: UNARCHIVE_SET,
           setBinds: [],
-          summary: projectSummary(a, project_id, `'unarchived project "' || name || '"'`),
+          summary: projectSummary(a, project_id, UNARCHIVED_SUMMARY),
         }),
       slowly,
     );

@@ -192,7 +192,7 @@ const logRunEvent = defineTool({
           activity: {
             target: null,
             targetSql: runTask(a, args.run_id),
-            summarySql: { sql: "SELECT ?", binds: [`run ${args.run_id} ${args.kind}: ${args.message}`] },
+            summary: `run ${args.run_id} ${args.kind}: ${args.message}`,
           },
         },
         { event: { ...event, run_id: args.run_id } },
@@ -218,7 +218,7 @@ async function endOwnRun(
         activity: {
           target: null,
           targetSql: runTask(a, runIdValue),
-          summarySql: { sql: "SELECT ?", binds: [`run ${runIdValue} ${status}${summary ? `: ${summary}` : ""}`] },
+          summary: `run ${runIdValue} ${status}${summary ? `: ${summary}` : ""}`,
         },
       },
       (results) => ({ run: toRun(rowsOf<Run>(results, -1)[0]), changed: true }),

@@ -11,7 +11,7 @@ import { throwTaskMissing } from "../db/tasks.ts";
 import { defineTool, type AnyTool, type ToolContext } from "../mcp/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import {
-  appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
+  appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, STATUS_CHANGE, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
 } from "../db/step-writes.ts";
 import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
 
@@ -113,12 +113,14 @@ const addSteps = defineTool({
 });
 
 /** A live step's status or text in one batch, when it changes; answered with the step as written. */
-function setStepAtOnce(ctx: ToolContext, miss: Error, stepIdValue: string, column: "status" | "text", value: string, summary: { sql: string; binds: unknown[] }) {
+function setStepAtOnce(
+  ctx: ToolContext, miss: Error, stepIdValue: string, column: "status" | "text", value: string, summary: string | { sql: string; binds: unknown[] },
+) {
   const { db, principal: p } = ctx;
   return ctx.commit(
     {
       statements: [ctx.guard(stepDiffers(column), [stepIdValue, p.accountId, value], miss), setStep(db, p.accountId, stepIdValue, column, value, ctx.now)],
-      activity: { target: null, targetSql: stepTask(p.accountId, stepIdValue), summarySql: summary },
+      activity: { target: null, targetSql: stepTask(p.accountId, stepIdValue), ...(typeof summary === "string" ? { summary } : { summarySql: summary }) },
     },
     (results) => ({ step: toStep(rowsOf<Step>(results, -1)[0]), changed: true }),
   );
@@ -145,7 +147,7 @@ const setStatus = defineTool({
       );
     };
     return fastOr(
-      (miss) => setStepAtOnce(ctx, miss, step_id, "status", status, stepSummary(p.accountId, step_id, "? || status || ? ", [`step ${step_id}: `, ` → ${status}`])),
+      (miss) => setStepAtOnce(ctx, miss, step_id, "status", status, stepSummary(p.accountId, step_id, STATUS_CHANGE, [`step ${step_id}: `, ` → ${status}`])),
       slowly,
     );
   },
@@ -169,7 +171,7 @@ const updateStep = defineTool({
         { step: { ...toStep(row), text, updated_at: ctx.now }, changed: true },
       );
     };
-    return fastOr((miss) => setStepAtOnce(ctx, miss, step_id, "text", text, stepSummary(p.accountId, step_id, "?", [`edited step ${step_id}`])), slowly);
+    return fastOr((miss) => setStepAtOnce(ctx, miss, step_id, "text", text, `edited step ${step_id}`), slowly);
   },
 });
 
@@ -219,7 +221,7 @@ const deleteStep = defineTool({
           activity: {
             target: null,
             targetSql: stepTask(p.accountId, step_id),
-            summarySql: stepSummary(p.accountId, step_id, "?", [`deleted step ${step_id} (trash ${marks.trashId})`]),
+            summary: `deleted step ${step_id} (trash ${marks.trashId})`,
           },
         },
         (results) => {
