@@ -197,13 +197,14 @@ function makeContext(
       const statements = withActivity(write);
       const computed = typeof result === "function";
       if (idempotency) {
-        // A result read by the batch itself is recorded right after it; until then the record holds the key (a racing retry waits for it).
+        // First in the batch, so a retry stops at the key (and replays) before any guard; a result read by the
+        // batch itself is recorded right after it, until then the record holds the key (a racing retry waits for it).
         const recorded = computed ? PENDING_RESULT : JSON.stringify(result);
-        statements.push(insertIdempotent(db, idempotency.scope, idempotency.requestHash, recorded, now));
+        statements.unshift(insertIdempotent(db, idempotency.scope, idempotency.requestHash, recorded, now));
       }
       const results = await runBatch(statements);
       ctx.committedOnce = true;
-      const own = ownResults(write, results);
+      const own = ownResults(write, idempotency ? results.slice(1) : results);
       committed.push(...eventsOf(write, own));
       if (!computed) return result;
       const value = (result as (r: D1Result[]) => unknown)(own);
