@@ -97,7 +97,7 @@ describe("a claim stops other agents", () => {
     await Promise.all([close(), ...others.map((c) => c.close())]);
   });
 
-  it("a claim taken between another agent's read and its write still stops the write (the rule is in the batch)", async () => {
+  it("a claim taken just before another agent's write batch stops the write (the rule is in the batch, no read comes first)", async () => {
     const acc = await seedAccount("Claim window", "builder");
     const human = await connect(acc.human);
     const starter = await connect((await createToken({ accountId: acc.accountId, kind: "agent", scope: "write", agent: "starter" })).secret);
@@ -109,7 +109,7 @@ describe("a claim stops other agents", () => {
       const { task } = await human.ok("create_task", { title: `Window for ${tool}` });
       await starter.ok("start_run", { task_id: task.id });
       const before = await count("SELECT count(*) AS n FROM activity WHERE target_id = ?", task.id);
-      const db = claimAfterFirstRead(() => callTool(scopeOf(builderPrincipal, env.DB), "claim_task", { task_id: task.id }));
+      const db = claimBeforeFirstBatch(() => callTool(scopeOf(builderPrincipal, env.DB), "claim_task", { task_id: task.id }));
       const r = await callTool(scopeOf(intruderPrincipal, db), tool, argsFor(tool, task.id));
       expect(r.isError, `${tool} went through after the claim`).toBe(true);
       expect((r.content[0] as { text: string }).text, tool).toContain("is claimed by agent builder");
@@ -126,23 +126,21 @@ function scopeOf(principal: Principal, db: D1Database) {
 }
 
 /**
- * The real database, where `interleave` runs right after the first batch (the
- * tool's read) has answered and before the caller sees it: the call then
- * decides on what it read and writes after the interleaved claim, as the
- * losing side of a race does.
+ * The real database, where `interleave` runs right before the call's first
+ * batch: the write's batch (a write takes one round trip, no read first) then
+ * meets the interleaved claim, as the losing side of a race does.
  */
-function claimAfterFirstRead(interleave: () => Promise<unknown>): D1Database {
+function claimBeforeFirstBatch(interleave: () => Promise<unknown>): D1Database {
   let fired = false;
   return new Proxy(env.DB, {
     get(target, prop) {
       if (prop === "batch") {
         return async (statements: D1PreparedStatement[]) => {
-          const results = await target.batch(statements);
           if (!fired) {
             fired = true;
             await interleave();
           }
-          return results;
+          return target.batch(statements);
         };
       }
       const value = Reflect.get(target, prop);

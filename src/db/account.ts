@@ -95,3 +95,20 @@ export async function findTokenRow(db: D1Database, accountId: string, id: string
 export function revokeTokenStatement(db: D1Database, accountId: string, id: string, now: string): D1PreparedStatement {
   return db.prepare("UPDATE tokens SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL").bind(now, id, accountId);
 }
+
+/** Guard: the account's settings each differ from the value given. Binds: account id, then the values in `fields` order. */
+export const settingsDiffer = (fields: (keyof SettingsChange)[]) =>
+  `EXISTS (SELECT 1 FROM accounts WHERE id = ?${fields.map((f) => ` AND ${f} IS NOT ?`).join("")})`;
+
+/** Guard: token ?1 of account ?2 is there and not revoked. */
+export const TOKEN_NOT_REVOKED = "EXISTS (SELECT 1 FROM tokens WHERE id = ?1 AND account_id = ?2 AND revoked_at IS NULL)";
+
+/** The token row as list_tokens shows it, at this point of the batch. */
+export function selectTokenRow(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id WHERE t.id = ? AND t.account_id = ?`).bind(id, accountId);
+}
+
+/** revoke_token's summary from the token before. Binds: token id, account id. */
+export const REVOKED_SUMMARY = `SELECT 'revoked ' || CASE WHEN t.client_id IS NULL THEN 'token' ELSE 'app' END || ' ' || t.id || ' "' || t.label || '" (' ||
+    t.kind || coalesce(' ' || a.name, '') || ', ' || t.scope || ')'
+  FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id WHERE t.id = ?1 AND t.account_id = ?2`;

@@ -56,3 +56,32 @@ export function insertActivity(db: D1Database, a: NewActivity): D1PreparedStatem
     .prepare("INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
     .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now);
 }
+
+type SqlPart = { sql: string; binds: unknown[] };
+
+/** `part`'s parameters (`?` or `?N`) renumbered to start after `offset`; how many it takes. */
+function renumber(part: SqlPart, offset: number): { sql: string; count: number } {
+  if (/\?\d/.test(part.sql)) {
+    return { sql: part.sql.replace(/\?(\d+)/g, (_, n: string) => `?${Number(n) + offset}`), count: part.binds.length };
+  }
+  let next = 0;
+  const sql = part.sql.replace(/\?/g, () => `?${offset + ++next}`);
+  return { sql, count: next };
+}
+
+/**
+ * The same row with its summary (and target, when given) computed in SQL: an
+ * expression over the rows as they are before the change, whose parameters
+ * (`?` or `?N`) bind `binds`. The plain values stand in should one read nothing.
+ */
+export function insertActivityFrom(db: D1Database, a: NewActivity, summary: SqlPart | undefined, target?: SqlPart): D1PreparedStatement {
+  // The row's own eight parameters come first: the parts' are renumbered after them.
+  const t = target ? renumber(target, 8) : null;
+  const s = summary ? renumber(summary, 8 + (t ? target!.binds.length : 0)) : { sql: "?7" };
+  return db
+    .prepare(
+      `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, ${t ? `coalesce((${t.sql}), ?6)` : "?6"}, substr(coalesce((${s.sql}), ?7), 1, 500), ?8`,
+    )
+    .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now, ...(target?.binds ?? []), ...(summary?.binds ?? []));
+}

@@ -209,3 +209,21 @@ export const AGENT_IS_PAUSED = "EXISTS (SELECT 1 FROM agents WHERE id = ? AND ac
 export function setPaused(db: D1Database, accountId: string, agentId: string, pausedAt: string | null, pausedBy: string | null): D1PreparedStatement {
   return db.prepare("UPDATE agents SET paused_at = ?, paused_by = ? WHERE id = ? AND account_id = ?").bind(pausedAt, pausedBy, agentId, accountId);
 }
+
+/** Guard: the account has an agent of this name, paused (or not). Binds: account id, name. */
+export const agentNamedIs = (paused: boolean) =>
+  `EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ? AND paused_at IS ${paused ? "NOT " : ""}NULL)`;
+
+/** setPaused by the agent's name; returns the agent. */
+export function setPausedByName(db: D1Database, accountId: string, name: string, pausedAt: string | null, pausedBy: string | null): D1PreparedStatement {
+  return db
+    .prepare(
+      "UPDATE agents SET paused_at = ?, paused_by = ? WHERE account_id = ? AND name = ? RETURNING id, name, paused_at, paused_by, last_seen_at, created_at",
+    )
+    .bind(pausedAt, pausedBy, accountId, name);
+}
+
+/** The id of an agent by name, for the activity row. */
+export function agentIdByName(accountId: string, name: string): { sql: string; binds: unknown[] } {
+  return { sql: "SELECT id FROM agents WHERE account_id = ? AND name = ?", binds: [accountId, name] };
+}

@@ -115,3 +115,69 @@ export function tasksDueIn(
     )
     .bind(accountId, from, to, opts.includeSnoozed ? 1 : 0, opts.now, opts.limit);
 }
+
+/** Which link a write names: by id, or by provider and event id; both on the task. */
+export type LinkKey = { id: string } | { provider: string; eventId: string };
+
+function linkWhere(key: LinkKey): { where: string; binds: unknown[] } {
+  return "id" in key
+    ? { where: "c.id = ?", binds: [key.id] }
+    : { where: "c.provider = ? AND c.event_id = ?", binds: [key.provider, key.eventId] };
+}
+
+/** The link of a live task, at this point of the batch. */
+export function selectLinkOf(db: D1Database, accountId: string, taskId: string, key: LinkKey): D1PreparedStatement {
+  const { where, binds } = linkWhere(key);
+  return db
+    .prepare(`SELECT ${LINK_COLUMNS} FROM calendar_links c ${LIVE_TASK} WHERE ${where} AND c.task_id = ? AND c.account_id = ?`)
+    .bind(...binds, taskId, accountId);
+}
+
+/** Guard: the task is live and has this link (`present`), or has none with exactly these values. Binds as given. */
+export function linkCondition(accountId: string, taskId: string, key: LinkKey, present: boolean, same?: { title: string; startsAt: string; endsAt: string; url: string | null; keepUrl: boolean }) {
+  const { where, binds } = linkWhere(key);
+  const live = "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
+  if (present) {
+    return { condition: `${live} AND EXISTS (SELECT 1 FROM calendar_links c WHERE ${where} AND c.task_id = ? AND c.account_id = ?)`, binds: [taskId, accountId, ...binds, taskId, accountId] };
+  }
+  const s = same!;
+  return {
+    condition: `${live} AND NOT EXISTS (SELECT 1 FROM calendar_links c WHERE ${where} AND c.task_id = ? AND c.account_id = ?
+        AND c.title = ? AND c.starts_at = ? AND c.ends_at = ? AND (? OR c.url IS ?))`,
+    binds: [taskId, accountId, ...binds, taskId, accountId, s.title, s.startsAt, s.endsAt, s.keepUrl ? 1 : 0, s.url],
+  };
+}
+
+/** upsertLink, keeping the stored url of an existing link when `keepUrl`. */
+export function upsertLinkKeepingUrl(db: D1Database, l: NewLink, keepUrl: boolean): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO calendar_links (id, account_id, task_id, provider, event_id, title, starts_at, ends_at, url, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (task_id, provider, event_id) DO UPDATE SET
+         title = excluded.title, starts_at = excluded.starts_at, ends_at = excluded.ends_at,
+         url = CASE WHEN ? THEN calendar_links.url ELSE excluded.url END`,
+    )
+    .bind(l.id, l.accountId, l.taskId, l.provider, l.eventId, l.title, l.startsAt, l.endsAt, l.url, l.now, keepUrl ? 1 : 0);
+}
+
+/** A summary over the link before the change (`expr` over c.*; its binds first). */
+export function linkSummary(accountId: string, taskId: string, key: LinkKey, expr: string, binds: unknown[] = []): { sql: string; binds: unknown[] } {
+  const { where, binds: keyBinds } = linkWhere(key);
+  return {
+    sql: `SELECT ${expr} FROM (SELECT 1) LEFT JOIN calendar_links c ON ${where} AND c.task_id = ? AND c.account_id = ?`,
+    binds: [...binds, ...keyBinds, taskId, accountId],
+  };
+}
+
+/** Deletes the task's link named by the key. */
+export function deleteLinkOf(db: D1Database, accountId: string, taskId: string, key: LinkKey): D1PreparedStatement {
+  const { where, binds } = linkWhere(key);
+  return db.prepare(`DELETE FROM calendar_links AS c WHERE ${where} AND c.task_id = ? AND c.account_id = ?`).bind(...binds, taskId, accountId);
+}
+
+/** link_calendar_event's summary over the link before: linked or updated, then the rest (bind). */
+export const LINKED_SUMMARY = "CASE WHEN c.id IS NULL THEN 'linked' ELSE 'updated' END || ?";
+
+/** unlink_calendar_event's summary over the link before. */
+export const UNLINKED_SUMMARY = `'unlinked ' || c.provider || ' event ' || c.event_id || ' "' || c.title || '" (' || c.id || ')'`;

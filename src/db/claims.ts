@@ -43,6 +43,28 @@ export function renewLease(db: D1Database, accountId: string, taskId: string, ho
     .bind(now, taskId, accountId, holder);
 }
 
+/** renewLease for the task of a run: for a batch that knows the run, not its task. */
+export function renewLeaseOfRun(db: D1Database, accountId: string, runId: string, holder: string, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE tasks SET claim_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', ?1, '+' || claim_lease_minutes || ' minutes')
+        WHERE id = (SELECT task_id FROM runs WHERE id = ?2 AND account_id = ?3) AND account_id = ?3 AND assignee = ?4
+          AND status = 'in_progress' AND trash_id IS NULL AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL`,
+    )
+    .bind(now, runId, accountId, holder);
+}
+
+/** renewLease for the task of a step: for a batch that knows the step, not its task. */
+export function renewLeaseOfStep(db: D1Database, accountId: string, stepId: string, holder: string, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE tasks SET claim_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', ?1, '+' || claim_lease_minutes || ' minutes')
+        WHERE id = (SELECT task_id FROM steps WHERE id = ?2 AND account_id = ?3) AND account_id = ?3 AND assignee = ?4
+          AND status = 'in_progress' AND trash_id IS NULL AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL`,
+    )
+    .bind(now, stepId, accountId, holder);
+}
+
 /** The holder's claim_task again: the lease starts over with the given length (no version, no history entry). */
 export function restartLease(db: D1Database, accountId: string, taskId: string, holder: string, expiresAt: string, minutes: number): D1PreparedStatement {
   return db

@@ -29,3 +29,14 @@ export function insertIdempotent(db: D1Database, s: IdempotencyScope, requestHas
     .prepare("INSERT INTO idempotency_keys (account_id, token_id, tool, key, result, created_at, request_hash) VALUES (?, ?, ?, ?, ?, ?, ?)")
     .bind(s.accountId, s.tokenId, s.tool, s.key, result, now, requestHash);
 }
+
+/** The result a record holds between its call's batch and the write of a result that batch read. */
+export const PENDING_RESULT = "";
+
+/** Records the result of a call whose batch held its key with PENDING_RESULT. */
+export async function recordIdempotent(db: D1Database, s: IdempotencyScope, result: string): Promise<void> {
+  await db
+    .prepare("UPDATE idempotency_keys SET result = ? WHERE account_id = ? AND token_id = ? AND tool = ? AND key = ? AND result = ''")
+    .bind(result, s.accountId, s.tokenId, s.tool, s.key)
+    .run();
+}

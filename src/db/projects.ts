@@ -65,6 +65,11 @@ export async function findProjectWithCounts(
   accountId: string,
   id: string,
 ): Promise<(CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number }) | null> {
+  return selectProjectWithCounts(db, accountId, id).first();
+}
+
+/** The statement of findProjectWithCounts, to ride in a caller's batch. */
+export function selectProjectWithCounts(db: D1Database, accountId: string, id: string): D1PreparedStatement {
   return db
     .prepare(
       `SELECT ${PROJECT_COLUMNS}, ${COUNT_COLUMNS}, a.trash_retention_days,
@@ -73,8 +78,7 @@ export async function findProjectWithCounts(
         WHERE p.id = ? AND p.account_id = ? AND p.trash_id IS NULL
         GROUP BY p.id`,
     )
-    .bind(id, accountId)
-    .first();
+    .bind(id, accountId);
 }
 
 export async function requireProjectWithCounts(db: D1Database, accountId: string, id: string) {
@@ -179,48 +183,52 @@ export interface ExportLinkRow {
  * position, comments oldest first, labels by name, dependencies and links by
  * (created_at, id).
  */
-export async function projectExportRows(db: D1Database, accountId: string, projectId: string) {
-  const tasksOf = "JOIN tasks t ON t.id = x.task_id AND x.account_id = ?1 AND t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL";
+export async function projectExportRows(db: D1Database, accountId: string, projectId: string, maxTasks: number) {
+  // The project with its counts rides along; no rows come back for a project over maxTasks (or not live).
+  const fits = "(SELECT count(*) FROM tasks WHERE account_id = ?1 AND project_id = ?2 AND trash_id IS NULL) <= ?3";
+  const tasksOf = `JOIN tasks t ON t.id = x.task_id AND x.account_id = ?1 AND t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL AND ${fits}`;
   const byTask = "t.created_at, t.id";
-  const [tasks, steps, comments, labels, deps, links] = await db.batch([
+  const [project, tasks, steps, comments, labels, deps, links] = await db.batch([
+    selectProjectWithCounts(db, accountId, projectId),
     db
       .prepare(
-        `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL ORDER BY ${byTask}`,
+        `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL AND ${fits} ORDER BY ${byTask}`,
       )
-      .bind(accountId, projectId),
+      .bind(accountId, projectId, maxTasks),
     db
       .prepare(
         `SELECT x.task_id, x.id, x.position, x.text, x.status, x.created_at, x.updated_at FROM steps x ${tasksOf}
           WHERE x.trash_id IS NULL ORDER BY ${byTask}, x.position, x.id`,
       )
-      .bind(accountId, projectId),
+      .bind(accountId, projectId, maxTasks),
     db
       .prepare(
         `SELECT x.task_id, x.id, x.author, x.body, x.created_at, x.updated_at FROM comments x ${tasksOf}
           WHERE x.trash_id IS NULL ORDER BY ${byTask}, x.created_at, x.id`,
       )
-      .bind(accountId, projectId),
+      .bind(accountId, projectId, maxTasks),
     db
       .prepare(
         `SELECT x.task_id, l.name FROM task_labels x ${tasksOf} JOIN labels l ON l.id = x.label_id AND l.account_id = ?1
           ORDER BY ${byTask}, l.name, l.id`,
       )
-      .bind(accountId, projectId),
+      .bind(accountId, projectId, maxTasks),
     db
       .prepare(
         `SELECT x.task_id, x.depends_on_id FROM task_dependencies x ${tasksOf}
            JOIN tasks w ON w.id = x.depends_on_id AND w.account_id = ?1 AND w.trash_id IS NULL
           ORDER BY ${byTask}, w.created_at, w.id`,
       )
-      .bind(accountId, projectId),
+      .bind(accountId, projectId, maxTasks),
     db
       .prepare(
         `SELECT x.task_id, x.provider, x.event_id, x.title, x.starts_at, x.ends_at, x.url FROM calendar_links x ${tasksOf}
           ORDER BY ${byTask}, x.created_at, x.id`,
       )
-      .bind(accountId, projectId),
+      .bind(accountId, projectId, maxTasks),
   ]);
   return {
+    project: (project.results[0] as (CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number }) | undefined) ?? null,
     tasks: tasks.results as unknown as TaskRow[],
     steps: steps.results as unknown as ExportStepRow[],
     comments: comments.results as unknown as ExportCommentRow[],
@@ -232,3 +240,55 @@ export async function projectExportRows(db: D1Database, accountId: string, proje
 
 /** SQL condition for guards: the project is live. Binds: id, account. */
 export const PROJECT_LIVE = "EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
+
+/** Guard condition: the live project matches `where` (SQL over its columns). Binds: id, account, then where's. */
+export const liveProjectIs = (where: string) => `EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${where}))`;
+
+/** Sets a live project's columns by SQL over the row before, bumps its version. */
+export function setProject(db: D1Database, accountId: string, id: string, set: string, binds: unknown[], now: string): D1PreparedStatement {
+  return db
+    .prepare(`UPDATE projects SET ${set}, version = version + 1, updated_at = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL`)
+    .bind(...binds, now, id, accountId);
+}
+
+/** A summary from the project row before the change (`expr` over its columns; its binds first). */
+export function projectSummary(accountId: string, id: string, expr: string, binds: unknown[] = []): { sql: string; binds: unknown[] } {
+  return { sql: `SELECT ${expr} FROM projects WHERE id = ? AND account_id = ?`, binds: [...binds, id, accountId] };
+}
+
+/** The trash item of a live project and its tasks, title and count from the rows; returns id, purge_after, item_count. */
+export function insertProjectTrashItem(
+  db: D1Database,
+  i: { trashId: string; accountId: string; projectId: string; deletedBy: string; deletedByToken: string; now: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
+       SELECT ?3, ?2, 'project', ?1, substr(p.name, 1, 500),
+              1 + (SELECT count(*) FROM tasks WHERE project_id = ?1 AND account_id = ?2 AND trash_id IS NULL), ?4, ?5, ?6,
+              strftime('%Y-%m-%dT%H:%M:%fZ', ?6, '+' || a.trash_retention_days || ' days')
+         FROM projects p JOIN accounts a ON a.id = p.account_id
+        WHERE p.id = ?1 AND p.account_id = ?2 AND p.trash_id IS NULL
+       RETURNING id, purge_after, item_count`,
+    )
+    .bind(i.projectId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now);
+}
+
+/** delete_project's summary from the rows before. Binds: the trash item id. */
+export const DELETED_PROJECT_SUMMARY = `'moved project "' || name || '" and ' ||
+  (SELECT count(*) FROM tasks t WHERE t.project_id = projects.id AND t.account_id = projects.account_id AND t.trash_id IS NULL) ||
+  ' task(s) to the trash (' || ? || ')'`;
+
+/** update_project's usual case: at the version (when given), each field differs from the value given; and what it sets. */
+export const projectDiffers = (fields: (keyof ProjectChanges)[], withVersion: boolean) =>
+  [...(withVersion ? ["version = ?"] : []), ...fields.map((f) => `${f} IS NOT ?`)].join(" AND ");
+export const projectSets = (fields: (keyof ProjectChanges)[]) => fields.map((f) => `${f} = ?`).join(", ");
+
+/** The summaries of update (binds: the fields, the new name or null), archive and unarchive, over the project before. */
+export const UPDATED_PROJECT_SUMMARY = `'updated ' || ? || ' of project "' || coalesce(?, name) || '"'`;
+export const ARCHIVED_SUMMARY = `'archived project "' || name || '"'`;
+export const UNARCHIVED_SUMMARY = `'unarchived project "' || name || '"'`;
+export const NOT_ARCHIVED = "archived_at IS NULL";
+export const ARCHIVE_SET = "archived_at = ?";
+export const IS_ARCHIVED = "archived_at IS NOT NULL";
+export const UNARCHIVE_SET = "archived_at = NULL";

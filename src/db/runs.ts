@@ -155,3 +155,20 @@ export function startTask(db: D1Database, accountId: string, taskId: string, now
     )
     .bind(now, taskId, accountId);
 }
+
+/** Guard: the run is this agent's, running, on a live task. Binds: run id, account id, agent id. */
+export const OWN_RUN_IS_RUNNING = `EXISTS (SELECT 1 FROM runs r JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND t.trash_id IS NULL
+    WHERE r.id = ? AND r.account_id = ? AND r.agent_id = ? AND r.status = 'running')`;
+
+/** The run as the tools show it, at this point of the batch. */
+export function selectRun(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${RUN_COLUMNS}, t.status AS task_status ${RUNS_FROM} WHERE r.id = ? AND r.account_id = ?`).bind(id, accountId);
+}
+
+/** The task of a run, for the activity row. */
+export function runTask(accountId: string, runId: string): { sql: string; binds: unknown[] } {
+  return { sql: "SELECT task_id FROM runs WHERE id = ? AND account_id = ?", binds: [runId, accountId] };
+}
+
+/** start_run's summary from the task before. Binds: the summary's start, task id, account id. */
+export const START_RUN_SUMMARY = "SELECT ? || CASE WHEN status = 'open' THEN '; task in progress' ELSE '' END FROM tasks WHERE id = ? AND account_id = ?";

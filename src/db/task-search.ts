@@ -1,6 +1,7 @@
 import { invalid } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
+import type { DependencyRef } from "./dependencies.ts";
 
 /**
  * The task reads beyond list_tasks/get_task: the caller's tasks, full-text
@@ -131,15 +132,15 @@ export interface SubtaskRow extends TaskRow {
  * Children of a task (or its whole live subtree), depth-first in creation
  * order: each row carries a sort path for keyset pages. Fetches limit + 1 rows.
  */
-export async function listSubtaskRows(
+export function selectSubtaskRows(
   db: D1Database,
   accountId: string,
   parentId: string,
   maxDepth: number,
   afterPath: string | null,
   limit: number,
-): Promise<SubtaskRow[]> {
-  const { results } = await db
+): D1PreparedStatement {
+  return db
     .prepare(
       `WITH RECURSIVE sub(id, depth, sort_path) AS (
          SELECT id, 1, printf('%012d', rid) FROM tasks WHERE parent_id = ?1 AND account_id = ?2 AND trash_id IS NULL
@@ -150,19 +151,21 @@ export async function listSubtaskRows(
        SELECT ${TASK_COLUMNS}, sub.depth, sub.sort_path FROM sub CROSS JOIN tasks t ON t.id = sub.id
         WHERE sub.sort_path > ?4 ORDER BY sub.sort_path LIMIT ?5`,
     )
-    .bind(parentId, accountId, maxDepth, afterPath ?? "", limit + 1)
-    .all<SubtaskRow>();
-  return results;
+    .bind(parentId, accountId, maxDepth, afterPath ?? "", limit + 1);
 }
 
-/** Tasks that are blocked, or open and waiting on an unfinished live task; newest first; limit + 1 rows. */
+/**
+ * Tasks that are blocked, or open and waiting on an unfinished live task;
+ * newest first; limit + 1 rows — and, in the same batch, the unfinished live
+ * tasks each of those rows waits on.
+ */
 export async function listBlockedRows(
   db: D1Database,
   accountId: string,
   projectId: string | undefined,
   after: CursorKey | null,
   limit: number,
-): Promise<TaskRow[]> {
+): Promise<{ rows: TaskRow[]; waitsOn: Map<string, DependencyRef[]> }> {
   const where = [
     "t.account_id = ?",
     "t.trash_id IS NULL",
@@ -174,11 +177,26 @@ export async function listBlockedRows(
   const binds: unknown[] = [accountId];
   if (projectId) (where.push("t.project_id = ?"), binds.push(projectId));
   if (after) (where.push("(t.created_at < ? OR (t.created_at = ? AND t.id < ?))"), binds.push(after.k, after.k, after.id));
-  const { results } = await db
-    .prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`)
-    .bind(...binds, limit + 1)
-    .all<TaskRow>();
-  return results;
+  const pageSql = `SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`;
+  const [rows, deps] = await db.batch([
+    db.prepare(pageSql).bind(...binds, limit + 1),
+    db
+      .prepare(
+        `WITH pg AS (${pageSql})
+         SELECT d.task_id AS waiting_id, t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.depends_on_id
+          WHERE d.task_id IN (SELECT id FROM pg) AND d.account_id = ? AND t.account_id = d.account_id
+            AND t.trash_id IS NULL AND t.status NOT IN ('done', 'cancelled')
+          ORDER BY t.created_at, t.rid`,
+      )
+      .bind(...binds, limit + 1, accountId),
+  ]);
+  const waitsOn = new Map<string, DependencyRef[]>();
+  for (const r of deps.results as (DependencyRef & { waiting_id: string })[]) {
+    const list = waitsOn.get(r.waiting_id) ?? [];
+    list.push({ id: r.id, title: r.title, status: r.status });
+    waitsOn.set(r.waiting_id, list);
+  }
+  return { rows: rows.results as TaskRow[], waitsOn };
 }
 
 export interface DueQuery {
@@ -193,18 +211,16 @@ export interface DueQuery {
 }
 
 /** Open tasks due before `until` (overdue ones included), soonest first; limit + 1 rows. */
-export async function listDueRows(db: D1Database, q: DueQuery): Promise<TaskRow[]> {
+export function selectDueRows(db: D1Database, q: DueQuery): D1PreparedStatement {
   const where = ["t.account_id = ?", "t.due_at IS NOT NULL", "t.due_at < ?", "t.trash_id IS NULL", OPEN];
   const binds: unknown[] = [q.accountId, q.until];
   if (!q.includeSnoozed) (where.push(NOT_SNOOZED), binds.push(q.now));
   if (q.projectId) (where.push("t.project_id = ?"), binds.push(q.projectId));
   if (q.assignee) (where.push("t.assignee = ?"), binds.push(q.assignee));
   if (q.after) (where.push("(t.due_at > ? OR (t.due_at = ? AND t.id > ?))"), binds.push(q.after.k, q.after.k, q.after.id));
-  const { results } = await db
+  return db
     .prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.due_at, t.id LIMIT ?`)
-    .bind(...binds, q.limit + 1)
-    .all<TaskRow>();
-  return results;
+    .bind(...binds, q.limit + 1);
 }
 
 export interface HistoryRow {

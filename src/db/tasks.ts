@@ -142,6 +142,42 @@ export function insertTask(db: D1Database, t: NewTask): D1PreparedStatement {
     );
 }
 
+/**
+ * insertTask with what it would have read computed in the statement: a
+ * subtask's project is its parent's, and auto-OK (null) defaults from the
+ * project, then the account, then off (or is the parent's). Returns the row as written.
+ */
+export function insertTaskFrom(
+  db: D1Database,
+  t: Omit<NewTask, "autoOk"> & { autoOk: boolean | null },
+  autoOkFrom: "defaults" | "parent" = "defaults",
+): D1PreparedStatement {
+  const project = t.parentId ? "(SELECT project_id FROM tasks WHERE id = ?4 AND account_id = ?2)" : "?3";
+  const defaults = autoOkFrom === "parent"
+    ? "(SELECT auto_ok FROM tasks WHERE id = ?4 AND account_id = ?2)"
+    : `(SELECT default_auto_ok FROM projects WHERE id = ${project} AND account_id = ?2),
+                       (SELECT default_auto_ok FROM accounts WHERE id = ?2)`;
+  return db
+    .prepare(
+      `INSERT INTO tasks (id, account_id, project_id, parent_id, title, notes, status, priority, due_at, estimate_minutes,
+                          assignee, auto_ok, version, created_by, created_at, updated_at, recurrence, series_id)
+       SELECT ?1, ?2, ${project}, ?4, ?5, ?6, 'open', ?7, ?8, ?9, ?10,
+              coalesce(?11, ${defaults}, 0),
+              1, ?12, ?13, ?13, ?14, ?15
+       RETURNING ${TASK_RETURNING}`,
+    )
+    .bind(
+      t.id, t.accountId, t.projectId, t.parentId, t.title, t.notes, t.priority, t.dueAt, t.estimateMinutes,
+      t.assignee, t.autoOk === null ? null : t.autoOk ? 1 : 0, t.createdBy, t.now, t.schedule ? JSON.stringify(t.schedule) : null, t.seriesId ?? null,
+    );
+}
+
+/** Guard condition: the task (binds: id, accountId) is in the project (bind: project id or null). */
+export const TASK_IN_PROJECT = "(SELECT project_id FROM tasks WHERE id = ? AND account_id = ?) IS ?";
+
+/** Guard condition: the account has an agent of this name. Binds: accountId, name. */
+export const AGENT_EXISTS = "EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ?)";
+
 /** The task as `insertTask` wrote it, without reading it back. */
 export function newTaskValue(t: NewTask): Task {
   return {
@@ -256,6 +292,26 @@ export const TASK_AT_VERSION = "(SELECT version FROM tasks WHERE id = ? AND acco
 
 /** Guard condition: the task is live. Binds: id, accountId. */
 export const TASK_IS_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
+
+/**
+ * Guard condition: the task is live (at `version`, when given) and each of
+ * `fields` differs from the value given for it. Binds: id, accountId, [version], values.
+ */
+export function taskChangesEach(fields: string[], withVersion: boolean): string {
+  const differs = fields.map((f) => ` AND ${f} IS NOT ?`).join("");
+  return `EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL${withVersion ? " AND version = ?" : ""}${differs})`;
+}
+
+/** Sets the given columns, bumps the version, and returns the task as written. */
+export function updateTaskReturning(db: D1Database, accountId: string, id: string, changes: Record<string, unknown>, now: string): D1PreparedStatement {
+  const fields = Object.keys(changes);
+  return db
+    .prepare(
+      `UPDATE tasks SET ${fields.map((f) => `${f} = ?`).join(", ")}, version = version + 1, updated_at = ?
+        WHERE id = ? AND account_id = ? RETURNING ${TASK_RETURNING}`,
+    )
+    .bind(...fields.map((f) => changes[f]), now, id, accountId);
+}
 
 /** Columns a task write may set directly. */
 export type TaskField =

@@ -103,7 +103,7 @@ export interface TrashRow {
   purge_after: string;
 }
 
-const TRASH_COLUMNS = "id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after";
+export const TRASH_COLUMNS = "id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after";
 
 /** A page of the account's trash, newest first; fetches limit + 1 rows. */
 export async function listTrashRows(
@@ -191,7 +191,7 @@ export async function locateRecord(
  * parent task of its tasks, or the task of its step or comment. `?1` is the
  * account, `?2` the item.
  */
-const BLOCKERS: Record<TrashKind, string> = {
+export const BLOCKERS: Record<TrashKind, string> = {
   task: `SELECT 'project' AS what, p.id, p.trash_id FROM tasks t JOIN projects p ON p.id = t.project_id AND p.account_id = ?1
           WHERE t.account_id = ?1 AND t.trash_id = ?2 AND p.trash_id IS NOT NULL AND p.trash_id <> ?2
          UNION
@@ -206,7 +206,7 @@ const BLOCKERS: Record<TrashKind, string> = {
 };
 
 /** Tasks of the item whose project or parent was purged meanwhile: a restore detaches them from it. */
-const ORPHANS = `SELECT t.id FROM tasks t WHERE t.account_id = ?1 AND t.trash_id = ?2 AND (
+export const ORPHANS = `SELECT t.id FROM tasks t WHERE t.account_id = ?1 AND t.trash_id = ?2 AND (
     (t.project_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = t.project_id))
  OR (t.parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tasks x WHERE x.id = t.parent_id)))`;
 

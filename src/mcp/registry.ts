@@ -6,16 +6,16 @@ import { actorName } from "../domain/principal.ts";
 import { ToolError } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { requestHash } from "../domain/canonical.ts";
-import { findIdempotent, insertIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
+import { findIdempotent, insertIdempotent, PENDING_RESULT, recordIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import { enqueueEvents } from "../webhooks/queue.ts";
-import { insertActivity } from "../db/activity.ts";
+import { insertActivity, insertActivityFrom } from "../db/activity.ts";
 import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
 import { ALL_TOOLS_SELECTED, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
-import type { AnyTool, ToolContext, Write } from "./tool.ts";
+import type { AnyTool, GuardError, ToolContext, Write } from "./tool.ts";
 import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema } from "./json-schema.ts";
 
 export interface ToolDescriptor {
@@ -112,7 +112,7 @@ class IdempotentReplay extends Error {}
 interface Guard {
   condition: string;
   binds: unknown[];
-  error: Error;
+  error: GuardError;
 }
 
 export interface CallScope {
@@ -141,19 +141,31 @@ function makeContext(
   const nowMs = Date.now();
   const now = new Date(nowMs).toISOString();
   const p = scope.principal;
-  const guards: Guard[] = [];
 
-  const activityStatement = (write: Write) =>
-    insertActivity(db, {
+  // Each guard statement knows its condition and error, so a failed batch diagnoses only its own guards.
+  const guards = new WeakMap<D1PreparedStatement, Guard>();
+
+  const activityStatement = (write: Write) => {
+    const a = {
       id: newId(ID_PREFIX.activity),
       accountId: p.accountId,
       tokenId: p.tokenId,
       actor: actorName(p),
       tool,
       targetId: write.activity.target,
-      summary: write.activity.summary,
+      summary: write.activity.summary ?? "",
       now,
-    });
+    };
+    const fromSql = write.activity.summarySql || write.activity.targetSql;
+    return fromSql ? insertActivityFrom(db, a, write.activity.summarySql, write.activity.targetSql) : insertActivity(db, a);
+  };
+
+  /** The statements of a write's batch: the activity row first when it reads the rows before the change, else last. */
+  const readsFirst = (write: Write) => Boolean(write.activity.summarySql || write.activity.targetSql);
+  const withActivity = (write: Write) =>
+    readsFirst(write) ? [activityStatement(write), ...write.statements] : [...write.statements, activityStatement(write)];
+  const ownResults = (write: Write, results: D1Result[]) =>
+    readsFirst(write) ? results.slice(1, write.statements.length + 1) : results.slice(0, write.statements.length);
 
   async function runBatch(statements: D1PreparedStatement[]): Promise<D1Result[]> {
     try {
@@ -161,19 +173,25 @@ function makeContext(
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       if (message.includes("CHECK constraint failed: guard")) {
-        for (const g of guards) {
-          const row = await db
-            .prepare(`SELECT coalesce((${g.condition}), 0) AS ok`)
-            .bind(...g.binds)
-            .first<{ ok: number }>();
-          if (!row?.ok) throw g.error;
-        }
-        throw guards[0]?.error ?? e;
+        // The batch rolled back: its guards, evaluated again in one round trip, name the one that failed.
+        const own = statements.map((s) => guards.get(s)).filter((g): g is Guard => g !== undefined);
+        if (own.length === 0) throw e;
+        if (own.every((g) => g.error === own[0].error)) throw await errorOf(own[0]);
+        const checks = await db.batch(
+          own.map((g) => db.prepare(`SELECT coalesce((${g.condition}), 0) AS ok`).bind(...g.binds)),
+        );
+        const failed = own.find((_, i) => !(checks[i].results[0] as { ok: number } | undefined)?.ok) ?? own[0];
+        throw await errorOf(failed);
       }
       if (idempotency && message.includes("idempotency_keys")) throw new IdempotentReplay();
       throw e;
     }
   }
+
+  const errorOf = async (g: Guard) => (typeof g.error === "function" ? g.error() : g.error);
+
+  const eventsOf = (write: Write, results: D1Result[]) =>
+    typeof write.events === "function" ? write.events(results) : write.events ?? [];
 
   const ctx: ToolContext & { committedOnce: boolean } = {
     committedOnce: false,
@@ -183,22 +201,34 @@ function makeContext(
     now,
     nowMs,
     async commit(write, result) {
-      const statements = [...write.statements, activityStatement(write)];
-      if (idempotency) statements.push(insertIdempotent(db, idempotency.scope, idempotency.requestHash, JSON.stringify(result), now));
-      await runBatch(statements);
+      const statements = withActivity(write);
+      const computed = typeof result === "function";
+      if (idempotency) {
+        // First in the batch, so a retry stops at the key (and replays) before any guard; a result read by the
+        // batch itself is recorded right after it, until then the record holds the key (a racing retry waits for it).
+        const recorded = computed ? PENDING_RESULT : JSON.stringify(result);
+        statements.unshift(insertIdempotent(db, idempotency.scope, idempotency.requestHash, recorded, now));
+      }
+      const results = await runBatch(statements);
       ctx.committedOnce = true;
-      if (write.events) committed.push(...write.events);
-      return result;
+      const own = ownResults(write, idempotency ? results.slice(1) : results);
+      committed.push(...eventsOf(write, own));
+      if (!computed) return result;
+      const value = (result as (r: D1Result[]) => unknown)(own);
+      if (idempotency) await recordIdempotent(db, idempotency.scope, JSON.stringify(value));
+      return value as never;
     },
     async commitWithResults(write) {
-      const results = await runBatch([...write.statements, activityStatement(write)]);
+      const results = await runBatch(withActivity(write));
       ctx.committedOnce = true;
-      if (write.events) committed.push(...write.events);
-      return results.slice(0, write.statements.length);
+      const own = ownResults(write, results);
+      committed.push(...eventsOf(write, own));
+      return own;
     },
     guard(condition, binds, error) {
-      guards.push({ condition, binds, error });
-      return db.prepare(`INSERT INTO guard (failed) SELECT 'x' WHERE NOT coalesce((${condition}), 0)`).bind(...binds);
+      const statement = db.prepare(`INSERT INTO guard (failed) SELECT 'x' WHERE NOT coalesce((${condition}), 0)`).bind(...binds);
+      guards.set(statement, { condition, binds, error });
+      return statement;
     },
     waitUntil: scope.waitUntil,
   };
@@ -211,7 +241,7 @@ function makeContext(
  * refusal when the key was used for other arguments, null when it is new.
  */
 async function replay(scope: CallScope, idem: Idempotency): Promise<CallToolResult | null> {
-  const prior = await findIdempotent(scope.env.DB, idem.scope);
+  let prior = await findIdempotent(scope.env.DB, idem.scope);
   if (!prior) return null;
   if (prior.request_hash !== null && prior.request_hash !== idem.requestHash) {
     return errorResult(
@@ -219,8 +249,27 @@ async function replay(scope: CallScope, idem: Idempotency): Promise<CallToolResu
         "A retry must repeat the first call's arguments exactly to get its result; a new call needs a new key.",
     );
   }
+  // The first call committed and is recording the result its batch read: it lands within moments.
+  for (let waited = 0; prior?.result === PENDING_RESULT && waited < REPLAY_WAIT_MS; waited += 25) {
+    await new Promise((r) => setTimeout(r, 25));
+    prior = await findIdempotent(scope.env.DB, idem.scope);
+  }
+  if (!prior) return null;
+  if (prior.result === PENDING_RESULT) {
+    return errorResult(`The first call with idempotency_key "${idem.scope.key}" is still being recorded; retry this call in a moment to get its result.`);
+  }
   return successResult(JSON.parse(prior.result) as Record<string, unknown>);
 }
+
+const REPLAY_WAIT_MS = 2000;
+
+/**
+ * Tools whose handler acts outside D1 before it commits (a connected app): a
+ * retry with a known key must not run them, so their key is looked up first.
+ * Every other keyed call runs straight to its batch, whose idempotency record
+ * (primary key) refuses a second write and sends the call to the replay.
+ */
+const LOOK_UP_KEY_FIRST = new Set<string>(["save_context"]);
 
 /**
  * tools/call, in one place: unknown name → protocol error; not allowed →
@@ -256,7 +305,7 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
     ? { scope: { accountId: p.accountId, tokenId: p.tokenId, tool: name, key }, requestHash: await requestHash(args) }
     : null;
   try {
-    if (idem) {
+    if (idem && LOOK_UP_KEY_FIRST.has(name)) {
       const earlier = await replay(scope, idem);
       if (earlier) return earlier;
     }

@@ -7,14 +7,25 @@ import type { ToolName } from "./effects.ts";
 /** The record every write appends to the activity log, in the same batch as the change. */
 export interface ActivityEntry {
   target: string | null;
-  summary: string;
+  /** The summary; with summarySql, the fallback should that read nothing. */
+  summary?: string;
+  /**
+   * A summary computed in the batch from the rows as they are before the change
+   * (an SQL expression and its binds): the activity row then goes first in the batch.
+   */
+  summarySql?: { sql: string; binds: unknown[] };
+  /** The target read the same way (`target` stands in should it read nothing); the activity row then goes first too. */
+  targetSql?: { sql: string; binds: unknown[] };
 }
+
+/** A guard's error, or how to find it (after the batch rolled back) when it must say what the rows hold. */
+export type GuardError = Error | (() => Promise<Error>);
 
 export interface Write {
   statements: D1PreparedStatement[];
   activity: ActivityEntry;
-  /** Webhook events this write causes: the registry enqueues them once the batch has committed. */
-  events?: TaskgateEvent[];
+  /** Webhook events this write causes (or how to make them from the statements' results): the registry enqueues them once the batch has committed. */
+  events?: TaskgateEvent[] | ((results: D1Result[]) => TaskgateEvent[]);
 }
 
 /**
@@ -29,13 +40,18 @@ export interface ToolContext {
   /** ISO 8601 UTC time of this call, the same for every row it writes. */
   now: string;
   nowMs: number;
-  /** Runs the statements plus the activity row (and the idempotency record) as one D1 batch, and returns `result`. */
-  commit<R>(write: Write, result: R): Promise<R>;
+  /**
+   * Runs the statements plus the activity row (and the idempotency record) as
+   * one D1 batch, and returns `result` — or, given a function, what it makes
+   * of the statements' results (rows the batch read at its end, RETURNING).
+   */
+  commit<R>(write: Write, result: R | ((results: D1Result[]) => R)): Promise<R>;
   /**
    * A batch statement that aborts the whole batch unless `condition` (an SQL
-   * expression) holds at that point of the batch; the caller then gets `error`.
+   * expression) holds at that point of the batch; the caller then gets `error`
+   * (a function is called only then, to diagnose the rows after the rollback).
    */
-  guard(condition: string, binds: unknown[], error: Error): D1PreparedStatement;
+  guard(condition: string, binds: unknown[], error: GuardError): D1PreparedStatement;
   /** Runs the batch's results back: statements only, for tools that need counts. */
   commitWithResults(write: Write): Promise<D1Result[]>;
   /** Handler-owned work to finish after the response (bookkeeping, never data). */

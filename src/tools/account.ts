@@ -2,13 +2,15 @@ import { z } from "zod";
 import { forbidden, invalid, notFound } from "../domain/errors.ts";
 import { canonicalTimeZone } from "../domain/zoned-time.ts";
 import {
-  findTokenRow, getAccountSettings, listTokenRows, revokeTokenStatement, updateAccountSettings,
+  findTokenRow, getAccountSettings, listTokenRows, REVOKED_SUMMARY, revokeTokenStatement, selectAccountSettings, selectTokenRow, settingsDiffer,
+  TOKEN_NOT_REVOKED, updateAccountSettings,
   type AccountSettingsRow, type SettingsChange, type TokenRow,
 } from "../db/account.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { recomputePurgeAfter } from "../db/trash.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { fastOr, rowsOf } from "./fast.ts";
 import { cursor, id, limit, timeZoneName } from "./schemas.ts";
 
 const settingsShape = z.object({
@@ -52,32 +54,53 @@ const updateSettings = defineTool({
   output: z.object({ settings: settingsShape, changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    if (args.time_zone === undefined && args.default_auto_ok === undefined && args.trash_retention_days === undefined) {
-      throw invalid("Pass at least one of time_zone, default_auto_ok, trash_retention_days.");
-    }
-    let zone: string | undefined;
-    if (args.time_zone !== undefined) {
-      zone = canonicalTimeZone(args.time_zone) as string;
-    }
-    const row = await getAccountSettings(db, p.accountId);
+    const slowly = async () => {
+      if (args.time_zone === undefined && args.default_auto_ok === undefined && args.trash_retention_days === undefined) {
+        throw invalid("Pass at least one of time_zone, default_auto_ok, trash_retention_days.");
+      }
+      let zone: string | undefined;
+      if (args.time_zone !== undefined) {
+        zone = canonicalTimeZone(args.time_zone) as string;
+      }
+      const row = await getAccountSettings(db, p.accountId);
+      const change: SettingsChange = {};
+      if (zone !== undefined && zone !== row.time_zone) change.time_zone = zone;
+      if (args.default_auto_ok !== undefined && (args.default_auto_ok ? 1 : 0) !== row.default_auto_ok) change.default_auto_ok = args.default_auto_ok ? 1 : 0;
+      if (args.trash_retention_days !== undefined && args.trash_retention_days !== row.trash_retention_days) {
+        change.trash_retention_days = args.trash_retention_days;
+      }
+      const fields = Object.keys(change);
+      if (fields.length === 0) return { settings: toSettings(row), changed: false };
+      const statements = [updateAccountSettings(db, p.accountId, change, ctx.now)];
+      if (change.trash_retention_days !== undefined) statements.push(recomputePurgeAfter(db, p.accountId, change.trash_retention_days));
+      const updated: AccountSettingsRow = { ...row, ...change, updated_at: ctx.now };
+      return ctx.commit(
+        {
+          statements,
+          activity: { target: p.accountId, summary: `updated account settings: ${fields.map((f) => `${f} = ${change[f as keyof SettingsChange]}`).join(", ")}` },
+        },
+        { settings: toSettings(updated), changed: true },
+      );
+    };
     const change: SettingsChange = {};
-    if (zone !== undefined && zone !== row.time_zone) change.time_zone = zone;
-    if (args.default_auto_ok !== undefined && (args.default_auto_ok ? 1 : 0) !== row.default_auto_ok) change.default_auto_ok = args.default_auto_ok ? 1 : 0;
-    if (args.trash_retention_days !== undefined && args.trash_retention_days !== row.trash_retention_days) {
-      change.trash_retention_days = args.trash_retention_days;
-    }
-    const fields = Object.keys(change);
-    if (fields.length === 0) return { settings: toSettings(row), changed: false };
-    const statements = [updateAccountSettings(db, p.accountId, change, ctx.now)];
-    if (change.trash_retention_days !== undefined) statements.push(recomputePurgeAfter(db, p.accountId, change.trash_retention_days));
-    const updated: AccountSettingsRow = { ...row, ...change, updated_at: ctx.now };
-    return ctx.commit(
-      {
-        statements,
-        activity: { target: p.accountId, summary: `updated account settings: ${fields.map((f) => `${f} = ${change[f as keyof SettingsChange]}`).join(", ")}` },
-      },
-      { settings: toSettings(updated), changed: true },
-    );
+    if (args.time_zone !== undefined) change.time_zone = canonicalTimeZone(args.time_zone) as string;
+    if (args.default_auto_ok !== undefined) change.default_auto_ok = args.default_auto_ok ? 1 : 0;
+    if (args.trash_retention_days !== undefined) change.trash_retention_days = args.trash_retention_days;
+    const fields = Object.keys(change) as (keyof SettingsChange)[];
+    if (fields.length === 0) return slowly();
+    // The usual case in one batch: every setting given changes; the settings are read back after.
+    return fastOr(async (miss) => {
+      const statements = [ctx.guard(settingsDiffer(fields), [p.accountId, ...fields.map((f) => change[f])], miss), updateAccountSettings(db, p.accountId, change, ctx.now)];
+      if (change.trash_retention_days !== undefined) statements.push(recomputePurgeAfter(db, p.accountId, change.trash_retention_days));
+      statements.push(selectAccountSettings(db, p.accountId));
+      return ctx.commit(
+        {
+          statements,
+          activity: { target: p.accountId, summary: `updated account settings: ${fields.map((f) => `${f} = ${change[f]}`).join(", ")}` },
+        },
+        (results) => ({ settings: toSettings(rowsOf<AccountSettingsRow>(results, -1)[0]), changed: true }),
+      );
+    }, slowly);
   },
 });
 
@@ -140,6 +163,25 @@ const revokeToken = defineTool({
   output: z.object({ token: tokenShape, revoked: z.boolean().describe("false when it was already revoked") }),
   async handler(ctx, { token_id, confirm }) {
     const { db, principal: p } = ctx;
+    // The usual case in one batch: a token not yet revoked (the caller's own only with confirm); the slow path finds the rest.
+    const atOnce = async (miss: Error) => {
+      const results = await ctx.commitWithResults({
+        statements: [ctx.guard(TOKEN_NOT_REVOKED, [token_id, p.accountId], miss), revokeTokenStatement(db, p.accountId, token_id, ctx.now), selectTokenRow(db, p.accountId, token_id)],
+        activity: { target: token_id, summarySql: { sql: REVOKED_SUMMARY, binds: [token_id, p.accountId] } },
+      });
+      return rowsOf<TokenRow>(results, -1)[0];
+    };
+    const ownWithoutConfirm = token_id === p.tokenId && confirm !== true;
+    const revoked = ownWithoutConfirm ? null : await fastOr<TokenRow | null>(atOnce, async () => null);
+    if (revoked) {
+      forgetResolvedTokens();
+      if (revoked.grant_id && revoked.person_id && ctx.env.OAUTH_PROVIDER) {
+        await ctx.env.OAUTH_PROVIDER.revokeGrant(revoked.grant_id, revoked.person_id).catch((e) =>
+          console.error(JSON.stringify({ level: "warn", where: "revokeGrant", token: token_id, error: String(e) })),
+        );
+      }
+      return { token: toToken(revoked, p.tokenId, ctx.nowMs), revoked: true };
+    }
     const row = await findTokenRow(db, p.accountId, token_id);
     if (!row) throw notFound("token", token_id, "list_tokens lists the account's tokens");
     if (row.revoked_at) return { token: toToken(row, p.tokenId, ctx.nowMs), revoked: false };

@@ -7,7 +7,7 @@ import {
   NO_PENDING_APPROVAL, requireApproval, type Approval,
 } from "../db/approvals.ts";
 import { insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
-import { toTask } from "../db/tasks.ts";
+import { toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool } from "../mcp/tool.ts";
@@ -16,6 +16,12 @@ import { taskShape } from "./shapes.ts";
 import { renewLease } from "../db/claims.ts";
 import { approvalRequested, approvalShape, claimGuard, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
 import { followUp } from "./series.ts";
+import { fastOr, rowsOf } from "./fast.ts";
+import { noClaimByOthers } from "../db/claims.ts";
+import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
+import {
+  APPROVE_SET, APPROVED_SUMMARY, awaitingCondition, decidePendingApproval, REJECT_SET, REJECTED_SUMMARY,
+} from "../db/lifecycle-writes.ts";
 import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 
 /** A live task that is neither done nor cancelled. Binds: task id, account id. */
@@ -63,38 +69,74 @@ const requestApproval = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t, pending } = await readTaskState(db, a, args.task_id);
-      const claim = claimGuard(ctx, t, "request_approval", lost);
-      if (pending) return { approval: pending, changed: false };
-      if (t.status === "done" || t.status === "cancelled") {
-        throw conflict(`task ${t.id} is ${t.status}; there is nothing left to sign off. reopen_task brings it back first.`);
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t, pending } = await readTaskState(db, a, args.task_id);
+        const claim = claimGuard(ctx, t, "request_approval", lost);
+        if (pending) return { approval: pending, changed: false };
+        if (t.status === "done" || t.status === "cancelled") {
+          throw conflict(`task ${t.id} is ${t.status}; there is nothing left to sign off. reopen_task brings it back first.`);
+        }
+        const created = {
+          id: newId(ID_PREFIX.approval),
+          accountId: a,
+          taskId: t.id,
+          taskTitle: t.title,
+          question: args.question,
+          requestedBy: actorName(p),
+          requestedByToken: p.tokenId,
+          now,
+        };
+        const approval = newApprovalValue(created);
+        return ctx.commit(
+          {
+            statements: [
+              ...claim,
+              ctx.guard(TASK_IS_UNFINISHED, [t.id, a], lost),
+              ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost),
+              insertApproval(db, created),
+            ],
+            activity: { target: t.id, summary: `requested approval ${created.id}: ${args.question}` },
+            events: [approvalRequested(a, now, toTask(t), approval)],
+          },
+          { approval, changed: true },
+        );
+      });
+    };
+    // The usual case in one batch: an unfinished task without a pending approval that nobody else holds.
+    return fastOr(async (miss) => {
+      const statements = [ctx.guard(TASK_IS_UNFINISHED, [args.task_id, a], miss), ctx.guard(NO_PENDING_APPROVAL, [args.task_id, a], miss)];
+      if (p.kind !== "human") {
+        const claim = noClaimByOthers(args.task_id, a, actorName(p), ctx.now);
+        statements.push(ctx.guard(claim.condition, claim.binds, miss));
       }
       const created = {
         id: newId(ID_PREFIX.approval),
         accountId: a,
-        taskId: t.id,
-        taskTitle: t.title,
+        taskId: args.task_id,
+        taskTitle: "",
         question: args.question,
         requestedBy: actorName(p),
         requestedByToken: p.tokenId,
         now,
       };
-      const approval = newApprovalValue(created);
+      statements.push(insertApproval(db, created), selectTaskNow(db, a, args.task_id));
+      const made = (results: D1Result[]) => {
+        const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
+        return { task, approval: newApprovalValue({ ...created, taskTitle: task.title }) };
+      };
       return ctx.commit(
         {
-          statements: [
-            ...claim,
-            ctx.guard(TASK_IS_UNFINISHED, [t.id, a], lost),
-            ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost),
-            insertApproval(db, created),
-          ],
-          activity: { target: t.id, summary: `requested approval ${created.id}: ${args.question}` },
-          events: [approvalRequested(a, now, toTask(t), approval)],
+          statements,
+          activity: { target: args.task_id, summary: `requested approval ${created.id}: ${args.question}` },
+          events: (results) => {
+            const { task, approval } = made(results);
+            return [approvalRequested(a, now, task, approval)];
+          },
         },
-        { approval, changed: true },
+        (results) => ({ approval: made(results).approval, changed: true }),
       );
-    });
+    }, slowly);
   },
 });
 
@@ -116,43 +158,69 @@ const approveTask = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
-      if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
-      if (!pending && t.status !== "awaiting_approval") {
-        throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
-      }
-      if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back before it can be approved.`);
-      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
-      let approval: Approval | null = null;
-      if (pending) {
-        const d = { status: "approved" as const, decidedBy: actorName(p), reason: args.note ?? null, now };
-        statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
-        approval = decidedValue(pending, d);
-      }
-      let task = t;
-      const events: TaskgateEvent[] = [];
-      let next: ReturnType<typeof followUp> | null = null;
-      if (t.status !== "done") {
-        next = followUp(ctx, t, timeZone);
-        const change: TaskTransition = { status: "done", completed_at: now, blocked_reason: null, status_before_block: null, ...next.change };
-        statements.push(transitionTask(db, a, t, change, now), ...next.statements);
-        task = transitioned(t, change, now);
-        events.push(
-          newEvent("task.completed", a, now, {
-            task: eventTask(toTask(task)),
-            completed_by: actorName(p),
-            approval_id: approval?.id ?? null,
-            next_occurrence: next.next ? { id: next.next.id, due_at: next.next.due_at } : null,
-          }),
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
+        if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
+        if (!pending && t.status !== "awaiting_approval") {
+          throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
+        }
+        if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back before it can be approved.`);
+        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        let approval: Approval | null = null;
+        if (pending) {
+          const d = { status: "approved" as const, decidedBy: actorName(p), reason: args.note ?? null, now };
+          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          approval = decidedValue(pending, d);
+        }
+        let task = t;
+        const events: TaskgateEvent[] = [];
+        let next: ReturnType<typeof followUp> | null = null;
+        if (t.status !== "done") {
+          next = followUp(ctx, t, timeZone);
+          const change: TaskTransition = { status: "done", completed_at: now, blocked_reason: null, status_before_block: null, ...next.change };
+          statements.push(transitionTask(db, a, t, change, now), ...next.statements);
+          task = transitioned(t, change, now);
+          events.push(
+            newEvent("task.completed", a, now, {
+              task: eventTask(toTask(task)),
+              completed_by: actorName(p),
+              approval_id: approval?.id ?? null,
+              next_occurrence: next.next ? { id: next.next.id, due_at: next.next.due_at } : null,
+            }),
+          );
+        }
+        const summary = `approved${approval ? ` ${approval.id}` : ""}; task done${args.note ? `: ${args.note}` : ""}${next?.summary ?? ""}`;
+        return ctx.commit(
+          { statements, activity: { target: t.id, summary }, events },
+          { task: toTask(task), approval, next_occurrence: next?.next ?? null, changed: true },
         );
-      }
-      const summary = `approved${approval ? ` ${approval.id}` : ""}; task done${args.note ? `: ${args.note}` : ""}${next?.summary ?? ""}`;
+      });
+    };
+    // The usual case in one batch: the task awaits approval with a pending one, and does not recur.
+    return fastOr(async (miss) => {
+      const g = liveTaskIs(a, args.task_id, awaitingCondition(true));
+      const decide = decidePendingApproval(db, a, args.task_id, { status: "approved", decidedBy: actorName(p), reason: args.note ?? null, now });
+      const outcome = (results: D1Result[]) => {
+        const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
+        const decided = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
+        return { task, approval: { ...decided, task_title: task.title } as Approval };
+      };
       return ctx.commit(
-        { statements, activity: { target: t.id, summary }, events },
-        { task: toTask(task), approval, next_occurrence: next?.next ?? null, changed: true },
+        {
+          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, APPROVE_SET, [now], now)],
+          activity: {
+            target: args.task_id,
+            summarySql: taskSummary(a, args.task_id, APPROVED_SUMMARY, [args.note ? `: ${args.note}` : ""]),
+          },
+          events: (results) => {
+            const { task, approval } = outcome(results);
+            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: actorName(p), approval_id: approval.id, next_occurrence: null })];
+          },
+        },
+        (results) => ({ ...outcome(results), next_occurrence: null, changed: true }),
       );
-    });
+    }, slowly);
   },
 });
 
@@ -164,51 +232,85 @@ const rejectTask = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t, pending, latest } = await readTaskState(db, a, args.task_id);
-      if (!pending && t.status !== "awaiting_approval") {
-        if (latest?.status === "rejected" && latest.reason === args.reason && t.status !== "done" && t.status !== "cancelled") {
-          return { task: toTask(t), approval: latest, comment_id: null, changed: false };
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t, pending, latest } = await readTaskState(db, a, args.task_id);
+        if (!pending && t.status !== "awaiting_approval") {
+          if (latest?.status === "rejected" && latest.reason === args.reason && t.status !== "done" && t.status !== "cancelled") {
+            return { task: toTask(t), approval: latest, comment_id: null, changed: false };
+          }
+          throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to reject. comment_on_task adds a note instead.`);
         }
-        throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to reject. comment_on_task adds a note instead.`);
-      }
-      if (t.status === "done" || t.status === "cancelled") {
-        throw conflict(`task ${t.id} is ${t.status}; reopen_task brings it back first.`);
-      }
-      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
-      let approval: Approval | null = null;
-      if (pending) {
-        const d = { status: "rejected" as const, decidedBy: actorName(p), reason: args.reason, now };
-        statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
-        approval = decidedValue(pending, d);
-      }
-      let task = t;
-      if (t.status === "awaiting_approval" || t.status === "open") {
-        const change: TaskTransition = { status: "in_progress" };
-        statements.push(transitionTask(db, a, t, change, now));
-        // Back at work: an agent's claim lease starts over instead of having run out while it waited.
-        if (t.assignee) statements.push(renewLease(db, a, t.id, t.assignee, now));
-        task = transitioned(t, change, now);
-      }
-      const commentId = newId(ID_PREFIX.comment);
-      statements.push(
-        insertTaskComment(db, {
-          id: commentId, accountId: a, taskId: t.id, authorTokenId: p.tokenId, author: actorName(p), body: `Rejected: ${args.reason}`, now,
-        }),
-      );
-      const summary = `rejected${approval ? ` ${approval.id}` : ""}; back to ${task.status} (comment ${commentId}): ${args.reason}`;
-      const event = newEvent("task.rejected", a, now, {
-        task: eventTask(toTask(task)),
-        approval_id: approval?.id ?? null,
-        rejected_by: actorName(p),
-        reason: args.reason,
-        comment_id: commentId,
+        if (t.status === "done" || t.status === "cancelled") {
+          throw conflict(`task ${t.id} is ${t.status}; reopen_task brings it back first.`);
+        }
+        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        let approval: Approval | null = null;
+        if (pending) {
+          const d = { status: "rejected" as const, decidedBy: actorName(p), reason: args.reason, now };
+          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          approval = decidedValue(pending, d);
+        }
+        let task = t;
+        if (t.status === "awaiting_approval" || t.status === "open") {
+          const change: TaskTransition = { status: "in_progress" };
+          statements.push(transitionTask(db, a, t, change, now));
+          // Back at work: an agent's claim lease starts over instead of having run out while it waited.
+          if (t.assignee) statements.push(renewLease(db, a, t.id, t.assignee, now));
+          task = transitioned(t, change, now);
+        }
+        const commentId = newId(ID_PREFIX.comment);
+        statements.push(
+          insertTaskComment(db, {
+            id: commentId, accountId: a, taskId: t.id, authorTokenId: p.tokenId, author: actorName(p), body: `Rejected: ${args.reason}`, now,
+          }),
+        );
+        const summary = `rejected${approval ? ` ${approval.id}` : ""}; back to ${task.status} (comment ${commentId}): ${args.reason}`;
+        const event = newEvent("task.rejected", a, now, {
+          task: eventTask(toTask(task)),
+          approval_id: approval?.id ?? null,
+          rejected_by: actorName(p),
+          reason: args.reason,
+          comment_id: commentId,
+        });
+        return ctx.commit(
+          { statements, activity: { target: t.id, summary }, events: [event] },
+          { task: toTask(task), approval, comment_id: commentId, changed: true },
+        );
       });
+    };
+    // The usual case in one batch: the task awaits approval with a pending one; it goes back to in_progress.
+    return fastOr(async (miss) => {
+      const g = liveTaskIs(a, args.task_id, awaitingCondition(false));
+      const decide = decidePendingApproval(db, a, args.task_id, { status: "rejected", decidedBy: actorName(p), reason: args.reason, now });
+      const commentId = newId(ID_PREFIX.comment);
+      const comment = insertTaskComment(db, {
+        id: commentId, accountId: a, taskId: args.task_id, authorTokenId: p.tokenId, author: actorName(p), body: `Rejected: ${args.reason}`, now,
+      });
+      const outcome = (results: D1Result[]) => {
+        const task = toTask(rowsOf<TaskRow>(results, 2)[0]);
+        const decided = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
+        return { task, approval: { ...decided, task_title: task.title } as Approval };
+      };
       return ctx.commit(
-        { statements, activity: { target: t.id, summary }, events: [event] },
-        { task: toTask(task), approval, comment_id: commentId, changed: true },
+        {
+          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, REJECT_SET, [now], now), comment],
+          activity: {
+            target: args.task_id,
+            summarySql: taskSummary(a, args.task_id, REJECTED_SUMMARY, [`; back to in_progress (comment ${commentId}): ${args.reason}`]),
+          },
+          events: (results) => {
+            const { task, approval } = outcome(results);
+            return [
+              newEvent("task.rejected", a, now, {
+                task: eventTask(task), approval_id: approval.id, rejected_by: actorName(p), reason: args.reason, comment_id: commentId,
+              }),
+            ];
+          },
+        },
+        (results) => ({ ...outcome(results), comment_id: commentId, changed: true }),
       );
-    });
+    }, slowly);
   },
 });
 

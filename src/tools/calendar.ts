@@ -2,11 +2,15 @@ import { z } from "zod";
 import { conflict, invalid } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { addDays, dayStartMs, localDate } from "../domain/zoned-time.ts";
-import { accountTimeZone } from "../db/account.ts";
-import { deleteLink, findLink, findLinkById, selectLinks, tasksDueIn, upsertLink, type AgendaTaskRow, type LinkRow } from "../db/calendar.ts";
+import { selectTimeZone } from "../db/series.ts";
+import {
+  deleteLink, deleteLinkOf, findLink, LINKED_SUMMARY, UNLINKED_SUMMARY, findLinkById, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn, upsertLink,
+  upsertLinkKeepingUrl, type AgendaTaskRow, type LinkKey, type LinkRow,
+} from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { requireTask } from "../db/tasks.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { fastOr, rowsOf } from "./fast.ts";
 import { calendarDate, cursor, id, isoTime, limit, PRIORITIES, taskId, title, toUtc } from "./schemas.ts";
 
 const provider = z
@@ -101,15 +105,34 @@ const getAgenda = defineTool({
   }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const zone = await accountTimeZone(db, p.accountId);
+    // One batch: the account's time zone, and the rows of the widest range the days can span in any zone
+    // (local midnights lie within UTC-14h..UTC+12h of UTC midnight); the zone's days are then cut from those.
+    // Only when that range holds more rows than a read may return are the zone's exact bounds asked again.
+    const HOUR = 3_600_000;
+    const utcToday = localDate("UTC", ctx.nowMs);
+    const earliest = args.date ?? addDays(utcToday, -1);
+    const latest = addDays(args.date ?? addDays(utcToday, 1), args.days);
+    const wide = { from: new Date(dayStartMs("UTC", earliest) - 15 * HOUR).toISOString(), to: new Date(dayStartMs("UTC", latest) + 13 * HOUR).toISOString() };
+    const WIDE_ROWS = 2 * AGENDA_ROWS + 1;
+    const read = (range: { from: string; to: string }, rows: number) => [
+      tasksDueIn(db, p.accountId, range.from, range.to, { includeSnoozed: args.include_snoozed, now: ctx.now, limit: rows + 1 }),
+      selectLinks(db, p.accountId, range, null, rows),
+    ];
+    let [zoneRow, tasks, links] = await db.batch([selectTimeZone(db, p.accountId), ...read(wide, WIDE_ROWS)]);
+    const zone = (zoneRow.results[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC";
     const first = args.date ?? localDate(zone, ctx.nowMs);
     const bounds = Array.from({ length: args.days + 1 }, (_, i) => dayStartMs(zone, addDays(first, i)));
     const from = new Date(bounds[0]).toISOString();
     const to = new Date(bounds[args.days]).toISOString();
-    const [tasks, links] = await db.batch([
-      tasksDueIn(db, p.accountId, from, to, { includeSnoozed: args.include_snoozed, now: ctx.now, limit: AGENDA_ROWS + 1 }),
-      selectLinks(db, p.accountId, { from, to }, null, AGENDA_ROWS),
-    ]);
+    if (tasks.results.length > WIDE_ROWS || links.results.length > WIDE_ROWS) {
+      [tasks, links] = await db.batch(read({ from, to }, AGENDA_ROWS));
+    } else {
+      tasks = { ...tasks, results: (tasks.results as AgendaTaskRow[]).filter((t) => t.due_at >= from && t.due_at < to).slice(0, AGENDA_ROWS + 1) };
+      links = {
+        ...links,
+        results: (links.results as LinkRow[]).filter((l) => l.starts_at < to && (l.ends_at > from || l.starts_at >= from)).slice(0, AGENDA_ROWS + 1),
+      };
+    }
     const taskRows = tasks.results as AgendaTaskRow[];
     const linkRows = links.results as LinkRow[];
     const truncated = taskRows.length > AGENDA_ROWS || linkRows.length > AGENDA_ROWS;
@@ -150,35 +173,63 @@ const linkEvent = defineTool({
   output: z.object({ link: linkShape, created: z.boolean(), changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
+    const slowly = async () => {
+      const startsAt = toUtc(args.starts_at);
+      const endsAt = toUtc(args.ends_at);
+      if (endsAt < startsAt) throw invalid(`ends_at: ${args.ends_at} is before starts_at ${args.starts_at}; an event ends at or after its start.`);
+      const task = await requireTask(db, p.accountId, args.task_id);
+      const existing = await findLink(db, p.accountId, task.id, args.provider, args.event_id);
+      const url = args.url === undefined ? (existing?.url ?? null) : args.url;
+      if (existing && existing.title === args.title && existing.starts_at === startsAt && existing.ends_at === endsAt && existing.url === url) {
+        return { link: existing, created: false, changed: false };
+      }
+      const results = await ctx.commitWithResults({
+        statements: [
+          ctx.guard("EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)", [task.id, p.accountId],
+            conflict(`task ${task.id} went to the trash meanwhile; restore_from_trash brings it back.`)),
+          upsertLink(db, {
+            id: newId(ID_PREFIX.calendarLink), accountId: p.accountId, taskId: task.id, provider: args.provider, eventId: args.event_id,
+            title: args.title, startsAt, endsAt, url, now: ctx.now,
+          }),
+        ],
+        activity: {
+          target: task.id,
+          summary: `${existing ? "updated" : "linked"} ${args.provider} event ${args.event_id} "${args.title}" (${startsAt} – ${endsAt})`,
+        },
+      });
+      const row = results[1].results[0] as { id: string; created_at: string };
+      const link: LinkRow = {
+        id: row.id, task_id: task.id, task_title: task.title, provider: args.provider, event_id: args.event_id,
+        title: args.title, starts_at: startsAt, ends_at: endsAt, url, created_at: row.created_at,
+      };
+      return { link, created: !existing, changed: true };
+    };
     const startsAt = toUtc(args.starts_at);
     const endsAt = toUtc(args.ends_at);
-    if (endsAt < startsAt) throw invalid(`ends_at: ${args.ends_at} is before starts_at ${args.starts_at}; an event ends at or after its start.`);
-    const task = await requireTask(db, p.accountId, args.task_id);
-    const existing = await findLink(db, p.accountId, task.id, args.provider, args.event_id);
-    const url = args.url === undefined ? (existing?.url ?? null) : args.url;
-    if (existing && existing.title === args.title && existing.starts_at === startsAt && existing.ends_at === endsAt && existing.url === url) {
-      return { link: existing, created: false, changed: false };
-    }
-    const results = await ctx.commitWithResults({
-      statements: [
-        ctx.guard("EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)", [task.id, p.accountId],
-          conflict(`task ${task.id} went to the trash meanwhile; restore_from_trash brings it back.`)),
-        upsertLink(db, {
-          id: newId(ID_PREFIX.calendarLink), accountId: p.accountId, taskId: task.id, provider: args.provider, eventId: args.event_id,
-          title: args.title, startsAt, endsAt, url, now: ctx.now,
-        }),
-      ],
-      activity: {
-        target: task.id,
-        summary: `${existing ? "updated" : "linked"} ${args.provider} event ${args.event_id} "${args.title}" (${startsAt} – ${endsAt})`,
-      },
-    });
-    const row = results[1].results[0] as { id: string; created_at: string };
-    const link: LinkRow = {
-      id: row.id, task_id: task.id, task_title: task.title, provider: args.provider, event_id: args.event_id,
-      title: args.title, starts_at: startsAt, ends_at: endsAt, url, created_at: row.created_at,
-    };
-    return { link, created: !existing, changed: true };
+    if (endsAt < startsAt) return slowly();
+    // The usual case in one batch: a live task without this very link; the link is read back after the upsert.
+    return fastOr(async (miss) => {
+      const a = p.accountId;
+      const key = { provider: args.provider, eventId: args.event_id };
+      const keepUrl = args.url === undefined;
+      const g = linkCondition(a, args.task_id, key, false, { title: args.title, startsAt, endsAt, url: args.url ?? null, keepUrl });
+      const rest = ` ${args.provider} event ${args.event_id} "${args.title}" (${startsAt} – ${endsAt})`;
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(g.condition, g.binds, miss),
+            selectLinkOf(db, a, args.task_id, key),
+            upsertLinkKeepingUrl(db, {
+              id: newId(ID_PREFIX.calendarLink), accountId: a, taskId: args.task_id, provider: args.provider, eventId: args.event_id,
+              title: args.title, startsAt, endsAt, url: args.url ?? null, now: ctx.now,
+            }, keepUrl),
+            selectLinkOf(db, a, args.task_id, key),
+          ],
+          activity: { target: args.task_id, summarySql: linkSummary(a, args.task_id, key, LINKED_SUMMARY, [rest]) },
+        },
+        (results) => ({ link: rowsOf<LinkRow>(results, -1)[0], created: rowsOf<LinkRow>(results, 1).length === 0, changed: true }),
+      );
+    }, slowly);
   },
 });
 
@@ -194,22 +245,42 @@ const unlinkEvent = defineTool({
   output: z.object({ removed: z.boolean().describe("false when the task had no such link"), link: linkShape.nullable() }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
+    const slowly = async () => {
+      const byEvent = args.provider !== undefined || args.event_id !== undefined;
+      if (args.link_id ? byEvent : !(args.provider && args.event_id)) {
+        throw invalid("Name the link either by link_id, or by provider and event_id (list_calendar_links with task_id shows them).");
+      }
+      const task = await requireTask(db, p.accountId, args.task_id);
+      const link = args.link_id
+        ? await findLinkById(db, p.accountId, task.id, args.link_id)
+        : await findLink(db, p.accountId, task.id, args.provider as string, args.event_id as string);
+      if (!link) return { removed: false, link: null };
+      return ctx.commit(
+        {
+          statements: [deleteLink(db, p.accountId, link.id)],
+          activity: { target: task.id, summary: `unlinked ${link.provider} event ${link.event_id} "${link.title}" (${link.id})` },
+        },
+        { removed: true, link },
+      );
+    };
     const byEvent = args.provider !== undefined || args.event_id !== undefined;
-    if (args.link_id ? byEvent : !(args.provider && args.event_id)) {
-      throw invalid("Name the link either by link_id, or by provider and event_id (list_calendar_links with task_id shows them).");
-    }
-    const task = await requireTask(db, p.accountId, args.task_id);
-    const link = args.link_id
-      ? await findLinkById(db, p.accountId, task.id, args.link_id)
-      : await findLink(db, p.accountId, task.id, args.provider as string, args.event_id as string);
-    if (!link) return { removed: false, link: null };
-    return ctx.commit(
-      {
-        statements: [deleteLink(db, p.accountId, link.id)],
-        activity: { target: task.id, summary: `unlinked ${link.provider} event ${link.event_id} "${link.title}" (${link.id})` },
-      },
-      { removed: true, link },
-    );
+    if (args.link_id ? byEvent : !(args.provider && args.event_id)) return slowly();
+    // The usual case in one batch: the task is live and has the link.
+    return fastOr(async (miss) => {
+      const a = p.accountId;
+      const key: LinkKey = args.link_id ? { id: args.link_id } : { provider: args.provider as string, eventId: args.event_id as string };
+      const g = linkCondition(a, args.task_id, key, true);
+      return ctx.commit(
+        {
+          statements: [ctx.guard(g.condition, g.binds, miss), selectLinkOf(db, a, args.task_id, key), deleteLinkOf(db, a, args.task_id, key)],
+          activity: {
+            target: args.task_id,
+            summarySql: linkSummary(a, args.task_id, key, UNLINKED_SUMMARY),
+          },
+        },
+        (results) => ({ removed: true, link: rowsOf<LinkRow>(results, 1)[0] }),
+      );
+    }, slowly);
   },
 });
 

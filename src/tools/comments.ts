@@ -11,6 +11,10 @@ import {
   type Comment, type CommentLookup,
 } from "../db/comments.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { fastOr, rowsOf } from "./fast.ts";
+import {
+  BODY_IS_TITLE, commentTask, insertCommentTrashItem, OWN_LIVE_COMMENT, OWN_LIVE_COMMENT_NOT, selectCommentTask, setCommentBodyReturning,
+} from "../db/comment-writes.ts";
 import { commentId, cursor, idempotencyKey, limit, longText, nextCursor, taskId } from "./schemas.ts";
 
 const body = longText.min(1, "must not be empty").refine((s) => s.trim().length > 0, "must not be blank");
@@ -68,6 +72,28 @@ const commentOnTask = defineTool({
   output: z.object({ comment: commentShape }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
+    const slowly = async () => {
+      const comment: Comment = {
+        id: newId(ID_PREFIX.comment),
+        task_id: args.task_id,
+        author: actorName(p),
+        body: args.body,
+        created_at: ctx.now,
+        updated_at: ctx.now,
+      };
+      await requireTask(db, p.accountId, args.task_id);
+      const gone = notFound("task", args.task_id, TASK_HINT);
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], gone), insertComment(db, p.accountId, p.tokenId, comment),
+            renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
+          ],
+          activity: { target: args.task_id, summary: `commented ${comment.id}` },
+        },
+        { comment },
+      );
+    };
     const comment: Comment = {
       id: newId(ID_PREFIX.comment),
       task_id: args.task_id,
@@ -76,17 +102,19 @@ const commentOnTask = defineTool({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    await requireTask(db, p.accountId, args.task_id);
-    const gone = notFound("task", args.task_id, TASK_HINT);
-    return ctx.commit(
-      {
-        statements: [
-          ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], gone), insertComment(db, p.accountId, p.tokenId, comment),
-          renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
-        ],
-        activity: { target: args.task_id, summary: `commented ${comment.id}` },
-      },
-      { comment },
+    return fastOr(
+      (miss) =>
+        ctx.commit(
+          {
+            statements: [
+              ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], miss), insertComment(db, p.accountId, p.tokenId, comment),
+              renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
+            ],
+            activity: { target: args.task_id, summary: `commented ${comment.id}` },
+          },
+          { comment },
+        ),
+      slowly,
     );
   },
 });
@@ -98,19 +126,35 @@ const editComment = defineTool({
   output: z.object({ comment: commentShape, changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const row = await requireComment(db, p.accountId, args.comment_id);
-    requireAuthor(p, row);
-    liveComment(row);
-    if (row.body === args.body) return { comment: toComment(row), changed: false };
-    return ctx.commit(
-      {
-        statements: [
-          ctx.guard(COMMENT_IS_LIVE, [row.id, p.accountId], commentGone(row.id)),
-          setCommentBody(db, p.accountId, row.id, args.body, ctx.now),
-        ],
-        activity: { target: row.task_id, summary: `edited comment ${row.id}` },
-      },
-      { comment: { ...toComment(row), body: args.body, updated_at: ctx.now }, changed: true },
+    const slowly = async () => {
+      const row = await requireComment(db, p.accountId, args.comment_id);
+      requireAuthor(p, row);
+      liveComment(row);
+      if (row.body === args.body) return { comment: toComment(row), changed: false };
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(COMMENT_IS_LIVE, [row.id, p.accountId], commentGone(row.id)),
+            setCommentBody(db, p.accountId, row.id, args.body, ctx.now),
+          ],
+          activity: { target: row.task_id, summary: `edited comment ${row.id}` },
+        },
+        { comment: { ...toComment(row), body: args.body, updated_at: ctx.now }, changed: true },
+      );
+    };
+    return fastOr(
+      (miss) =>
+        ctx.commit(
+          {
+            statements: [
+              ctx.guard(OWN_LIVE_COMMENT_NOT, [args.comment_id, p.accountId, actorName(p), args.body], miss),
+              setCommentBodyReturning(db, p.accountId, args.comment_id, args.body, ctx.now),
+            ],
+            activity: { target: null, targetSql: commentTask(p.accountId, args.comment_id), summary: `edited comment ${args.comment_id}` },
+          },
+          (results) => ({ comment: toComment(rowsOf<Comment>(results, -1)[0]), changed: true }),
+        ),
+      slowly,
     );
   },
 });
@@ -128,29 +172,55 @@ const deleteComment = defineTool({
   }),
   async handler(ctx, { comment_id }) {
     const { db, principal: p } = ctx;
-    const row = await requireComment(db, p.accountId, comment_id);
-    requireAuthor(p, row);
-    if (row.trash_id) {
-      return { comment_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, changed: false };
-    }
-    const excerpt = row.body.replace(/\s+/g, " ").trim();
-    const { trashId, statements } = moveToTrash(db, {
-      accountId: p.accountId,
-      kind: "comment",
-      targetId: comment_id,
-      title: excerpt.length > 100 ? `${excerpt.slice(0, 99)}…` : excerpt,
-      itemCount: 1,
-      deletedBy: actorName(p),
-      deletedByToken: p.tokenId,
-      now: ctx.now,
-    });
-    return ctx.commit(
-      {
-        statements: [ctx.guard(COMMENT_IS_LIVE, [comment_id, p.accountId], commentGone(comment_id)), ...statements],
-        activity: { target: row.task_id, summary: `deleted comment ${comment_id} (trash ${trashId})` },
-      },
-      { comment_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), changed: true },
-    );
+    const slowly = async () => {
+      const row = await requireComment(db, p.accountId, comment_id);
+      requireAuthor(p, row);
+      if (row.trash_id) {
+        return { comment_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, changed: false };
+      }
+      const excerpt = row.body.replace(/\s+/g, " ").trim();
+      const { trashId, statements } = moveToTrash(db, {
+        accountId: p.accountId,
+        kind: "comment",
+        targetId: comment_id,
+        title: excerpt.length > 100 ? `${excerpt.slice(0, 99)}…` : excerpt,
+        itemCount: 1,
+        deletedBy: actorName(p),
+        deletedByToken: p.tokenId,
+        now: ctx.now,
+      });
+      return ctx.commit(
+        {
+          statements: [ctx.guard(COMMENT_IS_LIVE, [comment_id, p.accountId], commentGone(comment_id)), ...statements],
+          activity: { target: row.task_id, summary: `deleted comment ${comment_id} (trash ${trashId})` },
+        },
+        { comment_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), changed: true },
+      );
+    };
+    return fastOr(async (miss) => {
+      const marks = moveToTrash(db, { accountId: p.accountId, kind: "comment", targetId: comment_id, title: "", itemCount: 1, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+      const item = insertCommentTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, commentId: comment_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(OWN_LIVE_COMMENT, [comment_id, p.accountId, actorName(p)], miss),
+            ctx.guard(BODY_IS_TITLE, [comment_id, p.accountId], miss),
+            item,
+            ...marks.statements.slice(1),
+            selectCommentTask(db, p.accountId, comment_id),
+          ],
+          activity: {
+            target: null,
+            targetSql: commentTask(p.accountId, comment_id),
+            summary: `deleted comment ${comment_id} (trash ${marks.trashId})`,
+          },
+        },
+        (results) => {
+          const row = rowsOf<{ id: string; purge_after: string }>(results, 2)[0];
+          return { comment_id, task_id: rowsOf<{ task_id: string }>(results, -1)[0].task_id, trash_id: row.id, purge_after: row.purge_after, changed: true };
+        },
+      );
+    }, slowly);
   },
 });
 

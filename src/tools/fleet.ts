@@ -3,7 +3,7 @@ import { staleRunMinutes } from "../domain/stale-runs.ts";
 import { actorName } from "../domain/principal.ts";
 import { notFound } from "../domain/errors.ts";
 import {
-  AGENT_IS_ACTIVE, AGENT_IS_PAUSED, agentDetail, fleetSnapshot, listAgents, requireAgentByName, setPaused, workload,
+  agentIdByName, agentNamedIs, setPausedByName, AGENT_IS_ACTIVE, AGENT_IS_PAUSED, agentDetail, fleetSnapshot, listAgents, requireAgentByName, setPaused, workload,
   type AgentRow,
 } from "../db/agents.ts";
 import { toRun } from "../db/runs.ts";
@@ -15,6 +15,7 @@ import { optimistic, REASON_MAX } from "./lifecycle.ts";
 import { runShape } from "./runs.ts";
 import { CLAIM_EXPIRES } from "./shapes.ts";
 import { claimExpiry } from "../domain/claims.ts";
+import { fastOr } from "./fast.ts";
 
 const PER_AGENT = 20;
 const RECENT_RUNS = 10;
@@ -198,7 +199,30 @@ const getWorkload = defineTool({
 /** Pauses or resumes an agent; the same state again is a no-op. Clears this isolate's token cache after the change. */
 async function setAgentPause(ctx: ToolContext, name: string, pause: boolean, reason: string | undefined) {
   const a = ctx.principal.accountId;
-  const result = await optimistic(`agent ${name}`, async (lost) => {
+  // The usual case in one batch: the agent exists in the other state.
+  const atOnce = (miss: Error) => {
+    const pausedAt = pause ? ctx.now : null;
+    const pausedBy = pause ? actorName(ctx.principal) : null;
+    const summary = pause
+      ? `paused agent ${name}: its tokens may only read${reason ? `; ${reason}` : ""}`
+      : `resumed agent ${name}${reason ? `; ${reason}` : ""}`;
+    return ctx.commit(
+      {
+        statements: [ctx.guard(agentNamedIs(!pause), [a, name], miss), setPausedByName(ctx.db, a, name, pausedAt, pausedBy)],
+        activity: { target: null, targetSql: agentIdByName(a, name), summary: summary },
+      },
+      (results) => ({ agent: toAgent(results[1].results[0] as AgentRow), changed: true }),
+    );
+  };
+  const result = await fastOr(atOnce, () => pauseSlowly(ctx, name, pause, reason));
+  if (result.changed) forgetResolvedTokens();
+  return result;
+}
+
+/** setAgentPause on what a read shows: a no-op, not found, or the change. */
+async function pauseSlowly(ctx: ToolContext, name: string, pause: boolean, reason: string | undefined) {
+  const a = ctx.principal.accountId;
+  return optimistic(`agent ${name}`, async (lost) => {
     const g = await requireAgentByName(ctx.db, a, name);
     if ((g.paused_at !== null) === pause) return { agent: toAgent(g), changed: false };
     const pausedAt = pause ? ctx.now : null;
@@ -214,8 +238,6 @@ async function setAgentPause(ctx: ToolContext, name: string, pause: boolean, rea
       { agent: toAgent({ ...g, paused_at: pausedAt, paused_by: pausedBy }), changed: true },
     );
   });
-  if (result.changed) forgetResolvedTokens();
-  return result;
 }
 
 const pauseInput = z.strictObject({

@@ -8,6 +8,11 @@ import {
 } from "../db/labels.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { fastOr, rowsOf } from "./fast.ts";
+import {
+  DELETED_LABEL_SUMMARY, detachByNames, LABEL_EXISTS, RENAMED_SUMMARY, LABEL_SPELLED_OTHERWISE, LABELLED_SUMMARY, labelSummary, LIVE_TASK_HAS_ALL, LIVE_TASK_HAS_NONE,
+  selectLabel, selectOnTask, selectSpelled, UNLABELLED_SUMMARY,
+} from "../db/label-writes.ts";
 import { cursor, labelId, LIMITS, limit, nextCursor, taskId } from "./schemas.ts";
 
 const labelName = z
@@ -82,18 +87,32 @@ const createLabel = defineTool({
   output: z.object({ label: labelShape, created: z.boolean() }),
   async handler(ctx, args) {
     const a = ctx.principal.accountId;
-    const existing = await findLabelByName(ctx.db, a, args.name);
-    if (existing) return { label: toLabel(existing), created: false };
+    const slowly = async () => {
+      const existing = await findLabelByName(ctx.db, a, args.name);
+      if (existing) return { label: toLabel(existing), created: false };
+      const row = { id: newId(ID_PREFIX.label), accountId: a, name: args.name, color: args.color ?? null, now: ctx.now };
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(NAME_FREE, [a, row.id, row.name], conflict(`a label named "${row.name}" was just created by another call; call create_label again to get it.`)),
+            insertLabel(ctx.db, row),
+          ],
+          activity: { target: row.id, summary: `created label "${row.name}"` },
+        },
+        { label: { id: row.id, name: row.name, color: row.color, created_at: row.now, task_count: 0 }, created: true },
+      );
+    };
     const row = { id: newId(ID_PREFIX.label), accountId: a, name: args.name, color: args.color ?? null, now: ctx.now };
-    return ctx.commit(
-      {
-        statements: [
-          ctx.guard(NAME_FREE, [a, row.id, row.name], conflict(`a label named "${row.name}" was just created by another call; call create_label again to get it.`)),
-          insertLabel(ctx.db, row),
-        ],
-        activity: { target: row.id, summary: `created label "${row.name}"` },
-      },
-      { label: { id: row.id, name: row.name, color: row.color, created_at: row.now, task_count: 0 }, created: true },
+    return fastOr(
+      (miss) =>
+        ctx.commit(
+          {
+            statements: [ctx.guard(NAME_FREE, [a, row.id, row.name], miss), insertLabel(ctx.db, row)],
+            activity: { target: row.id, summary: `created label "${row.name}"` },
+          },
+          { label: { id: row.id, name: row.name, color: row.color, created_at: row.now, task_count: 0 }, created: true },
+        ),
+      slowly,
     );
   },
 });
@@ -105,16 +124,34 @@ const renameLabelTool = defineTool({
   output: z.object({ label: labelShape, changed: z.boolean() }),
   async handler(ctx, args) {
     const a = ctx.principal.accountId;
-    const label = await requireLabel(ctx.db, a, args.label_id);
-    if (label.name === args.name) return { label: toLabel(label), changed: false };
-    const other = await findLabelByName(ctx.db, a, args.name);
-    if (other && other.id !== label.id) throw nameTaken(args.name, other.name);
-    return ctx.commit(
-      {
-        statements: [ctx.guard(NAME_FREE, [a, label.id, args.name], nameTaken(args.name, args.name)), renameLabel(ctx.db, a, label.id, args.name)],
-        activity: { target: label.id, summary: `renamed label "${label.name}" to "${args.name}"` },
-      },
-      { label: toLabel({ ...label, name: args.name }), changed: true },
+    const slowly = async () => {
+      const label = await requireLabel(ctx.db, a, args.label_id);
+      if (label.name === args.name) return { label: toLabel(label), changed: false };
+      const other = await findLabelByName(ctx.db, a, args.name);
+      if (other && other.id !== label.id) throw nameTaken(args.name, other.name);
+      return ctx.commit(
+        {
+          statements: [ctx.guard(NAME_FREE, [a, label.id, args.name], nameTaken(args.name, args.name)), renameLabel(ctx.db, a, label.id, args.name)],
+          activity: { target: label.id, summary: `renamed label "${label.name}" to "${args.name}"` },
+        },
+        { label: toLabel({ ...label, name: args.name }), changed: true },
+      );
+    };
+    return fastOr(
+      (miss) =>
+        ctx.commit(
+          {
+            statements: [
+              ctx.guard(LABEL_SPELLED_OTHERWISE, [a, args.label_id, args.name], miss),
+              ctx.guard(NAME_FREE, [a, args.label_id, args.name], miss),
+              renameLabel(ctx.db, a, args.label_id, args.name),
+              selectLabel(ctx.db, a, args.label_id),
+            ],
+            activity: { target: args.label_id, summarySql: labelSummary(a, args.label_id, RENAMED_SUMMARY, [args.name]) },
+          },
+          (results) => ({ label: toLabel(rowsOf<LabelRow>(results, -1)[0]), changed: true }),
+        ),
+      slowly,
     );
   },
 });
@@ -131,17 +168,33 @@ const deleteLabelTool = defineTool({
   }),
   async handler(ctx, { label_id }) {
     const a = ctx.principal.accountId;
-    const label = await findLabel(ctx.db, a, label_id);
-    if (!label) {
-      if (await wasLabelDeleted(ctx.db, a, label_id)) return { label_id, name: null, removed_from_tasks: 0, changed: false };
-      throw notFound("label", label_id, LABEL_NOT_FOUND_HINT);
-    }
-    return ctx.commit(
-      {
-        statements: deleteLabel(ctx.db, a, label.id),
-        activity: { target: label.id, summary: `deleted label "${label.name}" (on ${label.task_count} task(s))` },
-      },
-      { label_id, name: label.name, removed_from_tasks: label.task_count, changed: true },
+    const slowly = async () => {
+      const label = await findLabel(ctx.db, a, label_id);
+      if (!label) {
+        if (await wasLabelDeleted(ctx.db, a, label_id)) return { label_id, name: null, removed_from_tasks: 0, changed: false };
+        throw notFound("label", label_id, LABEL_NOT_FOUND_HINT);
+      }
+      return ctx.commit(
+        {
+          statements: deleteLabel(ctx.db, a, label.id),
+          activity: { target: label.id, summary: `deleted label "${label.name}" (on ${label.task_count} task(s))` },
+        },
+        { label_id, name: label.name, removed_from_tasks: label.task_count, changed: true },
+      );
+    };
+    return fastOr(
+      (miss) =>
+        ctx.commit(
+          {
+            statements: [ctx.guard(LABEL_EXISTS, [a, label_id], miss), selectLabel(ctx.db, a, label_id), ...deleteLabel(ctx.db, a, label_id)],
+            activity: { target: label_id, summarySql: labelSummary(a, label_id, DELETED_LABEL_SUMMARY) },
+          },
+          (results) => {
+            const label = rowsOf<LabelRow>(results, 1)[0];
+            return { label_id, name: label.name, removed_from_tasks: label.task_count, changed: true };
+          },
+        ),
+      slowly,
     );
   },
 });
@@ -179,20 +232,42 @@ const labelTask = defineTool({
   output: labelTaskResult,
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const names = distinctNames(args.labels);
-    const { task, current, known } = await readTaskLabelling(db, p.accountId, args.task_id, names);
-    const toAdd = names.filter((n) => !current.some((l) => sameName(l.name, n)));
-    if (toAdd.length === 0) return { task_id: task.id, labels: current, added: [] };
+    const slowly = async () => {
+      const names = distinctNames(args.labels);
+      const { task, current, known } = await readTaskLabelling(db, p.accountId, args.task_id, names);
+      const toAdd = names.filter((n) => !current.some((l) => sameName(l.name, n)));
+      if (toAdd.length === 0) return { task_id: task.id, labels: current, added: [] };
 
-    const missing = toAdd.filter((n) => !known.some((l) => sameName(l.name, n)));
-    const statements = [
-      ...missing.map((name) => insertLabelIfMissing(db, { id: newId(ID_PREFIX.label), accountId: p.accountId, name, now: ctx.now })),
-      ...toAdd.map((name) => attachLabelByName(db, p.accountId, task.id, name, ctx.now)),
-    ];
-    const added = toAdd.map((n) => known.find((l) => sameName(l.name, n))?.name ?? n);
-    const summary = `labelled ${added.map((n) => `"${n}"`).join(", ")}` + (missing.length ? ` (new: ${missing.join(", ")})` : "");
-    const labels = await commitAndReadLabels(ctx, task.id, statements, summary);
-    return { task_id: task.id, labels, added };
+      const missing = toAdd.filter((n) => !known.some((l) => sameName(l.name, n)));
+      const statements = [
+        ...missing.map((name) => insertLabelIfMissing(db, { id: newId(ID_PREFIX.label), accountId: p.accountId, name, now: ctx.now })),
+        ...toAdd.map((name) => attachLabelByName(db, p.accountId, task.id, name, ctx.now)),
+      ];
+      const added = toAdd.map((n) => known.find((l) => sameName(l.name, n))?.name ?? n);
+      const summary = `labelled ${added.map((n) => `"${n}"`).join(", ")}` + (missing.length ? ` (new: ${missing.join(", ")})` : "");
+      const labels = await commitAndReadLabels(ctx, task.id, statements, summary);
+      return { task_id: task.id, labels, added };
+    };
+    // The usual case in one batch: a live task carrying none of the names; labels no one has yet are created.
+    const names = distinctNames(args.labels);
+    const json = JSON.stringify(names);
+    return fastOr(async (miss) => {
+      const statements = [
+        ctx.guard(LIVE_TASK_HAS_NONE, [args.task_id, p.accountId, json], miss),
+        ...names.map((name) => insertLabelIfMissing(db, { id: newId(ID_PREFIX.label), accountId: p.accountId, name, now: ctx.now })),
+        ...names.map((name) => attachLabelByName(db, p.accountId, args.task_id, name, ctx.now)),
+        selectSpelled(db, p.accountId, names),
+        selectTaskLabels(db, p.accountId, args.task_id),
+      ];
+      return ctx.commit(
+        { statements, activity: { target: args.task_id, summarySql: { sql: LABELLED_SUMMARY, binds: [p.accountId, json] } } },
+        (results) => ({
+          task_id: args.task_id,
+          labels: rowsOf<TaskLabel>(results, -1),
+          added: rowsOf<{ name: string }>(results, -2).map((r) => r.name),
+        }),
+      );
+    }, slowly);
   },
 });
 
@@ -203,20 +278,41 @@ const unlabelTask = defineTool({
   output: unlabelTaskResult,
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
+    const slowly = async () => {
+      const names = distinctNames(args.labels);
+      const { task, current, known } = await readTaskLabelling(db, p.accountId, args.task_id, names);
+      const unknown = names.filter((n) => !known.some((l) => sameName(l.name, n)));
+      if (unknown.length) {
+        throw invalid(`labels: no label named ${unknown.map((n) => `"${n}"`).join(", ")} in this account; list_labels shows the names, get_task the task's labels.`);
+      }
+      const toRemove = current.filter((l) => names.some((n) => sameName(l.name, n)));
+      if (toRemove.length === 0) return { task_id: task.id, labels: current, removed: [] };
+      const removed = toRemove.map((l) => l.name);
+      const labels = await commitAndReadLabels(
+        ctx, task.id, [detachLabels(db, p.accountId, task.id, toRemove.map((l) => l.id))],
+        `unlabelled ${removed.map((n) => `"${n}"`).join(", ")}`,
+      );
+      return { task_id: task.id, labels, removed };
+    };
+    // The usual case in one batch: a live task carrying every one of the names.
     const names = distinctNames(args.labels);
-    const { task, current, known } = await readTaskLabelling(db, p.accountId, args.task_id, names);
-    const unknown = names.filter((n) => !known.some((l) => sameName(l.name, n)));
-    if (unknown.length) {
-      throw invalid(`labels: no label named ${unknown.map((n) => `"${n}"`).join(", ")} in this account; list_labels shows the names, get_task the task's labels.`);
-    }
-    const toRemove = current.filter((l) => names.some((n) => sameName(l.name, n)));
-    if (toRemove.length === 0) return { task_id: task.id, labels: current, removed: [] };
-    const removed = toRemove.map((l) => l.name);
-    const labels = await commitAndReadLabels(
-      ctx, task.id, [detachLabels(db, p.accountId, task.id, toRemove.map((l) => l.id))],
-      `unlabelled ${removed.map((n) => `"${n}"`).join(", ")}`,
-    );
-    return { task_id: task.id, labels, removed };
+    const json = JSON.stringify(names);
+    return fastOr(async (miss) => {
+      const statements = [
+        ctx.guard(LIVE_TASK_HAS_ALL, [args.task_id, p.accountId, json, names.length], miss),
+        selectOnTask(db, p.accountId, args.task_id, names),
+        detachByNames(db, p.accountId, args.task_id, names),
+        selectTaskLabels(db, p.accountId, args.task_id),
+      ];
+      return ctx.commit(
+        { statements, activity: { target: args.task_id, summarySql: { sql: UNLABELLED_SUMMARY, binds: [args.task_id, p.accountId, json] } } },
+        (results) => ({
+          task_id: args.task_id,
+          labels: rowsOf<TaskLabel>(results, -1),
+          removed: rowsOf<TaskLabel>(results, 1).map((l) => l.name),
+        }),
+      );
+    }, slowly);
   },
 });
 

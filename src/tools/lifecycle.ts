@@ -17,6 +17,12 @@ import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../do
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, taskShape } from "./shapes.ts";
 import { followUp } from "./series.ts";
+import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
+import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
+import {
+  AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, COMPLETE_SUMMARY_AGENT, decidePendingApproval, REOPEN_SET, completableCondition, completeSet, insertApprovalUnlessAutoOk, REOPEN_SUMMARY, REOPENABLE,
+} from "../db/lifecycle-writes.ts";
+import type { TaskRow } from "../db/tasks.ts";
 
 export const REASON_MAX = 2000;
 
@@ -96,70 +102,117 @@ const completeTask = defineTool({
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
     const me = actorName(p);
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t, pending, timeZone } = await readTaskState(db, a, args.task_id);
-      if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, next_occurrence: null, changed: false };
-      if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
-      const statements = [...claimGuard(ctx, t, "complete_task", lost), ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t, pending, timeZone } = await readTaskState(db, a, args.task_id);
+        if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, next_occurrence: null, changed: false };
+        if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
+        const statements = [...claimGuard(ctx, t, "complete_task", lost), ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
 
-      if (p.kind === "human" || t.auto_ok === 1) {
-        const next = followUp(ctx, t, timeZone);
-        const change = { ...DONE, completed_at: now, ...next.change };
-        statements.push(transitionTask(db, a, t, change, now), ...next.statements);
-        let approval: Approval | null = null;
-        let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
-        if (pending) {
-          const d = p.kind === "human"
-            ? { status: "approved" as const, decidedBy: me, reason: args.note ?? null, now }
-            : { status: "closed" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
-          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
-          approval = decidedValue(pending, d);
-          summary += `; approval ${pending.id} ${d.status}`;
+        if (p.kind === "human" || t.auto_ok === 1) {
+          const next = followUp(ctx, t, timeZone);
+          const change = { ...DONE, completed_at: now, ...next.change };
+          statements.push(transitionTask(db, a, t, change, now), ...next.statements);
+          let approval: Approval | null = null;
+          let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
+          if (pending) {
+            const d = p.kind === "human"
+              ? { status: "approved" as const, decidedBy: me, reason: args.note ?? null, now }
+              : { status: "closed" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
+            statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+            approval = decidedValue(pending, d);
+            summary += `; approval ${pending.id} ${d.status}`;
+          }
+          const task = toTask(transitioned(t, change, now));
+          const event = newEvent("task.completed", a, now, {
+            task: eventTask(task),
+            completed_by: me,
+            approval_id: approval?.id ?? null,
+            next_occurrence: next.next ? { id: next.next.id, due_at: next.next.due_at } : null,
+          });
+          return ctx.commit(
+            { statements, activity: { target: t.id, summary: summary + next.summary }, events: [event] },
+            { task, outcome: "completed" as const, approval, next_occurrence: next.next, changed: true },
+          );
         }
-        const task = toTask(transitioned(t, change, now));
-        const event = newEvent("task.completed", a, now, {
-          task: eventTask(task),
-          completed_by: me,
-          approval_id: approval?.id ?? null,
-          next_occurrence: next.next ? { id: next.next.id, due_at: next.next.due_at } : null,
-        });
-        return ctx.commit(
-          { statements, activity: { target: t.id, summary: summary + next.summary }, events: [event] },
-          { task, outcome: "completed" as const, approval, next_occurrence: next.next, changed: true },
-        );
-      }
 
-      if (t.status === "awaiting_approval" && pending) {
-        return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
+        if (t.status === "awaiting_approval" && pending) {
+          return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
+        }
+        let approval = pending;
+        if (!approval) {
+          const created = {
+            id: newId(ID_PREFIX.approval),
+            accountId: a,
+            taskId: t.id,
+            taskTitle: t.title,
+            question: args.note ?? `${me} reports this task done. Approve to complete it, or reject with a reason to send it back.`,
+            requestedBy: me,
+            requestedByToken: p.tokenId,
+            now,
+          };
+          statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost), insertApproval(db, created));
+          approval = newApprovalValue(created);
+        }
+        let task = t;
+        if (t.status !== "awaiting_approval") {
+          const change: TaskTransition = { status: "awaiting_approval", blocked_reason: null, status_before_block: null };
+          statements.push(transitionTask(db, a, t, change, now));
+          task = transitioned(t, change, now);
+        }
+        const shown = toTask(task);
+        const events = approval === pending ? [] : [approvalRequested(a, now, shown, approval)];
+        return ctx.commit(
+          { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})` }, events },
+          { task: shown, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true },
+        );
+      });
+    };
+    // The usual case in one batch (see completableCondition); the returned row says which way it went.
+    return fastOr(async (miss) => {
+      const agent = p.kind !== "human";
+      const statements = [ctx.guard(completableCondition(agent), [args.task_id, a], miss)];
+      if (agent) {
+        const { condition, binds } = noClaimByOthers(args.task_id, a, me, ctx.now);
+        statements.push(ctx.guard(condition, binds, miss));
       }
-      let approval = pending;
-      if (!approval) {
-        const created = {
-          id: newId(ID_PREFIX.approval),
-          accountId: a,
-          taskId: t.id,
-          taskTitle: t.title,
-          question: args.note ?? `${me} reports this task done. Approve to complete it, or reject with a reason to send it back.`,
-          requestedBy: me,
-          requestedByToken: p.tokenId,
-          now,
-        };
-        statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost), insertApproval(db, created));
-        approval = newApprovalValue(created);
-      }
-      let task = t;
-      if (t.status !== "awaiting_approval") {
-        const change: TaskTransition = { status: "awaiting_approval", blocked_reason: null, status_before_block: null };
-        statements.push(transitionTask(db, a, t, change, now));
-        task = transitioned(t, change, now);
-      }
-      const shown = toTask(task);
-      const events = approval === pending ? [] : [approvalRequested(a, now, shown, approval)];
+      const created = {
+        id: newId(ID_PREFIX.approval),
+        accountId: a,
+        taskId: args.task_id,
+        taskTitle: "",
+        question: args.note ?? `${me} reports this task done. Approve to complete it, or reject with a reason to send it back.`,
+        requestedBy: me,
+        requestedByToken: p.tokenId,
+        now,
+      };
+      if (agent) statements.push(insertApprovalUnlessAutoOk(db, created));
+      statements.push(setTask(db, a, args.task_id, completeSet(agent), [now], now));
+      const outcomeOf = (results: D1Result[]) => {
+        const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
+        const approval = task.status === "done" ? null : newApprovalValue({ ...created, taskTitle: task.title });
+        return { task, approval };
+      };
       return ctx.commit(
-        { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})` }, events },
-        { task: shown, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true },
+        {
+          statements,
+          activity: agent
+            ? { target: args.task_id, summarySql: taskSummary(a, args.task_id, COMPLETE_SUMMARY_AGENT, [created.id]) }
+            : { target: args.task_id, summary: "completed" },
+          events: (results) => {
+            const { task, approval } = outcomeOf(results);
+            if (approval) return [approvalRequested(a, now, task, approval)];
+            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: null, next_occurrence: null })];
+          },
+        },
+        (results) => {
+          const { task, approval } = outcomeOf(results);
+          return approval
+            ? { task, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true }
+            : { task, outcome: "completed" as const, approval: null, next_occurrence: null, changed: true };
+        },
       );
-    });
+    }, slowly);
   },
 });
 
@@ -174,27 +227,44 @@ const reopenTask = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t, pending } = await readTaskState(db, a, args.task_id);
-      if (t.status === "open") return { task: toTask(t), closed_approval: null, changed: false };
-      if (t.status === "in_progress" || t.status === "blocked") {
-        const hint = t.status === "blocked" ? " unblock_task clears a block." : "";
-        throw conflict(`task ${t.id} is ${t.status}, not finished: reopen_task brings back done, cancelled or awaiting_approval tasks.${hint}`);
-      }
-      const change: TaskTransition = { status: "open", completed_at: null };
-      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)];
-      let closed: Approval | null = null;
-      if (pending) {
-        const d = { status: "closed" as const, decidedBy: actorName(p), reason: args.reason ?? "task reopened", now };
-        statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
-        closed = decidedValue(pending, d);
-      }
-      const summary = `reopened from ${t.status}${closed ? `; approval ${closed.id} closed` : ""}${args.reason ? `: ${args.reason}` : ""}`;
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t, pending } = await readTaskState(db, a, args.task_id);
+        if (t.status === "open") return { task: toTask(t), closed_approval: null, changed: false };
+        if (t.status === "in_progress" || t.status === "blocked") {
+          const hint = t.status === "blocked" ? " unblock_task clears a block." : "";
+          throw conflict(`task ${t.id} is ${t.status}, not finished: reopen_task brings back done, cancelled or awaiting_approval tasks.${hint}`);
+        }
+        const change: TaskTransition = { status: "open", completed_at: null };
+        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)];
+        let closed: Approval | null = null;
+        if (pending) {
+          const d = { status: "closed" as const, decidedBy: actorName(p), reason: args.reason ?? "task reopened", now };
+          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          closed = decidedValue(pending, d);
+        }
+        const summary = `reopened from ${t.status}${closed ? `; approval ${closed.id} closed` : ""}${args.reason ? `: ${args.reason}` : ""}`;
+        return ctx.commit(
+          { statements, activity: { target: t.id, summary } },
+          { task: toTask(transitioned(t, change, now)), closed_approval: closed, changed: true },
+        );
+      });
+    };
+    return fastOr(async (miss) => {
+      const g = liveTaskIs(a, args.task_id, REOPENABLE);
+      const close = decidePendingApproval(db, a, args.task_id, { status: "closed", decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
       return ctx.commit(
-        { statements, activity: { target: t.id, summary } },
-        { task: toTask(transitioned(t, change, now)), closed_approval: closed, changed: true },
+        {
+          statements: [ctx.guard(g.condition, g.binds, miss), close, setTask(db, a, args.task_id, REOPEN_SET, [], now)],
+          activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, REOPEN_SUMMARY, [args.reason ? `: ${args.reason}` : ""]) },
+        },
+        (results) => {
+          const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
+          const closed = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
+          return { task, closed_approval: closed ? { ...closed, task_title: task.title } : null, changed: true };
+        },
       );
-    });
+    }, slowly);
   },
 });
 
@@ -221,51 +291,65 @@ const claimTask = defineTool({
     const a = p.accountId;
     const me = actorName(p);
     const lease = p.kind === "agent" ? { claim_expires_at: leaseEnd(ctx.nowMs, args.lease_minutes), claim_lease_minutes: args.lease_minutes } : NO_LEASE;
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t } = await readTaskState(db, a, args.task_id);
-      if (t.status === "done" || t.status === "cancelled") {
-        throw conflict(`task ${t.id} is ${t.status} and can't be claimed; reopen_task brings it back to open first.`);
-      }
-      const lapsed = t.assignee !== me ? lapsedHolder(t, now) : null;
-      if (t.assignee !== null && t.assignee !== me && !lapsed) {
-        const until = claimHolder(t, now) && t.claim_expires_at ? ` Its claim lapses at ${t.claim_expires_at} unless renewed.` : "";
-        throw conflict(`task ${t.id} is claimed by ${t.assignee}. Pick another task (list_tasks with unassigned: true), or ask a person to reassign it with assign_task.${until}`);
-      }
-      if (t.status === "awaiting_approval") {
-        throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
-      }
-      if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) {
-        if (p.kind === "agent" && !(await restartLease(db, a, t.id, me, lease.claim_expires_at as string, args.lease_minutes).run()).meta.changes) throw lost;
-        return { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false };
-      }
-      if (t.status === "blocked") {
-        throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);
-      }
-      const change: TaskTransition = { assignee: me, status: "in_progress", ...lease };
-      const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
-      let summary = `claimed by ${me} and started`;
-      const events: TaskgateEvent[] = [];
-      const task = toTask(transitioned(t, change, now));
-      if (lapsed) {
-        const expiredAt = t.claim_expires_at as string;
-        const { condition, binds } = noClaimByOthers(t.id, a, me, now);
-        statements.push(ctx.guard(condition, binds, lost));
-        const { runId, announced } = await readLapse(db, a, t.id, lapsed, expiredAt);
-        const staleSummary = `stale: the claim of ${lapsed} lapsed at ${expiredAt} and ${me} took the task over`;
-        statements.push(endStaleRuns(db, a, t.id, lapsed, staleSummary, now));
-        summary += `, taking it over from ${lapsed} whose claim lapsed at ${expiredAt}${runId ? ` (run ${runId} ended as stale)` : ""}`;
-        if (!announced) {
-          const event = claimLapsedEvent(a, now, { task: eventTask(task), holder: lapsed, lease_expired_at: expiredAt, taken_over_by: me, stale_run_id: runId });
-          statements.push(ctx.guard(LAPSE_UNANNOUNCED, [t.id, a, expiredAt], lost), noticeLapse(db, { taskId: t.id, accountId: a, expiredAt, eventId: event.id, now }));
-          events.push(event);
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t } = await readTaskState(db, a, args.task_id);
+        if (t.status === "done" || t.status === "cancelled") {
+          throw conflict(`task ${t.id} is ${t.status} and can't be claimed; reopen_task brings it back to open first.`);
         }
-      }
-      statements.push(transitionTask(db, a, t, change, now));
-      return ctx.commit(
-        { statements, activity: { target: t.id, summary }, events },
-        { task, claim_expires_at: lease.claim_expires_at, taken_over_from: lapsed, changed: true },
-      );
-    });
+        const lapsed = t.assignee !== me ? lapsedHolder(t, now) : null;
+        if (t.assignee !== null && t.assignee !== me && !lapsed) {
+          const until = claimHolder(t, now) && t.claim_expires_at ? ` Its claim lapses at ${t.claim_expires_at} unless renewed.` : "";
+          throw conflict(`task ${t.id} is claimed by ${t.assignee}. Pick another task (list_tasks with unassigned: true), or ask a person to reassign it with assign_task.${until}`);
+        }
+        if (t.status === "awaiting_approval") {
+          throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
+        }
+        if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) {
+          if (p.kind === "agent" && !(await restartLease(db, a, t.id, me, lease.claim_expires_at as string, args.lease_minutes).run()).meta.changes) throw lost;
+          return { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false };
+        }
+        if (t.status === "blocked") {
+          throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);
+        }
+        const change: TaskTransition = { assignee: me, status: "in_progress", ...lease };
+        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        let summary = `claimed by ${me} and started`;
+        const events: TaskgateEvent[] = [];
+        const task = toTask(transitioned(t, change, now));
+        if (lapsed) {
+          const expiredAt = t.claim_expires_at as string;
+          const { condition, binds } = noClaimByOthers(t.id, a, me, now);
+          statements.push(ctx.guard(condition, binds, lost));
+          const { runId, announced } = await readLapse(db, a, t.id, lapsed, expiredAt);
+          const staleSummary = `stale: the claim of ${lapsed} lapsed at ${expiredAt} and ${me} took the task over`;
+          statements.push(endStaleRuns(db, a, t.id, lapsed, staleSummary, now));
+          summary += `, taking it over from ${lapsed} whose claim lapsed at ${expiredAt}${runId ? ` (run ${runId} ended as stale)` : ""}`;
+          if (!announced) {
+            const event = claimLapsedEvent(a, now, { task: eventTask(task), holder: lapsed, lease_expired_at: expiredAt, taken_over_by: me, stale_run_id: runId });
+            statements.push(ctx.guard(LAPSE_UNANNOUNCED, [t.id, a, expiredAt], lost), noticeLapse(db, { taskId: t.id, accountId: a, expiredAt, eventId: event.id, now }));
+            events.push(event);
+          }
+        }
+        statements.push(transitionTask(db, a, t, change, now));
+        return ctx.commit(
+          { statements, activity: { target: t.id, summary }, events },
+          { task, claim_expires_at: lease.claim_expires_at, taken_over_from: lapsed, changed: true },
+        );
+      });
+    };
+    return fastOr(
+      (miss) =>
+        writeTaskAtOnce(ctx, miss, {
+          taskId: args.task_id,
+          where: CLAIMABLE,
+          whereBinds: [me],
+          set: CLAIM_SET,
+          setBinds: [me, lease.claim_expires_at, lease.claim_lease_minutes],
+          summary: `claimed by ${me} and started`,
+        }).then((r) => ({ ...r, claim_expires_at: lease.claim_expires_at, taken_over_from: null })),
+      slowly,
+    );
   },
 });
 
@@ -277,18 +361,32 @@ const setAutoOk = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t } = await readTaskState(db, a, args.task_id);
-      if ((t.auto_ok === 1) === args.auto_ok) return { task: toTask(t), changed: false };
-      const change: TaskTransition = { auto_ok: args.auto_ok ? 1 : 0 };
-      return ctx.commit(
-        {
-          statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
-          activity: { target: t.id, summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval" },
-        },
-        { task: toTask(transitioned(t, change, now)), changed: true },
-      );
-    });
+    const slowly = async () => {
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t } = await readTaskState(db, a, args.task_id);
+        if ((t.auto_ok === 1) === args.auto_ok) return { task: toTask(t), changed: false };
+        const change: TaskTransition = { auto_ok: args.auto_ok ? 1 : 0 };
+        return ctx.commit(
+          {
+            statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
+            activity: { target: t.id, summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval" },
+          },
+          { task: toTask(transitioned(t, change, now)), changed: true },
+        );
+      });
+    };
+    return fastOr(
+      (miss) =>
+        writeTaskAtOnce(ctx, miss, {
+          taskId: args.task_id,
+          where: AUTO_OK_DIFFERS,
+          whereBinds: [args.auto_ok ? 1 : 0],
+          set: AUTO_OK_SET,
+          setBinds: [args.auto_ok ? 1 : 0],
+          summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval",
+        }),
+      slowly,
+    );
   },
 });
 

@@ -4,7 +4,9 @@ import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   findProjectWithCounts, findTrashedProject, insertProject, listProjectRows, PROJECT_AT_VERSION, PROJECT_LIVE, PROJECT_NOT_FOUND_HINT,
-  projectExportRows, requireProjectWithCounts, updateProject,
+  ARCHIVE_SET, NOT_ARCHIVED, ARCHIVED_SUMMARY, DELETED_PROJECT_SUMMARY, insertProjectTrashItem, IS_ARCHIVED, projectDiffers, projectSets,
+  UNARCHIVE_SET, UNARCHIVED_SUMMARY, UPDATED_PROJECT_SUMMARY, liveProjectIs, projectExportRows, projectSummary, requireProjectWithCounts,
+  selectProjectWithCounts, setProject, updateProject,
   type CountedProjectRow, type ProjectChanges, type ProjectRow, type TaskCountColumns,
 } from "../db/projects.ts";
 import { toTask } from "../db/tasks.ts";
@@ -13,6 +15,7 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { cursor, idempotencyKey, limit, longText, nextCursor, projectId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
+import { fastOr, rowsOf } from "./fast.ts";
 
 const projectName = z.string().trim().min(1, "must not be empty").max(200);
 
@@ -85,6 +88,30 @@ async function writeProject(
     activity: { target: row.id, summary },
   });
   return toProject(results[1].results[0] as ProjectRow, row);
+}
+
+/** A live project's usual write in one batch: guarded by `where`, set by `set`, answered with the project as written. */
+function writeProjectAtOnce(
+  ctx: ToolContext,
+  miss: Error,
+  o: { projectId: string; where: string; whereBinds?: unknown[]; set: string; setBinds: unknown[]; summary: { sql: string; binds: unknown[] } },
+) {
+  const { db, principal: p } = ctx;
+  const a = p.accountId;
+  return ctx.commit(
+    {
+      statements: [
+        ctx.guard(liveProjectIs(o.where), [o.projectId, a, ...(o.whereBinds ?? [])], miss),
+        setProject(db, a, o.projectId, o.set, o.setBinds, ctx.now),
+        selectProjectWithCounts(db, a, o.projectId),
+      ],
+      activity: { target: o.projectId, summarySql: o.summary },
+    },
+    (results) => {
+      const row = rowsOf<CountedProjectRow>(results, -1)[0];
+      return { project: toProject(row, row), changed: true };
+    },
+  );
 }
 
 const concurrentChange = (id: string) =>
@@ -173,26 +200,49 @@ const updateProjectTool = defineTool({
   }),
   output: changedProject,
   async handler(ctx, args) {
-    const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, args.project_id);
-    const stale = conflict(
-      `project ${row.id} has changed since version ${args.expected_version}: get_project shows the current version and values; apply your change to those and pass that version.`,
-    );
-    if (args.expected_version !== undefined && row.version !== args.expected_version) throw stale;
+    const slowly = async () => {
+      const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, args.project_id);
+      const stale = conflict(
+        `project ${row.id} has changed since version ${args.expected_version}: get_project shows the current version and values; apply your change to those and pass that version.`,
+      );
+      if (args.expected_version !== undefined && row.version !== args.expected_version) throw stale;
 
+      const changes: ProjectChanges = {};
+      if (args.name !== undefined && args.name !== row.name) changes.name = args.name;
+      if (args.description !== undefined && args.description !== row.description) changes.description = args.description;
+      if (args.default_auto_ok !== undefined) {
+        const v = args.default_auto_ok === null ? null : args.default_auto_ok ? 1 : 0;
+        if (v !== row.default_auto_ok) changes.default_auto_ok = v;
+      }
+      const fields = Object.keys(changes);
+      if (fields.length === 0) return { project: toProject(row, row), changed: false };
+      const project = await writeProject(
+        ctx, row, changes, `updated ${fields.join(", ")} of project "${changes.name ?? row.name}"`,
+        args.expected_version !== undefined ? stale : concurrentChange(row.id),
+      );
+      return { project, changed: true };
+    };
     const changes: ProjectChanges = {};
-    if (args.name !== undefined && args.name !== row.name) changes.name = args.name;
-    if (args.description !== undefined && args.description !== row.description) changes.description = args.description;
-    if (args.default_auto_ok !== undefined) {
-      const v = args.default_auto_ok === null ? null : args.default_auto_ok ? 1 : 0;
-      if (v !== row.default_auto_ok) changes.default_auto_ok = v;
-    }
-    const fields = Object.keys(changes);
-    if (fields.length === 0) return { project: toProject(row, row), changed: false };
-    const project = await writeProject(
-      ctx, row, changes, `updated ${fields.join(", ")} of project "${changes.name ?? row.name}"`,
-      args.expected_version !== undefined ? stale : concurrentChange(row.id),
+    if (args.name !== undefined) changes.name = args.name;
+    if (args.description !== undefined) changes.description = args.description;
+    if (args.default_auto_ok !== undefined) changes.default_auto_ok = args.default_auto_ok === null ? null : args.default_auto_ok ? 1 : 0;
+    const fields = Object.keys(changes) as (keyof ProjectChanges)[];
+    if (fields.length === 0) return slowly();
+    // The usual case in one batch: every field given changes, at the expected version.
+    const where = projectDiffers(fields, args.expected_version !== undefined);
+    const a = ctx.principal.accountId;
+    return fastOr(
+      (miss) =>
+        writeProjectAtOnce(ctx, miss, {
+          projectId: args.project_id,
+          where,
+          whereBinds: [...(args.expected_version !== undefined ? [args.expected_version] : []), ...fields.map((f) => changes[f])],
+          set: projectSets(fields),
+          setBinds: fields.map((f) => changes[f]),
+          summary: projectSummary(a, args.project_id, UPDATED_PROJECT_SUMMARY, [fields.join(", "), changes.name ?? null]),
+        }),
+      slowly,
     );
-    return { project, changed: true };
   },
 });
 
@@ -202,10 +252,24 @@ const archiveProject = defineTool({
   input: z.strictObject({ project_id: projectId }),
   output: changedProject,
   async handler(ctx, { project_id }) {
-    const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
-    if (row.archived_at !== null) return { project: toProject(row, row), changed: false };
-    const project = await writeProject(ctx, row, { archived_at: ctx.now }, `archived project "${row.name}"`, concurrentChange(row.id));
-    return { project, changed: true };
+    const slowly = async () => {
+      const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
+      if (row.archived_at !== null) return { project: toProject(row, row), changed: false };
+      const project = await writeProject(ctx, row, { archived_at: ctx.now }, `archived project "${row.name}"`, concurrentChange(row.id));
+      return { project, changed: true };
+    };
+    const a = ctx.principal.accountId;
+    return fastOr(
+      (miss) =>
+        writeProjectAtOnce(ctx, miss, {
+          projectId: project_id,
+          where: NOT_ARCHIVED,
+          set: ARCHIVE_SET,
+          setBinds: [ctx.now],
+          summary: projectSummary(a, project_id, ARCHIVED_SUMMARY),
+        }),
+      slowly,
+    );
   },
 });
 
@@ -215,10 +279,24 @@ const unarchiveProject = defineTool({
   input: z.strictObject({ project_id: projectId }),
   output: changedProject,
   async handler(ctx, { project_id }) {
-    const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
-    if (row.archived_at === null) return { project: toProject(row, row), changed: false };
-    const project = await writeProject(ctx, row, { archived_at: null }, `unarchived project "${row.name}"`, concurrentChange(row.id));
-    return { project, changed: true };
+    const slowly = async () => {
+      const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
+      if (row.archived_at === null) return { project: toProject(row, row), changed: false };
+      const project = await writeProject(ctx, row, { archived_at: null }, `unarchived project "${row.name}"`, concurrentChange(row.id));
+      return { project, changed: true };
+    };
+    const a = ctx.principal.accountId;
+    return fastOr(
+      (miss) =>
+        writeProjectAtOnce(ctx, miss, {
+          projectId: project_id,
+          where: IS_ARCHIVED,
+          set: UNARCHIVE_SET,
+          setBinds: [],
+          summary: projectSummary(a, project_id, UNARCHIVED_SUMMARY),
+        }),
+      slowly,
+    );
   },
 });
 
@@ -234,30 +312,48 @@ const deleteProject = defineTool({
   }),
   async handler(ctx, { project_id }) {
     const { db, principal: p } = ctx;
-    const row = await findProjectWithCounts(db, p.accountId, project_id);
-    if (!row) {
-      const trashed = await findTrashedProject(db, p.accountId, project_id);
-      if (!trashed) throw notFound("project", project_id, PROJECT_NOT_FOUND_HINT);
-      return { trash_item_id: trashed.trash_id, purge_after: trashed.purge_after, item_count: trashed.item_count, changed: false };
-    }
-    const itemCount = row.n_total + 1;
-    const { trashId, statements } = moveToTrash(db, {
-      accountId: p.accountId,
-      kind: "project",
-      targetId: row.id,
-      title: row.name,
-      itemCount,
-      deletedBy: actorName(p),
-      deletedByToken: p.tokenId,
-      now: ctx.now,
-    });
-    return ctx.commit(
-      {
-        statements: [ctx.guard(PROJECT_LIVE, [row.id, p.accountId], concurrentChange(row.id)), ...statements],
-        activity: { target: row.id, summary: `moved project "${row.name}" and ${row.n_total} task(s) to the trash (${trashId})` },
-      },
-      { trash_item_id: trashId, purge_after: purgeAfter(ctx.now, row.trash_retention_days), item_count: itemCount, changed: true },
-    );
+    const slowly = async () => {
+      const row = await findProjectWithCounts(db, p.accountId, project_id);
+      if (!row) {
+        const trashed = await findTrashedProject(db, p.accountId, project_id);
+        if (!trashed) throw notFound("project", project_id, PROJECT_NOT_FOUND_HINT);
+        return { trash_item_id: trashed.trash_id, purge_after: trashed.purge_after, item_count: trashed.item_count, changed: false };
+      }
+      const itemCount = row.n_total + 1;
+      const { trashId, statements } = moveToTrash(db, {
+        accountId: p.accountId,
+        kind: "project",
+        targetId: row.id,
+        title: row.name,
+        itemCount,
+        deletedBy: actorName(p),
+        deletedByToken: p.tokenId,
+        now: ctx.now,
+      });
+      return ctx.commit(
+        {
+          statements: [ctx.guard(PROJECT_LIVE, [row.id, p.accountId], concurrentChange(row.id)), ...statements],
+          activity: { target: row.id, summary: `moved project "${row.name}" and ${row.n_total} task(s) to the trash (${trashId})` },
+        },
+        { trash_item_id: trashId, purge_after: purgeAfter(ctx.now, row.trash_retention_days), item_count: itemCount, changed: true },
+      );
+    };
+    // The usual case in one batch: a live project; the trash item takes its name and count from the rows.
+    return fastOr(async (miss) => {
+      const a = p.accountId;
+      const marks = moveToTrash(db, { accountId: a, kind: "project", targetId: project_id, title: "", itemCount: 0, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+      const item = insertProjectTrashItem(db, { trashId: marks.trashId, accountId: a, projectId: project_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+      return ctx.commit(
+        {
+          statements: [ctx.guard(PROJECT_LIVE, [project_id, a], miss), item, ...marks.statements.slice(1)],
+          activity: { target: project_id, summarySql: projectSummary(a, project_id, DELETED_PROJECT_SUMMARY, [marks.trashId]) },
+        },
+        (results) => {
+          const row = rowsOf<{ id: string; purge_after: string; item_count: number }>(results, 1)[0];
+          return { trash_item_id: row.id, purge_after: row.purge_after, item_count: row.item_count, changed: true };
+        },
+      );
+    }, slowly);
   },
 });
 
@@ -298,13 +394,14 @@ const exportProject = defineTool({
   }),
   async handler(ctx, { project_id }) {
     const a = ctx.principal.accountId;
-    const row = await requireProjectWithCounts(ctx.db, a, project_id);
+    const x = await projectExportRows(ctx.db, a, project_id, EXPORT_MAX_TASKS);
+    const row = x.project;
+    if (!row) throw notFound("project", project_id, PROJECT_NOT_FOUND_HINT);
     if (row.n_total > EXPORT_MAX_TASKS) {
       throw invalid(
         `project ${project_id} has ${row.n_total.toLocaleString("en-US")} tasks; export_project exports at most ${EXPORT_MAX_TASKS.toLocaleString("en-US")}. list_tasks with project_id pages through them, or move_task some into another project.`,
       );
     }
-    const x = await projectExportRows(ctx.db, a, project_id);
     const steps = groupByTask(x.steps, ({ task_id: _, ...s }) => s);
     const comments = groupByTask(x.comments, ({ task_id: _, ...c }) => c);
     const labels = groupByTask(x.labels, (l) => l.name);

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { conflict, forbidden, invalid, notFound } from "../domain/errors.ts";
-import type { Principal } from "../domain/principal.ts";
+import { actorName, type Principal } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  appendEvent, endRun, insertRun, requireRun, RUN_EVENT_KINDS, RUN_IS_RUNNING, RUN_STATUSES, runWithEvents, selectRuns,
+  appendEvent, endRun, insertRun, OWN_RUN_IS_RUNNING, requireRun, RUN_EVENT_KINDS, RUN_IS_RUNNING, RUN_STATUSES, runTask, runWithEvents,
+  selectRun, selectRuns, START_RUN_SUMMARY,
   startTask, TASK_IS_WORKABLE, toRun, type Run, type RunRow, type RunStatus,
 } from "../db/runs.ts";
 import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
@@ -12,7 +13,8 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { actorNameArg, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
 import { claimGuard, optimistic } from "./lifecycle.ts";
-import { renewLease } from "../db/claims.ts";
+import { fastOr, rowsOf } from "./fast.ts";
+import { noClaimByOthers, renewLease, renewLeaseOfRun } from "../db/claims.ts";
 
 export const RUN_LIMITS = { message: 4000, url: 2000, summary: 4000, eventsShown: 200 } as const;
 
@@ -94,31 +96,56 @@ const startRun = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    if (p.kind !== "agent" || !p.agentId) {
-      throw forbidden("start_run records an agent's work, so it needs the agent's own token; a person uses claim_task and complete_task instead.");
-    }
-    const agentId = p.agentId;
-    return optimistic(`task ${args.task_id}`, async (lost) => {
-      const { task: t } = await readTaskState(db, a, args.task_id);
-      if (t.status === "done" || t.status === "cancelled") {
-        throw conflict(`task ${t.id} is ${t.status}; a run needs an unfinished task. reopen_task brings it back first.`);
+    const slowly = async () => {
+      if (p.kind !== "agent" || !p.agentId) {
+        throw forbidden("start_run records an agent's work, so it needs the agent's own token; a person uses claim_task and complete_task instead.");
       }
-      const claim = claimGuard(ctx, t, "start_run", lost);
-      const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: t.id, agentId, now };
-      const statements =
-        t.status === "open"
-          ? [...claim, ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), startTask(db, a, t.id, now)]
-          : [...claim, ctx.guard(TASK_IS_WORKABLE, [t.id, a], lost)];
-      statements.push(insertRun(db, run));
-      const value: Run = {
-        id: run.id, task_id: t.id, task_title: t.title, agent: p.agentName as string, status: "running", summary: null,
-        started_at: now, finished_at: null, last_event_at: now,
-      };
+      const agentId = p.agentId;
+      return optimistic(`task ${args.task_id}`, async (lost) => {
+        const { task: t } = await readTaskState(db, a, args.task_id);
+        if (t.status === "done" || t.status === "cancelled") {
+          throw conflict(`task ${t.id} is ${t.status}; a run needs an unfinished task. reopen_task brings it back first.`);
+        }
+        const claim = claimGuard(ctx, t, "start_run", lost);
+        const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: t.id, agentId, now };
+        const statements =
+          t.status === "open"
+            ? [...claim, ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), startTask(db, a, t.id, now)]
+            : [...claim, ctx.guard(TASK_IS_WORKABLE, [t.id, a], lost)];
+        statements.push(insertRun(db, run));
+        const value: Run = {
+          id: run.id, task_id: t.id, task_title: t.title, agent: p.agentName as string, status: "running", summary: null,
+          started_at: now, finished_at: null, last_event_at: now,
+        };
+        return ctx.commit(
+          { statements, activity: { target: t.id, summary: `started run ${run.id}${t.status === "open" ? "; task in progress" : ""}` } },
+          { run: value, task_status: t.status === "open" ? ("in_progress" as const) : t.status },
+        );
+      });
+    };
+    if (p.kind !== "agent" || !p.agentId) return slowly();
+    const agentId = p.agentId;
+    // The usual case in one batch: a workable task nobody else holds; an open one starts.
+    return fastOr(async (miss) => {
+      const claim = noClaimByOthers(args.task_id, a, actorName(p), now);
+      const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: args.task_id, agentId, now };
       return ctx.commit(
-        { statements, activity: { target: t.id, summary: `started run ${run.id}${t.status === "open" ? "; task in progress" : ""}` } },
-        { run: value, task_status: t.status === "open" ? ("in_progress" as const) : t.status },
+        {
+          statements: [
+            ctx.guard(TASK_IS_WORKABLE, [args.task_id, a], miss),
+            ctx.guard(claim.condition, claim.binds, miss),
+            startTask(db, a, args.task_id, now),
+            insertRun(db, run),
+            selectRun(db, a, run.id),
+          ],
+          activity: { target: args.task_id, summarySql: { sql: START_RUN_SUMMARY, binds: [`started run ${run.id}`, args.task_id, a] } },
+        },
+        (results) => {
+          const row = rowsOf<Run & { task_status: (typeof TASK_STATUSES)[number] }>(results, -1)[0];
+          return { run: toRun(row), task_status: row.task_status };
+        },
       );
-    });
+    }, slowly);
   },
 });
 
@@ -136,22 +163,39 @@ const logRunEvent = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    if (args.kind === "artifact" && !args.url) throw invalid("url: an artifact event needs the artifact's http(s) url.");
-    return optimistic(`run ${args.run_id}`, async (lost) => {
-      const run = await requireRun(db, a, args.run_id);
-      requireOwnRun(p, run);
-      if (run.status !== "running") {
-        throw conflict(`run ${run.id} has ended (${run.status}); events go to a running run. start_run starts a new one.`);
-      }
+    const slowly = async () => {
+      if (args.kind === "artifact" && !args.url) throw invalid("url: an artifact event needs the artifact's http(s) url.");
+      return optimistic(`run ${args.run_id}`, async (lost) => {
+        const run = await requireRun(db, a, args.run_id);
+        requireOwnRun(p, run);
+        if (run.status !== "running") {
+          throw conflict(`run ${run.id} has ended (${run.status}); events go to a running run. start_run starts a new one.`);
+        }
+        const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
+        return ctx.commit(
+          {
+            statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), ...appendEvent(db, a, run.id, event)],
+            activity: { target: run.task_id, summary: `run ${run.id} ${args.kind}: ${args.message}` },
+          },
+          { event: { ...event, run_id: run.id } },
+        );
+      });
+    };
+    if (args.kind === "artifact" && !args.url) return slowly();
+    return fastOr(async (miss) => {
       const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
       return ctx.commit(
         {
-          statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), ...appendEvent(db, a, run.id, event), renewLease(db, a, run.task_id, run.agent, now)],
-          activity: { target: run.task_id, summary: `run ${run.id} ${args.kind}: ${args.message}` },
+          statements: [ctx.guard(OWN_RUN_IS_RUNNING, [args.run_id, a, p.agentId], miss), ...appendEvent(db, a, args.run_id, event), renewLeaseOfRun(db, a, args.run_id, actorName(p), now)],
+          activity: {
+            target: null,
+            targetSql: runTask(a, args.run_id),
+            summary: `run ${args.run_id} ${args.kind}: ${args.message}`,
+          },
         },
-        { event: { ...event, run_id: run.id } },
+        { event: { ...event, run_id: args.run_id } },
       );
-    });
+    }, slowly);
   },
 });
 
@@ -162,6 +206,26 @@ async function endOwnRun(
   status: Exclude<RunStatus, "running">,
   summary: string | null,
 ) {
+  const { db, principal: p, now } = ctx;
+  const a = p.accountId;
+  // The usual case in one batch: the caller's running run; the slow path finds a no-op or the exact refusal.
+  const endAtOnce = (miss: Error) =>
+    ctx.commit(
+      {
+        statements: [ctx.guard(OWN_RUN_IS_RUNNING, [runIdValue, a, p.agentId], miss), endRun(db, a, runIdValue, status, summary, now), selectRun(db, a, runIdValue)],
+        activity: {
+          target: null,
+          targetSql: runTask(a, runIdValue),
+          summary: `run ${runIdValue} ${status}${summary ? `: ${summary}` : ""}`,
+        },
+      },
+      (results) => ({ run: toRun(rowsOf<Run>(results, -1)[0]), changed: true }),
+    );
+  return fastOr(endAtOnce, () => endSlowly(ctx, runIdValue, status, summary));
+}
+
+/** endOwnRun on what a read shows: a no-op, a refusal, or the end. */
+async function endSlowly(ctx: ToolContext, runIdValue: string, status: Exclude<RunStatus, "running">, summary: string | null) {
   const { db, principal: p, now } = ctx;
   const a = p.accountId;
   return optimistic(`run ${runIdValue}`, async (lost) => {

@@ -4,12 +4,16 @@ import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { moveToTrash, purgeAfter } from "../db/trash.ts";
 import {
-  insertStep, LIVE_STEPS_ARE, reorderSteps, requireLiveStep, requireStep, setStepStatus, setStepText,
+  insertStep, LIVE_STEPS_ARE, reorderSteps, selectLiveSteps, requireLiveStep, requireStep, setStepStatus, setStepText,
   STEP_IS_LIVE, STEPS_UNCHANGED_SINCE_READ, taskForAppend, taskWithSteps, toStep, type Step,
 } from "../db/steps.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
-import { renewLease } from "../db/claims.ts";
-import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { renewLease, renewLeaseOfStep } from "../db/claims.ts";
+import { defineTool, type AnyTool, type ToolContext } from "../mcp/tool.ts";
+import { fastOr, rowsOf } from "./fast.ts";
+import {
+  appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, STATUS_CHANGE, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
+} from "../db/step-writes.ts";
 import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
 
 export const STEP_LIMITS = { text: 2_000, perTask: 500 } as const;
@@ -53,36 +57,77 @@ const addSteps = defineTool({
   output: z.object({ task_id: z.string(), steps: z.array(stepShape) }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const { task, maxPosition, live } = await taskForAppend(db, p.accountId, args.task_id);
-    if (!task) return throwTaskMissing(db, p.accountId, args.task_id, TASK_HINT);
-    if (live + args.steps.length > STEP_LIMITS.perTask) {
-      throw invalid(
-        `steps: task ${args.task_id} has ${live} steps and may hold at most ${STEP_LIMITS.perTask}; add at most ${Math.max(0, STEP_LIMITS.perTask - live)}, or delete_step finished ones first.`,
+    const slowly = async () => {
+      const { task, maxPosition, live } = await taskForAppend(db, p.accountId, args.task_id);
+      if (!task) return throwTaskMissing(db, p.accountId, args.task_id, TASK_HINT);
+      if (live + args.steps.length > STEP_LIMITS.perTask) {
+        throw invalid(
+          `steps: task ${args.task_id} has ${live} steps and may hold at most ${STEP_LIMITS.perTask}; add at most ${Math.max(0, STEP_LIMITS.perTask - live)}, or delete_step finished ones first.`,
+        );
+      }
+      const steps: Step[] = args.steps.map((text, i) => ({
+        id: newId(ID_PREFIX.step),
+        task_id: args.task_id,
+        position: maxPosition + i + 1,
+        text,
+        status: "pending",
+        created_at: ctx.now,
+        updated_at: ctx.now,
+      }));
+      const raced = conflict(`task ${args.task_id} changed while adding steps (deleted, or steps added at the same time); list_steps shows the checklist, then call again.`);
+      const ids = steps.map((s) => s.id).join(", ");
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(STEPS_UNCHANGED_SINCE_READ, [args.task_id, p.accountId, maxPosition], raced),
+            ...steps.map((s) => insertStep(db, p.accountId, s)),
+          ],
+          activity: { target: args.task_id, summary: `added ${steps.length} step${steps.length === 1 ? "" : "s"} (${ids})` },
+        },
+        { task_id: args.task_id, steps },
       );
-    }
-    const steps: Step[] = args.steps.map((text, i) => ({
-      id: newId(ID_PREFIX.step),
-      task_id: args.task_id,
-      position: maxPosition + i + 1,
-      text,
-      status: "pending",
-      created_at: ctx.now,
-      updated_at: ctx.now,
-    }));
-    const raced = conflict(`task ${args.task_id} changed while adding steps (deleted, or steps added at the same time); list_steps shows the checklist, then call again.`);
-    const ids = steps.map((s) => s.id).join(", ");
-    return ctx.commit(
-      {
-        statements: [
-          ctx.guard(STEPS_UNCHANGED_SINCE_READ, [args.task_id, p.accountId, maxPosition], raced),
-          ...steps.map((s) => insertStep(db, p.accountId, s)),
-        ],
-        activity: { target: args.task_id, summary: `added ${steps.length} step${steps.length === 1 ? "" : "s"} (${ids})` },
-      },
-      { task_id: args.task_id, steps },
-    );
+    };
+    if (args.steps.length > STEP_LIMITS.perTask) return slowly();
+    // The usual case in one batch: a live task with room; each step is placed after the last one placed.
+    return fastOr(async (miss) => {
+      const steps = args.steps.map((text) => ({
+        id: newId(ID_PREFIX.step),
+        task_id: args.task_id,
+        text,
+        status: "pending" as const,
+        created_at: ctx.now,
+        updated_at: ctx.now,
+      }));
+      const ids = steps.map((s) => s.id).join(", ");
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(ROOM_FOR_STEPS, [args.task_id, p.accountId, steps.length, STEP_LIMITS.perTask], miss),
+            ...steps.map((s) => appendStep(db, p.accountId, s)),
+          ],
+          activity: { target: args.task_id, summary: `added ${steps.length} step${steps.length === 1 ? "" : "s"} (${ids})` },
+        },
+        (results) => ({ task_id: args.task_id, steps: results.slice(1).map((r) => toStep(r.results[0] as Step)) }),
+      );
+    }, slowly);
   },
 });
+
+/** A live step's status or text in one batch, when it changes; answered with the step as written. */
+function setStepAtOnce(
+  ctx: ToolContext, miss: Error, stepIdValue: string, column: "status" | "text", value: string, summary: string | { sql: string; binds: unknown[] },
+  /** Statements to run first (a claim's renewal); the guard still rolls them back on a miss. */
+  before: D1PreparedStatement[] = [],
+) {
+  const { db, principal: p } = ctx;
+  return ctx.commit(
+    {
+      statements: [...before, ctx.guard(stepDiffers(column), [stepIdValue, p.accountId, value], miss), setStep(db, p.accountId, stepIdValue, column, value, ctx.now)],
+      activity: { target: null, targetSql: stepTask(p.accountId, stepIdValue), ...(typeof summary === "string" ? { summary } : { summarySql: summary }) },
+    },
+    (results) => ({ step: toStep(rowsOf<Step>(results, -1)[0]), changed: true }),
+  );
+}
 
 const stepGone = (id: string) => conflict(`step ${id} was deleted meanwhile; list_steps shows the live steps.`);
 
@@ -93,17 +138,26 @@ const setStatus = defineTool({
   output: z.object({ step: stepShape, changed: z.boolean() }),
   async handler(ctx, { step_id, status }) {
     const { db, principal: p } = ctx;
-    const row = await requireLiveStep(db, p.accountId, step_id);
-    if (row.status === status) return { step: toStep(row), changed: false };
-    return ctx.commit(
-      {
-        statements: [
-          ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now),
-          renewLease(db, p.accountId, row.task_id, actorName(p), ctx.now),
-        ],
-        activity: { target: row.task_id, summary: `step ${step_id}: ${row.status} → ${status}` },
-      },
-      { step: { ...toStep(row), status, updated_at: ctx.now }, changed: true },
+    const slowly = async () => {
+      const row = await requireLiveStep(db, p.accountId, step_id);
+      if (row.status === status) return { step: toStep(row), changed: false };
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now),
+            renewLease(db, p.accountId, row.task_id, actorName(p), ctx.now),
+          ],
+          activity: { target: row.task_id, summary: `step ${step_id}: ${row.status} → ${status}` },
+        },
+        { step: { ...toStep(row), status, updated_at: ctx.now }, changed: true },
+      );
+    };
+    return fastOr(
+      (miss) =>
+        setStepAtOnce(ctx, miss, step_id, "status", status, stepSummary(p.accountId, step_id, STATUS_CHANGE, [`step ${step_id}: `, ` → ${status}`]), [
+          renewLeaseOfStep(db, p.accountId, step_id, actorName(p), ctx.now),
+        ]),
+      slowly,
     );
   },
 });
@@ -115,15 +169,18 @@ const updateStep = defineTool({
   output: z.object({ step: stepShape, changed: z.boolean() }),
   async handler(ctx, { step_id, text }) {
     const { db, principal: p } = ctx;
-    const row = await requireLiveStep(db, p.accountId, step_id);
-    if (row.text === text) return { step: toStep(row), changed: false };
-    return ctx.commit(
-      {
-        statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepText(db, p.accountId, step_id, text, ctx.now)],
-        activity: { target: row.task_id, summary: `edited step ${step_id}` },
-      },
-      { step: { ...toStep(row), text, updated_at: ctx.now }, changed: true },
-    );
+    const slowly = async () => {
+      const row = await requireLiveStep(db, p.accountId, step_id);
+      if (row.text === text) return { step: toStep(row), changed: false };
+      return ctx.commit(
+        {
+          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepText(db, p.accountId, step_id, text, ctx.now)],
+          activity: { target: row.task_id, summary: `edited step ${step_id}` },
+        },
+        { step: { ...toStep(row), text, updated_at: ctx.now }, changed: true },
+      );
+    };
+    return fastOr((miss) => setStepAtOnce(ctx, miss, step_id, "text", text, `edited step ${step_id}`), slowly);
   },
 });
 
@@ -140,27 +197,47 @@ const deleteStep = defineTool({
   }),
   async handler(ctx, { step_id }) {
     const { db, principal: p } = ctx;
-    const row = await requireStep(db, p.accountId, step_id);
-    if (row.trash_id) {
-      return { step_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, changed: false };
-    }
-    const { trashId, statements } = moveToTrash(db, {
-      accountId: p.accountId,
-      kind: "step",
-      targetId: step_id,
-      title: row.text,
-      itemCount: 1,
-      deletedBy: actorName(p),
-      deletedByToken: p.tokenId,
-      now: ctx.now,
-    });
-    return ctx.commit(
-      {
-        statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), ...statements],
-        activity: { target: row.task_id, summary: `deleted step ${step_id} (trash ${trashId})` },
-      },
-      { step_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), changed: true },
-    );
+    const slowly = async () => {
+      const row = await requireStep(db, p.accountId, step_id);
+      if (row.trash_id) {
+        return { step_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, changed: false };
+      }
+      const { trashId, statements } = moveToTrash(db, {
+        accountId: p.accountId,
+        kind: "step",
+        targetId: step_id,
+        title: row.text,
+        itemCount: 1,
+        deletedBy: actorName(p),
+        deletedByToken: p.tokenId,
+        now: ctx.now,
+      });
+      return ctx.commit(
+        {
+          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), ...statements],
+          activity: { target: row.task_id, summary: `deleted step ${step_id} (trash ${trashId})` },
+        },
+        { step_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), changed: true },
+      );
+    };
+    return fastOr(async (miss) => {
+      const marks = moveToTrash(db, { accountId: p.accountId, kind: "step", targetId: step_id, title: "", itemCount: 1, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+      const item = insertStepTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, stepId: step_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+      return ctx.commit(
+        {
+          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], miss), item, ...marks.statements.slice(1), selectStepTask(db, p.accountId, step_id)],
+          activity: {
+            target: null,
+            targetSql: stepTask(p.accountId, step_id),
+            summary: `deleted step ${step_id} (trash ${marks.trashId})`,
+          },
+        },
+        (results) => {
+          const item = rowsOf<{ id: string; purge_after: string }>(results, 1)[0];
+          return { step_id, task_id: rowsOf<{ task_id: string }>(results, -1)[0].task_id, trash_id: item.id, purge_after: item.purge_after, changed: true };
+        },
+      );
+    }, slowly);
   },
 });
 
@@ -174,40 +251,58 @@ const reorder = defineTool({
   output: z.object({ task_id: z.string(), steps: z.array(stepShape), changed: z.boolean() }),
   async handler(ctx, { task_id, step_ids }) {
     const { db, principal: p } = ctx;
-    const { task, steps } = await taskWithSteps(db, p.accountId, task_id);
-    if (!task) return throwTaskMissing(db, p.accountId, task_id, TASK_HINT);
+    const slowly = async () => {
+      const { task, steps } = await taskWithSteps(db, p.accountId, task_id);
+      if (!task) return throwTaskMissing(db, p.accountId, task_id, TASK_HINT);
 
-    const byId = new Map(steps.map((s) => [s.id, s]));
-    const seen = new Set<string>();
-    const duplicates = new Set<string>();
-    for (const id of step_ids) (seen.has(id) ? duplicates : seen).add(id);
-    const foreign = [...seen].filter((id) => !byId.has(id));
-    const missing = steps.filter((s) => !seen.has(s.id)).map((s) => s.id);
-    if (duplicates.size || foreign.length || missing.length) {
-      const problems = [
-        missing.length ? `missing: ${missing.join(", ")}` : "",
-        foreign.length ? `not live steps of this task: ${foreign.join(", ")}` : "",
-        duplicates.size ? `listed more than once: ${[...duplicates].join(", ")}` : "",
-      ].filter(Boolean);
-      throw invalid(`step_ids must list each live step of task ${task_id} exactly once (${problems.join("; ")}). list_steps shows the current ids.`);
-    }
-    if (step_ids.every((id, i) => steps[i].id === id)) return { task_id, steps, changed: false };
+      const byId = new Map(steps.map((s) => [s.id, s]));
+      const seen = new Set<string>();
+      const duplicates = new Set<string>();
+      for (const id of step_ids) (seen.has(id) ? duplicates : seen).add(id);
+      const foreign = [...seen].filter((id) => !byId.has(id));
+      const missing = steps.filter((s) => !seen.has(s.id)).map((s) => s.id);
+      if (duplicates.size || foreign.length || missing.length) {
+        const problems = [
+          missing.length ? `missing: ${missing.join(", ")}` : "",
+          foreign.length ? `not live steps of this task: ${foreign.join(", ")}` : "",
+          duplicates.size ? `listed more than once: ${[...duplicates].join(", ")}` : "",
+        ].filter(Boolean);
+        throw invalid(`step_ids must list each live step of task ${task_id} exactly once (${problems.join("; ")}). list_steps shows the current ids.`);
+      }
+      if (step_ids.every((id, i) => steps[i].id === id)) return { task_id, steps, changed: false };
 
-    const reordered = step_ids.map((id, i) => {
-      const s = byId.get(id) as Step;
-      return s.position === i + 1 ? s : { ...s, position: i + 1, updated_at: ctx.now };
-    });
-    const raced = conflict(`the steps of task ${task_id} changed meanwhile; list_steps shows them, then call again with the current ids.`);
-    return ctx.commit(
-      {
-        statements: [
-          ctx.guard(LIVE_STEPS_ARE, [task_id, p.accountId, JSON.stringify(step_ids), step_ids.length], raced),
-          reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
-        ],
-        activity: { target: task_id, summary: `reordered ${step_ids.length} steps: ${step_ids.join(", ")}` },
-      },
-      { task_id, steps: reordered, changed: true },
-    );
+      const reordered = step_ids.map((id, i) => {
+        const s = byId.get(id) as Step;
+        return s.position === i + 1 ? s : { ...s, position: i + 1, updated_at: ctx.now };
+      });
+      const raced = conflict(`the steps of task ${task_id} changed meanwhile; list_steps shows them, then call again with the current ids.`);
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(LIVE_STEPS_ARE, [task_id, p.accountId, JSON.stringify(step_ids), step_ids.length], raced),
+            reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
+          ],
+          activity: { target: task_id, summary: `reordered ${step_ids.length} steps: ${step_ids.join(", ")}` },
+        },
+        { task_id, steps: reordered, changed: true },
+      );
+    };
+    // The usual case in one batch: the ids are exactly the live steps, in an order other than theirs.
+    return fastOr(async (miss) => {
+      const json = JSON.stringify(step_ids);
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(LIVE_STEPS_ARE, [task_id, p.accountId, json, step_ids.length], miss),
+            ctx.guard(STEPS_NOT_IN_ORDER, [task_id, p.accountId, json], miss),
+            reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
+            selectLiveSteps(db, p.accountId, task_id),
+          ],
+          activity: { target: task_id, summary: `reordered ${step_ids.length} steps: ${step_ids.join(", ")}` },
+        },
+        (results) => ({ task_id, steps: rowsOf<Step>(results, -1).map(toStep), changed: true }),
+      );
+    }, slowly);
   },
 });
 

@@ -3,13 +3,14 @@ import { addDays, canonicalTimeZone, dayStartMs, localDate } from "../domain/zon
 import { invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { decodeCursor, encodeCursor, page } from "../db/cursor.ts";
-import { selectWaitedOnBy, selectWaitsOn, unfinishedDependenciesOf, type DependencyRef } from "../db/dependencies.ts";
+import { selectWaitedOnBy, selectWaitsOn, type DependencyRef } from "../db/dependencies.ts";
 import {
-  HIT_END, HIT_START, listAssignedTasks, listBlockedRows, listDueRows, listSubtaskRows, SEARCH_RANKED, searchTaskRows,
-  selectTaskHistory, toFtsQuery, type HistoryRow,
+  HIT_END, HIT_START, listAssignedTasks, listBlockedRows, SEARCH_RANKED, searchTaskRows, selectDueRows, selectSubtaskRows,
+  selectTaskHistory, toFtsQuery, type HistoryRow, type SubtaskRow,
 } from "../db/task-search.ts";
 import { requireTask, throwTaskMissing, selectAccountPrefs, selectTask, toTask, type AccountPrefs, type TaskRow } from "../db/tasks.ts";
 import { defineTool } from "../mcp/tool.ts";
+import { readBatch } from "../db/batch.ts";
 import { assigneeName, cursor, limit, projectId, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
 
@@ -110,10 +111,14 @@ const listSubtasks = defineTool({
   output: z.object({ items: z.array(taskShape.extend({ depth: z.number() })), next_cursor: z.string().nullable() }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    await requireTask(db, p.accountId, args.task_id);
     const after = decodeCursor(args.cursor);
     if (after && typeof after.k !== "string") throw invalid("cursor: not a list_subtasks cursor; pass next_cursor unchanged.");
-    const rows = await listSubtaskRows(db, p.accountId, args.task_id, args.recursive ? 50 : 1, (after?.k as string) ?? null, args.limit);
+    const { task, subtasks } = await readBatch(db, {
+      task: selectTask(db, p.accountId, args.task_id),
+      subtasks: selectSubtaskRows(db, p.accountId, args.task_id, args.recursive ? 50 : 1, (after?.k as string) ?? null, args.limit),
+    });
+    if (task.length === 0) await throwTaskMissing(db, p.accountId, args.task_id);
+    const rows = subtasks as SubtaskRow[];
     const { items, next_cursor } = page(rows, args.limit, (r) => ({ k: r.sort_path, id: r.id }));
     return { items: items.map((r) => ({ ...toTask(r), depth: r.depth })), next_cursor };
   },
@@ -135,9 +140,8 @@ const listBlockedTasks = defineTool({
   }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const rows = await listBlockedRows(db, p.accountId, args.project_id, decodeCursor(args.cursor), args.limit);
+    const { rows, waitsOn: deps } = await listBlockedRows(db, p.accountId, args.project_id, decodeCursor(args.cursor), args.limit);
     const { items, next_cursor } = page(rows, args.limit, (r) => ({ k: r.created_at, id: r.id }));
-    const deps = await unfinishedDependenciesOf(db, p.accountId, items.map((r) => r.id));
     return {
       items: items.map((r) => ({
         task: toTask(r),
@@ -173,19 +177,26 @@ const listDueTasks = defineTool({
   }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const prefs = await selectAccountPrefs(db, p.accountId).first<AccountPrefs>();
-    const timeZone = (prefs?.time_zone && canonicalTimeZone(prefs.time_zone)) || "UTC";
-    const until = new Date(localDayStart(timeZone, ctx.nowMs, args.days)).toISOString();
-    const rows = await listDueRows(db, {
-      accountId: p.accountId,
-      until,
-      now: ctx.now,
-      includeSnoozed: args.include_snoozed,
-      projectId: args.project_id,
-      assignee: args.assignee,
-      after: decodeCursor(args.cursor),
-      limit: args.limit,
+    // One batch: the account's time zone, and the rows due before the latest the window can end in any zone;
+    // those are in due order, so the window's rows are their first ones.
+    const widest = new Date(localDayStart("UTC", ctx.nowMs, args.days + 2)).toISOString();
+    const { prefs, due } = await readBatch(db, {
+      prefs: selectAccountPrefs(db, p.accountId),
+      due: selectDueRows(db, {
+        accountId: p.accountId,
+        until: widest,
+        now: ctx.now,
+        includeSnoozed: args.include_snoozed,
+        projectId: args.project_id,
+        assignee: args.assignee,
+        after: decodeCursor(args.cursor),
+        limit: args.limit,
+      }),
     });
+    const zone = (prefs[0] as AccountPrefs | undefined)?.time_zone;
+    const timeZone = (zone && canonicalTimeZone(zone)) || "UTC";
+    const until = new Date(localDayStart(timeZone, ctx.nowMs, args.days)).toISOString();
+    const rows = (due as TaskRow[]).filter((r) => (r.due_at as string) < until);
     const { items, next_cursor } = page(rows, args.limit, (r) => ({ k: r.due_at, id: r.id }));
     return {
       time_zone: timeZone,

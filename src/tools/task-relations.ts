@@ -7,7 +7,7 @@ import {
 } from "../db/dependencies.ts";
 import { requireProject } from "../db/projects.ts";
 import {
-  assigneeExists, insertTask, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask, requireTaskForWrite, rootTaskOf,
+  AGENT_EXISTS, assigneeExists, insertTask, insertTaskFrom, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask, requireTaskForWrite, rootTaskOf,
   selectAccountPrefs, selectTask, selectTaskWithTrash, subtreeOutsideProject, TASK_AT_VERSION, TASK_IS_LIVE, toTask,
   updateTaskFields, type AccountPrefs, type TaskField, type TaskRow, type TaskWithTrash, type TaskWriteRow,
   throwTaskMissing,
@@ -15,6 +15,11 @@ import {
 import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
 import { NO_LEASE, renewLease } from "../db/claims.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import {
+  BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, dependencyIs, insertTaskTrashItem, MOVABLE, MOVE_SUMMARY, selectTaskNow, differs, linkSummary, selectTaskRef, setColumn, taskSummary,
+  UNBLOCK_SET_RENEWING, UNBLOCK_SUMMARY, ASSIGN_SET,
+} from "../db/task-writes.ts";
+import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
 
@@ -58,42 +63,61 @@ const deleteTask = defineTool({
   }),
   async handler(ctx, { task_id }) {
     const { db, principal: p } = ctx;
-    const [taskRes, prefsRes] = await db.batch([selectTaskWithTrash(db, p.accountId, task_id), selectAccountPrefs(db, p.accountId)]);
-    const task = taskRes.results[0] as TaskWithTrash | undefined;
-    if (!task) throw notFound("task", task_id, notFoundHint);
-    if (task.trash_id) {
-      if (!task.purge_after) throw notFound("task", task_id, notFoundHint);
-      return { trash_id: task.trash_id, purge_after: task.purge_after, item_count: task.item_count ?? 1, already_in_trash: true };
-    }
-    const retention = (prefsRes.results[0] as AccountPrefs | undefined)?.trash_retention_days ?? 30;
-    const ids = await liveSubtreeIds(db, p.accountId, task_id);
-    const trash = moveToTrash(db, {
-      accountId: p.accountId,
-      kind: "task",
-      targetId: task_id,
-      title: task.title,
-      itemCount: ids.length,
-      deletedBy: actorName(p),
-      deletedByToken: p.tokenId,
-      now: ctx.now,
-    });
-    const subtasks = ids.length - 1;
-    const guard = ctx.guard(TASK_IS_LIVE, [task_id, p.accountId], conflict(`task ${task_id} was deleted by another call meanwhile; delete_task again names its trash item.`));
-    return ctx.commit(
-      {
-        statements: [guard, ...trash.statements],
-        activity: {
-          target: task_id,
-          summary: `deleted task "${task.title}"${subtasks ? ` with ${subtasks} subtask${subtasks === 1 ? "" : "s"}` : ""} (trash item ${trash.trashId})`,
+    const slowly = async () => {
+      const [taskRes, prefsRes] = await db.batch([selectTaskWithTrash(db, p.accountId, task_id), selectAccountPrefs(db, p.accountId)]);
+      const task = taskRes.results[0] as TaskWithTrash | undefined;
+      if (!task) throw notFound("task", task_id, notFoundHint);
+      if (task.trash_id) {
+        if (!task.purge_after) throw notFound("task", task_id, notFoundHint);
+        return { trash_id: task.trash_id, purge_after: task.purge_after, item_count: task.item_count ?? 1, already_in_trash: true };
+      }
+      const retention = (prefsRes.results[0] as AccountPrefs | undefined)?.trash_retention_days ?? 30;
+      const ids = await liveSubtreeIds(db, p.accountId, task_id);
+      const trash = moveToTrash(db, {
+        accountId: p.accountId,
+        kind: "task",
+        targetId: task_id,
+        title: task.title,
+        itemCount: ids.length,
+        deletedBy: actorName(p),
+        deletedByToken: p.tokenId,
+        now: ctx.now,
+      });
+      const subtasks = ids.length - 1;
+      const guard = ctx.guard(TASK_IS_LIVE, [task_id, p.accountId], conflict(`task ${task_id} was deleted by another call meanwhile; delete_task again names its trash item.`));
+      return ctx.commit(
+        {
+          statements: [guard, ...trash.statements],
+          activity: {
+            target: task_id,
+            summary: `deleted task "${task.title}"${subtasks ? ` with ${subtasks} subtask${subtasks === 1 ? "" : "s"}` : ""} (trash item ${trash.trashId})`,
+          },
         },
-      },
-      {
-        trash_id: trash.trashId,
-        purge_after: new Date(ctx.nowMs + retention * 86_400_000).toISOString(),
-        item_count: ids.length,
-        already_in_trash: false,
-      },
-    );
+        {
+          trash_id: trash.trashId,
+          purge_after: new Date(ctx.nowMs + retention * 86_400_000).toISOString(),
+          item_count: ids.length,
+          already_in_trash: false,
+        },
+      );
+    };
+    // The usual case in one batch: a live task; the trash item takes its title and count from the rows.
+    return fastOr(async (miss) => {
+      const { db, principal: p } = ctx;
+      const a = p.accountId;
+      const marks = moveToTrash(db, { accountId: a, kind: "task", targetId: task_id, title: "", itemCount: 0, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+      const item = insertTaskTrashItem(db, { trashId: marks.trashId, accountId: a, taskId: task_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+      return ctx.commit(
+        {
+          statements: [ctx.guard(TASK_IS_LIVE, [task_id, a], miss), item, ...marks.statements.slice(1)],
+          activity: { target: task_id, summarySql: deletedTaskSummary(a, task_id, marks.trashId) },
+        },
+        (results) => {
+          const row = rowsOf<{ id: string; purge_after: string; item_count: number }>(results, 1)[0];
+          return { trash_id: row.id, purge_after: row.purge_after, item_count: row.item_count, already_in_trash: false };
+        },
+      );
+    }, slowly);
   },
 });
 
@@ -106,19 +130,33 @@ const blockTask = defineTool({
   }),
   output: taskResult,
   async handler(ctx, args) {
-    const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
-    if (row.status === "done" || row.status === "cancelled") {
-      throw conflict(`task ${row.id} is ${row.status}, so there is nothing to block; reopen_task first if work on it has to continue.`);
-    }
-    if (row.status === "blocked") {
-      if (row.blocked_reason === args.reason) return unchanged(row);
-      return writeTask(ctx, row, { blocked_reason: args.reason }, `changed block reason: ${args.reason}`);
-    }
-    return writeTask(
-      ctx,
-      row,
-      { status: "blocked", status_before_block: row.status, blocked_reason: args.reason },
-      `blocked (was ${row.status}): ${args.reason}`,
+    const slowly = async () => {
+      const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
+      if (row.status === "done" || row.status === "cancelled") {
+        throw conflict(`task ${row.id} is ${row.status}, so there is nothing to block; reopen_task first if work on it has to continue.`);
+      }
+      if (row.status === "blocked") {
+        if (row.blocked_reason === args.reason) return unchanged(row);
+        return writeTask(ctx, row, { blocked_reason: args.reason }, `changed block reason: ${args.reason}`);
+      }
+      return writeTask(
+        ctx,
+        row,
+        { status: "blocked", status_before_block: row.status, blocked_reason: args.reason },
+        `blocked (was ${row.status}): ${args.reason}`,
+      );
+    };
+    const a = ctx.principal.accountId;
+    return fastOr(
+      (miss) =>
+        writeTaskAtOnce(ctx, miss, {
+          taskId: args.task_id,
+          where: BLOCKABLE,
+          set: BLOCK_SET,
+          setBinds: [args.reason],
+          summary: taskSummary(a, args.task_id, BLOCK_SUMMARY, [args.reason]),
+        }),
+      slowly,
     );
   },
 });
@@ -129,12 +167,20 @@ const unblockTask = defineTool({
   input: z.strictObject({ task_id: taskId }),
   output: taskResult,
   async handler(ctx, args) {
-    const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
-    if (row.status !== "blocked") return unchanged(row);
-    const back = row.status_before_block && row.status_before_block !== "blocked" ? row.status_before_block : "open";
-    // Back in progress: an agent's claim lease starts over instead of having run out while blocked.
-    const renew = back === "in_progress" && row.assignee ? [renewLease(ctx.db, ctx.principal.accountId, row.id, row.assignee, ctx.now)] : [];
-    return writeTask(ctx, row, { status: back, status_before_block: null, blocked_reason: null }, `unblocked (back to ${back})`, renew);
+    const slowly = async () => {
+      const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
+      if (row.status !== "blocked") return unchanged(row);
+      const back = row.status_before_block && row.status_before_block !== "blocked" ? row.status_before_block : "open";
+      // Back in progress: an agent's claim lease starts over instead of having run out while blocked.
+      const renew = back === "in_progress" && row.assignee ? [renewLease(ctx.db, ctx.principal.accountId, row.id, row.assignee, ctx.now)] : [];
+      return writeTask(ctx, row, { status: back, status_before_block: null, blocked_reason: null }, `unblocked (back to ${back})`, renew);
+    };
+    const a = ctx.principal.accountId;
+    return fastOr(
+      (miss) =>
+        writeTaskAtOnce(ctx, miss, { taskId: args.task_id, where: BLOCKED, set: UNBLOCK_SET_RENEWING, setBinds: [ctx.now], summary: taskSummary(a, args.task_id, UNBLOCK_SUMMARY) }),
+      slowly,
+    );
   },
 });
 
@@ -145,12 +191,27 @@ const assignTask = defineTool({
   output: taskResult,
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const row = await requireTaskForWrite(db, p.accountId, args.task_id);
-    if (args.assignee !== null && !(await assigneeExists(db, p.accountId, args.assignee))) {
-      throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
-    }
-    if (row.assignee === args.assignee) return unchanged(row);
-    return writeTask(ctx, row, { assignee: args.assignee, ...NO_LEASE }, args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee");
+    const slowly = async () => {
+      const row = await requireTaskForWrite(db, p.accountId, args.task_id);
+      if (args.assignee !== null && !(await assigneeExists(db, p.accountId, args.assignee))) {
+        throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
+      }
+      if (row.assignee === args.assignee) return unchanged(row);
+      return writeTask(ctx, row, { assignee: args.assignee, ...NO_LEASE }, args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee");
+    };
+    const a = ctx.principal.accountId;
+    return fastOr((miss) => {
+      const known = args.assignee !== null && args.assignee !== "human" ? [ctx.guard(AGENT_EXISTS, [a, args.assignee], miss)] : [];
+      return writeTaskAtOnce(ctx, miss, {
+        taskId: args.task_id,
+        where: differs("assignee"),
+        whereBinds: [args.assignee],
+        set: ASSIGN_SET,
+        setBinds: [args.assignee],
+        summary: args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee",
+        before: known,
+      });
+    }, slowly);
   },
 });
 
@@ -162,34 +223,50 @@ const moveTask = defineTool({
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
     const a = p.accountId;
-    const row = await requireTaskForWrite(db, a, args.task_id);
-    if (row.parent_id) {
-      const root = await rootTaskOf(db, a, row.id);
-      throw invalid(
-        `task_id: ${row.id} is a subtask and lives in its parent's project; move its top-level parent ${root.id} ("${root.title}") instead, and its subtasks move with it.`,
-      );
-    }
-    if (args.project_id) await requireProject(db, a, args.project_id);
-    const outside = await subtreeOutsideProject(db, a, row.id, args.project_id);
-    if (outside === 0) return { ...unchanged(row), moved: 0 };
-    const statements = [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id))];
-    if (args.project_id) {
-      statements.push(ctx.guard(PROJECT_IS_LIVE, [args.project_id, a], notFound("project", args.project_id, "list_projects finds project ids")));
-    }
-    statements.push(moveSubtree(db, a, row.id, args.project_id, ctx.now));
-    const rootMoves = row.project_id !== args.project_id;
-    const next = rootMoves ? { ...row, project_id: args.project_id, version: row.version + 1, updated_at: ctx.now } : row;
-    const others = outside - (rootMoves ? 1 : 0);
-    return ctx.commit(
-      {
-        statements,
-        activity: {
-          target: row.id,
-          summary: `moved to ${args.project_id ?? "no project"} (from ${row.project_id ?? "no project"})${others ? `, with ${others} subtask${others === 1 ? "" : "s"}` : ""}`,
+    const slowly = async () => {
+      const row = await requireTaskForWrite(db, a, args.task_id);
+      if (row.parent_id) {
+        const root = await rootTaskOf(db, a, row.id);
+        throw invalid(
+          `task_id: ${row.id} is a subtask and lives in its parent's project; move its top-level parent ${root.id} ("${root.title}") instead, and its subtasks move with it.`,
+        );
+      }
+      if (args.project_id) await requireProject(db, a, args.project_id);
+      const outside = await subtreeOutsideProject(db, a, row.id, args.project_id);
+      if (outside === 0) return { ...unchanged(row), moved: 0 };
+      const statements = [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id))];
+      if (args.project_id) {
+        statements.push(ctx.guard(PROJECT_IS_LIVE, [args.project_id, a], notFound("project", args.project_id, "list_projects finds project ids")));
+      }
+      statements.push(moveSubtree(db, a, row.id, args.project_id, ctx.now));
+      const rootMoves = row.project_id !== args.project_id;
+      const next = rootMoves ? { ...row, project_id: args.project_id, version: row.version + 1, updated_at: ctx.now } : row;
+      const others = outside - (rootMoves ? 1 : 0);
+      return ctx.commit(
+        {
+          statements,
+          activity: {
+            target: row.id,
+            summary: `moved to ${args.project_id ?? "no project"} (from ${row.project_id ?? "no project"})${others ? `, with ${others} subtask${others === 1 ? "" : "s"}` : ""}`,
+          },
         },
-      },
-      { task: toTask(next), changed: true, moved: outside },
-    );
+        { task: toTask(next), changed: true, moved: outside },
+      );
+    };
+    return fastOr(async (miss) => {
+      const binds = [args.task_id, a, args.project_id];
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(MOVABLE, binds, miss),
+            moveSubtree(db, a, args.task_id, args.project_id, ctx.now),
+            selectTaskNow(db, a, args.task_id),
+          ],
+          activity: { target: args.task_id, summarySql: { sql: MOVE_SUMMARY, binds: [...binds, args.project_id ?? "no project"] } },
+        },
+        (results) => ({ task: toTask(rowsOf<TaskRow>(results, -1)[0]), changed: true, moved: results[1].meta.changes }),
+      );
+    }, slowly);
   },
 });
 
@@ -199,13 +276,29 @@ const snoozeTask = defineTool({
   input: z.strictObject({ task_id: taskId, until: isoTime.nullable().meta({ detail: "a future time, or null to wake it now" }) }),
   output: taskResult,
   async handler(ctx, args) {
-    const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
+    const slowly = async () => {
+      const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
+      const until = args.until === null ? null : toUtc(args.until);
+      if (until !== null && until <= ctx.now) {
+        throw invalid(`until: ${args.until} is not in the future (now is ${ctx.now}); give a later time, or null to end a snooze.`);
+      }
+      if (row.snoozed_until === until) return unchanged(row);
+      return writeTask(ctx, row, { snoozed_until: until }, until ? `snoozed until ${until}` : "ended the snooze");
+    };
     const until = args.until === null ? null : toUtc(args.until);
-    if (until !== null && until <= ctx.now) {
-      throw invalid(`until: ${args.until} is not in the future (now is ${ctx.now}); give a later time, or null to end a snooze.`);
-    }
-    if (row.snoozed_until === until) return unchanged(row);
-    return writeTask(ctx, row, { snoozed_until: until }, until ? `snoozed until ${until}` : "ended the snooze");
+    if (until !== null && until <= ctx.now) return slowly();
+    return fastOr(
+      (miss) =>
+        writeTaskAtOnce(ctx, miss, {
+          taskId: args.task_id,
+          where: differs("snoozed_until"),
+          whereBinds: [until],
+          set: setColumn("snoozed_until"),
+          setBinds: [until],
+          summary: until ? `snoozed until ${until}` : "ended the snooze",
+        }),
+      slowly,
+    );
   },
 });
 
@@ -223,36 +316,68 @@ const decomposeTask = defineTool({
   output: z.object({ parent_id: z.string(), tasks: z.array(taskShape) }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const parent = await requireTask(db, p.accountId, args.task_id);
-    const created = args.subtasks.map((s) => ({
-      id: newId(ID_PREFIX.task),
-      accountId: p.accountId,
-      projectId: parent.project_id,
-      parentId: parent.id,
-      title: s.title,
-      notes: s.notes ?? "",
-      priority: priorityIndex("normal"),
-      dueAt: null,
-      estimateMinutes: null,
-      assignee: null,
-      autoOk: parent.auto_ok === 1,
-      createdBy: actorName(p),
-      now: ctx.now,
-    }));
-    const n = created.length;
-    return ctx.commit(
-      {
-        statements: [
-          ctx.guard(TASK_IS_LIVE, [parent.id, p.accountId], notFound("task", parent.id, notFoundHint)),
-          ...created.map((t) => insertTask(db, t)),
-        ],
-        activity: {
-          target: parent.id,
-          summary: `added ${n} subtask${n === 1 ? "" : "s"}: ${created.map((t) => `${t.id} "${t.title}"`).join(", ")}`,
+    const slowly = async () => {
+      const parent = await requireTask(db, p.accountId, args.task_id);
+      const created = args.subtasks.map((s) => ({
+        id: newId(ID_PREFIX.task),
+        accountId: p.accountId,
+        projectId: parent.project_id,
+        parentId: parent.id,
+        title: s.title,
+        notes: s.notes ?? "",
+        priority: priorityIndex("normal"),
+        dueAt: null,
+        estimateMinutes: null,
+        assignee: null,
+        autoOk: parent.auto_ok === 1,
+        createdBy: actorName(p),
+        now: ctx.now,
+      }));
+      const n = created.length;
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(TASK_IS_LIVE, [parent.id, p.accountId], notFound("task", parent.id, notFoundHint)),
+            ...created.map((t) => insertTask(db, t)),
+          ],
+          activity: {
+            target: parent.id,
+            summary: `added ${n} subtask${n === 1 ? "" : "s"}: ${created.map((t) => `${t.id} "${t.title}"`).join(", ")}`,
+          },
         },
-      },
-      { parent_id: parent.id, tasks: created.map(newTaskValue) },
-    );
+        { parent_id: parent.id, tasks: created.map(newTaskValue) },
+      );
+    };
+    // The usual case in one batch: the parent is a guard; the subtasks take its project and auto-OK in their inserts.
+    return fastOr(async (miss) => {
+      const { db, principal: p } = ctx;
+      const created = args.subtasks.map((s) => ({
+        id: newId(ID_PREFIX.task),
+        accountId: p.accountId,
+        projectId: null,
+        parentId: args.task_id,
+        title: s.title,
+        notes: s.notes ?? "",
+        priority: priorityIndex("normal"),
+        dueAt: null,
+        estimateMinutes: null,
+        assignee: null,
+        autoOk: null,
+        createdBy: actorName(p),
+        now: ctx.now,
+      }));
+      const n = created.length;
+      return ctx.commit(
+        {
+          statements: [ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], miss), ...created.map((t) => insertTaskFrom(db, t, "parent"))],
+          activity: {
+            target: args.task_id,
+            summary: `added ${n} subtask${n === 1 ? "" : "s"}: ${created.map((t) => `${t.id} "${t.title}"`).join(", ")}`,
+          },
+        },
+        (results) => ({ parent_id: args.task_id, tasks: results.slice(1).map((r) => toTask(r.results[0] as TaskRow)) }),
+      );
+    }, slowly);
   },
 });
 
@@ -277,6 +402,27 @@ async function requirePair(ctx: ToolContext, taskIdValue: string, dependsOnId: s
   return { task: ref(t), depends_on: ref(d), linked: link.results.length > 0 };
 }
 
+/** add_dependency (add) or remove_dependency in one batch, when both tasks are live and the link is absent (present). */
+function dependencyAtOnce(ctx: ToolContext, miss: Error, taskIdValue: string, dependsOnId: string, add: boolean) {
+  const { db, principal: p } = ctx;
+  const a = p.accountId;
+  const statements = [ctx.guard(dependencyIs(!add), [taskIdValue, a, dependsOnId], miss)];
+  if (add) statements.push(ctx.guard(NO_DEPENDENCY_PATH, [dependsOnId, a, taskIdValue], miss), insertLink(db, a, taskIdValue, dependsOnId, ctx.now));
+  else statements.push(deleteLink(db, a, taskIdValue, dependsOnId));
+  statements.push(selectTaskRef(db, a, taskIdValue), selectTaskRef(db, a, dependsOnId));
+  return ctx.commit(
+    {
+      statements,
+      activity: { target: taskIdValue, summarySql: linkSummary(a, dependsOnId, add ? "now waits on " : "no longer waits on ") },
+    },
+    (results) => ({
+      task: rowsOf<{ id: string; title: string; status: string }>(results, -2)[0],
+      depends_on: rowsOf<{ id: string; title: string; status: string }>(results, -1)[0],
+      changed: true,
+    }),
+  );
+}
+
 const describePath = (path: { id: string; title: string | null }[]) =>
   path.map((s) => (s.title === null ? s.id : `${s.id} "${s.title}"`)).join(" waits on ");
 
@@ -288,28 +434,33 @@ const addDependency = defineTool({
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
     const a = p.accountId;
-    if (args.task_id === args.depends_on_id) throw invalid("depends_on_id: a task cannot wait on itself; give another task's id.");
-    const pair = await requirePair(ctx, args.task_id, args.depends_on_id);
-    if (pair.linked) return { task: pair.task, depends_on: pair.depends_on, changed: false };
-    const cycleError = (path: { id: string; title: string | null }[] | null) =>
-      invalid(
-        `refused: ${args.task_id} cannot wait on ${args.depends_on_id}, because ${args.depends_on_id} already waits on ${args.task_id}` +
-          (path ? ` (${describePath(path)})` : "") +
-          `; that would be a cycle. remove_dependency one of those links first, or link them the other way round.`,
+    const slowly = async () => {
+      if (args.task_id === args.depends_on_id) throw invalid("depends_on_id: a task cannot wait on itself; give another task's id.");
+      const pair = await requirePair(ctx, args.task_id, args.depends_on_id);
+      if (pair.linked) return { task: pair.task, depends_on: pair.depends_on, changed: false };
+      const cycleError = (path: { id: string; title: string | null }[] | null) =>
+        invalid(
+          `refused: ${args.task_id} cannot wait on ${args.depends_on_id}, because ${args.depends_on_id} already waits on ${args.task_id}` +
+            (path ? ` (${describePath(path)})` : "") +
+            `; that would be a cycle. remove_dependency one of those links first, or link them the other way round.`,
+        );
+      const path = await findDependencyPath(db, a, args.depends_on_id, args.task_id);
+      if (path) throw cycleError(path);
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(`${TASK_IS_LIVE} AND ${TASK_IS_LIVE}`, [args.task_id, a, args.depends_on_id, a], raced(args.task_id)),
+            ctx.guard(NO_DEPENDENCY_PATH, [args.depends_on_id, a, args.task_id], cycleError(null)),
+            insertLink(db, a, args.task_id, args.depends_on_id, ctx.now),
+          ],
+          activity: { target: args.task_id, summary: `now waits on ${args.depends_on_id} "${pair.depends_on.title}"` },
+        },
+        { task: pair.task, depends_on: pair.depends_on, changed: true },
       );
-    const path = await findDependencyPath(db, a, args.depends_on_id, args.task_id);
-    if (path) throw cycleError(path);
-    return ctx.commit(
-      {
-        statements: [
-          ctx.guard(`${TASK_IS_LIVE} AND ${TASK_IS_LIVE}`, [args.task_id, a, args.depends_on_id, a], raced(args.task_id)),
-          ctx.guard(NO_DEPENDENCY_PATH, [args.depends_on_id, a, args.task_id], cycleError(null)),
-          insertLink(db, a, args.task_id, args.depends_on_id, ctx.now),
-        ],
-        activity: { target: args.task_id, summary: `now waits on ${args.depends_on_id} "${pair.depends_on.title}"` },
-      },
-      { task: pair.task, depends_on: pair.depends_on, changed: true },
-    );
+    };
+    if (args.task_id === args.depends_on_id) return slowly();
+    // The usual case in one batch: both tasks live, not linked yet, no cycle; the refs are read after the insert.
+    return fastOr((miss) => dependencyAtOnce(ctx, miss, args.task_id, args.depends_on_id, true), slowly);
   },
 });
 
@@ -319,15 +470,18 @@ const removeDependency = defineTool({
   input: dependencyArgs,
   output: dependencyResult,
   async handler(ctx, args) {
-    const pair = await requirePair(ctx, args.task_id, args.depends_on_id);
-    if (!pair.linked) return { task: pair.task, depends_on: pair.depends_on, changed: false };
-    return ctx.commit(
-      {
-        statements: [deleteLink(ctx.db, ctx.principal.accountId, args.task_id, args.depends_on_id)],
-        activity: { target: args.task_id, summary: `no longer waits on ${args.depends_on_id} "${pair.depends_on.title}"` },
-      },
-      { task: pair.task, depends_on: pair.depends_on, changed: true },
-    );
+    const slowly = async () => {
+      const pair = await requirePair(ctx, args.task_id, args.depends_on_id);
+      if (!pair.linked) return { task: pair.task, depends_on: pair.depends_on, changed: false };
+      return ctx.commit(
+        {
+          statements: [deleteLink(ctx.db, ctx.principal.accountId, args.task_id, args.depends_on_id)],
+          activity: { target: args.task_id, summary: `no longer waits on ${args.depends_on_id} "${pair.depends_on.title}"` },
+        },
+        { task: pair.task, depends_on: pair.depends_on, changed: true },
+      );
+    };
+    return fastOr((miss) => dependencyAtOnce(ctx, miss, args.task_id, args.depends_on_id, false), slowly);
   },
 });
 

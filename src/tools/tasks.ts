@@ -3,8 +3,8 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  assigneeExists, defaultAutoOk, insertTask, newTaskValue, priorityIndex, requireTask, selectTask,
-  TASK_COLUMNS, TASK_RETURNING, toTask, type TaskRow,
+  AGENT_EXISTS, assigneeExists, defaultAutoOk, insertTask, insertTaskFrom, PROJECT_IS_LIVE, TASK_IN_PROJECT, TASK_IS_LIVE, newTaskValue, priorityIndex, requireTask, selectTask,
+  TASK_COLUMNS, TASK_RETURNING, taskChangesEach, toTask, type TaskRow, updateTaskReturning,
   throwTaskMissing,
 } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
@@ -13,6 +13,7 @@ import { readBatch } from "../db/batch.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
 import { defineTool } from "../mcp/tool.ts";
+import { fastOr, rowsOf } from "./fast.ts";
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
 } from "./schemas.ts";
@@ -42,44 +43,81 @@ const createTask = defineTool({
   }),
   output: z.object({ task: taskShape }),
   async handler(ctx, args) {
-    const { db, principal: p } = ctx;
-    let projectIdValue = args.project_id ?? null;
-    if (args.parent_id) {
-      const parent = await requireTask(db, p.accountId, args.parent_id);
-      if (args.project_id && args.project_id !== parent.project_id) {
-        throw invalid(`project_id: a subtask lives in its parent's project (${parent.project_id ?? "none"}); omit project_id or use move_task on the parent.`);
+    const createSlowly = async () => {
+      const { db, principal: p } = ctx;
+      let projectIdValue = args.project_id ?? null;
+      if (args.parent_id) {
+        const parent = await requireTask(db, p.accountId, args.parent_id);
+        if (args.project_id && args.project_id !== parent.project_id) {
+          throw invalid(`project_id: a subtask lives in its parent's project (${parent.project_id ?? "none"}); omit project_id or use move_task on the parent.`);
+        }
+        projectIdValue = parent.project_id;
+      } else if (projectIdValue) {
+        await requireProject(db, p.accountId, projectIdValue);
       }
-      projectIdValue = parent.project_id;
-    } else if (projectIdValue) {
-      await requireProject(db, p.accountId, projectIdValue);
-    }
-    if (args.assignee && !(await assigneeExists(db, p.accountId, args.assignee))) {
-      throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
-    }
-    const dueAt = args.due_at ? toUtc(args.due_at) : null;
-    const schedule = args.recurrence ? scheduleFor(args.recurrence, await timeZoneOf(db, p.accountId), dueAt) : null;
-    const t = {
-      id: newId(ID_PREFIX.task),
-      accountId: p.accountId,
-      projectId: projectIdValue,
-      parentId: args.parent_id ?? null,
-      title: args.title,
-      notes: args.notes ?? "",
-      priority: priorityIndex(args.priority),
-      dueAt,
-      estimateMinutes: args.estimate_minutes ?? null,
-      assignee: args.assignee ?? null,
-      autoOk: args.auto_ok ?? (await defaultAutoOk(db, p.accountId, projectIdValue)),
-      createdBy: actorName(p),
-      now: ctx.now,
-      schedule,
-      seriesId: schedule ? newSeriesId() : null,
+      if (args.assignee && !(await assigneeExists(db, p.accountId, args.assignee))) {
+        throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
+      }
+      const dueAt = args.due_at ? toUtc(args.due_at) : null;
+      const schedule = args.recurrence ? scheduleFor(args.recurrence, await timeZoneOf(db, p.accountId), dueAt) : null;
+      const t = {
+        id: newId(ID_PREFIX.task),
+        accountId: p.accountId,
+        projectId: projectIdValue,
+        parentId: args.parent_id ?? null,
+        title: args.title,
+        notes: args.notes ?? "",
+        priority: priorityIndex(args.priority),
+        dueAt,
+        estimateMinutes: args.estimate_minutes ?? null,
+        assignee: args.assignee ?? null,
+        autoOk: args.auto_ok ?? (await defaultAutoOk(db, p.accountId, projectIdValue)),
+        createdBy: actorName(p),
+        now: ctx.now,
+        schedule,
+        seriesId: schedule ? newSeriesId() : null,
+      };
+      const repeats = schedule ? `, repeating ${schedule.rule} (series ${t.seriesId})` : "";
+      return ctx.commit(
+        { statements: [insertTask(db, t)], activity: { target: t.id, summary: `created task "${t.title}"${repeats}` } },
+        { task: newTaskValue(t) },
+      );
+  
     };
-    const repeats = schedule ? `, repeating ${schedule.rule} (series ${t.seriesId})` : "";
-    return ctx.commit(
-      { statements: [insertTask(db, t)], activity: { target: t.id, summary: `created task "${t.title}"${repeats}` } },
-      { task: newTaskValue(t) },
-    );
+    if (args.recurrence) return createSlowly();
+    // The usual case in one batch: the parent, project and assignee it names are guards; its project and auto-OK are computed in the insert.
+    return fastOr(async (miss) => {
+      const { db, principal: p } = ctx;
+      const a = p.accountId;
+      const statements: D1PreparedStatement[] = [];
+      if (args.parent_id) {
+        statements.push(ctx.guard(TASK_IS_LIVE, [args.parent_id, a], miss));
+        if (args.project_id) statements.push(ctx.guard(TASK_IN_PROJECT, [args.parent_id, a, args.project_id], miss));
+      } else if (args.project_id) {
+        statements.push(ctx.guard(PROJECT_IS_LIVE, [args.project_id, a], miss));
+      }
+      if (args.assignee && args.assignee !== "human") statements.push(ctx.guard(AGENT_EXISTS, [a, args.assignee], miss));
+      const t = {
+        id: newId(ID_PREFIX.task),
+        accountId: a,
+        projectId: args.parent_id ? null : args.project_id ?? null,
+        parentId: args.parent_id ?? null,
+        title: args.title,
+        notes: args.notes ?? "",
+        priority: priorityIndex(args.priority),
+        dueAt: args.due_at ? toUtc(args.due_at) : null,
+        estimateMinutes: args.estimate_minutes ?? null,
+        assignee: args.assignee ?? null,
+        autoOk: args.auto_ok ?? null,
+        createdBy: actorName(p),
+        now: ctx.now,
+      };
+      statements.push(insertTaskFrom(db, t));
+      return ctx.commit(
+        { statements, activity: { target: t.id, summary: `created task "${t.title}"` } },
+        (results) => ({ task: toTask(rowsOf<TaskRow>(results, -1)[0]) }),
+      );
+    }, createSlowly);
   },
 });
 
@@ -183,61 +221,87 @@ const updateTask = defineTool({
   }),
   output: z.object({ task: taskShape, changed: z.boolean() }),
   async handler(ctx, args) {
-    const { db, principal: p } = ctx;
-    const row = await requireTask(db, p.accountId, args.task_id);
-    const staleMessage = `task ${args.task_id} has changed since version ${args.expected_version}: get_task shows the current version and values; apply your change to those and pass that version.`;
-    if (args.expected_version !== undefined && row.version !== args.expected_version) throw conflict(staleMessage);
+    const updateSlowly = async () => {
+      const { db, principal: p } = ctx;
+      const row = await requireTask(db, p.accountId, args.task_id);
+      const staleMessage = `task ${args.task_id} has changed since version ${args.expected_version}: get_task shows the current version and values; apply your change to those and pass that version.`;
+      if (args.expected_version !== undefined && row.version !== args.expected_version) throw conflict(staleMessage);
 
-    const changes: Record<string, unknown> = {};
-    if (args.title !== undefined && args.title !== row.title) changes.title = args.title;
-    if (args.notes !== undefined && args.notes !== row.notes) changes.notes = args.notes;
-    if (args.priority !== undefined && priorityIndex(args.priority) !== row.priority) changes.priority = priorityIndex(args.priority);
-    if (args.due_at !== undefined) {
-      const due = args.due_at === null ? null : toUtc(args.due_at);
-      if (due !== row.due_at) changes.due_at = due;
-    }
-    if (args.estimate_minutes !== undefined && args.estimate_minutes !== row.estimate_minutes) changes.estimate_minutes = args.estimate_minutes;
-    let repeats = "";
-    if (args.recurrence === null && row.recurrence) changes.recurrence = null;
-    if (typeof args.recurrence === "string") {
-      if (row.status === "done" || row.status === "cancelled") {
-        throw conflict(`task ${row.id} is ${row.status}: only an unfinished task can repeat. reopen_task brings it back first, or create_task with recurrence starts a new series.`);
+      const changes: Record<string, unknown> = {};
+      if (args.title !== undefined && args.title !== row.title) changes.title = args.title;
+      if (args.notes !== undefined && args.notes !== row.notes) changes.notes = args.notes;
+      if (args.priority !== undefined && priorityIndex(args.priority) !== row.priority) changes.priority = priorityIndex(args.priority);
+      if (args.due_at !== undefined) {
+        const due = args.due_at === null ? null : toUtc(args.due_at);
+        if (due !== row.due_at) changes.due_at = due;
       }
-      const due = changes.due_at !== undefined ? (changes.due_at as string | null) : row.due_at;
-      const schedule = JSON.stringify(scheduleFor(args.recurrence, await timeZoneOf(db, p.accountId), due));
-      if (schedule !== row.recurrence) {
-        changes.recurrence = schedule;
-        if (!row.recurrence) changes.series_id = newSeriesId();
-        repeats = ` (repeating ${JSON.parse(schedule).rule})`;
+      if (args.estimate_minutes !== undefined && args.estimate_minutes !== row.estimate_minutes) changes.estimate_minutes = args.estimate_minutes;
+      let repeats = "";
+      if (args.recurrence === null && row.recurrence) changes.recurrence = null;
+      if (typeof args.recurrence === "string") {
+        if (row.status === "done" || row.status === "cancelled") {
+          throw conflict(`task ${row.id} is ${row.status}: only an unfinished task can repeat. reopen_task brings it back first, or create_task with recurrence starts a new series.`);
+        }
+        const due = changes.due_at !== undefined ? (changes.due_at as string | null) : row.due_at;
+        const schedule = JSON.stringify(scheduleFor(args.recurrence, await timeZoneOf(db, p.accountId), due));
+        if (schedule !== row.recurrence) {
+          changes.recurrence = schedule;
+          if (!row.recurrence) changes.series_id = newSeriesId();
+          repeats = ` (repeating ${JSON.parse(schedule).rule})`;
+        }
       }
-    }
-    const willRepeat = changes.recurrence !== undefined ? changes.recurrence !== null : row.recurrence !== null;
-    if (willRepeat && changes.due_at === null) {
-      throw invalid("due_at: a recurring task needs a due time; pass recurrence: null as well to stop repeating it.");
-    }
-    const fields = Object.keys(changes);
-    if (fields.length === 0) return { task: toTask(row), changed: false };
+      const willRepeat = changes.recurrence !== undefined ? changes.recurrence !== null : row.recurrence !== null;
+      if (willRepeat && changes.due_at === null) {
+        throw invalid("due_at: a recurring task needs a due time; pass recurrence: null as well to stop repeating it.");
+      }
+      const fields = Object.keys(changes);
+      if (fields.length === 0) return { task: toTask(row), changed: false };
 
-    const statements: D1PreparedStatement[] = [];
-    if (args.expected_version !== undefined) {
+      const statements: D1PreparedStatement[] = [];
+      if (args.expected_version !== undefined) {
+        statements.push(
+          ctx.guard("(SELECT version FROM tasks WHERE id = ? AND account_id = ?) = ?", [row.id, p.accountId, args.expected_version], conflict(staleMessage)),
+        );
+      }
       statements.push(
-        ctx.guard("(SELECT version FROM tasks WHERE id = ? AND account_id = ?) = ?", [row.id, p.accountId, args.expected_version], conflict(staleMessage)),
+        db
+          .prepare(
+            `UPDATE tasks SET ${fields.map((f) => `${f} = ?`).join(", ")}, version = version + 1, updated_at = ?
+              WHERE id = ? AND account_id = ? RETURNING ${TASK_RETURNING}`,
+          )
+          .bind(...fields.map((f) => changes[f]), ctx.now, row.id, p.accountId),
       );
-    }
-    statements.push(
-      db
-        .prepare(
-          `UPDATE tasks SET ${fields.map((f) => `${f} = ?`).join(", ")}, version = version + 1, updated_at = ?
-            WHERE id = ? AND account_id = ? RETURNING ${TASK_RETURNING}`,
-        )
-        .bind(...fields.map((f) => changes[f]), ctx.now, row.id, p.accountId),
-    );
-    const results = await ctx.commitWithResults({
-      statements,
-      activity: { target: row.id, summary: `updated ${fields.filter((f) => f !== "series_id").join(", ")}${repeats}` },
-    });
-    const updated = results[results.length - 1].results[0] as TaskRow;
-    return { task: toTask(updated), changed: true };
+      const results = await ctx.commitWithResults({
+        statements,
+        activity: { target: row.id, summary: `updated ${fields.filter((f) => f !== "series_id").join(", ")}${repeats}` },
+      });
+      const updated = results[results.length - 1].results[0] as TaskRow;
+      return { task: toTask(updated), changed: true };
+  
+    };
+    if (args.recurrence !== undefined || args.due_at === null) return updateSlowly();
+    // The usual case in one batch: every field given changes (so each is named in the history), at the expected version.
+    const changes: Record<string, unknown> = {};
+    if (args.title !== undefined) changes.title = args.title;
+    if (args.notes !== undefined) changes.notes = args.notes;
+    if (args.priority !== undefined) changes.priority = priorityIndex(args.priority);
+    if (args.due_at) changes.due_at = toUtc(args.due_at);
+    if (args.estimate_minutes !== undefined) changes.estimate_minutes = args.estimate_minutes;
+    const fields = Object.keys(changes);
+    if (fields.length === 0) return updateSlowly();
+    return fastOr(async (miss) => {
+      const { db, principal: p } = ctx;
+      const withVersion = args.expected_version !== undefined;
+      const condition = taskChangesEach(fields, withVersion);
+      const binds = [args.task_id, p.accountId, ...(withVersion ? [args.expected_version] : []), ...fields.map((f) => changes[f])];
+      return ctx.commit(
+        {
+          statements: [ctx.guard(condition, binds, miss), updateTaskReturning(db, p.accountId, args.task_id, changes, ctx.now)],
+          activity: { target: args.task_id, summary: `updated ${fields.join(", ")}` },
+        },
+        (results) => ({ task: toTask(rowsOf<TaskRow>(results, -1)[0]), changed: true }),
+      );
+    }, updateSlowly);
   },
 });
 

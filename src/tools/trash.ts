@@ -6,6 +6,10 @@ import {
   restorableCondition, restoreCheck, restoreStatements, wasRestored, type RecordPrefix, type TrashKind, type TrashRow,
 } from "../db/trash.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { fastOr, rowsOf } from "./fast.ts";
+import {
+  allInTrash, purgedSummary, RESTORABLE_AS_IS, RESTORED_SUMMARY, restoreAnyStatements, selectPurged, selectTrashCount, selectTrashItem,
+} from "../db/trash-writes.ts";
 import { cursor, id, limit } from "./schemas.ts";
 
 const TRASH_KINDS = ["task", "project", "step", "comment"] as const;
@@ -74,47 +78,64 @@ const restoreFromTrash = defineTool({
   async handler(ctx, { item_id }) {
     const { db, principal: p } = ctx;
     const a = p.accountId;
-    const prefix = item_id.slice(0, 3);
-    let item: TrashRow | null;
-    if (prefix === "trs") {
-      item = await findTrashItem(db, a, item_id);
-      if (!item) {
-        if (await wasRestored(db, a, item_id)) return { restored: false, trash_id: item_id, kind: null, target_id: null, item_count: 0, detached: [] };
-        throw notFound("trash item", item_id, LIST_HINT);
+    const slowly = async () => {
+      const prefix = item_id.slice(0, 3);
+      let item: TrashRow | null;
+      if (prefix === "trs") {
+        item = await findTrashItem(db, a, item_id);
+        if (!item) {
+          if (await wasRestored(db, a, item_id)) return { restored: false, trash_id: item_id, kind: null, target_id: null, item_count: 0, detached: [] };
+          throw notFound("trash item", item_id, LIST_HINT);
+        }
+      } else {
+        const kind = KIND_OF_PREFIX[prefix as RecordPrefix];
+        item = await findTrashItemByTarget(db, a, item_id);
+        if (!item) {
+          const where = await locateRecord(db, a, prefix as RecordPrefix, item_id);
+          if (!where) throw notFound(kind, item_id, LIST_HINT);
+          if (where.trash_id === null) return { restored: false, trash_id: null, kind, target_id: item_id, item_count: 0, detached: [] };
+          throw conflict(
+            `${kind} ${item_id} was deleted as part of trash item ${where.trash_id}; restore_from_trash with item_id ${where.trash_id} brings back that whole unit (list_trash shows it).`,
+          );
+        }
       }
-    } else {
-      const kind = KIND_OF_PREFIX[prefix as RecordPrefix];
-      item = await findTrashItemByTarget(db, a, item_id);
-      if (!item) {
-        const where = await locateRecord(db, a, prefix as RecordPrefix, item_id);
-        if (!where) throw notFound(kind, item_id, LIST_HINT);
-        if (where.trash_id === null) return { restored: false, trash_id: null, kind, target_id: item_id, item_count: 0, detached: [] };
+      const check = await restoreCheck(db, a, item);
+      if (check.blockers.length > 0) {
+        const b = check.blockers[0];
         throw conflict(
-          `${kind} ${item_id} was deleted as part of trash item ${where.trash_id}; restore_from_trash with item_id ${where.trash_id} brings back that whole unit (list_trash shows it).`,
+          `Cannot restore ${item.kind} ${item.target_id} (${item.id}): its ${b.what} ${b.id} is itself in the trash as item ${b.trash_id}. Restore ${b.trash_id} first, then this item.`,
         );
       }
-    }
-    const check = await restoreCheck(db, a, item);
-    if (check.blockers.length > 0) {
-      const b = check.blockers[0];
-      throw conflict(
-        `Cannot restore ${item.kind} ${item.target_id} (${item.id}): its ${b.what} ${b.id} is itself in the trash as item ${b.trash_id}. Restore ${b.trash_id} first, then this item.`,
-      );
-    }
-    const raced = conflict(`trash item ${item.id} changed meanwhile (restored, purged, or its project, parent or task went to the trash); list_trash shows the current state.`);
-    return ctx.commit(
-      {
-        statements: [
-          ctx.guard(restorableCondition(item.kind), [a, item.id], raced),
-          ...restoreStatements(db, a, item, check.orphans.length > 0, ctx.now),
-        ],
-        activity: {
-          target: item.id,
-          summary: `restored ${item.kind} ${item.target_id} "${item.title}" (${item.item_count} row(s))${check.orphans.length ? `; detached from purged project/parent: ${check.orphans.join(", ")}` : ""}`,
+      const raced = conflict(`trash item ${item.id} changed meanwhile (restored, purged, or its project, parent or task went to the trash); list_trash shows the current state.`);
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(restorableCondition(item.kind), [a, item.id], raced),
+            ...restoreStatements(db, a, item, check.orphans.length > 0, ctx.now),
+          ],
+          activity: {
+            target: item.id,
+            summary: `restored ${item.kind} ${item.target_id} "${item.title}" (${item.item_count} row(s))${check.orphans.length ? `; detached from purged project/parent: ${check.orphans.join(", ")}` : ""}`,
+          },
         },
-      },
-      { restored: true, trash_id: item.id, kind: item.kind, target_id: item.target_id, item_count: item.item_count, detached: check.orphans },
-    );
+        { restored: true, trash_id: item.id, kind: item.kind, target_id: item.target_id, item_count: item.item_count, detached: check.orphans },
+      );
+    };
+    if (!item_id.startsWith("trs_")) return slowly();
+    // The usual case in one batch: an item in the trash that nothing blocks and nothing has to be detached from.
+    return fastOr(async (miss) => {
+      const a = p.accountId;
+      return ctx.commit(
+        {
+          statements: [ctx.guard(RESTORABLE_AS_IS, [a, item_id], miss), selectTrashItem(db, a, item_id), ...restoreAnyStatements(db, a, item_id)],
+          activity: { target: item_id, summarySql: { sql: RESTORED_SUMMARY, binds: [a, item_id] } },
+        },
+        (results) => {
+          const item = rowsOf<TrashRow>(results, 1)[0];
+          return { restored: true, trash_id: item.id, kind: item.kind, target_id: item.target_id, item_count: item.item_count, detached: [] as string[] };
+        },
+      );
+    }, slowly);
   },
 });
 
@@ -137,50 +158,74 @@ const emptyTrash = defineTool({
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
     const a = p.accountId;
-    if (!args.all === !args.item_ids) {
-      throw invalid("Pass either item_ids (trash item ids from list_trash) or all: true to purge everything; not both, not neither.");
-    }
-    let items: TrashRow[];
-    let notInTrash: string[] = [];
-    if (args.item_ids) {
-      const ids = [...new Set(args.item_ids)];
-      items = await findTrashItems(db, a, ids);
-      const found = new Set(items.map((i) => i.id));
-      notInTrash = ids.filter((i) => !found.has(i));
-    } else {
-      items = await allTrashItems(db, a, EMPTY_ALL_MAX);
-    }
-    const purged: TrashRow[] = [];
-    let rest = items;
-    while (rest.length > 0) {
-      const chunk = rest.slice(0, PURGE_CHUNK);
-      const ids = chunk.map((c) => c.id);
-      const placeholders = ids.map((_, j) => `?${j + 2}`).join(", ");
-      const along = await dependentItems(db, a, ids);
-      const raced = conflict("the trash changed meanwhile (an item was restored or purged); list_trash shows what is there now, then call again.");
-      await ctx.commit(
+    const slowly = async () => {
+      if (!args.all === !args.item_ids) {
+        throw invalid("Pass either item_ids (trash item ids from list_trash) or all: true to purge everything; not both, not neither.");
+      }
+      let items: TrashRow[];
+      let notInTrash: string[] = [];
+      if (args.item_ids) {
+        const ids = [...new Set(args.item_ids)];
+        items = await findTrashItems(db, a, ids);
+        const found = new Set(items.map((i) => i.id));
+        notInTrash = ids.filter((i) => !found.has(i));
+      } else {
+        items = await allTrashItems(db, a, EMPTY_ALL_MAX);
+      }
+      const purged: TrashRow[] = [];
+      let rest = items;
+      while (rest.length > 0) {
+        const chunk = rest.slice(0, PURGE_CHUNK);
+        const ids = chunk.map((c) => c.id);
+        const placeholders = ids.map((_, j) => `?${j + 2}`).join(", ");
+        const along = await dependentItems(db, a, ids);
+        const raced = conflict("the trash changed meanwhile (an item was restored or purged); list_trash shows what is there now, then call again.");
+        await ctx.commit(
+          {
+            statements: [
+              ctx.guard(`(SELECT count(*) FROM trash WHERE account_id = ?1 AND id IN (${placeholders})) = ${ids.length}`, [a, ...ids], raced),
+              ...purgeStatements(db, a, ids),
+            ],
+            activity: {
+              target: chunk.length === 1 ? chunk[0].id : null,
+              summary: `purged ${chunk.length + along.length} trash item(s) for good: ${[...chunk, ...along].map((c) => `${c.id} (${c.kind} "${c.title}")`).join(", ")}`,
+            },
+          },
+          null,
+        );
+        purged.push(...chunk, ...along);
+        const alongIds = new Set(along.map((r) => r.id));
+        rest = rest.slice(PURGE_CHUNK).filter((r) => !alongIds.has(r.id));
+      }
+      const remaining = (await db.prepare("SELECT count(*) AS n FROM trash WHERE account_id = ?").bind(a).first<{ n: number }>())?.n ?? 0;
+      return {
+        purged: purged.map((r) => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
+        not_in_trash: notInTrash,
+        remaining,
+      };
+    };
+    if (!args.item_ids || args.all) return slowly();
+    // The usual case in one batch: every given id is in the trash; what goes is read before, what remains after.
+    const ids = [...new Set(args.item_ids)];
+    return fastOr(async (miss) => {
+      const a = p.accountId;
+      return ctx.commit(
         {
           statements: [
-            ctx.guard(`(SELECT count(*) FROM trash WHERE account_id = ?1 AND id IN (${placeholders})) = ${ids.length}`, [a, ...ids], raced),
+            ctx.guard(allInTrash(ids), [a, ...ids], miss),
+            selectPurged(db, a, ids),
             ...purgeStatements(db, a, ids),
+            selectTrashCount(db, a),
           ],
-          activity: {
-            target: chunk.length === 1 ? chunk[0].id : null,
-            summary: `purged ${chunk.length + along.length} trash item(s) for good: ${[...chunk, ...along].map((c) => `${c.id} (${c.kind} "${c.title}")`).join(", ")}`,
-          },
+          activity: { target: ids.length === 1 ? ids[0] : null, summarySql: { sql: purgedSummary(ids), binds: [a, ...ids] } },
         },
-        null,
+        (results) => ({
+          purged: rowsOf<TrashRow>(results, 1).map((r) => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
+          not_in_trash: [] as string[],
+          remaining: rowsOf<{ n: number }>(results, -1)[0].n,
+        }),
       );
-      purged.push(...chunk, ...along);
-      const alongIds = new Set(along.map((r) => r.id));
-      rest = rest.slice(PURGE_CHUNK).filter((r) => !alongIds.has(r.id));
-    }
-    const remaining = (await db.prepare("SELECT count(*) AS n FROM trash WHERE account_id = ?").bind(a).first<{ n: number }>())?.n ?? 0;
-    return {
-      purged: purged.map((r) => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
-      not_in_trash: notInTrash,
-      remaining,
-    };
+    }, slowly);
   },
 });
 

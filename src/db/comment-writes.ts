@@ -1,0 +1,62 @@
+/**
+ * The one-batch forms of comment writes: the state their usual case assumes
+ * (a guard condition), and statements that act on and return the rows as they are.
+ */
+import { COMMENT_IS_LIVE } from "./comments.ts";
+
+/** Guard: the comment (and its task) is live and written by this author. Binds: comment id, account id, author. */
+export const OWN_LIVE_COMMENT = `${COMMENT_IS_LIVE} AND EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2 AND author = ?3)`;
+
+/** Guard: the same, with a body other than this one. Binds: comment id, account id, author, body. */
+export const OWN_LIVE_COMMENT_NOT = `${OWN_LIVE_COMMENT} AND EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2 AND body IS NOT ?4)`;
+
+/** Overwrites a live comment's body; returns the comment. */
+export function setCommentBodyReturning(db: D1Database, accountId: string, commentId: string, body: string, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE comments SET body = ?, updated_at = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL
+       RETURNING id, task_id, author, body, created_at, updated_at`,
+    )
+    .bind(body, now, commentId, accountId);
+}
+
+/** The task of a comment, for the activity row. */
+export function commentTask(accountId: string, commentId: string): { sql: string; binds: unknown[] } {
+  return { sql: "SELECT task_id FROM comments WHERE id = ? AND account_id = ?", binds: [commentId, accountId] };
+}
+
+/** The task a comment (live or trashed) is on: `{ task_id }`. */
+export function selectCommentTask(db: D1Database, accountId: string, commentId: string): D1PreparedStatement {
+  const { sql, binds } = commentTask(accountId, commentId);
+  return db.prepare(sql).bind(...binds);
+}
+
+/** Whitespace as a JavaScript `\s` knows it, other than the plain space. */
+const OTHER_SPACES = ["\t", "\n", "\v", "\f", "\r", "\u00a0", "\u1680", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff",
+  ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i))];
+
+/**
+ * Guard: the comment's body is its own trash title — at most 100 bytes, single
+ * spaces between words and none around them — so the title needs no reading
+ * first. Binds: comment id, account id.
+ */
+export const BODY_IS_TITLE = `EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2
+    AND length(CAST(body AS BLOB)) <= 100 AND body = trim(body, ' ') AND instr(body, '  ') = 0
+    AND ${OTHER_SPACES.map((c) => `instr(body, char(${c.charCodeAt(0)})) = 0`).join(" AND ")})`;
+
+/** The trash item of a live comment whose body is its title (BODY_IS_TITLE); returns id and purge_after. */
+export function insertCommentTrashItem(
+  db: D1Database,
+  i: { trashId: string; accountId: string; commentId: string; deletedBy: string; deletedByToken: string; now: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
+       SELECT ?3, ?2, 'comment', ?1, c.body, 1, ?4, ?5, ?6,
+              strftime('%Y-%m-%dT%H:%M:%fZ', ?6, '+' || a.trash_retention_days || ' days')
+         FROM comments c JOIN accounts a ON a.id = c.account_id
+        WHERE c.id = ?1 AND c.account_id = ?2 AND c.trash_id IS NULL
+       RETURNING id, purge_after`,
+    )
+    .bind(i.commentId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now);
+}

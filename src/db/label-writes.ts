@@ -1,0 +1,75 @@
+/**
+ * The one-batch forms of label writes: the state their usual case assumes (a
+ * guard condition), and statements that act on and read the rows as they
+ * are. Names travel as one JSON array (`?names`), matched without regard to
+ * case like the column (NOCASE).
+ */
+const LABEL_WITH_COUNT = `l.id, l.name, l.color, l.created_at,
+  (SELECT count(*) FROM task_labels tl JOIN tasks t ON t.id = tl.task_id AND t.account_id = tl.account_id AND t.trash_id IS NULL
+    WHERE tl.label_id = l.id AND tl.account_id = l.account_id) AS task_count`;
+
+/** The label with its live usage count, at this point of the batch. */
+export function selectLabel(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.id = ? AND l.account_id = ?`).bind(id, accountId);
+}
+
+/** Guard: label ?2 of account ?1 exists and is not spelled ?3 exactly. */
+export const LABEL_SPELLED_OTHERWISE = "EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND id = ?2 AND name COLLATE BINARY <> ?3)";
+
+/** Guard: label ?2 of account ?1 exists. */
+export const LABEL_EXISTS = "EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND id = ?2)";
+
+/** A summary from the label row before the change (`expr` over l.name and the count; its binds first). */
+export function labelSummary(accountId: string, id: string, expr: string, binds: unknown[] = []): { sql: string; binds: unknown[] } {
+  return { sql: `SELECT ${expr} FROM (SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.id = ? AND l.account_id = ?)`, binds: [...binds, id, accountId] };
+}
+
+/** The names of the task's labels that are among ?names. Binds: task, account, names. */
+const ON_TASK = `SELECT l.id, l.name FROM task_labels tl JOIN labels l ON l.id = tl.label_id AND l.account_id = tl.account_id
+  WHERE tl.task_id = ?1 AND tl.account_id = ?2 AND l.name IN (SELECT value FROM json_each(?3))`;
+
+/** Guard: the task is live and carries none of the names. Binds: task, account, names. */
+export const LIVE_TASK_HAS_NONE = `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+  AND NOT EXISTS (${ON_TASK})`;
+
+/** Guard: the task is live and carries every one of the (distinct) names. Binds: task, account, names, their count. */
+export const LIVE_TASK_HAS_ALL = `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+  AND (SELECT count(*) FROM (${ON_TASK})) = ?4`;
+
+/** Each name as the account spells it (its own spelling when no label has it), in the given order. Binds: account, names. */
+const SPELLED = `SELECT coalesce((SELECT l.name FROM labels l WHERE l.account_id = ?1 AND l.name = j.value), j.value) AS name
+  FROM json_each(?2) j ORDER BY j.key`;
+
+/** The names as the account spells them now: `{ name }` rows. */
+export function selectSpelled(db: D1Database, accountId: string, names: string[]): D1PreparedStatement {
+  return db.prepare(SPELLED).bind(accountId, JSON.stringify(names));
+}
+
+/** label_task's summary, before the change: the names labelled, and those no label has yet. Binds: account, names. */
+export const LABELLED_SUMMARY = `SELECT 'labelled ' || (SELECT group_concat('"' || name || '"', ', ') FROM (${SPELLED})) ||
+  coalesce(' (new: ' || (SELECT group_concat(j.value, ', ') FROM json_each(?2) j
+    WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.account_id = ?1 AND l.name = j.value)) || ')', '')`;
+
+/** The task's labels among the names, in the task's order (name, id). Binds: task, account, names. */
+export function selectOnTask(db: D1Database, accountId: string, taskId: string, names: string[]): D1PreparedStatement {
+  return db.prepare(`${ON_TASK} ORDER BY l.name, l.id`).bind(taskId, accountId, JSON.stringify(names));
+}
+
+/** unlabel_task's summary, before the change. Binds: task, account, names. */
+export const UNLABELLED_SUMMARY = `SELECT 'unlabelled ' || group_concat('"' || name || '"', ', ') FROM (${ON_TASK} ORDER BY l.name, l.id)`;
+
+/** Takes the labels of these names off the task. */
+export function detachByNames(db: D1Database, accountId: string, taskId: string, names: string[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `DELETE FROM task_labels WHERE task_id = ?1 AND account_id = ?2
+          AND label_id IN (SELECT id FROM labels WHERE account_id = ?2 AND name IN (SELECT value FROM json_each(?3)))`,
+    )
+    .bind(taskId, accountId, JSON.stringify(names));
+}
+
+/** rename_label's summary over the label before (bind: the new name). */
+export const RENAMED_SUMMARY = `'renamed label "' || name || '" to "' || ? || '"'`;
+
+/** delete_label's summary over the label before. */
+export const DELETED_LABEL_SUMMARY = `'deleted label "' || name || '" (on ' || task_count || ' task(s))'`;

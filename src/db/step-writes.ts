@@ -1,0 +1,74 @@
+/**
+ * The one-batch forms of step writes: the state their usual case assumes (a
+ * guard condition), and statements that act on and return the rows as they are.
+ */
+import { STEP_IS_LIVE, type Step, type StepStatus } from "./steps.ts";
+
+const STEP_RETURNING = "id, task_id, position, text, status, created_at, updated_at";
+
+/** Guard: the task is live and has room for `n` more live steps. Binds: task id, account id, n, the limit. */
+export const ROOM_FOR_STEPS =
+  `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+   AND (SELECT count(*) FROM steps WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL) + ?3 <= ?4`;
+
+/** Appends a step after every step ever placed on the task (trashed ones included); returns it. */
+export function appendStep(db: D1Database, accountId: string, s: Omit<Step, "position">): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO steps (id, account_id, task_id, position, text, status, created_at, updated_at)
+       SELECT ?1, ?2, ?3, coalesce((SELECT max(position) FROM steps WHERE task_id = ?3 AND account_id = ?2), 0) + 1, ?4, ?5, ?6, ?7
+       RETURNING ${STEP_RETURNING}`,
+    )
+    .bind(s.id, accountId, s.task_id, s.text, s.status, s.created_at, s.updated_at);
+}
+
+/** Guard: the step (and its task) is live and `column` differs from the value. Binds: step id, account id, value. */
+export const stepDiffers = (column: "status" | "text") =>
+  `${STEP_IS_LIVE} AND EXISTS (SELECT 1 FROM steps WHERE id = ?1 AND account_id = ?2 AND ${column} IS NOT ?3)`;
+
+/** Sets a live step's status or text; returns the step. */
+export function setStep(db: D1Database, accountId: string, stepId: string, column: "status" | "text", value: StepStatus | string, now: string): D1PreparedStatement {
+  return db
+    .prepare(`UPDATE steps SET ${column} = ?, updated_at = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL RETURNING ${STEP_RETURNING}`)
+    .bind(value, now, stepId, accountId);
+}
+
+/** The task of a step, for the activity row. */
+export function stepTask(accountId: string, stepId: string): { sql: string; binds: unknown[] } {
+  return { sql: "SELECT task_id FROM steps WHERE id = ? AND account_id = ?", binds: [stepId, accountId] };
+}
+
+/** A summary from the step row before the change (`expr` over its columns, its binds first). */
+export function stepSummary(accountId: string, stepId: string, expr: string, binds: unknown[] = []): { sql: string; binds: unknown[] } {
+  return { sql: `SELECT ${expr} FROM steps WHERE id = ? AND account_id = ?`, binds: [...binds, stepId, accountId] };
+}
+
+/** The trash item of a live step, its text as title; returns id, purge_after and the step's task. */
+export function insertStepTrashItem(
+  db: D1Database,
+  i: { trashId: string; accountId: string; stepId: string; deletedBy: string; deletedByToken: string; now: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
+       SELECT ?3, ?2, 'step', ?1, substr(s.text, 1, 500), 1, ?4, ?5, ?6,
+              strftime('%Y-%m-%dT%H:%M:%fZ', ?6, '+' || a.trash_retention_days || ' days')
+         FROM steps s JOIN accounts a ON a.id = s.account_id
+        WHERE s.id = ?1 AND s.account_id = ?2 AND s.trash_id IS NULL
+       RETURNING id, purge_after`,
+    )
+    .bind(i.stepId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now);
+}
+
+/** Guard: the live steps of the task are not already in this order (a JSON array of ids). Binds: task id, account id, JSON. */
+export const STEPS_NOT_IN_ORDER = `(SELECT json_group_array(id) FROM (SELECT id FROM steps
+    WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL ORDER BY position, created_at, id)) <> ?3`;
+
+/** The task a step (live or trashed) belongs to: `{ task_id }`. */
+export function selectStepTask(db: D1Database, accountId: string, stepId: string): D1PreparedStatement {
+  const { sql, binds } = stepTask(accountId, stepId);
+  return db.prepare(sql).bind(...binds);
+}
+
+/** set_step_status's summary over the step before: `?` status `?`. */
+export const STATUS_CHANGE = "? || status || ?";

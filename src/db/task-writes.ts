@@ -1,0 +1,127 @@
+/**
+ * The one-batch forms of task writes: each names the state its usual case
+ * assumes (a guard condition), and sets, summarises and returns from the row
+ * as it is in the batch, so no read comes first. Binds are listed per part.
+ */
+import type { Condition } from "./claims.ts";
+import { TASK_RETURNING } from "./tasks.ts";
+
+/** Guard condition: the live task matches `where` (SQL over its columns). */
+export function liveTaskIs(accountId: string, id: string, where: string, binds: unknown[] = []): Condition {
+  return {
+    condition: `EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${where}))`,
+    binds: [id, accountId, ...binds],
+  };
+}
+
+/** Sets columns by SQL expressions over the row before (`set`), bumps the version, returns the task as written. */
+export function setTask(db: D1Database, accountId: string, id: string, set: string, binds: unknown[], now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE tasks SET ${set}, version = version + 1, updated_at = ?
+        WHERE id = ? AND account_id = ? AND trash_id IS NULL RETURNING ${TASK_RETURNING}`,
+    )
+    .bind(...binds, now, id, accountId);
+}
+
+/** An activity summary computed from the task row before the write (`expr` over its columns). */
+export function taskSummary(accountId: string, id: string, expr: string, binds: unknown[] = []): { sql: string; binds: unknown[] } {
+  return { sql: `SELECT ${expr} FROM tasks WHERE id = ? AND account_id = ?`, binds: [...binds, id, accountId] };
+}
+
+/** Where block_task changes the status: the task is neither finished nor blocked. */
+export const BLOCKABLE = "status NOT IN ('done', 'cancelled', 'blocked')";
+export const BLOCK_SET = "status = 'blocked', status_before_block = status, blocked_reason = ?";
+export const BLOCK_SUMMARY = "'blocked (was ' || status || '): ' || ?";
+
+/** unblock_task: back to the status before the block (or open). */
+export const BLOCKED = "status = 'blocked'";
+const BACK = "CASE WHEN status_before_block IS NOT NULL AND status_before_block <> 'blocked' THEN status_before_block ELSE 'open' END";
+export const UNBLOCK_SET = `status = ${BACK}, status_before_block = NULL, blocked_reason = NULL`;
+/** UNBLOCK_SET, and an agent's claim lease starts over when the task goes back in progress (bind: now). */
+export const UNBLOCK_SET_RENEWING = `${UNBLOCK_SET}, claim_expires_at = CASE
+    WHEN ${BACK} = 'in_progress' AND assignee IS NOT NULL AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL
+    THEN strftime('%Y-%m-%dT%H:%M:%fZ', ?, '+' || claim_lease_minutes || ' minutes') ELSE claim_expires_at END`;
+export const UNBLOCK_SUMMARY = `'unblocked (back to ' || ${BACK} || ')'`;
+
+/** A column differs from the value bound. */
+export const differs = (column: "assignee" | "snoozed_until") => `${column} IS NOT ?`;
+export const setColumn = (column: "assignee" | "snoozed_until") => `${column} = ?`;
+/** A new assignee: the old one's claim lease goes with it (assign_task hands over, it does not claim). */
+export const ASSIGN_SET = "assignee = ?, claim_expires_at = NULL, claim_lease_minutes = NULL";
+
+/** The two tasks of a dependency as refs, in the batch after the change. Binds: id, accountId. */
+export function selectTaskRef(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db.prepare("SELECT id, title, status FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(id, accountId);
+}
+
+/** Guard condition: both tasks are live and the link between them is (or is not) there. Binds: task, account, depends-on. */
+export function dependencyIs(present: boolean): string {
+  return `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+      AND EXISTS (SELECT 1 FROM tasks WHERE id = ?3 AND account_id = ?2 AND trash_id IS NULL)
+      AND ${present ? "" : "NOT "}EXISTS (SELECT 1 FROM task_dependencies WHERE task_id = ?1 AND depends_on_id = ?3 AND account_id = ?2)`;
+}
+
+/** An activity summary naming the other task of a link: `prefix` then `id "title"`. */
+export function linkSummary(accountId: string, dependsOnId: string, prefix: string): { sql: string; binds: unknown[] } {
+  return { sql: `SELECT ? || id || ' "' || title || '"' FROM tasks WHERE id = ? AND account_id = ?`, binds: [prefix, dependsOnId, accountId] };
+}
+
+const LIVE_SUBTREE_COUNT = `(WITH RECURSIVE sub(id) AS (
+    SELECT id FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL
+    UNION SELECT t.id FROM tasks t JOIN sub ON t.parent_id = sub.id WHERE t.account_id = ?2 AND t.trash_id IS NULL)
+  SELECT count(*) FROM sub)`;
+
+/**
+ * The trash item of a live task with its subtree, its title and count taken
+ * from the rows (run it before the rows are marked). Returns the item's id,
+ * purge_after and item_count.
+ */
+export function insertTaskTrashItem(
+  db: D1Database,
+  i: { trashId: string; accountId: string; taskId: string; deletedBy: string; deletedByToken: string; now: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
+       SELECT ?3, ?2, 'task', ?1, substr(t.title, 1, 500), ${LIVE_SUBTREE_COUNT}, ?4, ?5, ?6,
+              strftime('%Y-%m-%dT%H:%M:%fZ', ?6, '+' || a.trash_retention_days || ' days')
+         FROM tasks t JOIN accounts a ON a.id = t.account_id
+        WHERE t.id = ?1 AND t.account_id = ?2 AND t.trash_id IS NULL
+       RETURNING id, purge_after, item_count`,
+    )
+    .bind(i.taskId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now);
+}
+
+/** delete_task's summary, from the live task and its subtree before they are marked. */
+export function deletedTaskSummary(accountId: string, taskId: string, trashId: string): { sql: string; binds: unknown[] } {
+  return {
+    sql: `SELECT 'deleted task "' || title || '"' ||
+                 CASE n WHEN 1 THEN '' WHEN 2 THEN ' with 1 subtask' ELSE ' with ' || (n - 1) || ' subtasks' END ||
+                 ' (trash item ' || ?3 || ')'
+            FROM (SELECT title, ${LIVE_SUBTREE_COUNT} AS n FROM tasks WHERE id = ?1 AND account_id = ?2)`,
+    binds: [taskId, accountId, trashId],
+  };
+}
+
+const SUBTREE_OUTSIDE = `(WITH RECURSIVE sub(id) AS (
+    SELECT ?1 UNION SELECT t.id FROM tasks t JOIN sub ON t.parent_id = sub.id WHERE t.account_id = ?2 AND t.trash_id IS NULL)
+  SELECT count(*) FROM tasks WHERE account_id = ?2 AND trash_id IS NULL AND id IN (SELECT id FROM sub) AND project_id IS NOT ?3)`;
+
+/**
+ * move_task's usual case: a live top-level task whose subtree has a task
+ * outside the project (a live one, when given). Binds: task, account, project.
+ */
+export const MOVABLE = `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL AND parent_id IS NULL)
+  AND (?3 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?3 AND account_id = ?2 AND trash_id IS NULL))
+  AND ${SUBTREE_OUTSIDE} > 0`;
+
+/** move_task's summary from the rows before. Binds: task, account, project, the project's name in it. */
+export const MOVE_SUMMARY = `SELECT 'moved to ' || ?4 || ' (from ' || coalesce(project_id, 'no project') || ')' ||
+    CASE n WHEN 0 THEN '' WHEN 1 THEN ', with 1 subtask' ELSE ', with ' || n || ' subtasks' END
+  FROM (SELECT project_id, ${SUBTREE_OUTSIDE} - (project_id IS NOT ?3) AS n FROM tasks WHERE id = ?1 AND account_id = ?2)`;
+
+/** The live task as it is at this point of the batch. */
+export function selectTaskNow(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${TASK_RETURNING} FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL`).bind(id, accountId);
+}
