@@ -3,7 +3,7 @@
  * tasks in multi-row INSERTs (FTS rows come from schema.sql's triggers), and
  * extra accounts and tokens planned by the same code as the admin CLI.
  */
-import { planAccount, planToken, type Sql, type TokenRequest } from "../src/domain/provisioning.ts";
+import { planAccount, planToken, type Sql, type TokenRequest } from "../src/db/provisioning.ts";
 import { render } from "../scripts/lib/d1.ts";
 
 /** Rows per INSERT: well under D1's 100 KB per statement. */

@@ -6,8 +6,8 @@
  */
 import { parseArgs } from "node:util";
 import { parseIsoTime } from "../src/domain/dates.ts";
-import { planAccount, planToken } from "../src/domain/provisioning.ts";
-import { normalizeEmail, planInvite, setupUrl } from "../src/domain/people.ts";
+import { planAccount, planToken } from "../src/db/provisioning.ts";
+import { normalizeEmail, planInvite, setupUrl } from "../src/db/people-plans.ts";
 import { findTokenSql, listTokensSql, revokeTokenSql } from "../src/db/admin-tokens.ts";
 import { execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";

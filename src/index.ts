@@ -16,6 +16,7 @@ import { MAX_BODY_BYTES } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
 import { queue, scheduled } from "./jobs.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
+import { pingDatabase } from "./db/account.ts";
 import { canonicalOrigin, helpersFor, providerFor, TOKEN_PATH } from "./oauth/provider.ts";
 import { credentialOf, mayHaveEnded, reflectEndedGrant } from "./oauth/revocation.ts";
 
@@ -62,7 +63,7 @@ app.get("/health", (c) => c.json({ ok: true, version: VERSION }));
 /** Readiness: one trivial D1 query. */
 app.get("/ready", async (c) => {
   try {
-    await c.env.DB.prepare("SELECT 1").first();
+    await pingDatabase(c.env.DB);
     return c.json({ ok: true, version: VERSION });
   } catch (e) {
     console.error(JSON.stringify({ level: "error", where: "ready", error: String(e) }));

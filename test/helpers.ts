@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { planAccount, planToken, type Sql, type TokenRequest } from "../src/domain/provisioning.ts";
+import { planAccount, planToken, type Sql, type TokenRequest } from "../src/db/provisioning.ts";
 
 export const MCP_URL = "https://taskgate.test/mcp";
 

@@ -36,6 +36,20 @@ function resolve(from: string, spec: string): string {
   return parts.join("/");
 }
 
+/** An SQL statement in a string: what must live in src/db only. */
+const SQL = /\b(SELECT\s+[\w*(]|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(TABLE|INDEX)\s)/;
+
+describe("SQL", () => {
+  it("every statement lives in src/db", () => {
+    const outside = Object.entries(SOURCES)
+      .filter(([path]) => layerOf(path) !== "db")
+      .flatMap(([path, text]) => text.split("\n").map((line, i) => [path, i + 1, line] as const))
+      .filter(([, , line]) => SQL.test(line) && !/^\s*(\*|\/\/)/.test(line))
+      .map(([path, n, line]) => `${path}:${n}: ${line.trim()}`);
+    expect(outside).toEqual([]);
+  });
+});
+
 describe("layers", () => {
   const files = Object.keys(SOURCES);
 

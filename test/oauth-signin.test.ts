@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { planInvite } from "../src/domain/people.ts";
+import { planInvite } from "../src/db/people-plans.ts";
 import { hashToken } from "../src/domain/tokens.ts";
 import { FAILURES_PER_ADDRESS, FAILURES_PER_EMAIL } from "../src/web/throttle.ts";
 import { STYLESHEET_PATH } from "../src/web/style.ts";

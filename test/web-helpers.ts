@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { hashPassword } from "../src/domain/passwords.ts";
-import { planInvite } from "../src/domain/people.ts";
+import { planInvite } from "../src/db/people-plans.ts";
 import { ID_PREFIX, newId } from "../src/domain/ids.ts";
 import { run, workerFetch } from "./helpers.ts";
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Sql } from "../../src/domain/provisioning.ts";
+import type { Sql } from "../../src/db/provisioning.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** wrangler run by the same Node as this script (npm puts the pinned Node 22 first). */

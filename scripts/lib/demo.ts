@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { planAccount, planToken, type Sql } from "../../src/domain/provisioning.ts";
-import { planDemoPerson } from "../../src/domain/people.ts";
+import { planAccount, planToken, type Sql } from "../../src/db/provisioning.ts";
+import { planDemoPerson } from "../../src/db/people-plans.ts";
 import { hashPassword, verifyPassword } from "../../src/domain/passwords.ts";
 import type { TokenKind, TokenScope } from "../../src/domain/principal.ts";
 import { applyMigrations, applySchemaFile, execute, query, ROOT, type Target } from "./d1.ts";

@@ -4,7 +4,7 @@
  * here; what leaves is the AES-GCM envelope.
  */
 import { connectorSql } from "../db/connectors.ts";
-import type { Sql } from "../domain/provisioning.ts";
+import type { Sql } from "../db/provisioning.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { parseCredentials } from "./credentials.ts";
 import { encryptCredentials, importConnectorKey } from "./crypto.ts";

@@ -5,7 +5,7 @@
  * row so list_connectors can say so).
  */
 import { connectorSql, type ConnectorRow, type ConnectorSummaryRow } from "../db/connectors.ts";
-import type { Sql } from "../domain/provisioning.ts";
+import type { Sql } from "../db/provisioning.ts";
 import { ToolError } from "../domain/errors.ts";
 import type { Env } from "../env.ts";
 import { CredentialsError, isDrive, parseCredentials, secretsOf, tokenOf } from "./credentials.ts";

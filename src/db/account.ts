@@ -21,6 +21,11 @@ export async function getAccountSettings(db: D1Database, accountId: string): Pro
 }
 
 /** The account's IANA time zone (UTC when unset). */
+/** The account's id, name and time zone (whoami). */
+export function accountSummary(db: D1Database, accountId: string): Promise<{ id: string; name: string; time_zone: string } | null> {
+  return db.prepare("SELECT id, name, time_zone FROM accounts WHERE id = ?").bind(accountId).first<{ id: string; name: string; time_zone: string }>();
+}
+
 export async function accountTimeZone(db: D1Database, accountId: string): Promise<string> {
   const row = await db.prepare("SELECT time_zone FROM accounts WHERE id = ?").bind(accountId).first<{ time_zone: string }>();
   return row?.time_zone ?? "UTC";
@@ -112,3 +117,8 @@ export function selectTokenRow(db: D1Database, accountId: string, id: string): D
 export const REVOKED_SUMMARY = `SELECT 'revoked ' || CASE WHEN t.client_id IS NULL THEN 'token' ELSE 'app' END || ' ' || t.id || ' "' || t.label || '" (' ||
     t.kind || coalesce(' ' || a.name, '') || ', ' || t.scope || ')'
   FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id WHERE t.id = ?1 AND t.account_id = ?2`;
+
+/** The readiness probe's trivial query: D1 answers. */
+export async function pingDatabase(db: D1Database): Promise<void> {
+  await db.prepare("SELECT 1").first();
+}

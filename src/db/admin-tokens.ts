@@ -3,7 +3,7 @@
  * execute`): the account's tg_ tokens and OAuth grants, and revoking one.
  * Revoking in D1 is enough: every request and every refresh checks the row.
  */
-import type { Sql } from "../domain/provisioning.ts";
+import type { Sql } from "./provisioning.ts";
 
 export function listTokensSql(accountId: string): Sql {
   return {

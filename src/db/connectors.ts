@@ -3,7 +3,7 @@
  * that the Worker binds them and the admin CLI renders them for wrangler from
  * one source. The credentials column only ever holds a ciphertext envelope.
  */
-import type { Sql } from "../domain/provisioning.ts";
+import type { Sql } from "./provisioning.ts";
 import type { Provider } from "../connectors/types.ts";
 
 export interface ConnectorRow {

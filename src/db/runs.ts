@@ -88,6 +88,16 @@ export interface RunFilter {
 }
 
 /** Runs of live tasks, newest first, filtered; fetches limit + 1. */
+/** One row when the task is live in the account (none for null). */
+export function selectLiveTaskExists(db: D1Database, accountId: string, taskId: string | null): D1PreparedStatement {
+  return db.prepare("SELECT 1 AS ok FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, accountId);
+}
+
+/** One row when the account has an agent of this name (none for null). */
+export function selectAgentExists(db: D1Database, accountId: string, name: string | null): D1PreparedStatement {
+  return db.prepare("SELECT 1 AS ok FROM agents WHERE name = ? AND account_id = ?").bind(name, accountId);
+}
+
 export function selectRuns(db: D1Database, accountId: string, f: RunFilter): D1PreparedStatement {
   const where = ["r.account_id = ?"];
   const binds: unknown[] = [accountId];

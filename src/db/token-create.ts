@@ -1,4 +1,4 @@
-import type { Sql } from "../domain/provisioning.ts";
+import type { Sql } from "./provisioning.ts";
 
 /**
  * Stores a token planned by planToken (only its hash reaches D1) with its

@@ -263,6 +263,17 @@ export const PURGE_CHUNK = 50;
  * calendar links, labels, dependencies both ways, steps and comments, with the
  * trash items of such steps and comments), and the items. `?1` is the account.
  */
+/** Guard: all `n` items (binds: account id, then their ids) are still in the trash. */
+export function allStillInTrash(n: number): string {
+  const placeholders = Array.from({ length: n }, (_, j) => `?${j + 2}`).join(", ");
+  return `(SELECT count(*) FROM trash WHERE account_id = ?1 AND id IN (${placeholders})) = ${n}`;
+}
+
+/** How many items the account's trash holds. */
+export async function countTrash(db: D1Database, accountId: string): Promise<number> {
+  return (await db.prepare("SELECT count(*) AS n FROM trash WHERE account_id = ?").bind(accountId).first<{ n: number }>())?.n ?? 0;
+}
+
 export function purgeStatements(db: D1Database, accountId: string, ids: string[]): D1PreparedStatement[] {
   if (ids.length === 0 || ids.length > PURGE_CHUNK) throw new Error(`purgeStatements takes 1–${PURGE_CHUNK} ids`);
   const sel = `SELECT id FROM trash WHERE account_id = ?1 AND id IN (${ids.map((_, i) => `?${i + 2}`).join(", ")})`;

@@ -5,7 +5,7 @@
  * operations. The secret column only ever holds an AES-GCM envelope; the
  * secret itself exists in clear only in planWebhook's result, shown once.
  */
-import type { Sql } from "../domain/provisioning.ts";
+import type { Sql } from "./provisioning.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { EventType } from "../domain/events.ts";
 import { checkWebhookUrl, newWebhookSecret, parseEventTypes, secretPrefix } from "../domain/webhooks.ts";

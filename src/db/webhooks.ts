@@ -7,7 +7,7 @@ import type { EventType } from "../domain/events.ts";
 import {
   planWebhook, toSummary, webhookSql, type DeliveryRow, type WebhookRequest, type WebhookSummary, type WebhookTarget,
 } from "./webhook-sql.ts";
-import type { Sql } from "../domain/provisioning.ts";
+import type { Sql } from "./provisioning.ts";
 import { WebhookInputError } from "../domain/webhooks.ts";
 
 export {

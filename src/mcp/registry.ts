@@ -11,6 +11,7 @@ import { ALL_TOOLS } from "../tools/index.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import { enqueueEvents } from "../webhooks/queue.ts";
 import { insertActivity, insertActivityFrom } from "../db/activity.ts";
+import { conditionsHold, guardStatement } from "../db/guards.ts";
 import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
 import { ALL_TOOLS_SELECTED, type ToolSelection } from "./toolsets.ts";
@@ -177,10 +178,8 @@ function makeContext(
         const own = statements.map((s) => guards.get(s)).filter((g): g is Guard => g !== undefined);
         if (own.length === 0) throw e;
         if (own.every((g) => g.error === own[0].error)) throw await errorOf(own[0]);
-        const checks = await db.batch(
-          own.map((g) => db.prepare(`SELECT coalesce((${g.condition}), 0) AS ok`).bind(...g.binds)),
-        );
-        const failed = own.find((_, i) => !(checks[i].results[0] as { ok: number } | undefined)?.ok) ?? own[0];
+        const holds = await conditionsHold(db, own);
+        const failed = own.find((_, i) => !holds[i]) ?? own[0];
         throw await errorOf(failed);
       }
       if (idempotency && message.includes("idempotency_keys")) throw new IdempotentReplay();
@@ -226,7 +225,7 @@ function makeContext(
       return own;
     },
     guard(condition, binds, error) {
-      const statement = db.prepare(`INSERT INTO guard (failed) SELECT 'x' WHERE NOT coalesce((${condition}), 0)`).bind(...binds);
+      const statement = guardStatement(db, condition, binds);
       guards.set(statement, { condition, binds, error });
       return statement;
     },

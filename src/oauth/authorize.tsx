@@ -11,7 +11,7 @@
 import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type AuthRequest, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Hono } from "hono";
 import { oauthScopesFor, WRITE_SCOPE } from "../domain/grants.ts";
-import { AGENT_NAME } from "../domain/provisioning.ts";
+import { AGENT_NAME } from "../db/provisioning.ts";
 import { TOOLSETS } from "../mcp/toolsets.ts";
 import { agentNames } from "../db/grants.ts";
 import type { WebContext, WebEnv } from "../web/context.ts";

@@ -7,7 +7,7 @@ import {
   NO_PENDING_APPROVAL, requireApproval, type Approval,
 } from "../db/approvals.ts";
 import { insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
-import { toTask, type TaskRow } from "../db/tasks.ts";
+import { TASK_IS_UNFINISHED, toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool } from "../mcp/tool.ts";
@@ -23,10 +23,6 @@ import {
   APPROVE_SET, APPROVED_SUMMARY, awaitingCondition, decidePendingApproval, REJECT_SET, REJECTED_SUMMARY,
 } from "../db/lifecycle-writes.ts";
 import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
-
-/** A live task that is neither done nor cancelled. Binds: task id, account id. */
-const TASK_IS_UNFINISHED =
-  "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND status NOT IN ('done', 'cancelled'))";
 
 const reason = z.string().trim().min(1, "must not be empty").max(REASON_MAX);
 

@@ -8,7 +8,7 @@ import {
   upsertLinkKeepingUrl, type AgendaTaskRow, type LinkKey, type LinkRow,
 } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { requireTask } from "../db/tasks.ts";
+import { requireTask, TASK_IS_LIVE } from "../db/tasks.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import { calendarDate, cursor, id, isoTime, limit, PRIORITIES, taskId, title, toUtc } from "./schemas.ts";
@@ -185,7 +185,7 @@ const linkEvent = defineTool({
       }
       const results = await ctx.commitWithResults({
         statements: [
-          ctx.guard("EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)", [task.id, p.accountId],
+          ctx.guard(TASK_IS_LIVE, [task.id, p.accountId],
             conflict(`task ${task.id} went to the trash meanwhile; restore_from_trash brings it back.`)),
           upsertLink(db, {
             id: newId(ID_PREFIX.calendarLink), accountId: p.accountId, taskId: task.id, provider: args.provider, eventId: args.event_id,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { accountSummary } from "../db/account.ts";
 import { defineTool } from "../mcp/tool.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { selectActivity } from "../db/activity.ts";
@@ -42,10 +43,7 @@ const whoami = defineTool({
   }),
   async handler(ctx) {
     const p = ctx.principal;
-    const account = await ctx.db
-      .prepare("SELECT id, name, time_zone FROM accounts WHERE id = ?")
-      .bind(p.accountId)
-      .first<{ id: string; name: string; time_zone: string }>();
+    const account = await accountSummary(ctx.db, p.accountId);
     return {
       account: account ?? { id: p.accountId, name: "", time_zone: "UTC" },
       token: { id: p.tokenId, label: p.label, kind: p.kind, scope: p.scope, agent: p.agentName, paused: p.paused, expires_at: p.expiresAt },

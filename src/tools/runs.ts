@@ -4,7 +4,7 @@ import { actorName, type Principal } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   appendEvent, endRun, insertRun, OWN_RUN_IS_RUNNING, requireRun, RUN_EVENT_KINDS, RUN_IS_RUNNING, RUN_STATUSES, runTask, runWithEvents,
-  selectRun, selectRuns, START_RUN_SUMMARY,
+  selectAgentExists, selectLiveTaskExists, selectRun, selectRuns, START_RUN_SUMMARY,
   startTask, TASK_IS_WORKABLE, toRun, type Run, type RunRow, type RunStatus,
 } from "../db/runs.ts";
 import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
@@ -63,8 +63,8 @@ const listRuns = defineTool({
     const a = p.accountId;
     const [runs, task, agent] = await db.batch([
       selectRuns(db, a, { taskId: args.task_id, agent: args.agent, statuses: args.status, after: decodeCursor(args.cursor), limit: args.limit }),
-      db.prepare("SELECT 1 AS ok FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(args.task_id ?? null, a),
-      db.prepare("SELECT 1 AS ok FROM agents WHERE name = ? AND account_id = ?").bind(args.agent ?? null, a),
+      selectLiveTaskExists(db, a, args.task_id ?? null),
+      selectAgentExists(db, a, args.agent ?? null),
     ]);
     if (args.task_id && task.results.length === 0) return throwTaskMissing(db, a, args.task_id);
     if (args.agent && agent.results.length === 0) throw notFound("agent", args.agent, "list_agents names the agents");

@@ -4,7 +4,7 @@ import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   AGENT_EXISTS, assigneeExists, defaultAutoOk, insertTask, insertTaskFrom, PROJECT_IS_LIVE, TASK_IN_PROJECT, TASK_IS_LIVE, newTaskValue, priorityIndex, requireTask, selectTask,
-  TASK_COLUMNS, TASK_RETURNING, taskChangesEach, toTask, type TaskRow, updateTaskReturning,
+  TASK_AT_VERSION, TASK_COLUMNS, TASK_RETURNING, taskChangesEach, toTask, type TaskRow, updateTaskReturning,
   throwTaskMissing,
 } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
@@ -260,17 +260,10 @@ const updateTask = defineTool({
       const statements: D1PreparedStatement[] = [];
       if (args.expected_version !== undefined) {
         statements.push(
-          ctx.guard("(SELECT version FROM tasks WHERE id = ? AND account_id = ?) = ?", [row.id, p.accountId, args.expected_version], conflict(staleMessage)),
+          ctx.guard(TASK_AT_VERSION, [row.id, p.accountId, args.expected_version], conflict(staleMessage)),
         );
       }
-      statements.push(
-        db
-          .prepare(
-            `UPDATE tasks SET ${fields.map((f) => `${f} = ?`).join(", ")}, version = version + 1, updated_at = ?
-              WHERE id = ? AND account_id = ? RETURNING ${TASK_RETURNING}`,
-          )
-          .bind(...fields.map((f) => changes[f]), ctx.now, row.id, p.accountId),
-      );
+      statements.push(updateTaskReturning(db, p.accountId, row.id, changes, ctx.now));
       const results = await ctx.commitWithResults({
         statements,
         activity: { target: row.id, summary: `updated ${fields.filter((f) => f !== "series_id").join(", ")}${repeats}` },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import {
-  allTrashItems, dependentItems, findTrashItem, findTrashItemByTarget, findTrashItems, listTrashRows, locateRecord, PURGE_CHUNK, purgeStatements,
+  allStillInTrash, allTrashItems, countTrash, dependentItems, findTrashItem, findTrashItemByTarget, findTrashItems, listTrashRows, locateRecord, PURGE_CHUNK, purgeStatements,
   restorableCondition, restoreCheck, restoreStatements, wasRestored, type RecordPrefix, type TrashKind, type TrashRow,
 } from "../db/trash.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
@@ -177,13 +177,12 @@ const emptyTrash = defineTool({
       while (rest.length > 0) {
         const chunk = rest.slice(0, PURGE_CHUNK);
         const ids = chunk.map((c) => c.id);
-        const placeholders = ids.map((_, j) => `?${j + 2}`).join(", ");
         const along = await dependentItems(db, a, ids);
         const raced = conflict("the trash changed meanwhile (an item was restored or purged); list_trash shows what is there now, then call again.");
         await ctx.commit(
           {
             statements: [
-              ctx.guard(`(SELECT count(*) FROM trash WHERE account_id = ?1 AND id IN (${placeholders})) = ${ids.length}`, [a, ...ids], raced),
+              ctx.guard(allStillInTrash(ids.length), [a, ...ids], raced),
               ...purgeStatements(db, a, ids),
             ],
             activity: {
@@ -197,7 +196,7 @@ const emptyTrash = defineTool({
         const alongIds = new Set(along.map((r) => r.id));
         rest = rest.slice(PURGE_CHUNK).filter((r) => !alongIds.has(r.id));
       }
-      const remaining = (await db.prepare("SELECT count(*) AS n FROM trash WHERE account_id = ?").bind(a).first<{ n: number }>())?.n ?? 0;
+      const remaining = await countTrash(db, a);
       return {
         purged: purged.map((r) => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
         not_in_trash: notInTrash,

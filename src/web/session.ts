@@ -20,7 +20,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
-import { newSecret } from "../domain/people.ts";
+import { newSecret } from "../db/people-plans.ts";
 import { constantTimeEqualText } from "../domain/passwords.ts";
 import { base64url, hashToken } from "../domain/tokens.ts";
 import { deleteSession, deleteSessionStatement, findSession, insertSession } from "../db/sessions.ts";

@@ -1,6 +1,6 @@
 /** GET/POST /signin and POST /signout. */
 import type { Hono } from "hono";
-import { normalizeEmail } from "../domain/people.ts";
+import { normalizeEmail } from "../db/people-plans.ts";
 import { verifyAgainstNothing, verifyPassword } from "../domain/passwords.ts";
 import { selectPersonByEmail, type PersonRow } from "../db/people.ts";
 import type { WebContext, WebEnv } from "./context.ts";

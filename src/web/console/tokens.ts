@@ -9,7 +9,7 @@ import { storePlannedToken } from "../../db/token-create.ts";
 import { insertIdempotent } from "../../db/idempotency.ts";
 import { ID_PREFIX, newId } from "../../domain/ids.ts";
 import { actorName, type Principal } from "../../domain/principal.ts";
-import { AGENT_NAME, planToken } from "../../domain/provisioning.ts";
+import { AGENT_NAME, planToken } from "../../db/provisioning.ts";
 import { one, type FormFields } from "./actions.ts";
 
 const request = z.discriminatedUnion("kind", [

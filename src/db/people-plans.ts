@@ -5,9 +5,9 @@
  * SHA-256. Plans are plain SQL with parameters, bound by the Worker and the
  * tests and rendered by the admin CLI, like provisioning.ts.
  */
-import { ID_PREFIX, newId } from "./ids.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { Sql } from "./provisioning.ts";
-import { base64url, hashToken } from "./tokens.ts";
+import { base64url, hashToken } from "../domain/tokens.ts";
 
 export const SETUP_LINK_DAYS = 7;
 export const EMAIL_MAX = 254;

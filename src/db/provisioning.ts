@@ -1,6 +1,6 @@
-import { ID_PREFIX, newId } from "./ids.ts";
-import type { TokenKind, TokenScope } from "./principal.ts";
-import { displayPrefix, hashToken, newTokenSecret } from "./tokens.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import type { TokenKind, TokenScope } from "../domain/principal.ts";
+import { displayPrefix, hashToken, newTokenSecret } from "../domain/tokens.ts";
 
 /**
  * Accounts and tokens are made outside MCP (the admin CLI, `npm start`, the
