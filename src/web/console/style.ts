@@ -61,7 +61,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .grow{flex:1 1 16rem}
 label{display:block;font-weight:600;font-size:.85rem;margin:0 0 .2rem}
 .check{display:flex;gap:.4rem;align-items:center;font-weight:400}
-input[type=text],input[type=search],input[type=number],input[type=datetime-local],select,textarea{width:100%;font:inherit;padding:.45rem .6rem;border:1px solid #c3c9d2;border-radius:7px;background:#fff;color:var(--ink)}
+input[type=text],input[type=url],input[type=search],input[type=number],input[type=datetime-local],select,textarea{width:100%;font:inherit;padding:.45rem .6rem;border:1px solid #c3c9d2;border-radius:7px;background:#fff;color:var(--ink)}
 textarea{min-height:4.5rem;resize:vertical}
 button,.button{font:inherit;font-weight:600;border:1px solid #c3c9d2;background:#fff;color:var(--ink);padding:.45rem .9rem;border-radius:7px;cursor:pointer;text-decoration:none;display:inline-block;line-height:1.3}
 button:hover,.button:hover{background:#f1f3f6}
