@@ -304,6 +304,10 @@ describe("query plans", () => {
       const who = [...usedBy].join(", ");
       const oneLine = c.sql.replace(/\s+/g, " ").trim();
       if (scans.length) offenders.push(`${who}: ${scans.join("; ")}\n    ${oneLine}\n    plan: ${plan.map((p) => p.detail).join(" | ")}`);
+      // A task's own series or subtasks have an index of their own: reading them through the account's whole range grows with the account.
+      if (/\b(series_id|parent_id)\s*=/.test(c.sql) && plan.some((p) => /^SEARCH tasks USING INDEX tasks_account\w* \(account_id=\?( AND trash_id=\?)?\)$/.test(p.detail))) {
+        offenders.push(`${who}: reads a task's series or subtasks through the account's whole range\n    ${oneLine}\n    plan: ${plan.map((p) => p.detail).join(" | ")}`);
+      }
       const touchesWatched = /\b(?:FROM|JOIN)\s+(?:tasks|comments|activity)\b/i.test(c.sql);
       const sortsOrScans = plan.some((p) => /TEMP B-TREE FOR (LAST \d+ TERMS OF )?ORDER BY|^SCAN .*USING (COVERING )?INDEX/.test(p.detail));
       if (touchesWatched && sortsOrScans) notes.push(`${who}: ${plan.map((p) => p.detail).join(" | ")}\n    ${oneLine.slice(0, 240)}`);

@@ -45,7 +45,8 @@ export function selectSeries(db: D1Database, accountId: string, taskId: string):
   return [
     db
       .prepare(
-        `SELECT id, status, due_at, completed_at FROM tasks
+        // INDEXED BY: the planner would otherwise walk the account's tasks in created_at order to skip the sort.
+        `SELECT id, status, due_at, completed_at FROM tasks INDEXED BY tasks_series
           WHERE series_id = ${series} AND account_id = ?2 AND trash_id IS NULL ORDER BY created_at DESC, id DESC LIMIT ${SERIES_SHOWN}`,
       )
       .bind(taskId, accountId),
