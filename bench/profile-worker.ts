@@ -99,6 +99,7 @@ function devBundle(): string | null {
 }
 
 function sourceOf(url: string, line: number, column: number): string | null {
+  if (/^(cloudflare|node|workerd)[-:]/.test(url)) return null; // the runtime's own modules
   let path = url.replace(/^file:\/\//, "");
   if (!existsSync(`${path}.map`)) path = devBundle() ?? path;
   if (!maps.has(path)) maps.set(path, readMap(`${path}.map`));
