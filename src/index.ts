@@ -50,8 +50,8 @@ app.use("*", async function d1Timing(c, next) {
   const meter = meterD1(c.env.DB);
   c.env = { ...c.env, DB: meter.db };
   await next();
-  if (c.res.headers.get("content-type")?.startsWith("text/event-stream")) {
-    // A stateless legacy answer is one SSE message: let it finish so the count covers the whole call.
+  if (c.res.headers.get("content-type")?.startsWith("text/event-stream") && !c.res.headers.has("content-length")) {
+    // A streamed stateless legacy answer is one SSE message: let it finish so the count covers the whole call.
     c.res = new Response(await c.res.arrayBuffer(), c.res);
   }
   c.res = withHeader(c.res, "server-timing", serverTiming(meter), true);

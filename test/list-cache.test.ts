@@ -45,14 +45,35 @@ describe("tools/list is answered from memory, exactly as the SDK answers it", ()
       await rawList(acc.human, 7, { era });
       const kept = await rawList(acc.human, 7, { era });
       expect(fromSdk.status).toBe(200);
-      expect(kept.text).toBe(fromSdk.text);
-      expect(kept.contentType).toBe(fromSdk.contentType);
+      if (fromSdk.contentType?.startsWith("text/event-stream")) {
+        // The SDK frames its one answer as an SSE message; the kept answer is that message as JSON (the client accepts both).
+        expect(kept.contentType).toBe("application/json");
+        expect(kept.text).toBe(/^event: message\ndata: (.*)\n\n$/s.exec(fromSdk.text)?.[1]);
+      } else {
+        expect(kept.text).toBe(fromSdk.text);
+        expect(kept.contentType).toBe(fromSdk.contentType);
+      }
       const named = await rawList(acc.human, "req-\"quoted\"-1", { era });
       expect(named.message.id).toBe('req-"quoted"-1');
       expect(named.message.result).toEqual(fromSdk.message.result);
       expect(fromSdk.message.result!.tools).toHaveLength(84);
     });
   }
+
+  it("a client that accepts only an event stream gets the SDK's event stream", async () => {
+    const acc = await seedAccount("List cache SSE only");
+    forgetKeptLists();
+    const init = (id: number) => ({
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${acc.human}`, "mcp-protocol-version": "2025-06-18" },
+      body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: {} }),
+    });
+    const first = await workerFetch(MCP_URL, init(1));
+    const again = await workerFetch(MCP_URL, init(2));
+    for (const res of [first, again]) expect([res.status, res.headers.get("content-type")?.split(";")[0]]).toEqual([first.status, first.headers.get("content-type")?.split(";")[0]]);
+    const [a, b] = [await first.text(), await again.text()];
+    expect(b).toBe(a.replace('"id":1', '"id":2'));
+  });
 
   it("principal classes and toolsets never share an answer", async () => {
     const acc = await seedAccount("List cache classes", "bot");

@@ -49,22 +49,38 @@ function replay(k: Kept, id: JsonRpcId): Response {
   body.set(k.head, 0);
   body.set(idBytes, k.head.length);
   body.set(k.tail, k.head.length + idBytes.length);
-  return new Response(body, { status: k.status, headers: k.headers });
+  const res = new Response(body, { status: k.status, headers: k.headers });
+  // A body of known length is complete: the edge need not wait for it to end (as it must for a streamed answer).
+  res.headers.set("content-length", String(body.length));
+  return res;
 }
 
 /**
  * The kept answer to this tools/list, or the SDK's answer (through `ask`,
  * given the body with a stand-in id) kept for next time when it succeeded.
  */
-export async function cachedList(key: string, id: JsonRpcId, body: Record<string, unknown>, ask: (body: Record<string, unknown>) => Promise<Response>): Promise<Response> {
+export async function cachedList(
+  key: string,
+  id: JsonRpcId,
+  body: Record<string, unknown>,
+  acceptsJson: boolean,
+  ask: (body: Record<string, unknown>) => Promise<Response>,
+): Promise<Response> {
   const hit = kept.get(key);
   if (hit) return replay(hit, id);
   const standIn = `tg-list-${crypto.randomUUID()}`;
   const res = await ask({ ...body, id: standIn });
-  const text = await res.text();
+  let text = await res.text();
+  let headers = [...res.headers].filter(([name]) => name.toLowerCase() !== "content-length");
+  const single = res.headers.get("content-type")?.startsWith("text/event-stream") && acceptsJson ? singleSseMessage(text) : null;
+  if (single !== null) {
+    // One SSE message that answers one request is the same answer as JSON, which a client that accepts both takes
+    // (the transport allows either), and JSON needs no event framing on the way out.
+    text = single;
+    headers = headers.filter(([name]) => name.toLowerCase() !== "content-type").concat([["content-type", "application/json"]]);
+  }
   const quoted = JSON.stringify(standIn);
   const at = text.indexOf(quoted);
-  const headers = [...res.headers].filter(([name]) => name.toLowerCase() !== "content-length");
   if (res.status !== 200 || at < 0 || text.indexOf(quoted, at + 1) >= 0) {
     // Not a plain answer (an error, say): give it as it is, with the caller's id, and keep nothing.
     return new Response(at < 0 ? text : text.split(quoted).join(JSON.stringify(id)), { status: res.status, headers });
@@ -73,6 +89,23 @@ export async function cachedList(key: string, id: JsonRpcId, body: Record<string
   if (kept.size >= MAX_KEPT) kept.clear();
   kept.set(key, k);
   return replay(k, id);
+}
+
+/** The data of an SSE body that is exactly one `message` event carrying one JSON value, else null. */
+function singleSseMessage(text: string): string | null {
+  const m = /^event: message\r?\ndata: (.*)\r?\n\r?\n$/s.exec(text);
+  if (!m || m[1].includes("\n")) return null;
+  try {
+    JSON.parse(m[1]);
+    return m[1];
+  } catch {
+    return null;
+  }
+}
+
+/** Whether an Accept header admits application/json. */
+export function acceptsJson(accept: string | null): boolean {
+  return (accept ?? "").split(",").some((part) => /^\s*(application\/json|application\/\*|\*\/\*)\s*(;|$)/i.test(part));
 }
 
 /** For tests: forget every kept answer. */

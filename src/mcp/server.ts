@@ -5,7 +5,7 @@ import {
 import { VERSION } from "../env.ts";
 import { callTool, listToolsFor, outputSchemaOf, type CallScope } from "./registry.ts";
 import { PRESETS, TOOLSETS } from "./toolsets.ts";
-import { cachedList, listRequestKey } from "./list-cache.ts";
+import { acceptsJson, cachedList, listRequestKey } from "./list-cache.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -88,7 +88,7 @@ export async function serveMcp(request: Request, scope: CallScope): Promise<Resp
   if (parsedBody === undefined) return mcpHandler.fetch(fresh, { authInfo: authInfo() });
   const list = listRequestKey(request, parsedBody, scope.principal, scope.toolsets);
   if (list) {
-    return cachedList(list.key, list.id, parsedBody as Record<string, unknown>, (body) =>
+    return cachedList(list.key, list.id, parsedBody as Record<string, unknown>, acceptsJson(request.headers.get("accept")), (body) =>
       mcpHandler.fetch(new Request(request.url, { method: request.method, headers, body: JSON.stringify(body) }), { authInfo: authInfo(), parsedBody: body }),
     );
   }
