@@ -2,6 +2,7 @@ import type { AnyTool } from "../mcp/tool.ts";
 import { taskTools } from "./tasks.ts";
 import { taskQueryTools } from "./task-queries.ts";
 import { taskRelationTools } from "./task-relations.ts";
+import { taskDependencyTools } from "./task-dependencies.ts";
 import { lifecycleTools } from "./lifecycle.ts";
 import { projectTools } from "./projects.ts";
 import { stepTools } from "./steps.ts";
@@ -22,6 +23,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   ...taskTools,
   ...taskQueryTools,
   ...taskRelationTools,
+  ...taskDependencyTools,
   ...lifecycleTools,
   ...projectTools,
   ...stepTools,

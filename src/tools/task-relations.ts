@@ -2,22 +2,18 @@ import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { actorName } from "../domain/principal.ts";
-import {
-  deleteLink, findDependencyPath, insertLink, NO_DEPENDENCY_PATH, selectLink,
-} from "../db/dependencies.ts";
 import { requireProject } from "../db/projects.ts";
 import {
-  AGENT_EXISTS, assigneeExists, insertTask, insertTaskFrom, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask, requireTaskForWrite, rootTaskOf,
-  selectAccountPrefs, selectTask, selectTaskWithTrash, subtreeOutsideProject, TASK_AT_VERSION, TASK_IS_LIVE, toTask,
+  AGENT_EXISTS, assigneeExists, insertTask, insertTaskFrom, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask,
+  requireTaskForWrite, rootTaskOf, selectAccountPrefs, selectTaskWithTrash, subtreeOutsideProject, TASK_AT_VERSION, TASK_IS_LIVE, toTask,
   updateTaskFields, type AccountPrefs, type TaskField, type TaskRow, type TaskWithTrash, type TaskWriteRow,
-  throwTaskMissing,
 } from "../db/tasks.ts";
 import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
 import { NO_LEASE, renewLease } from "../db/claims.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import {
-  BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, dependencyIs, insertTaskTrashItem, MOVABLE, MOVE_SUMMARY, selectTaskNow, differs, linkSummary, selectTaskRef, setColumn, taskSummary,
-  UNBLOCK_SET_RENEWING, UNBLOCK_SUMMARY, ASSIGN_SET,
+  BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, MOVABLE, MOVE_SUMMARY, selectTaskNow, differs, setColumn,
+  taskSummary, UNBLOCK_SET_RENEWING, UNBLOCK_SUMMARY, ASSIGN_SET,
 } from "../db/task-writes.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
@@ -381,110 +377,6 @@ const decomposeTask = defineTool({
   },
 });
 
-const dependencyArgs = z.strictObject({
-  task_id: taskId.meta({ detail: "the task that waits" }),
-  depends_on_id: taskId.meta({ detail: "the task it waits on" }),
-});
-const dependencyResult = z.object({ task: taskRef, depends_on: taskRef, changed: z.boolean() });
-
-async function requirePair(ctx: ToolContext, taskIdValue: string, dependsOnId: string) {
-  const { db, principal: p } = ctx;
-  const [task, dep, link] = await db.batch([
-    selectTask(db, p.accountId, taskIdValue),
-    selectTask(db, p.accountId, dependsOnId),
-    selectLink(db, p.accountId, taskIdValue, dependsOnId),
-  ]);
-  const t = task.results[0] as TaskRow | undefined;
-  const d = dep.results[0] as TaskRow | undefined;
-  if (!t) return throwTaskMissing(db, p.accountId, taskIdValue, notFoundHint);
-  if (!d) return throwTaskMissing(db, p.accountId, dependsOnId, notFoundHint);
-  const ref = (r: TaskRow) => ({ id: r.id, title: r.title, status: r.status });
-  return { task: ref(t), depends_on: ref(d), linked: link.results.length > 0 };
-}
-
-/** add_dependency (add) or remove_dependency in one batch, when both tasks are live and the link is absent (present). */
-function dependencyAtOnce(ctx: ToolContext, miss: Error, taskIdValue: string, dependsOnId: string, add: boolean) {
-  const { db, principal: p } = ctx;
-  const a = p.accountId;
-  const statements = [ctx.guard(dependencyIs(!add), [taskIdValue, a, dependsOnId], miss)];
-  if (add) statements.push(ctx.guard(NO_DEPENDENCY_PATH, [dependsOnId, a, taskIdValue], miss), insertLink(db, a, taskIdValue, dependsOnId, ctx.now));
-  else statements.push(deleteLink(db, a, taskIdValue, dependsOnId));
-  statements.push(selectTaskRef(db, a, taskIdValue), selectTaskRef(db, a, dependsOnId));
-  return ctx.commit(
-    {
-      statements,
-      activity: { target: taskIdValue, summarySql: linkSummary(a, dependsOnId, add ? "now waits on " : "no longer waits on ") },
-    },
-    (results) => ({
-      task: rowsOf<{ id: string; title: string; status: string }>(results, -2)[0],
-      depends_on: rowsOf<{ id: string; title: string; status: string }>(results, -1)[0],
-      changed: true,
-    }),
-  );
-}
-
-const describePath = (path: { id: string; title: string | null }[]) =>
-  path.map((s) => (s.title === null ? s.id : `${s.id} "${s.title}"`)).join(" waits on ");
-
-const addDependency = defineTool({
-  name: "add_dependency",
-  description: "Make task_id wait on depends_on_id; a link closing a cycle is refused. Returns task and depends_on.",
-  input: dependencyArgs,
-  output: dependencyResult,
-  async handler(ctx, args) {
-    const { db, principal: p } = ctx;
-    const a = p.accountId;
-    const slowly = async () => {
-      if (args.task_id === args.depends_on_id) throw invalid("depends_on_id: a task cannot wait on itself; give another task's id.");
-      const pair = await requirePair(ctx, args.task_id, args.depends_on_id);
-      if (pair.linked) return { task: pair.task, depends_on: pair.depends_on, changed: false };
-      const cycleError = (path: { id: string; title: string | null }[] | null) =>
-        invalid(
-          `refused: ${args.task_id} cannot wait on ${args.depends_on_id}, because ${args.depends_on_id} already waits on ${args.task_id}` +
-            (path ? ` (${describePath(path)})` : "") +
-            `; that would be a cycle. remove_dependency one of those links first, or link them the other way round.`,
-        );
-      const path = await findDependencyPath(db, a, args.depends_on_id, args.task_id);
-      if (path) throw cycleError(path);
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(`${TASK_IS_LIVE} AND ${TASK_IS_LIVE}`, [args.task_id, a, args.depends_on_id, a], raced(args.task_id)),
-            ctx.guard(NO_DEPENDENCY_PATH, [args.depends_on_id, a, args.task_id], cycleError(null)),
-            insertLink(db, a, args.task_id, args.depends_on_id, ctx.now),
-          ],
-          activity: { target: args.task_id, summary: `now waits on ${args.depends_on_id} "${pair.depends_on.title}"` },
-        },
-        { task: pair.task, depends_on: pair.depends_on, changed: true },
-      );
-    };
-    if (args.task_id === args.depends_on_id) return slowly();
-    // The usual case in one batch: both tasks live, not linked yet, no cycle; the refs are read after the insert.
-    return fastOr((miss) => dependencyAtOnce(ctx, miss, args.task_id, args.depends_on_id, true), slowly);
-  },
-});
-
-const removeDependency = defineTool({
-  name: "remove_dependency",
-  description: "Drop the link that makes task_id wait on depends_on_id. Returns task and depends_on.",
-  input: dependencyArgs,
-  output: dependencyResult,
-  async handler(ctx, args) {
-    const slowly = async () => {
-      const pair = await requirePair(ctx, args.task_id, args.depends_on_id);
-      if (!pair.linked) return { task: pair.task, depends_on: pair.depends_on, changed: false };
-      return ctx.commit(
-        {
-          statements: [deleteLink(ctx.db, ctx.principal.accountId, args.task_id, args.depends_on_id)],
-          activity: { target: args.task_id, summary: `no longer waits on ${args.depends_on_id} "${pair.depends_on.title}"` },
-        },
-        { task: pair.task, depends_on: pair.depends_on, changed: true },
-      );
-    };
-    return fastOr((miss) => dependencyAtOnce(ctx, miss, args.task_id, args.depends_on_id, false), slowly);
-  },
-});
-
 export const taskRelationTools = [
-  deleteTask, blockTask, unblockTask, assignTask, moveTask, snoozeTask, decomposeTask, addDependency, removeDependency,
+  deleteTask, blockTask, unblockTask, assignTask, moveTask, snoozeTask, decomposeTask,
 ];
