@@ -27,42 +27,46 @@ export function noClaimByOthers(taskId: string, accountId: string, actor: string
   };
 }
 
+/** A lease's new end: now (`now`, an SQL placeholder) plus its length. */
+const LEASE_FROM_NOW = (now: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${now}, '+' || claim_lease_minutes || ' minutes')`;
+
 /**
- * Renews the lease of `holder`'s claim on the task: now plus the lease's
+ * Renews the lease of `holder`'s claim on the task `taskSql` names (binds: now,
+ * the id `taskSql` reads as ?2, account id, holder): now plus the lease's
  * length, in the same batch as the holder's run event, step status or
  * comment. Nothing for anyone else, for a task not in progress, or for a
  * claim without a lease. Not a change of the task: no version, no updated_at.
  */
+function renewal(taskSql: string): string {
+  return `UPDATE tasks SET claim_expires_at = ${LEASE_FROM_NOW("?1")}
+    WHERE id = ${taskSql} AND account_id = ?3 AND assignee = ?4 AND status = 'in_progress' AND trash_id IS NULL
+      AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL`;
+}
+
+/** Renews `holder`'s lease on the task. */
 export function renewLease(db: D1Database, accountId: string, taskId: string, holder: string, now: string): D1PreparedStatement {
-  return db
-    .prepare(
-      `UPDATE tasks SET claim_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', ?1, '+' || claim_lease_minutes || ' minutes')
-        WHERE id = ?2 AND account_id = ?3 AND assignee = ?4 AND status = 'in_progress' AND trash_id IS NULL
-          AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL`,
-    )
-    .bind(now, taskId, accountId, holder);
+  return db.prepare(renewal("?2")).bind(now, taskId, accountId, holder);
 }
 
 /** renewLease for the task of a run: for a batch that knows the run, not its task. */
 export function renewLeaseOfRun(db: D1Database, accountId: string, runId: string, holder: string, now: string): D1PreparedStatement {
-  return db
-    .prepare(
-      `UPDATE tasks SET claim_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', ?1, '+' || claim_lease_minutes || ' minutes')
-        WHERE id = (SELECT task_id FROM runs WHERE id = ?2 AND account_id = ?3) AND account_id = ?3 AND assignee = ?4
-          AND status = 'in_progress' AND trash_id IS NULL AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL`,
-    )
-    .bind(now, runId, accountId, holder);
+  return db.prepare(renewal("(SELECT task_id FROM runs WHERE id = ?2 AND account_id = ?3)")).bind(now, runId, accountId, holder);
 }
 
 /** renewLease for the task of a step: for a batch that knows the step, not its task. */
 export function renewLeaseOfStep(db: D1Database, accountId: string, stepId: string, holder: string, now: string): D1PreparedStatement {
-  return db
-    .prepare(
-      `UPDATE tasks SET claim_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', ?1, '+' || claim_lease_minutes || ' minutes')
-        WHERE id = (SELECT task_id FROM steps WHERE id = ?2 AND account_id = ?3) AND account_id = ?3 AND assignee = ?4
-          AND status = 'in_progress' AND trash_id IS NULL AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL`,
-    )
-    .bind(now, stepId, accountId, holder);
+  return db.prepare(renewal("(SELECT task_id FROM steps WHERE id = ?2 AND account_id = ?3)")).bind(now, stepId, accountId, holder);
+}
+
+/**
+ * An UPDATE's SET term: an agent's lease starts over (bind: now, one `?`) when
+ * `backInProgress` (an SQL condition over the row before the update) holds,
+ * as when reject_task or unblock_task puts the task back to work.
+ */
+export function leaseRestartIf(backInProgress: string): string {
+  return `claim_expires_at = CASE
+    WHEN ${backInProgress} AND assignee IS NOT NULL AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL
+    THEN ${LEASE_FROM_NOW("?")} ELSE claim_expires_at END`;
 }
 
 /** The holder's claim_task again: the lease starts over with the given length (no version, no history entry). */

@@ -59,7 +59,7 @@ export function insertComment(db: D1Database, accountId: string, authorTokenId: 
 }
 
 /** Guard: the task is live. Binds: task id, account id. */
-export const TASK_IS_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)";
+export { TASK_IS_LIVE } from "./tasks.ts";
 
 /** Guard: the comment is live and its task too. Binds: comment id, account id. */
 export const COMMENT_IS_LIVE =

@@ -3,6 +3,7 @@
  * their usual case assumes, and statements that act on the rows as they are.
  */
 import type { NewApproval } from "./approvals.ts";
+import { leaseRestartIf } from "./claims.ts";
 
 /**
  * complete_task's usual case: a live task neither finished nor awaiting
@@ -93,7 +94,5 @@ export const APPROVED_SUMMARY = `'approved ' || ${PENDING_ID} || '; task done' |
 
 /** reject_task sets, and its summary over the task before (bind: the rest of it). */
 /** Back in progress; an agent's claim lease starts over instead of having run out while the task waited (bind: now). */
-export const REJECT_SET = `status = 'in_progress', claim_expires_at = CASE
-    WHEN assignee IS NOT NULL AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL
-    THEN strftime('%Y-%m-%dT%H:%M:%fZ', ?, '+' || claim_lease_minutes || ' minutes') ELSE claim_expires_at END`;
+export const REJECT_SET = `status = 'in_progress', ${leaseRestartIf("1")}`;
 export const REJECTED_SUMMARY = `'rejected ' || ${PENDING_ID} || ?`;

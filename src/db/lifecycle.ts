@@ -30,7 +30,7 @@ export async function readTaskState(db: D1Database, accountId: string, taskId: s
 }
 
 /** Guard: the task is live and still at the version that was read. Binds: task id, account id, version. */
-export const TASK_AT_VERSION = "(SELECT version FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?";
+export { TASK_AT_VERSION } from "./tasks.ts";
 
 /** Lifecycle columns a transition may set. */
 export interface TaskTransition {

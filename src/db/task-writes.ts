@@ -3,7 +3,7 @@
  * assumes (a guard condition), and sets, summarises and returns from the row
  * as it is in the batch, so no read comes first. Binds are listed per part.
  */
-import type { Condition } from "./claims.ts";
+import { leaseRestartIf, type Condition } from "./claims.ts";
 import { TASK_RETURNING } from "./tasks.ts";
 
 /** Guard condition: the live task matches `where` (SQL over its columns). */
@@ -39,9 +39,7 @@ export const BLOCKED = "status = 'blocked'";
 const BACK = "CASE WHEN status_before_block IS NOT NULL AND status_before_block <> 'blocked' THEN status_before_block ELSE 'open' END";
 export const UNBLOCK_SET = `status = ${BACK}, status_before_block = NULL, blocked_reason = NULL`;
 /** UNBLOCK_SET, and an agent's claim lease starts over when the task goes back in progress (bind: now). */
-export const UNBLOCK_SET_RENEWING = `${UNBLOCK_SET}, claim_expires_at = CASE
-    WHEN ${BACK} = 'in_progress' AND assignee IS NOT NULL AND claim_expires_at IS NOT NULL AND claim_lease_minutes IS NOT NULL
-    THEN strftime('%Y-%m-%dT%H:%M:%fZ', ?, '+' || claim_lease_minutes || ' minutes') ELSE claim_expires_at END`;
+export const UNBLOCK_SET_RENEWING = `${UNBLOCK_SET}, ${leaseRestartIf(`${BACK} = 'in_progress'`)}`;
 export const UNBLOCK_SUMMARY = `'unblocked (back to ' || ${BACK} || ')'`;
 
 /** A column differs from the value bound. */
