@@ -98,3 +98,18 @@ export async function activityFor(accountId: string, tool: string) {
       .all<{ tool: string; target_id: string; summary: string; actor: string }>()
   ).results;
 }
+
+/** Drive, Slack and Notion answering at the fetch boundary with one plausible answer each, so every connector tool takes its working path. */
+export function fakeConnectedApps(): void {
+  fakeUpstream((s) => {
+    if (s.url.startsWith("https://oauth2.googleapis.com/token")) return json({ access_token: "ya29.x", expires_in: 3600 });
+    if (s.path === "https://www.googleapis.com/drive/v3/files") return json({ files: [{ id: "1DocAbc_-9", name: "Drive doc" }] });
+    if (s.path === "https://slack.com/api/search.messages") return json({ ok: true, messages: { matches: [] } });
+    if (s.path === "https://slack.com/api/chat.postMessage") return json({ ok: true, channel: "C0123ABCD", ts: "1712345678.000100" });
+    if (s.path === "https://slack.com/api/chat.getPermalink") return json({ ok: true, permalink: "https://example.slack.com/archives/C0123ABCD/p1712345678000100" });
+    if (s.path === "https://api.notion.com/v1/search") return json({ results: [] });
+    if (s.path.startsWith("https://api.notion.com/v1/pages/")) return json({ id: "a1b2c3d4-e5f6-4789-8abc-def012345678", properties: {}, url: "https://notion.so/x" });
+    if (s.path.startsWith("https://api.notion.com/v1/blocks/")) return json({ results: [], has_more: false });
+    return unexpected(s);
+  });
+}

@@ -3,7 +3,7 @@ import { CATALOG_CALLS, ROUND_TRIP_EXCEPTIONS, ROUND_TRIP_LIMIT, type Call, type
 import { TOOL_NAMES } from "../src/mcp/effects.ts";
 import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { connect, createToken, ERAS, seedAccount, type Era, type TestClient } from "./helpers.ts";
-import { connectApp, fakeUpstream, json, unexpected } from "./connectors-fakes.ts";
+import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
 
 /**
  * Every tool of the catalog, on a real call with valid arguments, answers
@@ -12,21 +12,6 @@ import { connectApp, fakeUpstream, json, unexpected } from "./connectors-fakes.t
  * request (cold: the token lookup is one of the two).
  */
 afterEach(() => vi.restoreAllMocks());
-
-/** Drive, Slack and Notion answering at the fetch boundary, so the connector tools take their working path. */
-function fakeApps() {
-  fakeUpstream((s) => {
-    if (s.url.startsWith("https://oauth2.googleapis.com/token")) return json({ access_token: "ya29.x", expires_in: 3600 });
-    if (s.path === "https://www.googleapis.com/drive/v3/files") return json({ files: [{ id: "1DocAbc_-9", name: "Drive doc" }] });
-    if (s.path === "https://slack.com/api/search.messages") return json({ ok: true, messages: { matches: [] } });
-    if (s.path === "https://slack.com/api/chat.postMessage") return json({ ok: true, channel: "C0123ABCD", ts: "1712345678.000100" });
-    if (s.path === "https://slack.com/api/chat.getPermalink") return json({ ok: true, permalink: "https://example.slack.com/archives/C0123ABCD/p1712345678000100" });
-    if (s.path === "https://api.notion.com/v1/search") return json({ results: [] });
-    if (s.path.startsWith("https://api.notion.com/v1/pages/")) return json({ id: "a1b2c3d4-e5f6-4789-8abc-def012345678", properties: {}, url: "https://notion.so/x" });
-    if (s.path.startsWith("https://api.notion.com/v1/blocks/")) return json({ results: [], has_more: false });
-    return unexpected(s);
-  });
-}
 
 /** An SDK client that notes the x-d1-calls of its last tools/call. */
 async function metered(secret: string, era: Era): Promise<{ client: TestClient; lastCalls(): number | null }> {
@@ -44,7 +29,7 @@ const asCall = (c: TestClient): Call => (name, args) => c.ok(name, args);
 describe("D1 round trips of every tool", () => {
   for (const era of ERAS) {
     it(`${era}: every tool answers within ${ROUND_TRIP_LIMIT} D1 calls including auth, warm and cold`, async () => {
-      fakeApps();
+      fakeConnectedApps();
       const acc = await seedAccount(`Round trips ${era}`, "bot");
       for (const provider of ["drive", "slack", "notion"] as const) await connectApp(acc.accountId, provider);
       const human = await connect(acc.human);

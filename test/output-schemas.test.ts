@@ -3,7 +3,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/valida
 import { CATALOG_CALLS, type Call, type Fixture } from "../bench/catalog-calls.ts";
 import { TOOL_NAMES } from "../src/mcp/effects.ts";
 import { connect, createToken, ERAS, seedAccount, type TestClient } from "./helpers.ts";
-import { connectApp, fakeUpstream, json, unexpected } from "./connectors-fakes.ts";
+import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
 
 /**
  * Every tool, called for real (one valid call each, bench/catalog-calls.ts)
@@ -16,27 +16,12 @@ import { connectApp, fakeUpstream, json, unexpected } from "./connectors-fakes.t
  */
 afterEach(() => vi.restoreAllMocks());
 
-/** Drive, Slack and Notion answering at the fetch boundary, so the connector tools return results. */
-function fakeApps() {
-  fakeUpstream((s) => {
-    if (s.url.startsWith("https://oauth2.googleapis.com/token")) return json({ access_token: "ya29.x", expires_in: 3600 });
-    if (s.path === "https://www.googleapis.com/drive/v3/files") return json({ files: [{ id: "1DocAbc_-9", name: "Drive doc" }] });
-    if (s.path === "https://slack.com/api/search.messages") return json({ ok: true, messages: { matches: [] } });
-    if (s.path === "https://slack.com/api/chat.postMessage") return json({ ok: true, channel: "C0123ABCD", ts: "1712345678.000100" });
-    if (s.path === "https://slack.com/api/chat.getPermalink") return json({ ok: true, permalink: "https://example.slack.com/archives/C0123ABCD/p1712345678000100" });
-    if (s.path === "https://api.notion.com/v1/search") return json({ results: [] });
-    if (s.path.startsWith("https://api.notion.com/v1/pages/")) return json({ id: "a1b2c3d4-e5f6-4789-8abc-def012345678", properties: {}, url: "https://notion.so/x" });
-    if (s.path.startsWith("https://api.notion.com/v1/blocks/")) return json({ results: [], has_more: false });
-    return unexpected(s);
-  });
-}
-
 const validator = new CfWorkerJsonSchemaValidator({ shortcircuit: false });
 
 describe("every tool's structuredContent satisfies its announced output schema", () => {
   for (const era of ERAS) {
     it(`${era}: all ${TOOL_NAMES.length} tools, through the SDK client's own validation and the SDK's JSON Schema validator`, async () => {
-      fakeApps();
+      fakeConnectedApps();
       const acc = await seedAccount(`Output schemas ${era}`, "bot");
       for (const provider of ["drive", "slack", "notion"] as const) await connectApp(acc.accountId, provider);
       const human = await connect(acc.human, era);

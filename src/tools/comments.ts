@@ -72,28 +72,6 @@ const commentOnTask = defineTool({
   output: z.object({ comment: commentShape }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const comment: Comment = {
-        id: newId(ID_PREFIX.comment),
-        task_id: args.task_id,
-        author: actorName(p),
-        body: args.body,
-        created_at: ctx.now,
-        updated_at: ctx.now,
-      };
-      await requireTask(db, p.accountId, args.task_id);
-      const gone = notFound("task", args.task_id, TASK_HINT);
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], gone), insertComment(db, p.accountId, p.tokenId, comment),
-            renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
-          ],
-          activity: { target: args.task_id, summary: `commented ${comment.id}` },
-        },
-        { comment },
-      );
-    };
     const comment: Comment = {
       id: newId(ID_PREFIX.comment),
       task_id: args.task_id,
@@ -102,20 +80,22 @@ const commentOnTask = defineTool({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    return fastOr(
-      (miss) =>
-        ctx.commit(
-          {
-            statements: [
-              ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], miss), insertComment(db, p.accountId, p.tokenId, comment),
-              renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
-            ],
-            activity: { target: args.task_id, summary: `commented ${comment.id}` },
-          },
-          { comment },
-        ),
-      slowly,
-    );
+    // One batch, guarded on a live task; only when that fails does a read find the precise error.
+    const write = (taskGone: Error) =>
+      ctx.commit(
+        {
+          statements: [
+            ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], taskGone), insertComment(db, p.accountId, p.tokenId, comment),
+            renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
+          ],
+          activity: { target: args.task_id, summary: `commented ${comment.id}` },
+        },
+        { comment },
+      );
+    return fastOr(write, async () => {
+      await requireTask(db, p.accountId, args.task_id);
+      return write(notFound("task", args.task_id, TASK_HINT));
+    });
   },
 });
 

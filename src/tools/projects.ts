@@ -246,31 +246,35 @@ const updateProjectTool = defineTool({
   },
 });
 
+/** archive_project (archive) or unarchive_project: one batch, or the read → decide → write path for a no-op or an error. */
+function setArchived(ctx: ToolContext, project_id: string, archive: boolean) {
+  const slowly = async () => {
+    const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
+    if ((row.archived_at !== null) === archive) return { project: toProject(row, row), changed: false };
+    const change = { archived_at: archive ? ctx.now : null };
+    const project = await writeProject(ctx, row, change, `${archive ? "archived" : "unarchived"} project "${row.name}"`, concurrentChange(row.id));
+    return { project, changed: true };
+  };
+  const a = ctx.principal.accountId;
+  return fastOr(
+    (miss) =>
+      writeProjectAtOnce(ctx, miss, {
+        projectId: project_id,
+        where: archive ? NOT_ARCHIVED : IS_ARCHIVED,
+        set: archive ? ARCHIVE_SET : UNARCHIVE_SET,
+        setBinds: archive ? [ctx.now] : [],
+        summary: projectSummary(a, project_id, archive ? ARCHIVED_SUMMARY : UNARCHIVED_SUMMARY),
+      }),
+    slowly,
+  );
+}
+
 const archiveProject = defineTool({
   name: "archive_project",
   description: "Archive a project: it leaves default lists, its tasks stay. Returns project.",
   input: z.strictObject({ project_id: projectId }),
   output: changedProject,
-  async handler(ctx, { project_id }) {
-    const slowly = async () => {
-      const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
-      if (row.archived_at !== null) return { project: toProject(row, row), changed: false };
-      const project = await writeProject(ctx, row, { archived_at: ctx.now }, `archived project "${row.name}"`, concurrentChange(row.id));
-      return { project, changed: true };
-    };
-    const a = ctx.principal.accountId;
-    return fastOr(
-      (miss) =>
-        writeProjectAtOnce(ctx, miss, {
-          projectId: project_id,
-          where: NOT_ARCHIVED,
-          set: ARCHIVE_SET,
-          setBinds: [ctx.now],
-          summary: projectSummary(a, project_id, ARCHIVED_SUMMARY),
-        }),
-      slowly,
-    );
-  },
+  handler: (ctx, { project_id }) => setArchived(ctx, project_id, true),
 });
 
 const unarchiveProject = defineTool({
@@ -278,26 +282,7 @@ const unarchiveProject = defineTool({
   description: "Bring an archived project back into default lists. Returns project.",
   input: z.strictObject({ project_id: projectId }),
   output: changedProject,
-  async handler(ctx, { project_id }) {
-    const slowly = async () => {
-      const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
-      if (row.archived_at === null) return { project: toProject(row, row), changed: false };
-      const project = await writeProject(ctx, row, { archived_at: null }, `unarchived project "${row.name}"`, concurrentChange(row.id));
-      return { project, changed: true };
-    };
-    const a = ctx.principal.accountId;
-    return fastOr(
-      (miss) =>
-        writeProjectAtOnce(ctx, miss, {
-          projectId: project_id,
-          where: IS_ARCHIVED,
-          set: UNARCHIVE_SET,
-          setBinds: [],
-          summary: projectSummary(a, project_id, UNARCHIVED_SUMMARY),
-        }),
-      slowly,
-    );
-  },
+  handler: (ctx, { project_id }) => setArchived(ctx, project_id, false),
 });
 
 const deleteProject = defineTool({
