@@ -298,6 +298,30 @@ const snoozeTask = defineTool({
   },
 });
 
+/** decompose_task's new subtasks of `parentId`, with what they take from the parent (or null: the insert reads it). */
+function subtasksOf<AutoOk extends boolean | null>(
+  ctx: ToolContext,
+  subtasks: { title: string; notes?: string }[],
+  parentId: string,
+  from: { projectId: string | null; autoOk: AutoOk },
+) {
+  return subtasks.map((s) => ({
+    id: newId(ID_PREFIX.task),
+    accountId: ctx.principal.accountId,
+    projectId: from.projectId,
+    parentId,
+    title: s.title,
+    notes: s.notes ?? "",
+    priority: priorityIndex("normal"),
+    dueAt: null,
+    estimateMinutes: null,
+    assignee: null,
+    autoOk: from.autoOk,
+    createdBy: actorName(ctx.principal),
+    now: ctx.now,
+  }));
+}
+
 const decomposeTask = defineTool({
   name: "decompose_task",
   description: "Create subtasks under a task at once; they inherit its project and auto-OK. Returns tasks.",
@@ -314,21 +338,7 @@ const decomposeTask = defineTool({
     const { db, principal: p } = ctx;
     const slowly = async () => {
       const parent = await requireTask(db, p.accountId, args.task_id);
-      const created = args.subtasks.map((s) => ({
-        id: newId(ID_PREFIX.task),
-        accountId: p.accountId,
-        projectId: parent.project_id,
-        parentId: parent.id,
-        title: s.title,
-        notes: s.notes ?? "",
-        priority: priorityIndex("normal"),
-        dueAt: null,
-        estimateMinutes: null,
-        assignee: null,
-        autoOk: parent.auto_ok === 1,
-        createdBy: actorName(p),
-        now: ctx.now,
-      }));
+      const created = subtasksOf(ctx, args.subtasks, parent.id, { projectId: parent.project_id, autoOk: parent.auto_ok === 1 });
       const n = created.length;
       return ctx.commit(
         {
@@ -347,21 +357,8 @@ const decomposeTask = defineTool({
     // The usual case in one batch: the parent is a guard; the subtasks take its project and auto-OK in their inserts.
     return fastOr(async (miss) => {
       const { db, principal: p } = ctx;
-      const created = args.subtasks.map((s) => ({
-        id: newId(ID_PREFIX.task),
-        accountId: p.accountId,
-        projectId: null,
-        parentId: args.task_id,
-        title: s.title,
-        notes: s.notes ?? "",
-        priority: priorityIndex("normal"),
-        dueAt: null,
-        estimateMinutes: null,
-        assignee: null,
-        autoOk: null,
-        createdBy: actorName(p),
-        now: ctx.now,
-      }));
+      // Project and auto-OK come from the parent inside the inserts.
+      const created = subtasksOf(ctx, args.subtasks, args.task_id, { projectId: null, autoOk: null });
       const n = created.length;
       return ctx.commit(
         {
