@@ -42,7 +42,32 @@ function where(target: Target): string[] {
   return target.remote ? ["--remote"] : ["--local", ...(target.persistTo ? ["--persist-to", target.persistTo] : [])];
 }
 
+/**
+ * A local database is one SQLite file that a running `wrangler dev` also
+ * writes; a write that meets its lock fails whole with SQLITE_BUSY, so it is
+ * run again after a pause. Remote D1 never answers this way.
+ */
+const BUSY = /SQLITE_BUSY|database is locked/;
+const BUSY_RETRIES = 6;
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 function runD1(command: string[], env: NodeJS.ProcessEnv): string {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return runD1Once(command, env);
+    } catch (e) {
+      if (!(e instanceof BusyError) || attempt > BUSY_RETRIES) throw e;
+      pause(150 * attempt);
+    }
+  }
+}
+
+class BusyError extends Error {}
+
+function runD1Once(command: string[], env: NodeJS.ProcessEnv): string {
   const res = spawnSync(process.execPath, [WRANGLER, "d1", ...command], {
     cwd: ROOT,
     encoding: "utf8",
@@ -53,7 +78,8 @@ function runD1(command: string[], env: NodeJS.ProcessEnv): string {
     const lines = (res.stderr || res.stdout || "").split("\n").filter((l) => l.trim());
     const errors = lines.filter((l) => /error|✘|requires/i.test(l));
     const detail = (errors.length ? errors : lines.slice(-3)).slice(0, 5).join("\n");
-    throw new Error(`wrangler d1 ${command[0]} failed${detail ? `:\n${detail}` : ""}`);
+    const message = `wrangler d1 ${command[0]} failed${detail ? `:\n${detail}` : ""}`;
+    throw BUSY.test(res.stderr + res.stdout) && command.includes("--local") ? new BusyError(message) : new Error(message);
   }
   return res.stdout;
 }

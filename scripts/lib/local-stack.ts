@@ -5,7 +5,8 @@
  * directory. stop() ends every process it started and removes the directory;
  * if the caller's process exits first, a synchronous last resort does the same.
  */
-import { mkdtempSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { admin, applySchema, DevServer, removeDir, stopCommands } from "./e2e-harness.ts";
@@ -43,6 +44,33 @@ export class LocalStack {
   /** `npm run admin -- …` on this directory; its one line of JSON. */
   admin(args: string[]): Promise<Record<string, string>> {
     return admin(this.dir, args);
+  }
+
+  /**
+   * Holds a write transaction on this directory's D1 file from another
+   * process for `ms` milliseconds, as a busy `wrangler dev` can; resolves once
+   * the lock is taken, with a promise for its release.
+   */
+  async holdWriteLock(ms: number): Promise<{ released: Promise<void> }> {
+    const folder = join(this.dir, "v3", "d1", "miniflare-D1DatabaseObject");
+    const file = readdirSync(folder).find((f) => /^[0-9a-f]{64}\.sqlite$/.test(f));
+    if (!file) throw new Error(`no D1 database file in ${folder}`);
+    const script = `const { DatabaseSync } = await import("node:sqlite");
+const db = new DatabaseSync(process.argv[1]);
+db.exec("BEGIN IMMEDIATE");
+console.log("locked");
+setTimeout(() => { db.exec("COMMIT"); db.close(); }, Number(process.argv[2]));`;
+    const child = spawn(process.execPath, ["--no-warnings", "--input-type=module", "-e", script, join(folder, file), String(ms)], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const released = new Promise<void>((resolve, reject) =>
+      child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`the lock holder exited ${code}: ${stderr.trim()}`)))),
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
+      released.catch(reject);
+    });
+    return { released };
   }
 
   /** Stops the admin commands still running and the server, then removes the directory. Every caller waits for the same run. */
