@@ -24,8 +24,18 @@ function flag(value: string | null): boolean | null {
  * `X-MCP-Readonly: true`. `alsoLists` narrow further (a grant's own toolsets).
  * An unknown toolset name → 400 listing the valid ones.
  */
+/** The path and query of an absolute URL as the runtime gives it (already normalized), without parsing the rest. */
+function pathAndQuery(href: string): { pathname: string; search: string } {
+  const start = href.indexOf("/", href.indexOf("//") + 2);
+  if (start < 0) return { pathname: "/", search: "" };
+  const q = href.indexOf("?", start);
+  const hash = href.indexOf("#", start);
+  const end = hash < 0 ? href.length : hash;
+  return q < 0 || q > end ? { pathname: href.slice(start, end), search: "" } : { pathname: href.slice(start, q), search: href.slice(q, end) };
+}
+
 export function readToolSelection(req: Request, alsoLists: readonly string[] = []): ToolSelection | Response {
-  const url = new URL(req.url);
+  const url = pathAndQuery(req.url);
   const m = PATH.exec(url.pathname);
   if (!m) return fail(404, "not_found", "MCP is served at /mcp, /mcp/readonly, /mcp/x/<toolsets> and /mcp/x/<toolsets>/readonly.");
   const lists: string[] = [];
@@ -36,7 +46,7 @@ export function readToolSelection(req: Request, alsoLists: readonly string[] = [
       return fail(400, "invalid_toolsets", "The toolsets in the path are not valid URL encoding; give names like /mcp/x/tasks,runs.");
     }
   }
-  lists.push(...url.searchParams.getAll("toolsets"));
+  if (url.search) lists.push(...new URLSearchParams(url.search).getAll("toolsets"));
   const header = req.headers.get("x-mcp-toolsets");
   if (header !== null) lists.push(header);
   lists.push(...alsoLists);

@@ -76,24 +76,27 @@ export async function serveMcp(request: Request, scope: CallScope): Promise<Resp
   });
   if (!isJsonContentType(request.headers.get("content-type"))) return mcpHandler.fetch(request, { authInfo: authInfo() });
   const text = await request.text();
-  const headers = new Headers(request.headers);
-  headers.delete("content-length");
-  const fresh = new Request(request.url, { method: request.method, headers, body: text, signal: request.signal });
+  // The body is read: what the SDK gets is either the parsed message (it reads nothing more) or a request with the same text.
+  const again = (body: string) => {
+    const headers = new Headers(request.headers);
+    headers.delete("content-length");
+    return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+  };
   let parsedBody: unknown;
   try {
     parsedBody = text.length ? JSON.parse(text) : undefined;
   } catch {
-    return mcpHandler.fetch(fresh, { authInfo: authInfo() });
+    return mcpHandler.fetch(again(text), { authInfo: authInfo() });
   }
-  if (parsedBody === undefined) return mcpHandler.fetch(fresh, { authInfo: authInfo() });
+  if (parsedBody === undefined) return mcpHandler.fetch(again(text), { authInfo: authInfo() });
   const list = listRequestKey(request, parsedBody, scope.principal, scope.toolsets);
   if (list) {
     return cachedList(list.key, list.id, parsedBody as Record<string, unknown>, acceptsJson(request.headers.get("accept")), (body) =>
-      mcpHandler.fetch(new Request(request.url, { method: request.method, headers, body: JSON.stringify(body) }), { authInfo: authInfo(), parsedBody: body }),
+      mcpHandler.fetch(request, { authInfo: authInfo(), parsedBody: body }),
     );
   }
   const setAside = setAsideNonObjectArguments(parsedBody);
-  return mcpHandler.fetch(fresh, { authInfo: authInfo(setAside), parsedBody });
+  return mcpHandler.fetch(request, { authInfo: authInfo(setAside), parsedBody });
 }
 
 /**
