@@ -5,7 +5,7 @@
  */
 import { ConnectorKeyError } from "../src/connectors/crypto.ts";
 import { planWebhook, toSummary, webhookSql } from "../src/db/webhook-sql.ts";
-import { WebhookInputError } from "../src/domain/webhooks.ts";
+import { WEBHOOK_LIMIT_REACHED, WebhookInputError } from "../src/domain/webhooks.ts";
 import { execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectorKey } from "./admin-connect.ts";
@@ -24,6 +24,7 @@ export async function addWebhookCommand(values: Values, target: Target): Promise
   }
   accountMustExist(target, accountId);
   execute(target, plan.statements);
+  if (query(target, webhookSql.find(plan.webhook.id)).length === 0) throw new Error(`nothing was added: ${WEBHOOK_LIMIT_REACHED} (list-webhooks, remove-webhook)`);
   console.error("Store this signing secret now: it is shown only once. Receivers verify the Taskgate-Signature header with it.");
   const { id, events: types, created_at } = plan.webhook;
   return { id, account_id: accountId, url: plan.webhook.url, events: types, secret: plan.secret, created_at };

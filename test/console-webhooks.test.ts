@@ -13,6 +13,7 @@ import { seedAccount, snapshotDb } from "./helpers.ts";
 import { field } from "./web-helpers.ts";
 import { flashOn, open, signedInPerson, unescape, type Person } from "./console.helpers.ts";
 import { addHook } from "./webhooks.helpers.ts";
+import { WEBHOOKS_PER_ACCOUNT } from "../src/domain/webhooks.ts";
 
 async function hooksOf(accountId: string) {
   return (
@@ -122,6 +123,35 @@ describe("the webhooks page", () => {
     const allowed = await add(p, "http://127.0.0.1:8787/hook", ["task.completed"]);
     expect(allowed.status).toBe(200);
     expect((await hooksOf(p.acc.accountId)).map((h) => h.url)).toEqual(["http://127.0.0.1:8787/hook"]);
+  });
+
+  it("an account has at most WEBHOOKS_PER_ACCOUNT endpoints: the page says so instead of the form, and a post adds nothing", async () => {
+    const p = await signedInPerson("Webhook limit");
+    for (let i = 1; i < WEBHOOKS_PER_ACCOUNT; i++) await addHook(p.acc.accountId, `https://hooks.example.test/${i}`, "all");
+    const open1 = await open(p.b, "/webhooks");
+    expect(open1.html).toContain(`An account has at most ${WEBHOOKS_PER_ACCOUNT}; this one has ${WEBHOOKS_PER_ACCOUNT - 1}.`);
+    expect(open1.html).toContain('aria-label="Add a webhook"');
+    const last = await add(p, "https://hooks.example.test/last", ["task.completed"]);
+    expect(last.status, "the last one that fits").toBe(200);
+
+    const full = await open(p.b, "/webhooks");
+    expect(full.html).not.toContain('aria-label="Add a webhook"');
+    expect(full.html).toContain(`This account has ${WEBHOOKS_PER_ACCOUNT} webhooks, the most it may have: remove one to add another.`);
+    const before = await snapshotDb();
+    const refused = await p.b.post("/webhooks", { csrf: field(full.html, "csrf"), url: "https://hooks.example.test/one-too-many", events: ["task.completed"] });
+    expect(refused.status).toBe(303);
+    expect(await flashOn(p.b, "/webhooks")).toBe(`error: Nothing was added. An account has at most ${WEBHOOKS_PER_ACCOUNT} webhooks; remove one before adding another`);
+    await expect(addHook(p.acc.accountId, "https://hooks.example.test/direct")).rejects.toThrow(/at most 20 webhooks/);
+    expect(await snapshotDb()).toBe(before);
+
+    // Another account is not counted against this one.
+    const other = await seedAccount("Webhook limit, someone else");
+    await addHook(other.accountId, "https://theirs.example.test/hook");
+    const [first] = await hooksOf(p.acc.accountId);
+    await remove(p, first.id);
+    expect((await open(p.b, "/webhooks")).html).toContain('aria-label="Add a webhook"');
+    expect((await add(p, "https://hooks.example.test/again", ["task.completed"])).status).toBe(200);
+    expect(await hooksOf(p.acc.accountId)).toHaveLength(WEBHOOKS_PER_ACCOUNT);
   });
 
   it("a URL with markup in it shows as text", async () => {

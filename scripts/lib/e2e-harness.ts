@@ -4,7 +4,7 @@
  * and the two real MCP clients (2.x negotiating 2026-07-28, 1.x with initialize).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
@@ -95,6 +95,14 @@ export function run(file: string, args: string[], timeoutMs: number): Promise<{ 
 export async function admin(persistTo: string, args: string[]): Promise<Record<string, string>> {
   const { stdout } = await run(process.execPath, ["--no-warnings", join(ROOT, "scripts", "admin.ts"), ...args, "--persist-to", persistTo], 120_000);
   return JSON.parse(stdout.trim().split("\n").pop() as string);
+}
+
+/** The SQLite file of the local D1 database under a `--persist-to` directory. */
+export function d1File(persistTo: string): string {
+  const folder = join(persistTo, "v3", "d1", "miniflare-D1DatabaseObject");
+  const file = readdirSync(folder).find((f) => /^[0-9a-f]{64}\.sqlite$/.test(f));
+  if (!file) throw new Error(`no D1 database file in ${folder}`);
+  return join(folder, file);
 }
 
 export async function applySchema(persistTo: string): Promise<void> {

@@ -9,7 +9,8 @@ import { createServer, type Server } from "node:http";
 import { verifyTaskgateSignature } from "../../examples/verify-webhook.mjs";
 import { ROOT } from "./d1.ts";
 import { wranglerEnv } from "./dev-server.ts";
-import { admin, assert, equal, type Checks, type McpSession } from "./e2e-harness.ts";
+import { WEBHOOKS_PER_ACCOUNT } from "../../src/domain/webhooks.ts";
+import { admin, assert, d1File, equal, type Checks, type McpSession } from "./e2e-harness.ts";
 
 interface Delivery {
   path: string;
@@ -125,5 +126,23 @@ export async function webhookDeliveries(c: Checks, { dir, base, accountId, human
     equal(removed.removed, true, "removed");
     const listed = (await admin(dir, ["list-webhooks", "--account", accountId])) as unknown as unknown[];
     equal(listed.length, 0, "endpoints");
+  });
+  await step(`admin CLI add-webhook refuses an account's endpoint past ${WEBHOOKS_PER_ACCOUNT}, adding nothing`, async () => {
+    // The endpoints that fill the account are written straight into the database file: 20 runs of the CLI would take a minute.
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(d1File(dir));
+    db.exec("PRAGMA busy_timeout = 10000");
+    const count = () => (db.prepare("SELECT count(*) AS n FROM webhooks WHERE account_id = ?").get(accountId) as { n: number }).n;
+    try {
+      const insert = db.prepare("INSERT INTO webhooks (id, account_id, url, events, secret, secret_prefix, created_at) VALUES (?, ?, ?, 'task.completed', 'sealed', 'whsec_Fill…', ?)");
+      for (let i = 0; i < WEBHOOKS_PER_ACCOUNT; i++) insert.run(`whk_fill${String(i).padStart(12, "0")}`, accountId, `https://fill.example.test/${i}`, new Date().toISOString());
+      let refusal = "";
+      await admin(dir, ["add-webhook", "--account", accountId, "--url", "https://fill.example.test/more", "--events", "all"]).catch((e: Error) => (refusal = e.message));
+      assert(refusal.includes(`at most ${WEBHOOKS_PER_ACCOUNT} webhooks`), `refused with the limit, got ${refusal.slice(0, 200) || "a new webhook"}`);
+      equal(count(), WEBHOOKS_PER_ACCOUNT, "endpoints after the refusal");
+    } finally {
+      db.prepare("DELETE FROM webhooks WHERE account_id = ? AND id LIKE 'whk_fill%'").run(accountId);
+      db.close();
+    }
   });
 }

@@ -6,10 +6,10 @@
  * if the caller's process exits first, a synchronous last resort does the same.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { admin, applySchema, DevServer, removeDir, stopCommands } from "./e2e-harness.ts";
+import { admin, applySchema, d1File, DevServer, removeDir, stopCommands } from "./e2e-harness.ts";
 
 export class LocalStack {
   readonly dir: string;
@@ -52,15 +52,12 @@ export class LocalStack {
    * the lock is taken, with a promise for its release.
    */
   async holdWriteLock(ms: number): Promise<{ released: Promise<void> }> {
-    const folder = join(this.dir, "v3", "d1", "miniflare-D1DatabaseObject");
-    const file = readdirSync(folder).find((f) => /^[0-9a-f]{64}\.sqlite$/.test(f));
-    if (!file) throw new Error(`no D1 database file in ${folder}`);
     const script = `const { DatabaseSync } = await import("node:sqlite");
 const db = new DatabaseSync(process.argv[1]);
 db.exec("BEGIN IMMEDIATE");
 console.log("locked");
 setTimeout(() => { db.exec("COMMIT"); db.close(); }, Number(process.argv[2]));`;
-    const child = spawn(process.execPath, ["--no-warnings", "--input-type=module", "-e", script, join(folder, file), String(ms)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--no-warnings", "--input-type=module", "-e", script, d1File(this.dir), String(ms)], { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const released = new Promise<void>((resolve, reject) =>

@@ -8,7 +8,7 @@
 import type { Sql } from "./provisioning.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { EventType } from "../domain/events.ts";
-import { checkWebhookUrl, newWebhookSecret, parseEventTypes, secretPrefix } from "../domain/webhooks.ts";
+import { checkWebhookUrl, newWebhookSecret, parseEventTypes, secretPrefix, WEBHOOKS_PER_ACCOUNT } from "../domain/webhooks.ts";
 import { importConnectorKey, openText, sealText } from "../connectors/crypto.ts";
 
 export type DeliveryStatus = "pending" | "delivered" | "failed";
@@ -59,8 +59,10 @@ const count = (status: DeliveryStatus) =>
 export const webhookSql = {
   insert(w: { id: string; accountId: string; url: string; events: EventType[]; envelope: string; prefix: string; now: string }): Sql {
     return {
-      sql: "INSERT INTO webhooks (id, account_id, url, events, secret, secret_prefix, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      params: [w.id, w.accountId, w.url, w.events.join(","), w.envelope, w.prefix, w.now],
+      // Inserts nothing once the account has WEBHOOKS_PER_ACCOUNT endpoints (the caller checks the change count).
+      sql: `INSERT INTO webhooks (id, account_id, url, events, secret, secret_prefix, created_at)
+            SELECT ?, ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM webhooks WHERE account_id = ?) < ?`,
+      params: [w.id, w.accountId, w.url, w.events.join(","), w.envelope, w.prefix, w.now, w.accountId, WEBHOOKS_PER_ACCOUNT],
     };
   },
   list(accountId: string): Sql {

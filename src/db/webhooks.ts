@@ -8,7 +8,7 @@ import {
   planWebhook, toSummary, webhookSql, type DeliveryRow, type WebhookRequest, type WebhookSummary, type WebhookTarget,
 } from "./webhook-sql.ts";
 import type { Sql } from "./provisioning.ts";
-import { WebhookInputError } from "../domain/webhooks.ts";
+import { WEBHOOK_LIMIT_REACHED, WebhookInputError } from "../domain/webhooks.ts";
 
 export {
   openSecret, planWebhook, secretContext, toSummary, webhookSql,
@@ -22,7 +22,8 @@ export async function createWebhook(db: D1Database, req: WebhookRequest): Promis
   const exists = await db.prepare("SELECT 1 AS ok FROM accounts WHERE id = ?").bind(req.accountId).first();
   if (!exists) throw new WebhookInputError(`account: no account ${req.accountId}`);
   const plan = await planWebhook(req, new Date().toISOString());
-  await db.batch(plan.statements.map((s) => bind(db, s)));
+  const [inserted] = await db.batch(plan.statements.map((s) => bind(db, s)));
+  if (!inserted.meta.changes) throw new WebhookInputError(WEBHOOK_LIMIT_REACHED);
   return { webhook: plan.webhook, secret: plan.secret };
 }
 

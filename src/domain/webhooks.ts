@@ -8,6 +8,11 @@ export class WebhookInputError extends Error {}
 
 export const URL_MAX = 2000;
 
+/** Endpoints an account may have: each event is one delivery to every subscribed endpoint. */
+export const WEBHOOKS_PER_ACCOUNT = 20;
+
+export const WEBHOOK_LIMIT_REACHED = `an account has at most ${WEBHOOKS_PER_ACCOUNT} webhooks; remove one before adding another`;
+
 /**
  * An endpoint URL, normalized. `https://` only, unless `allowHttp` (a local
  * database in development: `npm start`, the tests, `ALLOW_HTTP_WEBHOOKS`).

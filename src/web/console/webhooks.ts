@@ -33,7 +33,10 @@ export async function addWebhookFromForm(env: Env, accountId: string, form: Form
     });
     return { id: webhook.id, url: webhook.url, events: webhook.events, secret };
   } catch (e) {
-    if (e instanceof WebhookInputError) return { error: `Nothing was added. ${e.message.replace(/^url:/, "URL:").replace(/^events:/, "Events:")}` };
+    if (e instanceof WebhookInputError) {
+      const why = e.message.replace(/^url:/, "URL:").replace(/^events:/, "Events:");
+      return { error: `Nothing was added. ${why.charAt(0).toUpperCase()}${why.slice(1)}` };
+    }
     if (e instanceof ConnectorKeyError) return { error: `Nothing was added: ${e.message}` };
     throw e;
   }

@@ -1,5 +1,6 @@
 import type { FC } from "hono/jsx";
 import { EVENT_TYPES } from "../../../domain/events.ts";
+import { WEBHOOKS_PER_ACCOUNT } from "../../../domain/webhooks.ts";
 import type { WebhookSummary } from "../../../db/webhooks.ts";
 import { clip } from "../format.ts";
 import type { NewWebhook } from "../webhooks.ts";
@@ -46,7 +47,10 @@ export const WebhooksPage: FC<{ view: View; hooks: WebhookSummary[]; created: Ne
   <Shell view={view} section="webhooks" title="Webhooks">
     <h1>Webhooks</h1>
     {created ? <Created w={created} /> : null}
-    <p class="hint">Taskgate POSTs a signed JSON event to each endpoint subscribed to it. The admin CLI manages the same endpoints.</p>
+    <p class="hint">
+      Taskgate POSTs a signed JSON event to each endpoint subscribed to it. The admin CLI manages the same endpoints. An account has at most{" "}
+      {WEBHOOKS_PER_ACCOUNT}; this one has {hooks.length}.
+    </p>
     {setupError ? <p class="notice warn">{setupError}</p> : null}
     {hooks.length ? (
       <div class="table">
@@ -74,28 +78,34 @@ export const WebhooksPage: FC<{ view: View; hooks: WebhookSummary[]; created: Ne
         </table>
       </div>
     ) : (
-      <Empty>No webhooks yet.</Empty>
+        <Empty>No webhooks yet.</Empty>
     )}
     <section class="card" aria-labelledby="h-add-webhook">
       <h2 id="h-add-webhook">Add a webhook</h2>
-      <form method="post" action="/webhooks" aria-label="Add a webhook">
-        <input type="hidden" name="csrf" value={view.csrf} />
-        <Field id="w-url" label="Endpoint URL" hint={httpAllowed ? "https:// (http:// too on this development server)" : "https:// only"}>
-          <input type="url" id="w-url" name="url" required maxlength={2000} placeholder="https://example.com/hooks/taskgate" aria-describedby="w-url-hint" />
-        </Field>
-        <fieldset>
-          <legend>Events</legend>
-          {EVENT_TYPES.map((t) => (
-            <p>
-              <label class="check">
-                <input type="checkbox" name="events" value={t} checked={t !== "run.stale"} />
-                <code>{t}</code>: {EVENT_HINTS[t]}
-              </label>
-            </p>
-          ))}
-        </fieldset>
-        <Button kind="primary">Add webhook</Button>
-      </form>
+      {hooks.length >= WEBHOOKS_PER_ACCOUNT ? (
+        <p class="notice">
+          This account has {hooks.length} webhooks, the most it may have: remove one to add another.
+        </p>
+      ) : (
+        <form method="post" action="/webhooks" aria-label="Add a webhook">
+          <input type="hidden" name="csrf" value={view.csrf} />
+          <Field id="w-url" label="Endpoint URL" hint={httpAllowed ? "https:// (http:// too on this development server)" : "https:// only"}>
+            <input type="url" id="w-url" name="url" required maxlength={2000} placeholder="https://example.com/hooks/taskgate" aria-describedby="w-url-hint" />
+          </Field>
+          <fieldset>
+            <legend>Events</legend>
+            {EVENT_TYPES.map((t) => (
+              <p>
+                <label class="check">
+                  <input type="checkbox" name="events" value={t} checked={t !== "run.stale"} />
+                  <code>{t}</code>: {EVENT_HINTS[t]}
+                </label>
+              </p>
+            ))}
+          </fieldset>
+          <Button kind="primary">Add webhook</Button>
+        </form>
+      )}
     </section>
   </Shell>
 );
