@@ -95,10 +95,10 @@ app.use(
 );
 
 app.all("*", async (c) => {
-  const url = new URL(c.req.url);
-  const origin = canonicalOrigin(url);
+  const origin = canonicalOrigin(c.req.url);
   if (!origin) {
     // OAuth needs https off loopback: pages move there, API calls are told to.
+    const url = new URL(c.req.url);
     if (c.req.method === "GET" || c.req.method === "HEAD") {
       url.protocol = "https:";
       return c.redirect(url.toString(), 308);
@@ -106,7 +106,7 @@ app.all("*", async (c) => {
     return c.json({ error: "https_required", error_description: `Use ${url.toString().replace(/^http:/, "https:")}: Taskgate is served over https.` }, 400);
   }
   const ctx = c.executionCtx as unknown as ExecutionContext;
-  const credential = c.req.method === "POST" && url.pathname === TOKEN_PATH ? credentialOf(await c.req.raw.clone().formData().catch(() => null)) : null;
+  const credential = c.req.method === "POST" && c.req.path === TOKEN_PATH ? credentialOf(await c.req.raw.clone().formData().catch(() => null)) : null;
   // A copy: the provider sets env.OAUTH_PROVIDER on what it gets, and that must not leak to another origin's request.
   const res = await providerFor(origin).fetch(c.req.raw, { ...c.env }, ctx);
   if (credential && mayHaveEnded(credential, res.status)) await reflectEndedGrant(c.env.DB, helpersFor(origin, c.env), credential.value);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { canonicalJson, requestHash } from "../src/domain/canonical.ts";
+import { canonicalJson, requestHash, sha256Hex } from "../src/domain/canonical.ts";
 import { describeAllTools, detailedInputSchema } from "../src/mcp/registry.ts";
 import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../src/mcp/effects.ts";
 import { connect, seedAccount, snapshotDb, type SeededAccount, type TestClient } from "./helpers.ts";
@@ -63,6 +63,9 @@ describe("request fingerprints", () => {
     expect(await requestHash({ title: "x", priority: "normal", idempotency_key: "k1" })).toBe(await requestHash({ priority: "normal", title: "x", idempotency_key: "k2" }));
     expect(await requestHash({ title: "x" })).not.toBe(await requestHash({ title: "y" }));
     expect(await requestHash({ title: "x" })).toMatch(/^[0-9a-f]{64}$/);
+    // FIPS 180-2's test vectors: the hex is the digest itself, every byte two digits (leading zeros kept).
+    expect(await sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(await sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TOOL_NAMES } from "../src/mcp/effects.ts";
+import { canonicalOrigin } from "../src/oauth/provider.ts";
 import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 
 const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
@@ -63,6 +64,17 @@ describe("discovery: from a 401 to the authorization server", () => {
     const post = await workerFetch("http://taskgate.test/mcp", { method: "POST", headers: MCP_HEADERS, body: LIST, redirect: "manual" });
     expect(post.status).toBe(400);
     expect(await post.text()).toContain("https://taskgate.test/mcp");
+  });
+
+  it("a request's origin is read from its URL text exactly as URL parsing gives it, loopback http included", () => {
+    const loopback = ["http://localhost:8787/mcp", "http://127.0.0.1/x?y=1", "http://127.12.0.3:9/", "http://[::1]:8787/mcp/x/tasks"];
+    for (const href of loopback) expect(canonicalOrigin(new Request(href).url), href).toBe(new URL(href).origin);
+    for (const href of ["https://taskgate.example.com/mcp", "https://[2001:db8::1]:8443/a", "https://TaskGate.Example.com:443/b"]) {
+      expect(canonicalOrigin(new Request(href).url), href).toBe(new URL(href).origin);
+    }
+    for (const href of ["http://taskgate.test/mcp", "http://localhost.evil.test/", "http://127.0.0.1.evil.test/", "http://[::2]/", "http://10.0.0.1:8787/"]) {
+      expect(canonicalOrigin(new Request(href).url), href).toBeNull();
+    }
   });
 
   it("dynamic client registration answers with a client id and the exact redirect URIs", async () => {

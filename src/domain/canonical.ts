@@ -14,9 +14,15 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
 
+/** Two hex digits for each byte value, so that a digest becomes text by 32 lookups (this runs for every request's token). */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+const utf8 = new TextEncoder();
+
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", utf8.encode(text)));
+  let hex = "";
+  for (let i = 0; i < digest.length; i++) hex += HEX[digest[i]];
+  return hex;
 }
 
 /** SHA-256 (hex) of a call's canonical arguments, without its idempotency key. */
