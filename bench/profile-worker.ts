@@ -239,6 +239,7 @@ try {
     ["tools/list (2026-07-28)", mcpRequest("modern", human.token, "tools/list")],
     ["tools/list (legacy)", mcpRequest("legacy", human.token, "tools/list")],
     ["tools/call whoami (2026-07-28)", mcpRequest("modern", human.token, "tools/call", "whoami", {})],
+    ["tools/call whoami (legacy)", mcpRequest("legacy", human.token, "tools/call", "whoami", {})],
     ["tools/call list_tasks (2026-07-28)", mcpRequest("modern", human.token, "tools/call", "list_tasks", {})],
     ["tools/call get_task (2026-07-28)", mcpRequest("modern", human.token, "tools/call", "get_task", { task_id: taskId })],
   ];
