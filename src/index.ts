@@ -1,9 +1,11 @@
 /**
  * The Worker. The edge (this Hono app) gives every request an id and D1
  * metering, answers the probes, and guards /mcp (methods, body size, Origin,
- * tokens in the URL) before anything reads a token. Everything else goes to
- * the OAuth provider of the request's origin, which serves discovery,
- * registration and tokens itself, checks the bearer token of /mcp and hands it
+ * tokens in the URL) before anything reads a token. A call of a `tg_` token
+ * that resolves goes straight to /mcp's handler (serveTokenCall). Everything
+ * else goes to the OAuth provider of the request's origin, which serves
+ * discovery, registration and tokens itself, checks the bearer token of /mcp
+ * (refusing a `tg_` token the lane refused, with its challenge) and hands it
  * on (src/http/mcp.ts), and sends the rest to the pages (src/web, src/oauth).
  */
 import { Hono, type Context } from "hono";
@@ -17,7 +19,7 @@ import { VERSION, type Env } from "./env.ts";
 import { queue, scheduled } from "./jobs.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
 import { pingDatabase } from "./db/account.ts";
-import { canonicalOrigin, helpersFor, providerFor, TOKEN_PATH } from "./oauth/provider.ts";
+import { canonicalOrigin, helpersFor, providerFor, serveTokenCall, TOKEN_PATH } from "./oauth/provider.ts";
 import { credentialOf, mayHaveEnded, reflectEndedGrant } from "./oauth/revocation.ts";
 
 export const app = new Hono<AppEnv>();
@@ -106,6 +108,8 @@ app.all("*", async (c) => {
     return c.json({ error: "https_required", error_description: `Use ${url.toString().replace(/^http:/, "https:")}: Taskgate is served over https.` }, 400);
   }
   const ctx = c.executionCtx as unknown as ExecutionContext;
+  const tokenCall = await serveTokenCall(c.req.raw, c.env, ctx, origin);
+  if (tokenCall) return tokenCall;
   const credential = c.req.method === "POST" && c.req.path === TOKEN_PATH ? credentialOf(await c.req.raw.clone().formData().catch(() => null)) : null;
   // A copy: the provider sets env.OAUTH_PROVIDER on what it gets, and that must not leak to another origin's request.
   const res = await providerFor(origin).fetch(c.req.raw, { ...c.env }, ctx);

@@ -1,5 +1,8 @@
 import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import worker from "../src/index.ts";
+import type { Env } from "../src/env.ts";
 import { createToken, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 
 const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
@@ -90,6 +93,52 @@ describe("bearer auth", () => {
     expect(body.result.serverInfo.name).toBe("taskgate");
     expect(res.headers.get("mcp-session-id")).toBeNull();
     expect(res.headers.get("server-timing")).toMatch(/D1 calls/);
+  });
+});
+
+describe("a tg_ token's calls without the provider's routing", () => {
+  const CALL = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "whoami", arguments: {} } });
+
+  it("answer exactly as through the provider (a browser's call, with Origin, still goes there)", async () => {
+    const acc = await seedAccount();
+    const bearer = { authorization: `Bearer ${acc.human}` };
+    for (const body of [INIT, LIST, CALL]) {
+      const lane = await post(body, bearer);
+      const provider = await post(body, { ...bearer, origin: "https://app.example.com" });
+      expect(lane.status, body).toBe(200);
+      expect(provider.status, body).toBe(200);
+      expect(provider.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+      expect(lane.headers.get("access-control-allow-origin")).toBeNull();
+      expect(lane.headers.get("content-type")).toBe(provider.headers.get("content-type"));
+      expect(await readJsonRpc(lane)).toEqual(await readJsonRpc(provider));
+    }
+  });
+
+  it("a refused token is looked up once, even with no resolution cache, and gets the provider's challenge", async () => {
+    const acc = await seedAccount();
+    const revoked = await createToken({ accountId: acc.accountId, kind: "human", scope: "write" });
+    await env.DB.prepare("UPDATE tokens SET revoked_at = ? WHERE id = ?").bind(new Date().toISOString(), revoked.id).run();
+    const uncached = { ...(env as unknown as Env), AUTH_CACHE_SECONDS: "0" } as Env;
+    for (const secret of [revoked.secret, "tg_" + "B".repeat(43)]) {
+      const req = new Request(MCP_URL, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${secret}` },
+        body: LIST,
+      });
+      const res = await worker.fetch!(req as never, uncached, createExecutionContext());
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe(
+        'Bearer realm="OAuth", resource_metadata="https://taskgate.test/.well-known/oauth-protected-resource/mcp", error="invalid_token", scope="tasks:read"',
+      );
+      expect(res.headers.get("x-d1-calls"), "one lookup, not one by the edge and another by the provider").toBe("1");
+    }
+  });
+
+  it("only /mcp and below: another path with a valid token is not an MCP endpoint", async () => {
+    const acc = await seedAccount();
+    const res = await post(LIST, { authorization: `Bearer ${acc.human}` }, "https://taskgate.test/mcpx");
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain("jsonrpc");
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * The edge's part of authentication. The OAuth provider checks the bearer
- * token of every /mcp request (its own access tokens, and `tg_` tokens through
- * `resolveExternalToken`); this module refuses what must never reach it and
- * builds the same challenge the provider sends, for a grant that D1 refuses.
+ * token of /mcp requests: its own access tokens, and `tg_` tokens through
+ * `resolveExternalToken` (a resolving `tg_` token's call without Origin takes
+ * serveTokenCall's lane, with the same resolution and props). This module
+ * refuses what must never reach either, and builds the same challenge the
+ * provider sends, for a grant that D1 refuses.
  */
 import type { MiddlewareHandler } from "hono";
 import { READ_SCOPE } from "../domain/grants.ts";

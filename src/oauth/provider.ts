@@ -70,17 +70,65 @@ function options(origin: string): OAuthProviderOptions<Env> {
      * `tg_` tokens on the same URL: resolved like a grant (one path, one
      * cache) and bound to this resource. Nothing else is accepted from outside.
      */
-    async resolveExternalToken({ token, env }) {
-      if (!looksLikeToken(token)) return null;
-      const resolution = await resolveCredential(env.DB, { hash: await hashToken(token) }, authCacheMs(env));
-      if (!resolution.ok) return null;
-      const props: TokenProps = { via: "token", resolution };
-      return { props, audience: `${origin}/mcp` };
+    async resolveExternalToken({ token, request, env }) {
+      // The edge's lane for tg_ tokens (serveTokenCall) looked this one up already and found it refused.
+      if (refusedByLane.has(request)) return null;
+      const props = await resolveTgToken(token, env);
+      return props ? { props, audience: `${origin}/mcp` } : null;
     },
     onError({ code, status, internal }) {
       console.warn(JSON.stringify({ level: "warn", where: "oauth", code, status, category: internal.category, reason: internal.reason }));
     },
   };
+}
+
+/** A `tg_` token's props: its resolution (revocation, expiry, the agent's pause), or null when it is refused. */
+async function resolveTgToken(token: string, env: Env): Promise<TokenProps | null> {
+  if (!looksLikeToken(token)) return null;
+  const resolution = await resolveCredential(env.DB, { hash: await hashToken(token) }, authCacheMs(env));
+  return resolution.ok ? { via: "token", resolution } : null;
+}
+
+/** The provider's reading of an Authorization header. */
+const BEARER = /^Bearer[\t ]+([^\s,]+)$/i;
+
+/** Requests whose tg_ token the lane found refused: the provider answers them without a second lookup. */
+const refusedByLane = new WeakSet<Request>();
+
+/**
+ * The lane for the calls of `tg_` tokens (headless agents and scripts, most
+ * of the traffic): a POST to /mcp or below it, from no browser (no Origin),
+ * whose token resolves. It hands mcpApi exactly what the provider would
+ * (the same props from the same resolution, the helpers on `env`), without
+ * the provider's routing, which parses the URL several times over and
+ * normalizes the resource for every request. Anything else, a refused token
+ * included, is left to the provider (null), which answers as always: its
+ * 401 and challenge, its CORS, its own access tokens.
+ */
+export async function serveTokenCall(request: Request, env: Env, ctx: ExecutionContext, origin: string): Promise<Response | null> {
+  if (request.method !== "POST" || request.headers.has("origin")) return null;
+  // The path as the provider matches its API route: the URL's own text after the origin (canonicalOrigin's prefix), undecoded.
+  const rest = request.url.slice(origin.length);
+  const query = rest.indexOf("?");
+  const path = query < 0 ? rest : rest.slice(0, query);
+  if (path !== "/mcp" && !path.startsWith("/mcp/")) return null;
+  const bearer = BEARER.exec(request.headers.get("authorization") ?? "");
+  if (!bearer || !looksLikeToken(bearer[1])) return null;
+  const props = await resolveTgToken(bearer[1], env);
+  if (!props) {
+    refusedByLane.add(request);
+    return null;
+  }
+  // What the provider sets before it calls the handler: the helpers (made only when a tool revokes a grant) and the props.
+  let helpers: OAuthHelpers | undefined;
+  const apiEnv: Env = { ...env };
+  Object.defineProperty(apiEnv, "OAUTH_PROVIDER", { get: () => (helpers ??= helpersFor(origin, env)), enumerable: true, configurable: true });
+  const apiCtx = {
+    props,
+    waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p),
+    passThroughOnException: () => ctx.passThroughOnException(),
+  } as unknown as ExecutionContext;
+  return mcpApi.fetch(request, apiEnv, apiCtx);
 }
 
 const providers = new Map<string, OAuthProvider<Env>>();
