@@ -119,16 +119,7 @@ function originOf(url: string, line: number, column: number): { source: string; 
 }
 
 function sourceOf(url: string, line: number, column: number): string | null {
-  if (/^(cloudflare|node|workerd)[-:]/.test(url)) return null; // the runtime's own modules
-  let path = url.replace(/^file:\/\//, "");
-  if (!existsSync(`${path}.map`)) path = devBundle() ?? path;
-  if (!maps.has(path)) maps.set(path, readMap(`${path}.map`));
-  const map = maps.get(path);
-  const segs = map?.lines[line];
-  if (!map || !segs?.length) return null;
-  let hit = segs[0];
-  for (const s of segs) if (s[0] <= column) hit = s;
-  return map.sources[hit[1]] ?? null;
+  return originOf(url, line, column)?.source ?? null;
 }
 
 /** The source file of a frame, relative to the project (node_modules packages by name). */
