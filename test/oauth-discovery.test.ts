@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TOOL_NAMES } from "../src/mcp/effects.ts";
 import { canonicalOrigin } from "../src/oauth/provider.ts";
+import { pathAndQuery } from "../src/http/url-text.ts";
 import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 
 const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
@@ -74,6 +75,18 @@ describe("discovery: from a 401 to the authorization server", () => {
     }
     for (const href of ["http://taskgate.test/mcp", "http://localhost.evil.test/", "http://127.0.0.1.evil.test/", "http://[::2]/", "http://10.0.0.1:8787/"]) {
       expect(canonicalOrigin(new Request(href).url), href).toBeNull();
+    }
+  });
+
+  it("a request URL's path and query, read from its text, are what URL parsing gives", () => {
+    const hrefs = [
+      "https://taskgate.test/mcp", "https://taskgate.test/mcp/", "https://taskgate.test/mcp/x/tasks,runs?toolsets=a&b=c",
+      "https://taskgate.test/mcp?", "https://taskgate.test/%6Dcp/x/t%2Cr", "http://127.0.0.1:8787/mcp/readonly?x=%3F#frag",
+      "https://taskgate.test", "https://[::1]:8443/a/b?c", "https://taskgate.test/a/../mcp/./x",
+    ];
+    for (const href of hrefs) {
+      const url = new URL(href);
+      expect(pathAndQuery(new Request(href).url), href).toEqual({ pathname: url.pathname, search: url.search });
     }
   });
 

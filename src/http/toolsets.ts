@@ -1,3 +1,4 @@
+import { pathAndQuery } from "./url-text.ts";
 import { selectTools, TOOLSET_NAMES, UnknownToolsetError, type ToolSelection } from "../mcp/toolsets.ts";
 
 const PATH = /^\/mcp(?:\/x\/([^/]+))?(\/readonly)?\/?$/;
@@ -24,16 +25,6 @@ function flag(value: string | null): boolean | null {
  * `X-MCP-Readonly: true`. `alsoLists` narrow further (a grant's own toolsets).
  * An unknown toolset name → 400 listing the valid ones.
  */
-/** The path and query of an absolute URL as the runtime gives it (already normalized), without parsing the rest. */
-function pathAndQuery(href: string): { pathname: string; search: string } {
-  const start = href.indexOf("/", href.indexOf("//") + 2);
-  if (start < 0) return { pathname: "/", search: "" };
-  const q = href.indexOf("?", start);
-  const hash = href.indexOf("#", start);
-  const end = hash < 0 ? href.length : hash;
-  return q < 0 || q > end ? { pathname: href.slice(start, end), search: "" } : { pathname: href.slice(start, q), search: href.slice(q, end) };
-}
-
 export function readToolSelection(req: Request, alsoLists: readonly string[] = []): ToolSelection | Response {
   const url = pathAndQuery(req.url);
   const m = PATH.exec(url.pathname);

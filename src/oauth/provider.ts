@@ -17,6 +17,7 @@ import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS, OAUTH_SCOPES, READ_SCOPE } from ".
 import { looksLikeToken, hashToken } from "../domain/tokens.ts";
 import { resolveCredential } from "../db/principals.ts";
 import { authCacheMs, mcpApi, type TokenProps } from "../http/mcp.ts";
+import { pathAndQuery } from "../http/url-text.ts";
 import { webApp } from "../web/app.ts";
 import { authorizeRoutes } from "./authorize.tsx";
 import { onCodeOrRefresh } from "./grants.ts";
@@ -107,11 +108,9 @@ const refusedByLane = new WeakSet<Request>();
  */
 export async function serveTokenCall(request: Request, env: Env, ctx: ExecutionContext, origin: string): Promise<Response | null> {
   if (request.method !== "POST" || request.headers.has("origin")) return null;
-  // The path as the provider matches its API route: the URL's own text after the origin (canonicalOrigin's prefix), undecoded.
-  const rest = request.url.slice(origin.length);
-  const query = rest.indexOf("?");
-  const path = query < 0 ? rest : rest.slice(0, query);
-  if (path !== "/mcp" && !path.startsWith("/mcp/")) return null;
+  // The path as the provider matches its API route: undecoded, as URL parsing gives it.
+  const { pathname } = pathAndQuery(request.url);
+  if (pathname !== "/mcp" && !pathname.startsWith("/mcp/")) return null;
   const bearer = BEARER.exec(request.headers.get("authorization") ?? "");
   if (!bearer || !looksLikeToken(bearer[1])) return null;
   const props = await resolveTgToken(bearer[1], env);

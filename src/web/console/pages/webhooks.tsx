@@ -78,7 +78,7 @@ export const WebhooksPage: FC<{ view: View; hooks: WebhookSummary[]; created: Ne
         </table>
       </div>
     ) : (
-        <Empty>No webhooks yet.</Empty>
+      <Empty>No webhooks yet.</Empty>
     )}
     <section class="card" aria-labelledby="h-add-webhook">
       <h2 id="h-add-webhook">Add a webhook</h2>
