@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext } from "playwright-core";
 import { launchBrowser, newPersonContext, screenshot } from "../../scripts/lib/browser.ts";
+import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 import { adminCli, taskgate } from "./context.ts";
 import { expectNoLeak, expectSafeHeaders, pageText } from "./expect-page.ts";
 
@@ -31,10 +32,7 @@ describe("the webhooks page in Chromium", () => {
     const context = await newPersonContext(browser);
     contexts.push(context);
     const page = await context.newPage();
-    await page.goto(invite.setup_url);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByLabel("Repeat password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Set password" }).click();
+    await setPassword(page, invite.setup_url, PASSWORD);
     await expect.poll(() => new URL(page.url()).pathname, { timeout: 20_000 }).toBe("/");
 
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Webhooks" }).click();

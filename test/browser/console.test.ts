@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser, newPersonContext, screenshot } from "../../scripts/lib/browser.ts";
 import { connect, type McpSession } from "../../scripts/lib/e2e-harness.ts";
+import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 import { adminCli, taskgate } from "./context.ts";
 import { expectNoLeak, expectSafeHeaders } from "./expect-page.ts";
 
@@ -36,10 +37,7 @@ async function fresh(name: string): Promise<Fresh> {
   const sessions: McpSession[] = [];
   open.push({ context, sessions });
   const page = await context.newPage();
-  await page.goto(invite.setup_url);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByLabel("Repeat password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Set password" }).click();
+  await setPassword(page, invite.setup_url, PASSWORD);
   await expect.poll(() => new URL(page.url()).pathname, { timeout: 20_000 }).toBe("/");
   const mcp = async (secret: string) => {
     const s = await connect(`${base}/mcp`, secret, "modern");
