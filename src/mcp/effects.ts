@@ -172,6 +172,24 @@ export const HUMAN_TOOLS = set(
   "empty_trash", "disconnect_connector", "update_account_settings", "revoke_token",
 );
 
+/**
+ * Writes on one task (or its steps, runs, labels, dependencies, links and
+ * approvals) that another agent's claim refuses: while an agent holds a task,
+ * no other agent may change it or take it. Comments stay open to everyone,
+ * and a person may do anything. The registry enforces this set inside the
+ * write's own batch.
+ */
+export const CLAIM_GUARDED_TOOLS = set(
+  "update_task", "delete_task", "complete_task", "reopen_task", "block_task", "unblock_task",
+  "claim_task", "assign_task", "move_task", "snooze_task", "decompose_task",
+  "add_dependency", "remove_dependency",
+  "add_steps", "set_step_status", "update_step", "delete_step", "reorder_steps",
+  "start_run", "log_run_event", "finish_run", "cancel_run",
+  "request_approval",
+  "label_task", "unlabel_task",
+  "link_calendar_event", "unlink_calendar_event",
+);
+
 export interface ToolAnnotations {
   title: string;
   readOnlyHint: boolean;
