@@ -10,6 +10,7 @@ import { connect, createToken, MCP_URL, snapshotDb, workerFetch } from "./helper
 import { connectApp } from "./connectors-fakes.ts";
 import { field } from "./web-helpers.ts";
 import { act, flashOn, open, signedInPerson, unescape } from "./console.helpers.ts";
+import { expectLocal, OFF_SITE } from "./return-to-cases.ts";
 import { connectApp as connectByUrl, mcp, mcpStatus } from "./oauth-helpers.ts";
 
 async function activity(accountId: string, tool: string) {
@@ -333,11 +334,19 @@ describe("refusals", () => {
     const p = await signedInPerson();
     const { html } = await open(p.b, "/");
     const csrf = field(html, "csrf") as string;
-    for (const back of ["https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:alert(1)"]) {
+    for (const back of Object.values(OFF_SITE).flat()) {
       const res = await p.b.post("/act/nope", { csrf, back });
+      expect(res.status).toBe(303);
+      expectLocal(res.headers.get("location"), back);
+      expect(res.headers.get("location"), JSON.stringify(back)).toBe("/");
+    }
+    expect(await flashOn(p.b, "/")).toBe("error: There is no action “nope”; nothing was changed.");
+    // A known action the tool refuses goes back the same checked way.
+    for (const back of ["/.//evil.example/x", "/%2E%2E//evil.example", "/a/%2e%2e/%2f%2fevil.example", "/%5cevil.example"]) {
+      const res = await p.b.post("/act/approve", { csrf, back, task_id: "tsk_nope" });
       expect(res.status).toBe(303);
       expect(res.headers.get("location"), back).toBe("/");
     }
-    expect(await flashOn(p.b, "/")).toBe("error: There is no action “nope”; nothing was changed.");
+    expect(await flashOn(p.b, "/")).toMatch(/^error: /);
   });
 });

@@ -232,7 +232,7 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     const result = await callTool(callScope(c, s), spec.tool, spec.args(form));
     if (result.isError) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: textOf(result) })] });
     const r = (result.structuredContent ?? {}) as Record<string, unknown>;
-    return redirect(spec.after?.(r, form) ?? back, { cookies: [flashCookie(c, { kind: "ok", text: spec.done(r, form) })] });
+    return redirect(safeReturnTo(spec.after?.(r, form) ?? back), { cookies: [flashCookie(c, { kind: "ok", text: spec.done(r, form) })] });
   });
 
   /** Adding a webhook answers with the page itself, its secret shown once; a refusal goes back with the reason. */
