@@ -64,6 +64,43 @@ describe("invitation and password setup", () => {
     expect((await signIn(new Browser(), email, PASSWORD)).status).toBe(303);
   });
 
+  it("a new password set through a setup link ends the person's other sessions, and no one else's", async () => {
+    const acc = await seedAccount();
+    const email = uniqueEmail();
+    const personId = await addPerson(acc.accountId, email, PASSWORD);
+    const a = new Browser("203.0.113.31");
+    const c = new Browser("203.0.113.32");
+    expect((await signIn(a, email, PASSWORD)).status).toBe(303);
+    expect((await signIn(c, email, PASSWORD)).status).toBe(303);
+    const colleague = uniqueEmail("grace");
+    await addPerson(acc.accountId, colleague, PASSWORD);
+    const theirs = new Browser("203.0.113.33");
+    expect((await signIn(theirs, colleague, PASSWORD)).status).toBe(303);
+    expect((await a.get("/")).status).toBe(200);
+
+    // Someone with the setup link (a reset: inviting the same email again) sets a new password in browser B.
+    const link = await invite(acc.accountId, email);
+    const b = new Browser("203.0.113.34");
+    const html = await (await b.get(link.path)).text();
+    expect(html).toContain("Choose a new password");
+    const done = await b.post("/setup", { csrf: field(html, "csrf"), token: link.token, password: PASSWORD + " new", confirm: PASSWORD + " new" });
+    expect(done.status).toBe(303);
+
+    for (const ended of [a, c]) {
+      const res = await ended.get("/");
+      expect(res.status).toBe(302);
+      expect(res.headers.get("location")).toBe("/signin");
+    }
+    const home = await b.get("/");
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain(email);
+    expect((await theirs.get("/")).status).toBe(200);
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM sessions WHERE person_id = ?").bind(personId).first<{ n: number }>())?.n).toBe(1);
+    // The old password is gone with them.
+    expect((await signIn(new Browser("203.0.113.35"), email, PASSWORD)).status).toBe(401);
+    expect((await signIn(new Browser("203.0.113.35"), email, PASSWORD + " new")).status).toBe(303);
+  });
+
   it("explains an expired, unknown or incomplete link on a page, without a stack trace", async () => {
     const acc = await seedAccount();
     const link = await invite(acc.accountId, uniqueEmail());
