@@ -3,7 +3,8 @@
  * link, signing in and out, a wrong password, a used link. Every page comes
  * with the Content-Security-Policy (no script, no framing) and never shows a
  * stack trace. Screenshots: screenshots/setup.png, home.png, signin.png,
- * signin-error.png, setup-used.png.
+ * signin-error.png, setup-used.png. A return address that leads off the site
+ * (`/.//evil.example/x` and its kin) ends on this origin, signed out or in.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page, Response } from "playwright-core";
@@ -98,5 +99,38 @@ describe("signing in, in Chromium with JavaScript off", () => {
     await signIn(page, PERSON);
     expect(new URL(page.url()).pathname).toBe("/");
     expect(await text()).toContain(PERSON.email);
+  });
+});
+
+describe("a return address that leads off the site, in Chromium", () => {
+  const OFF_SITE = ["/.//evil.example/x", "/%2e//evil.example/x", "/authorize/../..//evil.example/x", "/a/%2e%2e/%2f%2fevil.example/x"];
+
+  it("signing in with return_to=/.//evil.example/x, and then each trick signed in, ends on this origin", async () => {
+    const local = new URL(taskgate().base);
+    const own = await newPersonContext(browser);
+    // Every request that leaves the site (a redirect's too), and a navigation that failed on the way there.
+    const left: string[] = [];
+    own.on("request", (r) => {
+      if (new URL(r.url()).host !== local.host) left.push(r.url());
+    });
+    const tab = await own.newPage();
+    const go = (url: string) => tab.goto(url).catch((e: Error) => left.push(`failed: ${e.message.split("\n")[0]}`));
+    try {
+      await go(`${taskgate().base}/signin?return_to=${OFF_SITE[0]}`);
+      expect(await onSignInPage(tab)).toBe(true);
+      await signIn(tab, PERSON);
+      expect(left).toEqual([]);
+      expect(new URL(tab.url()).origin).toBe(local.origin);
+      expect(new URL(tab.url()).pathname).toBe("/");
+      expect(await pageText(tab)).toContain(PERSON.email);
+      for (const target of OFF_SITE) {
+        await go(`${taskgate().base}/signin?return_to=${target}`);
+        expect(left, target).toEqual([]);
+        expect(new URL(tab.url()).origin, target).toBe(local.origin);
+        expect(new URL(tab.url()).pathname, target).toBe("/");
+      }
+    } finally {
+      await own.close().catch(() => {});
+    }
   });
 });
