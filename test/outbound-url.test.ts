@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { outboundTextProblem, parseV6 } from "../src/domain/outbound-url.ts";
+import { outboundTextProblem, parseV6, PUBLIC_ONLY } from "../src/domain/outbound-url.ts";
 
-const PROD = { local: false };
-const DEV = { local: true };
+const PROD = { webhook: true, local: false } as const;
+const DEV = { webhook: true, local: true } as const;
 
 /** Hosts refused everywhere, in the spellings URL parsing accepts, with what the refusal calls them. */
 const INTERNAL: [url: string, what: RegExp][] = [
@@ -128,6 +128,16 @@ describe("the outbound rule: one function decides which URLs the Worker may requ
     }
     expect(outboundTextProblem("not a url", PROD)).toBe("is not a URL");
     expect(outboundTextProblem("https://[::1/x", PROD)).toBe("is not a URL");
+  });
+
+  it("requests other than webhooks (client metadata documents, the connectors): https to a public host, with no local allowance", () => {
+    for (const [url, what] of INTERNAL) {
+      const problem = outboundTextProblem(url, PUBLIC_ONLY);
+      expect(problem, url).toMatch(what);
+      expect(problem, url).not.toMatch(/local development/);
+    }
+    for (const url of PUBLIC) expect(outboundTextProblem(url, PUBLIC_ONLY), url).toBeNull();
+    expect(outboundTextProblem("http://hooks.example.com/x", PUBLIC_ONLY)).toBe("must start with https://");
   });
 
   it("reads IPv6 in every form the rule meets, and refuses what it cannot read", () => {

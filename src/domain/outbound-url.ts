@@ -15,10 +15,13 @@
  * (it also covers redirects and names that resolve to private addresses).
  */
 
-export interface OutboundPolicy {
-  /** Local development: `http://` and loopback hosts are allowed too. */
-  local: boolean;
-}
+export type OutboundPolicy =
+  /** A webhook receiver: local development (ALLOW_HTTP_WEBHOOKS) may also use `http://` and loopback hosts. */
+  | { webhook: true; local: boolean }
+  /** Anything else (client metadata documents, the connectors): `https://` to a public host, always. */
+  | { webhook: false };
+
+export const PUBLIC_ONLY: OutboundPolicy = { webhook: false };
 
 /** Suffixes of names that only resolve inside a network (RFC 6761, 6762 appendix G, 8375, and ICANN's `.internal`). */
 const INTERNAL_SUFFIXES = ["localhost", "local", "internal", "home.arpa", "localdomain", "lan", "home", "corp", "intranet", "private"];
@@ -141,13 +144,15 @@ export function hostProblem(hostname: string): { what: string; loopback: boolean
  * and `http:` too outside local development.
  */
 export function outboundProblem(url: URL, policy: OutboundPolicy): string | null {
-  if (url.protocol !== "https:" && !(policy.local && url.protocol === "http:")) {
-    return policy.local ? "must start with https:// or http://" : "must start with https:// (http:// is accepted only in local development)";
+  const local = policy.webhook && policy.local;
+  if (url.protocol !== "https:" && !(local && url.protocol === "http:")) {
+    if (!policy.webhook) return "must start with https://";
+    return local ? "must start with https:// or http://" : "must start with https:// (http:// is accepted only in local development)";
   }
   const host = hostProblem(url.hostname);
-  if (!host || (policy.local && host.loopback)) return null;
-  const local = host.loopback ? " (loopback receivers are accepted only in local development, ALLOW_HTTP_WEBHOOKS)" : "";
-  return `${url.hostname} is ${host.what}; Taskgate sends requests only to public hosts${local}`;
+  if (!host || (local && host.loopback)) return null;
+  const note = policy.webhook && host.loopback ? " (loopback receivers are accepted only in local development, ALLOW_HTTP_WEBHOOKS)" : "";
+  return `${url.hostname} is ${host.what}; Taskgate sends requests only to public hosts${note}`;
 }
 
 /** `outboundProblem` for a URL's text: also refuses text that is not a URL. */

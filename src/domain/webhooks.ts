@@ -29,7 +29,7 @@ export function checkWebhookUrl(text: string, allowHttp: boolean): string {
     throw new WebhookInputError(`url: "${value.slice(0, 100)}" is not a URL; give the full address, e.g. https://example.com/hooks/taskgate`);
   }
   if (value.length > URL_MAX) throw new WebhookInputError(`url: at most ${URL_MAX} characters`);
-  const problem = outboundProblem(url, { local: allowHttp });
+  const problem = outboundProblem(url, { webhook: true, local: allowHttp });
   if (problem) throw new WebhookInputError(`url: ${problem}`);
   if (url.username || url.password) throw new WebhookInputError("url: must not carry a user name or password; a receiver checks the Taskgate-Signature header instead");
   if (url.hash) throw new WebhookInputError("url: must not have a #fragment");
@@ -38,7 +38,7 @@ export function checkWebhookUrl(text: string, allowHttp: boolean): string {
 
 /** Why the Worker may not deliver to this stored URL now (the same rule, checked again at each delivery), or null. */
 export function deliveryProblem(url: string, allowHttp: boolean): string | null {
-  const problem = outboundTextProblem(url, { local: allowHttp });
+  const problem = outboundTextProblem(url, { webhook: true, local: allowHttp });
   return problem && `url: ${problem}; register another endpoint`;
 }
 
