@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { send } from "../src/connectors/http.ts";
 import { outboundTextProblem, parseV6, PUBLIC_ONLY } from "../src/domain/outbound-url.ts";
 
 const PROD = { webhook: true, local: false } as const;
@@ -95,6 +96,8 @@ const PUBLIC = [
   "https://hooks.example.test:8443/x",
 ];
 
+afterEach(() => vi.restoreAllMocks());
+
 describe("the outbound rule: one function decides which URLs the Worker may request", () => {
   it.each(INTERNAL)("refuses %s", (url, what) => {
     const problem = outboundTextProblem(url, PROD);
@@ -146,5 +149,21 @@ describe("the outbound rule: one function decides which URLs the Worker may requ
     expect(parseV6("2001:db8::")).toEqual([0x2001, 0xdb8, 0, 0, 0, 0, 0, 0]);
     expect(parseV6("1:2:3:4:5:6:7:8")).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     for (const bad of ["1::2::3", "1:2:3:4:5:6:7", "12345::", "::ffff:300.0.0.1", "1:2:3:4:5:6:7:8:9", "g::1"]) expect(parseV6(bad), bad).toBeNull();
+  });
+});
+
+describe("the connectors' one way out goes through the rule", () => {
+  it("a request to an internal host is refused as an upstream error, and nothing is fetched", async () => {
+    const fetched: string[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL) => {
+      fetched.push(new Request(input).url);
+      return new Response("{}");
+    });
+    for (const url of ["https://169.254.169.254/latest", "https://0x7f000001/api", "http://slack.com/api"]) {
+      await expect(send("slack", url, { method: "GET" }), url).rejects.toMatchObject({ code: "upstream", message: expect.stringMatching(/^Slack refused the request \(its address /) });
+    }
+    expect(fetched).toEqual([]);
+    expect((await send("slack", "https://slack.com/api/auth.test", { method: "GET" })).status).toBe(200);
+    expect(fetched).toEqual(["https://slack.com/api/auth.test"]);
   });
 });
