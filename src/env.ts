@@ -12,7 +12,7 @@ export interface Env {
   OAUTH_PROVIDER?: OAuthHelpers;
   /** Producer binding of the webhook queue (its consumer is this Worker's `queue` handler). */
   WEBHOOK_QUEUE?: Queue<TaskgateEvent>;
-  /** "1" in local development (npm start, tests): webhooks may use http:// URLs. Never set in production. */
+  /** "1" in local development (npm start, tests): webhooks may use http:// URLs and loopback receivers. Never set in production. */
   ALLOW_HTTP_WEBHOOKS?: string;
   /** Comma-separated browser origins allowed to call /mcp. */
   ALLOWED_ORIGINS?: string;

@@ -19,8 +19,8 @@ import { VERSION, type Env } from "./env.ts";
 import { queue, scheduled } from "./jobs.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
 import { pingDatabase } from "./db/account.ts";
-import { canonicalOrigin, helpersFor, providerFor, serveTokenCall, TOKEN_PATH } from "./oauth/provider.ts";
-import { credentialOf, mayHaveEnded, reflectEndedGrant } from "./oauth/revocation.ts";
+import { canonicalOrigin, providerFor, serveTokenCall, TOKEN_PATH } from "./oauth/provider.ts";
+import { serveTokenEndpoint } from "./oauth/token-endpoint.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -110,11 +110,9 @@ app.all("*", async (c) => {
   const ctx = c.executionCtx as unknown as ExecutionContext;
   const tokenCall = await serveTokenCall(c.req.raw, c.env, ctx, origin);
   if (tokenCall) return tokenCall;
-  const credential = c.req.method === "POST" && c.req.path === TOKEN_PATH ? credentialOf(await c.req.raw.clone().formData().catch(() => null)) : null;
+  if (c.req.method === "POST" && c.req.path === TOKEN_PATH) return serveTokenEndpoint(c.req.raw, c.env, ctx, origin, providerFor(origin));
   // A copy: the provider sets env.OAUTH_PROVIDER on what it gets, and that must not leak to another origin's request.
-  const res = await providerFor(origin).fetch(c.req.raw, { ...c.env }, ctx);
-  if (credential && mayHaveEnded(credential, res.status)) await reflectEndedGrant(c.env.DB, helpersFor(origin, c.env), credential.value);
-  return res;
+  return providerFor(origin).fetch(c.req.raw, { ...c.env }, ctx);
 });
 
 app.onError((err, c) => {

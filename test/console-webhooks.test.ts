@@ -125,6 +125,35 @@ describe("the webhooks page", () => {
     expect((await hooksOf(p.acc.accountId)).map((h) => h.url)).toEqual(["http://127.0.0.1:8787/hook"]);
   });
 
+  it("refuses an endpoint on an internal host, with why; local development accepts loopback receivers only", async () => {
+    const p = await signedInPerson("Webhook internal hosts");
+    const production = { ...(env as unknown as Env), ALLOW_HTTP_WEBHOOKS: undefined } as Env;
+    const viaProduction = async (url: URL, init: RequestInit) => worker.fetch!(new Request(url, init) as never, production, createExecutionContext());
+    const before = await snapshotDb();
+    const everywhere: [string, RegExp][] = [
+      ["https://169.254.169.254/latest", /URL: 169\.254\.169\.254 is a link-local address .*Taskgate sends requests only to public hosts$/],
+      ["https://10.0.0.5/hook", /URL: 10\.0\.0\.5 is a private address \(10\.0\.0\.0\/8\)/],
+      ["https://0xa000005/hook", /URL: 10\.0\.0\.5 is a private address/],
+      ["https://[::ffff:10.0.0.5]/hook", /URL: \[::ffff:a00:5\] is an IPv4-mapped address of a private address/],
+      ["https://metadata.google.internal/hook", /URL: metadata\.google\.internal is a name internal by convention/],
+      ["https://192.168.1.20:8080/hook", /URL: 192\.168\.1\.20 is a private address/],
+    ];
+    const loopback = ["https://127.0.0.1/hook", "https://localhost/hook", "https://[::1]/hook", "https://2130706433/hook"];
+    for (const [url, message] of everywhere) {
+      for (const via of [undefined, viaProduction]) {
+        expect((await add(p, url, ["task.completed"], via)).status, url).toBe(303);
+        expect(await flashOn(p.b, "/webhooks"), url).toMatch(new RegExp(`^error: Nothing was added\\. ${message.source}`));
+      }
+    }
+    for (const url of loopback) {
+      expect((await add(p, url, ["task.completed"], viaProduction)).status, url).toBe(303);
+      expect(await flashOn(p.b, "/webhooks"), url).toMatch(/is (a|the) loopback (address|name).*loopback receivers are accepted only in local development/);
+    }
+    expect(await snapshotDb()).toBe(before);
+    for (const url of loopback) expect((await add(p, url, ["task.completed"])).status, url).toBe(200);
+    expect((await hooksOf(p.acc.accountId)).map((h) => h.url).sort()).toEqual(["https://127.0.0.1/hook", "https://127.0.0.1/hook", "https://[::1]/hook", "https://localhost/hook"]);
+  });
+
   it("an account has at most WEBHOOKS_PER_ACCOUNT endpoints: the page says so instead of the form, and a post adds nothing", async () => {
     const p = await signedInPerson("Webhook limit");
     for (let i = 1; i < WEBHOOKS_PER_ACCOUNT; i++) await addHook(p.acc.accountId, `https://hooks.example.test/${i}`, "all");

@@ -159,6 +159,35 @@ describe("endpoints", () => {
     expect((await deliveryRows(hook.webhook.id))[0]).toMatchObject({ status: "failed", last_error: expect.stringMatching(/only in local development/) });
   });
 
+  it("an endpoint on an internal host: refused when registered (the CLI's remote and local rules), and checked again at each delivery", async () => {
+    const acc = await seedAccount("Internal hooks");
+    const req = (url: string, allowHttp = false) => planWebhook({ accountId: acc.accountId, url, events: "all", key: env.CONNECTOR_KEY, allowHttp }, new Date().toISOString());
+    await expect(req("https://10.0.0.5/hook")).rejects.toThrow(/^url: 10\.0\.0\.5 is a private address \(10\.0\.0\.0\/8\); Taskgate sends requests only to public hosts$/);
+    await expect(req("https://10.0.0.5/hook", true)).rejects.toThrow(/^url: 10\.0\.0\.5 is a private address/);
+    await expect(req("https://[fd00::5]/hook", true)).rejects.toThrow(/^url: \[fd00::5\] is a unique-local address/);
+    await expect(req("https://127.0.0.1/hook")).rejects.toThrow(/^url: 127\.0\.0\.1 is a loopback address .*accepted only in local development/);
+    await expect(req("https://0177.0.0.1/hook")).rejects.toThrow(/^url: 127\.0\.0\.1 is a loopback address/);
+    expect((await req("https://0177.0.0.1/hook", true)).webhook.url).toBe("https://127.0.0.1/hook");
+
+    // Rows stored before the rule (or by hand): the consumer refuses them at delivery time, for good, with why.
+    const seen = fakeReceivers();
+    const metadata = await oldHook(acc.accountId, "https://meta.example.test/hook");
+    const loopback = await oldHook(acc.accountId, "http://127.0.0.1:9/hook");
+    await env.DB.prepare("UPDATE webhooks SET url = 'https://169.254.169.254/latest' WHERE id = ?").bind(metadata.webhook.id).run();
+    const prod = await consume(completed(acc.accountId), 1, "prod", { ...workerEnv, ALLOW_HTTP_WEBHOOKS: undefined });
+    expect(prod.explicitAcks).toEqual(["prod"]);
+    expect(prod.retryMessages).toEqual([]);
+    expect(seen).toHaveLength(0);
+    expect((await deliveryRows(metadata.webhook.id))[0]).toMatchObject({ status: "failed", last_status: null, last_error: expect.stringMatching(/^url: 169\.254\.169\.254 is a link-local address .*; register another endpoint$/) });
+    expect((await deliveryRows(loopback.webhook.id))[0]).toMatchObject({ status: "failed", last_error: expect.stringMatching(/only in local development/) });
+
+    // Local development delivers to the loopback receiver, and still not to the metadata service.
+    const dev = await consume(completed(acc.accountId), 1, "dev");
+    expect(dev.explicitAcks).toEqual(["dev"]);
+    expect(seen.map((r) => r.url)).toEqual(["http://127.0.0.1:9/hook"]);
+    expect((await deliveryRows(metadata.webhook.id))[1]).toMatchObject({ status: "failed", last_error: expect.stringMatching(/link-local/) });
+  });
+
   it("the secret is stored only sealed to its own row, never listed, and removing an endpoint removes its records", async () => {
     const seen = fakeReceivers();
     const acc = await seedAccount("Sealed hooks");

@@ -5,6 +5,7 @@
  * wholesale and never a credential.
  */
 import { ToolError } from "../domain/errors.ts";
+import { outboundTextProblem, PUBLIC_ONLY } from "../domain/outbound-url.ts";
 import { PROVIDER_NAMES, type Provider } from "./types.ts";
 
 export const TIMEOUT_MS = 10_000;
@@ -65,8 +66,10 @@ export function waitText(retryAfter: string | null, nowMs = Date.now()): string 
   return "a minute";
 }
 
-/** fetch with the timeout; a timeout or a network failure is a ToolError saying to try again. */
+/** fetch with the timeout, to a public host only; a timeout or a network failure is a ToolError saying to try again. */
 export async function send(provider: Provider, url: string, init: RequestInit): Promise<Response> {
+  const refused = outboundTextProblem(url, PUBLIC_ONLY);
+  if (refused) throw upstreamError(provider, `its address ${refused}`);
   try {
     return await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (e) {

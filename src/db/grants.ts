@@ -120,3 +120,31 @@ export async function grantRowIsLive(db: D1Database, personId: string, grantId: 
     .first<{ ok: number }>();
   return !!row;
 }
+
+/**
+ * The grant ended at the token endpoint (a refresh token it had replaced came
+ * back): its row revoked and the audit feed told why, naming the app, in one
+ * batch; nothing when the row was already ended.
+ */
+export function endGrantStatements(db: D1Database, personId: string, grantId: string, e: { activityId: string; tool: string; why: string; now: string }): D1PreparedStatement[] {
+  return [
+    db
+      .prepare(
+        `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
+         SELECT ?, account_id, id, 'taskgate', ?, id, substr('ended the app connection ' || id || ' "' || label || '": ' || ?, 1, 500), ?
+           FROM tokens WHERE person_id = ? AND grant_id = ? AND revoked_at IS NULL`,
+      )
+      .bind(e.activityId, e.tool, e.why, e.now, personId, grantId),
+    db.prepare("UPDATE tokens SET revoked_at = ? WHERE person_id = ? AND grant_id = ? AND revoked_at IS NULL").bind(e.now, personId, grantId),
+  ];
+}
+
+/** Which of these OAuth client ids ever led to a grant (a tokens row, live or ended). One statement for a page of ids. */
+export async function clientsWithGrants(db: D1Database, clientIds: string[]): Promise<Set<string>> {
+  if (clientIds.length === 0) return new Set();
+  const { results } = await db
+    .prepare("SELECT DISTINCT client_id FROM tokens WHERE client_id IN (SELECT value FROM json_each(?))")
+    .bind(JSON.stringify(clientIds))
+    .all<{ client_id: string }>();
+  return new Set(results.map((r) => r.client_id));
+}

@@ -3,6 +3,7 @@
  * web console and the Worker. Messages name the field and never repeat a secret.
  */
 import { EVENT_TYPES, isEventType, type EventType } from "./events.ts";
+import { outboundProblem, outboundTextProblem } from "./outbound-url.ts";
 
 export class WebhookInputError extends Error {}
 
@@ -14,8 +15,10 @@ export const WEBHOOKS_PER_ACCOUNT = 20;
 export const WEBHOOK_LIMIT_REACHED = `an account has at most ${WEBHOOKS_PER_ACCOUNT} webhooks; remove one before adding another`;
 
 /**
- * An endpoint URL, normalized. `https://` only, unless `allowHttp` (a local
- * database in development: `npm start`, the tests, `ALLOW_HTTP_WEBHOOKS`).
+ * An endpoint URL, normalized: `https://` to a public host only (the
+ * outbound rule, src/domain/outbound-url.ts), unless `allowHttp` (a local
+ * database in development: `npm start`, the tests, `ALLOW_HTTP_WEBHOOKS`),
+ * where `http://` and loopback receivers are accepted too.
  */
 export function checkWebhookUrl(text: string, allowHttp: boolean): string {
   const value = text.trim();
@@ -26,19 +29,17 @@ export function checkWebhookUrl(text: string, allowHttp: boolean): string {
     throw new WebhookInputError(`url: "${value.slice(0, 100)}" is not a URL; give the full address, e.g. https://example.com/hooks/taskgate`);
   }
   if (value.length > URL_MAX) throw new WebhookInputError(`url: at most ${URL_MAX} characters`);
-  if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) {
-    throw new WebhookInputError(
-      allowHttp ? "url: must start with https:// or http://" : "url: must start with https:// (http:// is accepted only in local development)",
-    );
-  }
+  const problem = outboundProblem(url, { webhook: true, local: allowHttp });
+  if (problem) throw new WebhookInputError(`url: ${problem}`);
   if (url.username || url.password) throw new WebhookInputError("url: must not carry a user name or password; a receiver checks the Taskgate-Signature header instead");
   if (url.hash) throw new WebhookInputError("url: must not have a #fragment");
   return url.toString();
 }
 
-/** Whether the Worker may deliver to this URL now. */
-export function deliverable(url: string, allowHttp: boolean): boolean {
-  return url.startsWith("https://") || (allowHttp && url.startsWith("http://"));
+/** Why the Worker may not deliver to this stored URL now (the same rule, checked again at each delivery), or null. */
+export function deliveryProblem(url: string, allowHttp: boolean): string | null {
+  const problem = outboundTextProblem(url, { webhook: true, local: allowHttp });
+  return problem && `url: ${problem}; register another endpoint`;
 }
 
 /** A comma-separated list of event types, or `all`. */

@@ -20,6 +20,7 @@ import { ErrorPage } from "../web/layout.tsx";
 import { page, redirect } from "../web/render.ts";
 import { signInPath } from "../web/return-to.ts";
 import { csrfOk, currentSession, sameOrigin, type Session } from "../web/session.ts";
+import { clientIdProblem } from "./client-ids.ts";
 import { completeGrant, type ConsentChoice } from "./grants.ts";
 
 const START_AGAIN = "Start connecting again from the app.";
@@ -110,6 +111,9 @@ function parseChoice(form: Record<string, unknown>): Parsed {
 export function authorizeRoutes(web: Hono<WebEnv>): void {
   web.get("/authorize", async (c) => {
     const oauth = helpers(c);
+    // Before the library reads the request: a URL-shaped client id is fetched, and only from a public host.
+    const clientProblem = (c.req.queries("client_id") ?? []).map(clientIdProblem).find(Boolean);
+    if (clientProblem) return refused(400, "This app could not be verified", `${clientProblem}.`);
     let request: AuthRequest;
     try {
       request = await oauth.parseAuthRequest(c.req.raw);

@@ -14,6 +14,7 @@
 import { getOAuthApi, OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env.ts";
 import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS, OAUTH_SCOPES, READ_SCOPE } from "../domain/grants.ts";
+import { CLIENT_REGISTRATION_SECONDS, REGISTRATION_BODY_MAX_BYTES, registrationProblem } from "../domain/client-registration.ts";
 import { looksLikeToken, hashToken } from "../domain/tokens.ts";
 import { resolveCredential } from "../db/principals.ts";
 import { authCacheMs, mcpApi, type TokenProps } from "../http/mcp.ts";
@@ -67,6 +68,16 @@ function options(origin: string): OAuthProviderOptions<Env> {
     accessTokenTTL: ACCESS_TOKEN_SECONDS,
     refreshTokenTTL: GRANT_SECONDS,
     tokenExchangeCallback: onCodeOrRefresh,
+    clientRegistrationTTL: CLIENT_REGISTRATION_SECONDS,
+    /** Bounds on what a registration may hold (src/domain/client-registration.ts), after the provider's own checks. */
+    async clientRegistrationCallback({ clientMetadata, request }) {
+      const bytes = (await request.arrayBuffer()).byteLength;
+      if (bytes > REGISTRATION_BODY_MAX_BYTES) {
+        return { code: "invalid_request", status: 413, description: `A registration body is at most ${REGISTRATION_BODY_MAX_BYTES / 1024} KiB (this one has ${bytes} bytes)` };
+      }
+      const problem = registrationProblem(clientMetadata);
+      if (problem) return { code: problem.startsWith("redirect_uris") ? "invalid_redirect_uri" : "invalid_client_metadata", description: problem };
+    },
     /**
      * `tg_` tokens on the same URL: resolved like a grant (one path, one
      * cache) and bound to this resource. Nothing else is accepted from outside.

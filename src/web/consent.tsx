@@ -5,6 +5,7 @@
  * the access goes (the redirect host, with a warning for an app on this
  * computer), and the choices: who the app acts as, and what it may do.
  */
+import { shownClientName } from "../domain/client-registration.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "../domain/grants.ts";
 import { PRESETS, TOOLSETS } from "../mcp/toolsets.ts";
 import { Layout, Notice } from "./layout.tsx";
@@ -38,10 +39,11 @@ export function ConsentPage(props: {
   error?: string;
 }) {
   const { facts, defaults } = props;
+  const name = shownClientName(facts.clientName);
   return (
-    <Layout title={`Connect ${facts.clientName}`} session={props.session}>
+    <Layout title={`Connect ${name}`} session={props.session}>
       <section class="card">
-        <h1>Allow {facts.clientName} to use your Taskgate account?</h1>
+        <h1>Allow {name} to use your Taskgate account?</h1>
         <ul class="facts">
           <li>
             {facts.clientDomain ? (

@@ -8,7 +8,7 @@
  * delivery is given up and recorded as failed with its last error.
  */
 import { EVENT_TYPES, type TaskgateEvent } from "../domain/events.ts";
-import { deliverable } from "../domain/webhooks.ts";
+import { deliveryProblem } from "../domain/webhooks.ts";
 import { ConnectorKeyError, importConnectorKey } from "../connectors/crypto.ts";
 import { openSecret, recordDeliveries, subscribersOf, type DeliveryStatus, type WebhookTarget } from "../db/webhooks.ts";
 import { VERSION, type Env } from "../env.ts";
@@ -45,7 +45,8 @@ interface Attempt {
 
 async function attempt(env: Env, key: CryptoKey | Error, target: WebhookTarget, event: TaskgateEvent, body: string, nowMs: number): Promise<Attempt> {
   const fail = (error: string, final = false, httpStatus: number | null = null): Attempt => ({ target, ok: false, final, httpStatus, error });
-  if (!deliverable(target.url, httpAllowed(env))) return fail("http:// endpoints are delivered only in local development (ALLOW_HTTP_WEBHOOKS); register an https:// URL", true);
+  const refused = deliveryProblem(target.url, httpAllowed(env));
+  if (refused) return fail(refused, true);
   if (key instanceof Error) return fail(key.message);
   let secret: string;
   try {

@@ -1,0 +1,32 @@
+/**
+ * Taskgate's side of the provider's token endpoint (code exchange, refresh,
+ * RFC 7009 revocation): a client id the provider would fetch is checked with
+ * the outbound rule first, a refresh token that was already replaced ends its
+ * grant (refresh-replay.ts), and a grant the provider ended by itself is
+ * ended in D1 too (revocation.ts). The rest is the provider's.
+ */
+import type { OAuthProvider } from "@cloudflare/workers-oauth-provider";
+import type { Env } from "../env.ts";
+import { clientIdProblem, invalidClient, tokenRequestClientIds } from "./client-ids.ts";
+import { helpersFor } from "./provider.ts";
+import { endReplayedGrant, replayedGrant } from "./refresh-replay.ts";
+import { credentialOf, mayHaveEnded, reflectEndedGrant } from "./revocation.ts";
+
+export async function serveTokenEndpoint(request: Request, env: Env, ctx: ExecutionContext, origin: string, provider: OAuthProvider<Env>): Promise<Response> {
+  const form = await request.clone().formData().catch(() => null);
+  const authorization = request.headers.get("authorization");
+  for (const clientId of tokenRequestClientIds(form, authorization)) {
+    const problem = clientIdProblem(clientId);
+    if (problem) return invalidClient(problem, /^Basic[\t ]/i.test(authorization ?? ""));
+  }
+  const refreshToken = form?.get("grant_type") === "refresh_token" ? form.get("refresh_token") : null;
+  if (typeof refreshToken === "string") {
+    const replayed = await replayedGrant(env.OAUTH_KV, refreshToken);
+    if (replayed) return endReplayedGrant(env, helpersFor(origin, env), replayed);
+  }
+  const credential = credentialOf(form);
+  // A copy: the provider sets env.OAUTH_PROVIDER on what it gets, and that must not leak to another origin's request.
+  const res = await provider.fetch(request, { ...env }, ctx);
+  if (credential && mayHaveEnded(credential, res.status)) await reflectEndedGrant(env.DB, helpersFor(origin, env), credential.value);
+  return res;
+}
