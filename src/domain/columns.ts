@@ -5,9 +5,12 @@
  * - `written`: a value someone wrote or chose (a title, notes, a body, a name,
  *   an assignee, a date or setting a person set, an order). Replacing or
  *   clearing one is destructive, even when the old value can be brought back.
+ *   A value that belongs to a state ends with it (see ENDS_WITH): a block's
+ *   reason cleared as the block ends is lifecycle; replaced while the task
+ *   stays blocked, it is overwritten.
  * - `lifecycle`: where a record is along its life (status, claim and lease,
- *   snooze, archive, pause, revocation, the trash). A block's reason ends with
- *   the block, so it is lifecycle too. Moving along it is not destructive.
+ *   snooze, archive, pause, revocation, the trash). Moving along it is not
+ *   destructive.
  * - `bookkeeping`: what the server keeps for itself (ids, versions,
  *   timestamps, counters, activity, idempotency, notices, sessions).
  *
@@ -37,7 +40,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   },
   tasks: {
     rid: B, id: B, account_id: B, project_id: W, parent_id: W, title: W, notes: W, status: L, priority: W,
-    due_at: W, estimate_minutes: W, assignee: W, auto_ok: W, blocked_reason: L, status_before_block: L,
+    due_at: W, estimate_minutes: W, assignee: W, auto_ok: W, blocked_reason: W, status_before_block: L,
     snoozed_until: L, version: B, created_by: B, created_at: B, updated_at: B, completed_at: L, trash_id: L,
     recurrence: W, series_id: B, claim_expires_at: L, claim_lease_minutes: L,
   },
@@ -102,6 +105,13 @@ export const PRESENCE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
  * that lapses and is taken over, not a value someone wrote.
  */
 export const CLAIM = { table: "tasks", holder: "assignee", lease: "claim_expires_at" } as const;
+
+/**
+ * Written values that belong to a state and end with it: cleared as the state
+ * (the named column) changes, they move along the lifecycle. A block's reason
+ * ends with the block.
+ */
+export const ENDS_WITH: Readonly<Record<string, Readonly<Record<string, string>>>> = { tasks: { blocked_reason: "status" } };
 
 /**
  * A series' rule lives on its one live occurrence: completing that occurrence

@@ -8,6 +8,7 @@ import {
 } from "../db/approvals.ts";
 import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type Task } from "../db/tasks.ts";
+import { occurrenceAfter } from "../db/series.ts";
 import {
   claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd, type ClaimFields, type ClaimGuardedTool,
 } from "../domain/claims.ts";
@@ -73,7 +74,17 @@ export function claimGuard(ctx: ToolContext, t: ClaimFields, tool: ClaimGuardedT
 
 const DONE: TaskTransition = { status: "done", blocked_reason: null, status_before_block: null };
 
-export const nextOccurrenceShape = taskShape.nullable().describe("the next occurrence this call created (a recurring task)");
+export const nextOccurrenceShape = taskShape.nullable().describe("the next occurrence its completion created (a recurring task)");
+
+/**
+ * What a completion answered, for a repeat that finds the task done: the
+ * approval it decided and the next occurrence it created (each made at the
+ * time of the completion), so the repeat answers as the first call did.
+ */
+export async function completedWith(db: D1Database, t: TaskRow, latest: Approval | null): Promise<{ approval: Approval | null; next_occurrence: Task | null }> {
+  const next = await occurrenceAfter(db, t);
+  return { approval: latest && latest.decided_at === t.completed_at ? latest : null, next_occurrence: next ? toTask(next) : null };
+}
 
 /** The event of a newly opened approval. */
 export function approvalRequested(accountId: string, now: string, task: Task, approval: Approval) {
@@ -104,8 +115,8 @@ const completeTask = defineTool({
     const me = actorName(p);
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
-        const { task: t, pending, timeZone } = await readTaskState(db, a, args.task_id);
-        if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, next_occurrence: null, changed: false };
+        const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
+        if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, ...(await completedWith(db, t, latest)), changed: false };
         if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
         const statements = [...claimGuard(ctx, t, "complete_task", lost), ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
 

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { CLAIM, classOf, SERIES, holdsWrittenValues, isDerivedTable, PRESENCE_COLUMNS, REMOVAL_MARKERS } from "../../src/domain/columns.ts";
+import { CLAIM, classOf, ENDS_WITH, SERIES, holdsWrittenValues, isDerivedTable, PRESENCE_COLUMNS, REMOVAL_MARKERS } from "../../src/domain/columns.ts";
 
 /** What one change to one row is, by the class of what changed. */
 export type Effect =
@@ -87,7 +87,9 @@ function columnEffect(table: string, column: string, before: Row, after: Row): E
   if (cls === undefined) throw new Error(`column ${table}.${column} has no class in src/domain/columns.ts`);
   if (cls !== "written") return cls;
   if (empty(before[column])) return "filled";
-  return empty(after[column]) ? "cleared" : "replaced";
+  if (!empty(after[column])) return "replaced";
+  const state = ENDS_WITH[table]?.[column];
+  return state && before[state] !== after[state] ? "lifecycle" : "cleared";
 }
 
 /** Every change from one snapshot to the next, one entry per added or removed row and per changed column. */

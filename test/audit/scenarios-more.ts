@@ -2,7 +2,7 @@ import { createToken } from "../helpers.ts";
 import { RIVAL, type Scenarios, type World } from "./harness.ts";
 import { path } from "./scenarios-tasks.ts";
 import {
-  awaitingApproval, claimedTask, connectAll, EVENT, linkedTask, newTask, pendingQuestion, project, richTask, runningRun, soon, stepsOf, trashItemOf, trashedTask,
+  awaitingApproval, recurringTask, claimedTask, connectAll, EVENT, linkedTask, newTask, pendingQuestion, project, richTask, runningRun, soon, stepsOf, trashItemOf, trashedTask,
 } from "./states.ts";
 
 const firstStep = async (w: World) => (await stepsOf(w, await richTask(w)))[0];
@@ -72,11 +72,18 @@ export const MORE_SCENARIOS: Scenarios = {
   ],
   request_approval: [
     path("a question mid-work", "agent", async (w) => ({ task_id: await claimedTask(w), question: "May I email the list?" })),
+    path("a question on an open task", "agent", async (w) => ({ task_id: await newTask(w), question: "Should this wait for the redesign?" })),
     path("a person asks", "person", async (w) => ({ task_id: await newTask(w), question: "Is this still wanted?" })),
   ],
   approve_task: [
     path("a sign-off", "person", async (w) => ({ task_id: (await awaitingApproval(w)).task, note: "Ship it" })),
     path("a question", "person", async (w) => ({ task_id: (await pendingQuestion(w)).task })),
+    path("a recurring task's sign-off", "person", async (w) => {
+      const task = await recurringTask(w);
+      await w.agent.ok("claim_task", { task_id: task });
+      await w.agent.ok("complete_task", { task_id: task });
+      return { task_id: task };
+    }),
   ],
   reject_task: [
     path("a sign-off", "person", async (w) => ({ task_id: (await awaitingApproval(w)).task, reason: "Add the pricing table" })),
@@ -124,6 +131,16 @@ export const MORE_SCENARIOS: Scenarios = {
   ],
   restore_from_trash: [
     path("a task with subtasks", "person", async (w) => ({ item_id: await trashedTask(w) })),
+    path("a step", "person", async (w) => {
+      const step = await firstStep(w);
+      await w.person.ok("delete_step", { step_id: step });
+      return { item_id: await trashItemOf(w, step) };
+    }),
+    path("a comment", "agent", async (w) => {
+      const id = await comment(w, "agent");
+      await w.agent.ok("delete_comment", { comment_id: id });
+      return { item_id: await trashItemOf(w, id) };
+    }),
     path("a project", "agent", async (w) => {
       const id = await project(w);
       await richTask(w, { project_id: id });
@@ -143,6 +160,7 @@ export const MORE_SCENARIOS: Scenarios = {
       await connectAll(w);
       return { provider: "slack", title: "Launch", content: "The post is live", target: "C0123ABCD" };
     }),
+
   ],
   disconnect_connector: [
     path("a connected app", "person", async (w) => {
@@ -152,6 +170,7 @@ export const MORE_SCENARIOS: Scenarios = {
   ],
   update_account_settings: [
     path("settings replaced", "person", async () => ({ time_zone: "Europe/Berlin", default_auto_ok: true, trash_retention_days: 7 })),
+    path("one setting", "person", async () => ({ trash_retention_days: 14 })),
   ],
   revoke_token: [
     path("another token", "person", async (w) => ({ token_id: (await createToken({ accountId: w.acc.accountId, kind: "agent", scope: "write", agent: "spare" })).id })),

@@ -15,6 +15,7 @@ export const TASK_SCENARIOS: Scenarios = {
     path("fields not yet set", "person", async (w) => ({ task_id: await newTask(w), notes: "Now with notes", due_at: soon(3), estimate_minutes: 45 })),
     path("written values replaced", "person", async (w) => ({ task_id: await richTask(w), title: "Write the launch email", notes: "Other notes" })),
     path("a task another agent holds", "person", async (w) => ({ task_id: await claimedTask(w, "rival"), priority: "urgent" })),
+    path("a recurring task's rule", "person", async (w) => ({ task_id: await recurringTask(w), recurrence: "FREQ=WEEKLY" })),
   ],
   delete_task: [
     path("a task with subtasks", "person", async (w) => {
@@ -29,6 +30,8 @@ export const TASK_SCENARIOS: Scenarios = {
     path("a person's task", "person", async (w) => ({ task_id: await richTask(w) })),
     path("auto-OK", "agent", async (w) => ({ task_id: await claimedTask(w, "agent", { auto_ok: true }) })),
     path("a recurring task", "person", async (w) => ({ task_id: await recurringTask(w) })),
+    path("a person signs off a task awaiting approval", "person", async (w) => ({ task_id: (await awaitingApproval(w)).task, note: "Fine" })),
+    path("a blocked task", "person", async (w) => ({ task_id: await blockedTask(w) })),
   ],
   reopen_task: [
     path("a done task", "person", async (w) => {
@@ -56,6 +59,7 @@ export const TASK_SCENARIOS: Scenarios = {
     path("an open task", "agent", async (w) => ({ task_id: await richTask(w) })),
     path("a lapsed claim taken over", "rival", async (w) => ({ task_id: await lapsedClaim(w, "agent") })),
     path("a person claims", "person", async (w) => ({ task_id: await newTask(w) })),
+    path("assigned to it by a person", "agent", async (w) => ({ task_id: await newTask(w, { assignee: "bot" }) })),
   ],
   assign_task: [
     path("unassigned", "person", async (w) => ({ task_id: await newTask(w), assignee: "bot" })),
