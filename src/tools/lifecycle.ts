@@ -8,7 +8,6 @@ import {
 } from "../db/approvals.ts";
 import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type Task } from "../db/tasks.ts";
-import { occurrenceAfter } from "../db/series.ts";
 import {
   claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd, type ClaimFields, type ClaimGuardedTool,
 } from "../domain/claims.ts";
@@ -17,7 +16,7 @@ import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, taskShape } from "./shapes.ts";
-import { followUp } from "./series.ts";
+import { completedWith, followUp } from "./series.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
 import {
@@ -75,16 +74,6 @@ export function claimGuard(ctx: ToolContext, t: ClaimFields, tool: ClaimGuardedT
 const DONE: TaskTransition = { status: "done", blocked_reason: null, status_before_block: null };
 
 export const nextOccurrenceShape = taskShape.nullable().describe("the next occurrence its completion created (a recurring task)");
-
-/**
- * What a completion answered, for a repeat that finds the task done: the
- * approval it decided and the next occurrence it created (each made at the
- * time of the completion), so the repeat answers as the first call did.
- */
-export async function completedWith(db: D1Database, t: TaskRow, latest: Approval | null): Promise<{ approval: Approval | null; next_occurrence: Task | null }> {
-  const next = await occurrenceAfter(db, t);
-  return { approval: latest && latest.decided_at === t.completed_at ? latest : null, next_occurrence: next ? toTask(next) : null };
-}
 
 /** The event of a newly opened approval. */
 export function approvalRequested(accountId: string, now: string, task: Task, approval: Approval) {

@@ -125,7 +125,7 @@ function handedOn(c: Change, before: Snapshot, after: Snapshot): boolean {
 /** The changes that are more than presence (a token's or agent's last use). */
 export const substantive = (changes: Change[]) => changes.filter((c) => c.effect !== "presence");
 
-export function describe(c: Change): string {
+export function describeChange(c: Change): string {
   const where = c.column ? `${c.table}.${c.column}` : c.table;
   return c.column ? `${c.effect} ${where} (${JSON.stringify(c.from)} → ${JSON.stringify(c.to)})` : `${c.effect} ${where} row ${c.key}`;
 }

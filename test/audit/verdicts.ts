@@ -1,6 +1,6 @@
 import { annotationsFor, HUMAN_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
 import type { CallObservation, PathObservation } from "./harness.ts";
-import { describe, DESTRUCTIVE_EFFECTS, substantive, type Change, type Effect } from "./observe.ts";
+import { describeChange, DESTRUCTIVE_EFFECTS, substantive, type Change, type Effect } from "./observe.ts";
 
 /**
  * Fields of an answer that report what this one call did rather than the
@@ -36,7 +36,7 @@ export function answerDiff(first: unknown, repeat: unknown, o: { removed: boolea
 /** The changes a repeat of a convergent call may make: none but presence and the caller's own lease restarting. */
 const repeatChanges = (c: CallObservation) => substantive(c.changes).filter((x) => x.effect !== "renewed");
 const destructive = (changes: Change[]) => changes.filter((c) => DESTRUCTIVE_EFFECTS.has(c.effect));
-const list = (changes: Change[]) => changes.slice(0, 4).map(describe).join("; ") + (changes.length > 4 ? ` (+${changes.length - 4})` : "");
+const list = (changes: Change[]) => changes.slice(0, 4).map(describeChange).join("; ") + (changes.length > 4 ? ` (+${changes.length - 4})` : "");
 
 export interface Verdict {
   tool: ToolName;
