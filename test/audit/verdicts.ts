@@ -51,6 +51,14 @@ export function hintsOf(tool: ToolName): string {
   return [a.readOnlyHint ? "R" : "W", a.destructiveHint ? "D" : "-", a.idempotentHint ? "I" : "-", a.openWorldHint ? "O" : "-", HUMAN_TOOLS.has(tool) ? "H" : "-"].join("");
 }
 
+/**
+ * One path against the hints. A read changes nothing (its answer may differ:
+ * it shows the state at its time, a digest's window moves). A write that is
+ * not destructive removes, replaces and clears nothing. An idempotent write's
+ * repeat changes nothing and answers the same, no error. A closed tool sends
+ * no request out. Refusals (by an agent for a people-only tool, by a read
+ * token for a write) change nothing.
+ */
 function judgePath(tool: ToolName, o: PathObservation): string[] {
   const a = annotationsFor(tool);
   const out: string[] = [];
