@@ -18,7 +18,7 @@ async function task(c: TestClient, title: string, extra: Record<string, unknown>
 
 describe("link_calendar_event / unlink_calendar_event", () => {
   for (const era of ERAS) {
-    it(`${era}: links once per event and task, updates on change, writes nothing when equal`, async () => {
+    it(`${era}: links once per event and task, writes nothing when equal, refuses other details`, async () => {
       const acc = await seedAccount();
       const c = await connect(acc.agent, era);
       const t = await task(c, "Prepare kick-off");
@@ -44,12 +44,16 @@ describe("link_calendar_event / unlink_calendar_event", () => {
       expect(sameWithoutUrl.changed).toBe(false);
       expect(await activityCount(acc.accountId)).toBe(n);
 
-      const moved = await c.ok("link_calendar_event", { task_id: t, ...EVENT, title: "Kick-off (moved)", ends_at: "2026-05-04T11:00:00+02:00" });
-      expect(moved).toMatchObject({ created: false, changed: true });
-      expect(moved.link).toMatchObject({ id: first.link.id, title: "Kick-off (moved)", ends_at: "2026-05-04T09:00:00.000Z", created_at: first.link.created_at });
-      const rows = await env.DB.prepare("SELECT id, title FROM calendar_links WHERE task_id = ?").bind(t).all();
-      expect(rows.results).toEqual([{ id: first.link.id, title: "Kick-off (moved)" }]);
-      expect(await activityCount(acc.accountId)).toBe(n + 1);
+      // Other details for a linked event are refused: a link is never overwritten; unlinking first is the way.
+      const before = await snapshotDb();
+      const moved = { task_id: t, ...EVENT, title: "Kick-off (moved)", ends_at: "2026-05-04T11:00:00+02:00" };
+      expect(await c.fails("link_calendar_event", moved)).toBe(
+        `google event ${EVENT.event_id} is already linked to task ${t} as "Kick-off" (2026-05-04T07:00:00.000Z – 2026-05-04T08:00:00.000Z, ${EVENT.url}) [link ${first.link.id}]; ` +
+          "a link is not overwritten: unlink_calendar_event removes it, then link_calendar_event links the event with its new details.",
+      );
+      expect(await c.fails("link_calendar_event", { task_id: t, ...EVENT, url: null })).toMatch(/already linked/);
+      expect(await snapshotDb()).toBe(before);
+      expect(await activityCount(acc.accountId)).toBe(n);
       const history = await c.ok("list_activity", { target_id: t });
       expect(history.items[0]).toMatchObject({ tool: "link_calendar_event", actor: acc.agentName });
 
@@ -67,6 +71,9 @@ describe("link_calendar_event / unlink_calendar_event", () => {
       expect(await activityCount(acc.accountId)).toBe(m);
       expect((await c.ok("unlink_calendar_event", { task_id: t, link_id: instant.link.id })).removed).toBe(true);
       expect((await c.ok("list_calendar_links", { task_id: t })).items).toEqual([]);
+      // Unlinked, the event links again with its new details.
+      const relinked = await c.ok("link_calendar_event", moved);
+      expect(relinked).toMatchObject({ created: true, changed: true, link: { title: "Kick-off (moved)", ends_at: "2026-05-04T09:00:00.000Z" } });
       await c.close();
     });
   }

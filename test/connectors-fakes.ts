@@ -99,9 +99,9 @@ export async function activityFor(accountId: string, tool: string) {
   ).results;
 }
 
-/** Drive, Slack and Notion answering at the fetch boundary with one plausible answer each, so every connector tool takes its working path. */
-export function fakeConnectedApps(): void {
-  fakeUpstream((s) => {
+/** Drive, Slack and Notion answering at the fetch boundary with one plausible answer each, so every connector tool takes its working path; returns the requests seen. */
+export function fakeConnectedApps(): Seen[] {
+  return fakeUpstream((s) => {
     if (s.url.startsWith("https://oauth2.googleapis.com/token")) return json({ access_token: "ya29.x", expires_in: 3600 });
     if (s.path === "https://www.googleapis.com/drive/v3/files") return json({ files: [{ id: "1DocAbc_-9", name: "Drive doc" }] });
     if (s.path === "https://slack.com/api/search.messages") return json({ ok: true, messages: { matches: [] } });

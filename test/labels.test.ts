@@ -36,16 +36,22 @@ describe("labels in both eras", () => {
 });
 
 describe("create_label", () => {
-  it("creates once, then returns the existing label of that name in any case", async () => {
+  it("creates once, then returns the existing label of that name in any case, and refuses another color", async () => {
     const { acc, client } = await setup();
     const made = await client.ok("create_label", { name: " Bug ", color: "#FF0000" });
     expect(made.created).toBe(true);
     expect(made.label).toMatchObject({ name: "Bug", color: "#ff0000", task_count: 0 });
     expect(made.label.id).toMatch(/^lbl_[0-9a-z]{16}$/);
     const before = await snapshotDb();
-    const again = await client.ok("create_label", { name: "bug", color: "#00ff00" });
-    expect(again).toEqual({ label: made.label, created: false });
+    expect(await client.ok("create_label", { name: "bug", color: "#FF0000" })).toEqual({ label: made.label, created: false });
+    expect(await client.ok("create_label", { name: "BUG" })).toEqual({ label: made.label, created: false });
+    // A color is never overwritten: another one is refused, saying what the label has.
+    expect(await client.fails("create_label", { name: "bug", color: "#00ff00" })).toBe(
+      'a label named "Bug" already exists with color #ff0000, not #00ff00; call create_label without color (or with #ff0000) to use it, or choose another name.',
+    );
     expect(await snapshotDb()).toBe(before);
+    await client.ok("create_label", { name: "plain" });
+    expect(await client.fails("create_label", { name: "plain", color: "#00ff00" })).toMatch(/"plain" already exists without a color, not #00ff00; call create_label without color to use it/);
     expect(await activityCount(acc.accountId, made.label.id)).toBe(1);
     await client.close();
   });

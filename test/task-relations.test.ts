@@ -92,7 +92,7 @@ describe("delete_task", () => {
 
 describe("block_task and unblock_task", () => {
   for (const era of ERAS) {
-    it(`${era}: blocks with a reason, unblocks back to the earlier status, converges`, async () => {
+    it(`${era}: blocks with a reason, refuses another reason while blocked, unblocks back to the earlier status, converges`, async () => {
       const acc = await seedAccount();
       const c = await connect(acc.agent, era);
       const t = await task(c, { title: "deploy" });
@@ -111,12 +111,15 @@ describe("block_task and unblock_task", () => {
       expect(await c.ok("block_task", { task_id: t.id, reason: "waiting for credentials" })).toEqual({ task: b.task, changed: false });
       expect(await snapshotDb()).toBe(before);
 
-      const reworded = await c.ok("block_task", { task_id: t.id, reason: "waiting for the vault" });
-      expect(reworded.task).toMatchObject({ status: "blocked", blocked_reason: "waiting for the vault", version: 3 });
-      expect(await activityCount(acc.accountId)).toBe(n + 1);
+      // Another reason is refused: the reason someone wrote is never overwritten.
+      expect(await c.fails("block_task", { task_id: t.id, reason: "waiting for the vault" })).toBe(
+        `task ${t.id} is already blocked for "waiting for credentials"; unblock_task clears that block first, or comment_on_task adds what else it waits for.`,
+      );
+      expect(await snapshotDb()).toBe(before);
+      expect(await activityCount(acc.accountId)).toBe(n);
 
       const u = await c.ok("unblock_task", { task_id: t.id });
-      expect(u.task).toMatchObject({ status: "in_progress", blocked_reason: null, version: 4 });
+      expect(u.task).toMatchObject({ status: "in_progress", blocked_reason: null, version: 3 });
       expect((await row("SELECT status_before_block FROM tasks WHERE id = ?", t.id)).status_before_block).toBeNull();
       const snap = await snapshotDb();
       expect(await c.ok("unblock_task", { task_id: t.id })).toEqual({ task: u.task, changed: false });

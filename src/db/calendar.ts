@@ -47,14 +47,12 @@ export interface NewLink {
 }
 
 /** Insert, or bring the existing link of that event on that task up to date; returns the row's id. */
-export function upsertLink(db: D1Database, l: NewLink): D1PreparedStatement {
+/** A new link; the caller has made sure the task has none for this event (a second one would break the unique key). */
+export function insertLink(db: D1Database, l: NewLink): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO calendar_links (id, account_id, task_id, provider, event_id, title, starts_at, ends_at, url, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (task_id, provider, event_id) DO UPDATE SET
-         title = excluded.title, starts_at = excluded.starts_at, ends_at = excluded.ends_at, url = excluded.url
-       RETURNING id, created_at`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(l.id, l.accountId, l.taskId, l.provider, l.eventId, l.title, l.startsAt, l.endsAt, l.url, l.now);
 }
@@ -133,32 +131,12 @@ export function selectLinkOf(db: D1Database, accountId: string, taskId: string, 
     .bind(...binds, taskId, accountId);
 }
 
-/** Guard: the task is live and has this link (`present`), or has none with exactly these values. Binds as given. */
-export function linkCondition(accountId: string, taskId: string, key: LinkKey, present: boolean, same?: { title: string; startsAt: string; endsAt: string; url: string | null; keepUrl: boolean }) {
+/** Guard: the task is live and has this link (`present`), or has no link for it at all. Binds as given. */
+export function linkCondition(accountId: string, taskId: string, key: LinkKey, present: boolean) {
   const { where, binds } = linkWhere(key);
   const live = "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
-  if (present) {
-    return { condition: `${live} AND EXISTS (SELECT 1 FROM calendar_links c WHERE ${where} AND c.task_id = ? AND c.account_id = ?)`, binds: [taskId, accountId, ...binds, taskId, accountId] };
-  }
-  const s = same!;
-  return {
-    condition: `${live} AND NOT EXISTS (SELECT 1 FROM calendar_links c WHERE ${where} AND c.task_id = ? AND c.account_id = ?
-        AND c.title = ? AND c.starts_at = ? AND c.ends_at = ? AND (? OR c.url IS ?))`,
-    binds: [taskId, accountId, ...binds, taskId, accountId, s.title, s.startsAt, s.endsAt, s.keepUrl ? 1 : 0, s.url],
-  };
-}
-
-/** upsertLink, keeping the stored url of an existing link when `keepUrl`. */
-export function upsertLinkKeepingUrl(db: D1Database, l: NewLink, keepUrl: boolean): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO calendar_links (id, account_id, task_id, provider, event_id, title, starts_at, ends_at, url, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (task_id, provider, event_id) DO UPDATE SET
-         title = excluded.title, starts_at = excluded.starts_at, ends_at = excluded.ends_at,
-         url = CASE WHEN ? THEN calendar_links.url ELSE excluded.url END`,
-    )
-    .bind(l.id, l.accountId, l.taskId, l.provider, l.eventId, l.title, l.startsAt, l.endsAt, l.url, l.now, keepUrl ? 1 : 0);
+  const link = `EXISTS (SELECT 1 FROM calendar_links c WHERE ${where} AND c.task_id = ? AND c.account_id = ?)`;
+  return { condition: `${live} AND ${present ? "" : "NOT "}${link}`, binds: [taskId, accountId, ...binds, taskId, accountId] };
 }
 
 /** A summary over the link before the change (`expr` over c.*; its binds first). */
@@ -175,9 +153,6 @@ export function deleteLinkOf(db: D1Database, accountId: string, taskId: string, 
   const { where, binds } = linkWhere(key);
   return db.prepare(`DELETE FROM calendar_links AS c WHERE ${where} AND c.task_id = ? AND c.account_id = ?`).bind(...binds, taskId, accountId);
 }
-
-/** link_calendar_event's summary over the link before: linked or updated, then the rest (bind). */
-export const LINKED_SUMMARY = "CASE WHEN c.id IS NULL THEN 'linked' ELSE 'updated' END || ?";
 
 /** unlink_calendar_event's summary over the link before. */
 export const UNLINKED_SUMMARY = `'unlinked ' || c.provider || ' event ' || c.event_id || ' "' || c.title || '" (' || c.id || ')'`;

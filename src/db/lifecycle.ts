@@ -78,3 +78,12 @@ export function insertTaskComment(
     .prepare("INSERT INTO comments (id, account_id, task_id, author_token_id, author, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
     .bind(c.id, c.accountId, c.taskId, c.authorTokenId, c.author, c.body, c.now, c.now);
 }
+
+/** The comment a decision wrote on its task (the same task, body and time), or null once it was deleted or edited. */
+export async function decisionCommentId(db: D1Database, accountId: string, taskId: string, body: string, at: string): Promise<string | null> {
+  const row = await db
+    .prepare("SELECT id FROM comments WHERE task_id = ? AND created_at = ? AND account_id = ? AND body = ? AND trash_id IS NULL ORDER BY id LIMIT 1")
+    .bind(taskId, at, accountId, body)
+    .first<{ id: string }>();
+  return row?.id ?? null;
+}

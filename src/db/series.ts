@@ -5,7 +5,7 @@
  * labels and steps (all pending again); tasks.series_id ties them together.
  */
 import { ID_PREFIX, newId } from "../domain/ids.ts";
-import { insertTask, type NewTask } from "./tasks.ts";
+import { insertTask, TASK_COLUMNS, type NewTask, type TaskRow } from "./tasks.ts";
 
 /** The statements that create the next occurrence `next` as a copy of `fromId`: the task, its labels, its steps (reset). */
 export function insertOccurrence(db: D1Database, next: NewTask, fromId: string): D1PreparedStatement[] {
@@ -64,4 +64,16 @@ export interface OccurrenceRow {
 /** The account's time zone. */
 export function selectTimeZone(db: D1Database, accountId: string): D1PreparedStatement {
   return db.prepare("SELECT time_zone FROM accounts WHERE id = ?").bind(accountId);
+}
+
+/** The occurrence created when `t` was completed (the same series, created at its completion), if it is live. */
+export async function occurrenceAfter(db: D1Database, t: { id: string; account_id: string; series_id: string | null; completed_at: string | null }): Promise<TaskRow | null> {
+  if (!t.series_id || !t.completed_at) return null;
+  return db
+    .prepare(
+      `SELECT ${TASK_COLUMNS} FROM tasks t INDEXED BY tasks_series
+        WHERE t.series_id = ? AND t.created_at = ? AND t.account_id = ? AND t.id <> ? AND t.trash_id IS NULL ORDER BY t.id LIMIT 1`,
+    )
+    .bind(t.series_id, t.completed_at, t.account_id, t.id)
+    .first<TaskRow>();
 }

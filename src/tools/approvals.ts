@@ -6,7 +6,7 @@ import {
   APPROVAL_IS_PENDING, decideApproval, decidedValue, insertApproval, listPendingApprovals, newApprovalValue,
   NO_PENDING_APPROVAL, requireApproval, type Approval,
 } from "../db/approvals.ts";
-import { insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
+import { decisionCommentId, insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { TASK_IS_UNFINISHED, toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
@@ -14,6 +14,7 @@ import { defineTool } from "../mcp/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
 import { renewLease } from "../db/claims.ts";
+import { completedWith } from "./series.ts";
 import { approvalRequested, approvalShape, claimGuard, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
 import { followUp } from "./series.ts";
 import { fastOr, rowsOf } from "./fast.ts";
@@ -157,7 +158,7 @@ const approveTask = defineTool({
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
         const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
-        if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
+        if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, next_occurrence: (await completedWith(db, t, latest)).next_occurrence, changed: false };
         if (!pending && t.status !== "awaiting_approval") {
           throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
         }
@@ -220,6 +221,9 @@ const approveTask = defineTool({
   },
 });
 
+/** The comment a rejection writes on its task, which the agent reads. */
+const rejectionComment = (reason: string) => `Rejected: ${reason}`;
+
 const rejectTask = defineTool({
   name: "reject_task",
   description: "A person rejects a task's pending approval: the task goes back to in_progress, the reason becomes a comment. Returns task.",
@@ -233,7 +237,9 @@ const rejectTask = defineTool({
         const { task: t, pending, latest } = await readTaskState(db, a, args.task_id);
         if (!pending && t.status !== "awaiting_approval") {
           if (latest?.status === "rejected" && latest.reason === args.reason && t.status !== "done" && t.status !== "cancelled") {
-            return { task: toTask(t), approval: latest, comment_id: null, changed: false };
+            // The rejection already made: answered as it was, with the comment it wrote.
+            const commentId = latest.decided_at ? await decisionCommentId(db, a, t.id, rejectionComment(args.reason), latest.decided_at) : null;
+            return { task: toTask(t), approval: latest, comment_id: commentId, changed: false };
           }
           throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to reject. comment_on_task adds a note instead.`);
         }
@@ -258,7 +264,7 @@ const rejectTask = defineTool({
         const commentId = newId(ID_PREFIX.comment);
         statements.push(
           insertTaskComment(db, {
-            id: commentId, accountId: a, taskId: t.id, authorTokenId: p.tokenId, author: actorName(p), body: `Rejected: ${args.reason}`, now,
+            id: commentId, accountId: a, taskId: t.id, authorTokenId: p.tokenId, author: actorName(p), body: rejectionComment(args.reason), now,
           }),
         );
         const summary = `rejected${approval ? ` ${approval.id}` : ""}; back to ${task.status} (comment ${commentId}): ${args.reason}`;
@@ -281,7 +287,7 @@ const rejectTask = defineTool({
       const decide = decidePendingApproval(db, a, args.task_id, { status: "rejected", decidedBy: actorName(p), reason: args.reason, now });
       const commentId = newId(ID_PREFIX.comment);
       const comment = insertTaskComment(db, {
-        id: commentId, accountId: a, taskId: args.task_id, authorTokenId: p.tokenId, author: actorName(p), body: `Rejected: ${args.reason}`, now,
+        id: commentId, accountId: a, taskId: args.task_id, authorTokenId: p.tokenId, author: actorName(p), body: rejectionComment(args.reason), now,
       });
       const outcome = (results: D1Result[]) => {
         const task = toTask(rowsOf<TaskRow>(results, 2)[0]);

@@ -4,8 +4,8 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { addDays, dayStartMs, localDate } from "../domain/zoned-time.ts";
 import { selectTimeZone } from "../db/series.ts";
 import {
-  deleteLink, deleteLinkOf, findLink, LINKED_SUMMARY, UNLINKED_SUMMARY, findLinkById, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn, upsertLink,
-  upsertLinkKeepingUrl, type AgendaTaskRow, type LinkKey, type LinkRow,
+  deleteLink, deleteLinkOf, findLink, UNLINKED_SUMMARY, findLinkById, insertLink, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn,
+  type AgendaTaskRow, type LinkKey, type LinkRow,
 } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { requireTask, TASK_IS_LIVE } from "../db/tasks.ts";
@@ -160,7 +160,7 @@ const getAgenda = defineTool({
 
 const linkEvent = defineTool({
   name: "link_calendar_event",
-  description: "Link a calendar event to a task; the same event again updates that link. Returns link.",
+  description: "Link a calendar event to a task; the same event with other details is refused (unlink it first). Returns link.",
   input: z.strictObject({
     task_id: taskId,
     provider,
@@ -168,66 +168,45 @@ const linkEvent = defineTool({
     title,
     starts_at: isoTime,
     ends_at: isoTime.meta({ detail: "not before starts_at" }),
-    url: httpsUrl.nullable().optional().describe("null removes it"),
+    url: httpsUrl.nullable().optional().describe("omit or null: none"),
   }),
   output: z.object({ link: linkShape, created: z.boolean(), changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const startsAt = toUtc(args.starts_at);
-      const endsAt = toUtc(args.ends_at);
-      if (endsAt < startsAt) throw invalid(`ends_at: ${args.ends_at} is before starts_at ${args.starts_at}; an event ends at or after its start.`);
-      const task = await requireTask(db, p.accountId, args.task_id);
-      const existing = await findLink(db, p.accountId, task.id, args.provider, args.event_id);
-      const url = args.url === undefined ? (existing?.url ?? null) : args.url;
-      if (existing && existing.title === args.title && existing.starts_at === startsAt && existing.ends_at === endsAt && existing.url === url) {
-        return { link: existing, created: false, changed: false };
-      }
-      const results = await ctx.commitWithResults({
-        statements: [
-          ctx.guard(TASK_IS_LIVE, [task.id, p.accountId],
-            conflict(`task ${task.id} went to the trash meanwhile; restore_from_trash brings it back.`)),
-          upsertLink(db, {
-            id: newId(ID_PREFIX.calendarLink), accountId: p.accountId, taskId: task.id, provider: args.provider, eventId: args.event_id,
-            title: args.title, startsAt, endsAt, url, now: ctx.now,
-          }),
-        ],
-        activity: {
-          target: task.id,
-          summary: `${existing ? "updated" : "linked"} ${args.provider} event ${args.event_id} "${args.title}" (${startsAt} – ${endsAt})`,
-        },
-      });
-      const row = results[1].results[0] as { id: string; created_at: string };
-      const link: LinkRow = {
-        id: row.id, task_id: task.id, task_title: task.title, provider: args.provider, event_id: args.event_id,
-        title: args.title, starts_at: startsAt, ends_at: endsAt, url, created_at: row.created_at,
-      };
-      return { link, created: !existing, changed: true };
-    };
     const startsAt = toUtc(args.starts_at);
     const endsAt = toUtc(args.ends_at);
-    if (endsAt < startsAt) return slowly();
-    // The usual case in one batch: a live task without this very link; the link is read back after the upsert.
+    if (endsAt < startsAt) throw invalid(`ends_at: ${args.ends_at} is before starts_at ${args.starts_at}; an event ends at or after its start.`);
+    const key = { provider: args.provider, eventId: args.event_id };
+    const slowly = async () => {
+      const task = await requireTask(db, p.accountId, args.task_id);
+      const existing = await findLink(db, p.accountId, task.id, args.provider, args.event_id);
+      if (!existing) throw conflict(`task ${task.id} changed meanwhile; try link_calendar_event again.`);
+      const sameUrl = args.url === undefined || (args.url ?? null) === existing.url;
+      if (existing.title === args.title && existing.starts_at === startsAt && existing.ends_at === endsAt && sameUrl) {
+        return { link: existing, created: false, changed: false };
+      }
+      throw conflict(
+        `${args.provider} event ${args.event_id} is already linked to task ${task.id} as "${existing.title}" (${existing.starts_at} – ${existing.ends_at}${existing.url ? `, ${existing.url}` : ""}) [link ${existing.id}]; ` +
+          "a link is not overwritten: unlink_calendar_event removes it, then link_calendar_event links the event with its new details.",
+      );
+    };
+    // The usual case in one batch: a live task without a link for this event; the link is read back after the insert.
     return fastOr(async (miss) => {
       const a = p.accountId;
-      const key = { provider: args.provider, eventId: args.event_id };
-      const keepUrl = args.url === undefined;
-      const g = linkCondition(a, args.task_id, key, false, { title: args.title, startsAt, endsAt, url: args.url ?? null, keepUrl });
-      const rest = ` ${args.provider} event ${args.event_id} "${args.title}" (${startsAt} – ${endsAt})`;
+      const g = linkCondition(a, args.task_id, key, false);
       return ctx.commit(
         {
           statements: [
             ctx.guard(g.condition, g.binds, miss),
-            selectLinkOf(db, a, args.task_id, key),
-            upsertLinkKeepingUrl(db, {
+            insertLink(db, {
               id: newId(ID_PREFIX.calendarLink), accountId: a, taskId: args.task_id, provider: args.provider, eventId: args.event_id,
               title: args.title, startsAt, endsAt, url: args.url ?? null, now: ctx.now,
-            }, keepUrl),
+            }),
             selectLinkOf(db, a, args.task_id, key),
           ],
-          activity: { target: args.task_id, summarySql: linkSummary(a, args.task_id, key, LINKED_SUMMARY, [rest]) },
+          activity: { target: args.task_id, summary: `linked ${args.provider} event ${args.event_id} "${args.title}" (${startsAt} – ${endsAt})` },
         },
-        (results) => ({ link: rowsOf<LinkRow>(results, -1)[0], created: rowsOf<LinkRow>(results, 1).length === 0, changed: true }),
+        (results) => ({ link: rowsOf<LinkRow>(results, -1)[0], created: true, changed: true }),
       );
     }, slowly);
   },

@@ -82,13 +82,19 @@ const listLabels = defineTool({
 
 const createLabel = defineTool({
   name: "create_label",
-  description: "Create a label, or return the one of that name (names ignore case). Returns label and created.",
+  description: "Create a label, or return the one of that name (names ignore case; another color is refused). Returns label and created.",
   input: z.strictObject({ name: labelName, color: color.optional() }),
   output: z.object({ label: labelShape, created: z.boolean() }),
   async handler(ctx, args) {
     const a = ctx.principal.accountId;
     const slowly = async () => {
       const existing = await findLabelByName(ctx.db, a, args.name);
+      if (existing && args.color !== undefined && args.color !== existing.color) {
+        const has = existing.color ? `with color ${existing.color}` : "without a color";
+        throw conflict(
+          `a label named "${existing.name}" already exists ${has}, not ${args.color}; call create_label without color${existing.color ? ` (or with ${existing.color})` : ""} to use it, or choose another name.`,
+        );
+      }
       if (existing) return { label: toLabel(existing), created: false };
       const row = { id: newId(ID_PREFIX.label), accountId: a, name: args.name, color: args.color ?? null, now: ctx.now };
       return ctx.commit(

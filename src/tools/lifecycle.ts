@@ -16,7 +16,7 @@ import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, taskShape } from "./shapes.ts";
-import { followUp } from "./series.ts";
+import { completedWith, followUp } from "./series.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
 import {
@@ -73,7 +73,7 @@ export function claimGuard(ctx: ToolContext, t: ClaimFields, tool: ClaimGuardedT
 
 const DONE: TaskTransition = { status: "done", blocked_reason: null, status_before_block: null };
 
-export const nextOccurrenceShape = taskShape.nullable().describe("the next occurrence this call created (a recurring task)");
+export const nextOccurrenceShape = taskShape.nullable().describe("the next occurrence its completion created (a recurring task)");
 
 /** The event of a newly opened approval. */
 export function approvalRequested(accountId: string, now: string, task: Task, approval: Approval) {
@@ -104,8 +104,8 @@ const completeTask = defineTool({
     const me = actorName(p);
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
-        const { task: t, pending, timeZone } = await readTaskState(db, a, args.task_id);
-        if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, next_occurrence: null, changed: false };
+        const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
+        if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, ...(await completedWith(db, t, latest)), changed: false };
         if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
         const statements = [...claimGuard(ctx, t, "complete_task", lost), ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
 

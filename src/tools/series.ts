@@ -3,8 +3,9 @@ import { invalid } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { actorName } from "../domain/principal.ts";
 import { nextOccurrence, RecurrenceError, startSchedule, type Schedule } from "../domain/recurrence.ts";
-import { insertOccurrence, occurrenceActivity, SERIES_SHOWN, type OccurrenceRow } from "../db/series.ts";
-import { newTaskValue, scheduleOf, type NewTask, type Task, type TaskRow } from "../db/tasks.ts";
+import { insertOccurrence, occurrenceActivity, occurrenceAfter, SERIES_SHOWN, type OccurrenceRow } from "../db/series.ts";
+import type { Approval } from "../db/approvals.ts";
+import { newTaskValue, scheduleOf, toTask, type NewTask, type Task, type TaskRow } from "../db/tasks.ts";
 import type { ToolContext } from "../mcp/tool.ts";
 
 export const recurrenceRule = z
@@ -114,4 +115,14 @@ export function describeRecurrence(t: TaskRow, timeZone: string, nowMs: number):
 
 export function describeSeries(t: TaskRow, rows: OccurrenceRow[], total: number): z.infer<typeof seriesView> {
   return t.series_id ? { id: t.series_id, occurrences: rows, total } : null;
+}
+
+/**
+ * What a completion answered, for a repeat that finds the task done: the
+ * approval it decided and the next occurrence it created (each made at the
+ * time of the completion), so the repeat answers as the first call did.
+ */
+export async function completedWith(db: D1Database, t: TaskRow, latest: Approval | null): Promise<{ approval: Approval | null; next_occurrence: Task | null }> {
+  const next = await occurrenceAfter(db, t);
+  return { approval: latest && latest.decided_at === t.completed_at ? latest : null, next_occurrence: next ? toTask(next) : null };
 }

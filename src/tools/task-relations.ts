@@ -119,7 +119,7 @@ const deleteTask = defineTool({
 
 const blockTask = defineTool({
   name: "block_task",
-  description: "Mark a task blocked, with what it waits for; unblock_task restores its status. Returns task.",
+  description: "Mark a task blocked, with what it waits for (blocked for another reason: refused); unblock_task restores its status. Returns task.",
   input: z.strictObject({
     task_id: taskId,
     reason: z.string().trim().min(1, "must not be empty").max(2000).meta({ detail: "what it is waiting for" }),
@@ -133,7 +133,9 @@ const blockTask = defineTool({
       }
       if (row.status === "blocked") {
         if (row.blocked_reason === args.reason) return unchanged(row);
-        return writeTask(ctx, row, { blocked_reason: args.reason }, `changed block reason: ${args.reason}`);
+        throw conflict(
+          `task ${row.id} is already blocked for "${row.blocked_reason ?? "no reason given"}"; unblock_task clears that block first, or comment_on_task adds what else it waits for.`,
+        );
       }
       return writeTask(
         ctx,
