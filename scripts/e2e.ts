@@ -29,7 +29,8 @@ import { oauthFlows } from "./lib/e2e-oauth-checks.ts";
 import { catalogCheck, startScriptChecks, stopStartScripts } from "./lib/e2e-start.ts";
 import { deployChecks } from "./lib/e2e-deploy.ts";
 
-const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15 * 60_000);
+// The claim lease that lapses under npm start alone waits up to two minutes.
+const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20 * 60_000);
 const AGENT = "e2e-agent";
 const ALLOWED_ORIGIN = INSPECTOR_ORIGINS[0];
 const ROLES: { role: TokenRole; args: string[] }[] = [
