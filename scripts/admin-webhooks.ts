@@ -25,7 +25,7 @@ export async function addWebhookCommand(values: Values, target: Target): Promise
   accountMustExist(target, accountId);
   execute(target, plan.statements);
   if (query(target, webhookSql.find(plan.webhook.id)).length === 0) throw new Error(`nothing was added: ${WEBHOOK_LIMIT_REACHED} (list-webhooks, remove-webhook)`);
-  console.error("Store this signing secret now: it is shown only once. Receivers verify the Taskgate-Signature header with it.");
+  console.error("Store this signing secret now: it is shown only once. Receivers verify each delivery with it (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature).");
   const { id, events: types, created_at } = plan.webhook;
   return { id, account_id: accountId, url: plan.webhook.url, events: types, secret: plan.secret, created_at };
 }

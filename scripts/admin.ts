@@ -6,13 +6,14 @@
  */
 import { parseArgs } from "node:util";
 import { parseIsoTime } from "../src/domain/dates.ts";
-import { planAccount, planToken } from "../src/db/provisioning.ts";
-import { normalizeEmail, planInvite, setupUrl } from "../src/db/people-plans.ts";
+import { planToken } from "../src/db/provisioning.ts";
 import { findTokenSql, listTokensSql, revokeTokenSql } from "../src/db/admin-tokens.ts";
 import { execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
 import { addWebhookCommand, listWebhooksCommand, removeWebhookCommand } from "./admin-webhooks.ts";
+import { createAccountCommand, inviteCommand } from "./admin-people.ts";
+import { deployConfigIfAny } from "./lib/deploy-config.ts";
 
 const USAGE = `Usage: npm run -s admin -- <command> [--remote | --persist-to DIR]
 
@@ -30,13 +31,7 @@ Commands:
 Webhook events: approval.requested, task.completed, task.rejected, run.stale, claim.lapsed`;
 
 const commands: Record<string, (values: Values, target: Target) => Promise<unknown> | unknown> = {
-  "create-account"(values, target) {
-    const name = required(values, "name");
-    if (name.length > 200) throw new UsageError("--name is limited to 200 characters");
-    const plan = planAccount(name, new Date().toISOString());
-    execute(target, plan.statements);
-    return { id: plan.id, name: plan.name };
-  },
+  "create-account": createAccountCommand,
   async "create-token"(values, target) {
     const accountId = required(values, "account");
     const kind = oneOf(values, "kind", ["human", "agent"] as const);
@@ -69,26 +64,7 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
     console.error("Store this token now: it is shown only once.");
     return { id: plan.id, token: plan.secret };
   },
-  async invite(values, target) {
-    const accountId = required(values, "account");
-    const email = normalizeEmail(required(values, "email"));
-    const base = baseUrl(values, target);
-    let plan;
-    try {
-      plan = await planInvite(accountId, email, new Date().toISOString());
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-    accountMustExist(target, accountId);
-    const owner = query<{ account_id: string }>(target, { sql: "SELECT account_id FROM people WHERE email = ?", params: [plan.email] });
-    if (owner.length > 0 && owner[0].account_id !== accountId) {
-      throw new UsageError(`${plan.email} already signs in to account ${owner[0].account_id}; an email belongs to one account`);
-    }
-    execute(target, plan.statements);
-    const person = query<{ id: string }>(target, { sql: "SELECT id FROM people WHERE email = ?", params: [plan.email] });
-    console.error("Send this link to the person: it works once, until it expires.");
-    return { person_id: person[0]?.id ?? null, account_id: accountId, email: plan.email, setup_url: setupUrl(base, plan.secret), expires_at: plan.expiresAt };
-  },
+  invite: inviteCommand,
   "list-tokens"(values, target) {
     const accountId = required(values, "account");
     accountMustExist(target, accountId);
@@ -111,24 +87,6 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
   "list-webhooks": listWebhooksCommand,
   "remove-webhook": removeWebhookCommand,
 };
-
-/** Where the setup link points: --url, or the local server `npm start` runs. */
-function baseUrl(values: Values, target: Target): string {
-  const raw = typeof values.url === "string" ? values.url.trim() : "";
-  if (!raw) {
-    if (target.remote) throw new UsageError("--url https://your-taskgate-host is needed with --remote: the link must point at the deployed Worker");
-    return `http://127.0.0.1:${process.env.PORT || "8787"}`;
-  }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`--url must be an origin like https://taskgate.example.com (got ${raw})`);
-  }
-  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new UsageError("--url must use https (http only for localhost)");
-  return url.origin;
-}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -164,7 +122,8 @@ async function main(argv: string[]): Promise<number> {
       },
     });
     if (values.remote && values["persist-to"]) throw new UsageError("--persist-to is for the local database; leave it out with --remote");
-    const target: Target = { remote: values.remote === true, persistTo: values["persist-to"] };
+    // After `npm run deploy`, --remote reaches the database whose id it wrote into wrangler.deploy.toml.
+    const target: Target = { remote: values.remote === true, persistTo: values["persist-to"], config: values.remote ? deployConfigIfAny() : undefined };
     const result = await handler(values, target);
     process.stdout.write(JSON.stringify(result) + "\n");
     return 0;

@@ -7,8 +7,10 @@
  * Then a person invited with the admin CLI sets a password in Chromium, and
  * both clients connect by URL alone with OAuth through their SDK's own OAuth
  * client support, the sign-in and consent done in the browser by Playwright.
- * Last, `npm start` itself (a taken port; stopping it with SIGTERM and SIGINT),
- * and that the README's tool tables are what `npm run -s catalog` prints.
+ * Last, `npm start` itself (a taken port; its minute cron lapsing a claim
+ * lease; stopping it with SIGTERM and SIGINT), that the README's tool tables
+ * are what `npm run -s catalog` prints, and `npm run deploy` against a
+ * stand-in wrangler on PATH.
  * Prints one line per check and `e2e: N passed, M failed`; exits 1 on any
  * failure. Whatever happens, it stops the server and the browser and removes
  * the directory, and checks that nothing it started is left running.
@@ -25,8 +27,10 @@ import { httpEdges, taskLife, toolList, type TokenRole } from "./lib/e2e-checks.
 import { Receiver, webhookDeliveries } from "./lib/e2e-webhooks.ts";
 import { oauthFlows } from "./lib/e2e-oauth-checks.ts";
 import { catalogCheck, startScriptChecks, stopStartScripts } from "./lib/e2e-start.ts";
+import { deployChecks } from "./lib/e2e-deploy.ts";
 
-const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15 * 60_000);
+// The claim lease that lapses under npm start alone waits up to two minutes.
+const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20 * 60_000);
 const AGENT = "e2e-agent";
 const ALLOWED_ORIGIN = INSPECTOR_ORIGINS[0];
 const ROLES: { role: TokenRole; args: string[] }[] = [
@@ -177,6 +181,7 @@ async function main(): Promise<void> {
 
   await startScriptChecks(checks, join(stack.dir, "npm-start"));
   await catalogCheck(checks);
+  await deployChecks(checks);
 }
 
 main()

@@ -3,7 +3,8 @@
  * (schema once, then any new migrations; a demo account with a person who
  * signs in and four tokens on the first run), prints the MCP URL, the sign-in
  * details, the tokens and client configurations, then serves the Worker with
- * `wrangler dev` until stopped. SIGINT (Ctrl-C) or SIGTERM stops wrangler and
+ * `wrangler dev` until stopped, running the Cron Triggers of wrangler.toml on
+ * their schedule (scripts/lib/scheduled.ts). SIGINT (Ctrl-C) or SIGTERM stops wrangler and
  * everything it started, then this process.
  * The data lives in wrangler's default `.wrangler/state`, the same local D1
  * that `npm run admin` uses without flags, so a second start keeps it;
@@ -16,6 +17,7 @@ import { ROOT, type Target } from "./lib/d1.ts";
 import { DEMO_AGENT, DEMO_ROLES, demoFile, ensureDemo, ensureDevVars, ensureSchema, type DemoRole } from "./lib/demo.ts";
 import { claudeDesktopConfig, cursorConfig, indent, vscodeConfig } from "../src/domain/client-config.ts";
 import { INSPECTOR_ORIGINS, nextFreePort, portProblem, WRANGLER_JS, waitForHealth, wranglerDevArgs, wranglerEnv } from "./lib/dev-server.ts";
+import { configuredCrons, runCronsOnSchedule, unsupportedCrons } from "./lib/scheduled.ts";
 import { supervise } from "./lib/supervise.ts";
 
 const HOST = "127.0.0.1";
@@ -151,8 +153,17 @@ async function main(): Promise<void> {
   });
 
   const stopped = () => (child.exitCode !== null || child.signalCode !== null ? "exited" : null);
-  waitForHealth(`http://${HOST}:${port}`, 180_000, stopped).then(
-    () => console.log(`\nTaskgate is serving MCP at ${prepared.url} and the web console at ${prepared.url.replace(/\/mcp$/, "/")} (sign-in and tokens are above; Ctrl-C stops it).\n`),
+  const origin = `http://${HOST}:${port}`;
+  waitForHealth(origin, 180_000, stopped).then(
+    () => {
+      console.log(`\nTaskgate is serving MCP at ${prepared.url} and the web console at ${origin}/ (sign-in and tokens are above; Ctrl-C stops it).`);
+      // The Cron Triggers, as deployed: wrangler dev does not fire them itself.
+      const crons = configuredCrons();
+      for (const c of unsupportedCrons(crons)) console.error(`The cron "${c}" of wrangler.toml is not run locally (only numbers, *, ranges, lists and steps are).`);
+      const stop = runCronsOnSchedule(origin, crons, (line) => console.error(line));
+      child.on("exit", stop);
+      console.log(`Cron Triggers run on their schedule (UTC): ${crons.map((c) => `"${c}"`).join(", ")}; the daily one now: npm run -s scheduled -- daily\n`);
+    },
     () => {},
   );
 }

@@ -34,7 +34,7 @@ async function remove(p: Person, id: string) {
   return p.b.post("/webhooks/remove", { csrf: field(html, "csrf"), webhook_id: id });
 }
 
-const SECRET = /<pre class="secret" aria-label="Signing secret">(whsec_[A-Za-z0-9_-]{43})<\/pre>/;
+const SECRET = /<pre class="secret" aria-label="Signing secret">(whsec_[A-Za-z0-9+/]{43}=)<\/pre>/;
 
 describe("the webhooks page", () => {
   it("is in the navigation; adds an endpoint and shows its secret once; lists it without the secret; removes it", async () => {

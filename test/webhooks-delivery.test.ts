@@ -1,13 +1,14 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { verifyTaskgateSignature } from "../examples/verify-webhook.mjs";
-import { importConnectorKey } from "../src/connectors/crypto.ts";
+import { importConnectorKey, sealText } from "../src/connectors/crypto.ts";
 import { newEvent, type TaskgateEvent } from "../src/domain/events.ts";
 import { listWebhooks, openSecret, planWebhook, removeWebhook, type WebhookTarget } from "../src/db/webhooks.ts";
-import { WebhookInputError } from "../src/domain/webhooks.ts";
-import { retryDelaySeconds } from "../src/webhooks/deliver.ts";
+import { secretContext } from "../src/db/webhook-sql.ts";
+import { standardWebhookSecret, WebhookInputError } from "../src/domain/webhooks.ts";
+import { deliverEvent, retryDelaySeconds } from "../src/webhooks/deliver.ts";
 import { connect, seedAccount } from "./helpers.ts";
-import { addHook, consume, deliveryRows, fakeReceivers, waitFor, workerEnv } from "./webhooks.helpers.ts";
+import { addHook, consume, deliveryRows, fakeReceivers, verifyStandard, waitFor, workerEnv } from "./webhooks.helpers.ts";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -102,6 +103,11 @@ describe("retries and giving up", () => {
     const [a, b] = [seen.find((r) => r.url.includes("flaky"))!, seen[2]];
     expect(a.body).toBe(b.body);
     expect(await verifyTaskgateSignature(flaky.secret, b.headers["taskgate-signature"], b.body)).toBe(true);
+    // Standard Webhooks: the same webhook-id on every attempt (a receiver de-duplicates by it), each attempt signed anew.
+    expect(a.headers["webhook-id"]).toBe(event.id);
+    expect(b.headers["webhook-id"]).toBe(event.id);
+    expect(verifyStandard(flaky.secret, a)).toEqual(event);
+    expect(verifyStandard(flaky.secret, b)).toEqual(event);
   });
 
   it("a receiver that does not answer within 10 s is abandoned for this attempt; redirects are not followed", async () => {
@@ -193,7 +199,8 @@ describe("endpoints", () => {
     const acc = await seedAccount("Sealed hooks");
     const one = await oldHook(acc.accountId, "https://one.example.test/hook");
     const two = await oldHook(acc.accountId, "https://two.example.test/hook");
-    expect(one.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(one.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(standardWebhookSecret(one.secret)).toBe(one.secret);
     const rows = (await env.DB.prepare("SELECT id, account_id, url, secret, secret_prefix FROM webhooks WHERE account_id = ? ORDER BY created_at, id").bind(acc.accountId).all<WebhookTarget & { secret_prefix: string }>()).results;
     for (const r of rows) {
       expect(r.secret).toMatch(/^v1:/);
@@ -216,5 +223,46 @@ describe("endpoints", () => {
     expect(await removeWebhook(env.DB, other.accountId, two.webhook.id)).toBe(false);
     expect(await deliveryRows(one.webhook.id)).toEqual([]);
     expect((await listWebhooks(env.DB, acc.accountId)).map((w) => w.id)).toEqual([two.webhook.id]);
+  });
+});
+
+describe("Standard Webhooks and the older Taskgate-Signature", () => {
+  it("a secret made by an earlier version (base64url) keeps working: the old snippet with it as it is, the library with its base64 form", async () => {
+    const seen = fakeReceivers();
+    const acc = await seedAccount("Old secret");
+    const hook = await oldHook(acc.accountId, "https://old.example.test/hook");
+    const raw = crypto.getRandomValues(new Uint8Array(32));
+    raw[0] = 0xfb; // base64url "-" or "_" in the text: a form the library's strict base64 refuses as it is
+    const old = `whsec_${Buffer.from(raw).toString("base64url")}`;
+    expect(old).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const envelope = await sealText(await importConnectorKey(env.CONNECTOR_KEY), secretContext(acc.accountId, hook.webhook.id), old);
+    await env.DB.prepare("UPDATE webhooks SET secret = ? WHERE id = ?").bind(envelope, hook.webhook.id).run();
+
+    const event = completed(acc.accountId);
+    await consume(event, 1);
+    expect(seen).toHaveLength(1);
+    const [r] = seen;
+    expect(await verifyTaskgateSignature(old, r.headers["taskgate-signature"], r.body)).toBe(true);
+    // The README's conversion, and the library verifying with its result.
+    const converted = "whsec_" + Buffer.from(old.slice(6), "base64url").toString("base64");
+    expect(converted).toBe(standardWebhookSecret(old));
+    expect(verifyStandard(converted, r)).toEqual(event);
+    expect(() => verifyStandard(old, r)).toThrow();
+    // Both schemes sign the same attempt at the same second.
+    expect(r.headers["taskgate-signature"]).toMatch(new RegExp(`^t=${r.headers["webhook-timestamp"]},v1=[0-9a-f]{64}$`));
+  });
+
+  it("a delivery older than five minutes is refused by the library (replays), a tampered id too", async () => {
+    const seen = fakeReceivers();
+    const acc = await seedAccount("Replays");
+    const hook = await oldHook(acc.accountId, "https://replay.example.test/hook");
+    const event = completed(acc.accountId);
+    await deliverEvent(workerEnv, event, 1, Date.now() - 10 * 60_000);
+    expect(() => verifyStandard(hook.secret, seen[0])).toThrow(/too old/);
+    expect(await verifyTaskgateSignature(hook.secret, seen[0].headers["taskgate-signature"], seen[0].body)).toBe(false);
+    vi.restoreAllMocks();
+    const fresh = fakeReceivers();
+    await consume(completed(acc.accountId), 1);
+    expect(() => verifyStandard(hook.secret, { ...fresh[0], headers: { ...fresh[0].headers, "webhook-id": "wev_other" } })).toThrow(/No matching signature/);
   });
 });

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
 import { vi } from "vitest";
 import worker from "../src/index.ts";
 import { createWebhook } from "../src/db/webhooks.ts";
@@ -78,4 +79,12 @@ export async function deliveryRows(webhookId: string) {
       .bind(webhookId)
       .all<{ event_id: string; event_type: string; status: string; attempts: number; last_status: number | null; last_error: string | null }>()
   ).results;
+}
+
+/**
+ * Verifies a delivery as a receiver does with the `standardwebhooks` library:
+ * the raw body and the request's headers; returns the parsed event or throws.
+ */
+export function verifyStandard(secret: string, r: Pick<Received, "headers" | "body">): unknown {
+  return new Webhook(secret).verify(r.body, r.headers);
 }

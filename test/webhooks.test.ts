@@ -5,7 +5,7 @@ import { verifyTaskgateSignature } from "../examples/verify-webhook.mjs";
 import { claimLapsedEvent } from "../src/domain/events.ts";
 import { enqueueEvents } from "../src/webhooks/queue.ts";
 import { connect, seedAccount } from "./helpers.ts";
-import { addHook, consume, deliveryRows, fakeReceivers, sleep, waitFor, workerEnv, type Received } from "./webhooks.helpers.ts";
+import { addHook, consume, deliveryRows, fakeReceivers, sleep, verifyStandard, waitFor, workerEnv, type Received } from "./webhooks.helpers.ts";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -51,6 +51,13 @@ describe("webhook events through the queue", () => {
       expect(await verifyTaskgateSignature(secret, r.headers["taskgate-signature"], r.body)).toBe(true);
       expect(await verifyTaskgateSignature(foreign.secret, r.headers["taskgate-signature"], r.body)).toBe(false);
       expect(await verifyTaskgateSignature(secret, r.headers["taskgate-signature"], r.body.replace("}", ' }'))).toBe(false);
+      // Standard Webhooks, verified with the standardwebhooks library as a receiver would.
+      expect(verifyStandard(secret, r)).toEqual(r.event);
+      expect(() => verifyStandard(foreign.secret, r)).toThrow(/No matching signature/);
+      expect(() => verifyStandard(secret, { ...r, body: r.body.replace("}", " }") })).toThrow(/No matching signature/);
+      expect(r.headers["webhook-id"]).toBe(r.event.id);
+      expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+      expect(Math.abs(Number(r.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(60);
       expect(r.headers["taskgate-event"]).toBe(r.event.type);
       expect(r.headers["taskgate-event-id"]).toBe(r.event.id);
       expect(r.headers["content-type"]).toBe("application/json");

@@ -16,6 +16,10 @@ const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 export interface Target {
   remote: boolean;
   persistTo?: string;
+  /** A wrangler configuration other than wrangler.toml (`npm run deploy` writes wrangler.deploy.toml with the real ids). */
+  config?: string;
+  /** A wrangler executable to run instead of the project's own (the one `npm run deploy` found on PATH). */
+  wrangler?: string;
 }
 
 /** A literal for wrangler's SQL text: strings quoted, '' doubled. */
@@ -39,7 +43,8 @@ export function render(s: Sql): string {
 }
 
 function where(target: Target): string[] {
-  return target.remote ? ["--remote"] : ["--local", ...(target.persistTo ? ["--persist-to", target.persistTo] : [])];
+  const config = target.config ? ["--config", target.config] : [];
+  return target.remote ? ["--remote", ...config] : ["--local", ...(target.persistTo ? ["--persist-to", target.persistTo] : []), ...config];
 }
 
 /**
@@ -54,10 +59,10 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-function runD1(command: string[], env: NodeJS.ProcessEnv): string {
+function runD1(target: Target, command: string[], env: NodeJS.ProcessEnv): string {
   for (let attempt = 1; ; attempt++) {
     try {
-      return runD1Once(command, env);
+      return runD1Once(target, command, env);
     } catch (e) {
       if (!(e instanceof BusyError) || attempt > BUSY_RETRIES) throw e;
       pause(150 * attempt);
@@ -67,8 +72,9 @@ function runD1(command: string[], env: NodeJS.ProcessEnv): string {
 
 class BusyError extends Error {}
 
-function runD1Once(command: string[], env: NodeJS.ProcessEnv): string {
-  const res = spawnSync(process.execPath, [WRANGLER, "d1", ...command], {
+function runD1Once(target: Target, command: string[], env: NodeJS.ProcessEnv): string {
+  const [file, args] = target.wrangler ? [target.wrangler, ["d1", ...command]] : [process.execPath, [WRANGLER, "d1", ...command]];
+  const res = spawnSync(file, args, {
     cwd: ROOT,
     encoding: "utf8",
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_D1_WARNING: "true", CI: process.env.CI ?? "", ...env },
@@ -85,7 +91,7 @@ function runD1Once(command: string[], env: NodeJS.ProcessEnv): string {
 }
 
 function wrangler(target: Target, args: string[]): string {
-  return runD1(["execute", "taskgate", ...where(target), "--yes", ...args], {});
+  return runD1(target, ["execute", "taskgate", ...where(target), "--yes", ...args], {});
 }
 
 /**
@@ -94,7 +100,7 @@ function wrangler(target: Target, args: string[]): string {
  * a prompt. This is how a database made by an older checkout catches up.
  */
 export function applyMigrations(target: Target): void {
-  runD1(["migrations", "apply", "taskgate", ...where(target)], { CI: "1" });
+  runD1(target, ["migrations", "apply", "taskgate", ...where(target)], { CI: "1" });
 }
 
 /** Runs statements as one file (atomic in D1). */

@@ -66,9 +66,9 @@ export function stopCommands(): void {
  * Runs a command in its own process group without blocking the event loop (so
  * the overall timeout can still fire, and stopCommands can stop it and its children).
  */
-export function run(file: string, args: string[], timeoutMs: number): Promise<{ stdout: string; stderr: string }> {
+export function run(file: string, args: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: ROOT, env: wranglerEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(file, args, { cwd: ROOT, env: { ...wranglerEnv(), ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     running.add(child);
     let stdout = "";
     let stderr = "";
@@ -92,8 +92,8 @@ export function run(file: string, args: string[], timeoutMs: number): Promise<{ 
 }
 
 /** `npm run admin -- …` against the temporary database; returns its one line of JSON. */
-export async function admin(persistTo: string, args: string[]): Promise<Record<string, string>> {
-  const { stdout } = await run(process.execPath, ["--no-warnings", join(ROOT, "scripts", "admin.ts"), ...args, "--persist-to", persistTo], 120_000);
+export async function admin(persistTo: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Record<string, string>> {
+  const { stdout } = await run(process.execPath, ["--no-warnings", join(ROOT, "scripts", "admin.ts"), ...args, "--persist-to", persistTo], 120_000, env);
   return JSON.parse(stdout.trim().split("\n").pop() as string);
 }
 

@@ -1,7 +1,8 @@
 /**
  * `npm start` itself, end to end: it refuses a taken port before printing or
  * writing anything, and SIGTERM or SIGINT sent to its own process stops
- * wrangler and workerd before it exits. Runs `npm start` (through the npm
+ * wrangler and workerd before it exits; the minute cron it runs lapses a
+ * claim lease (scripts/lib/e2e-crons.ts). Runs `npm start` (through the npm
  * that runs the e2e script) with --persist-to a temporary directory, so the
  * project's own local state is never touched.
  */
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { ROOT } from "./d1.ts";
 import { freePort, waitForHealth, wranglerEnv } from "./dev-server.ts";
 import { assert, equal, type Checks } from "./e2e-harness.ts";
+import { cronSchedule, dailyOnRequest, leaseLapsesUnderStart } from "./e2e-crons.ts";
 
 const START = join(ROOT, "scripts", "start.ts");
 
@@ -130,23 +132,34 @@ export async function startScriptChecks(c: Checks, stateDir: string): Promise<vo
     }
   });
 
+  await c.run("npm start's cron schedule: the crons of wrangler.toml, matched by minute (UTC)", cronSchedule);
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    await c.run(`npm start, then ${signal} to its own process: wrangler and workerd stop, then it exits`, async () => {
-      const port = await freePort();
-      const s = startScript(port, stateDir);
-      try {
-        await stopsOn(signal, s, port);
-      } finally {
-        killTree(s.child);
+    const port = await freePort();
+    const s = startScript(port, stateDir);
+    try {
+      if (signal === "SIGTERM") {
+        // The same server first shows the Cron Triggers running as deployed.
+        await c.run("npm start runs the minute cron: an agent's one-minute claim lease lapses and claim.lapsed is delivered", async () => {
+          await waitForHealth(`http://127.0.0.1:${port}`, 180_000, () => exitedWhy(s));
+          await leaseLapsesUnderStart(port, stateDir);
+        });
+        await c.run("npm run -s scheduled -- daily runs the daily job on the npm start server now (and says so when none answers)", async () => dailyOnRequest(port, await freePort()));
       }
-    });
+      await c.run(`npm start, then ${signal} to its own process: wrangler and workerd stop, then it exits`, () => stopsOn(signal, s, port));
+    } finally {
+      killTree(s.child);
+    }
   }
+}
+
+/** Why the started `npm start` is gone (its exit and last words), or null while it runs. */
+function exitedWhy(s: Started): string | null {
+  return s.child.exitCode !== null || s.child.signalCode !== null ? `exit ${s.child.exitCode ?? s.child.signalCode}: ${s.stderr().slice(-500)}` : null;
 }
 
 /** Waits for the started server, sends `signal` to npm start, and checks that it and everything below it stopped. */
 async function stopsOn(signal: NodeJS.Signals, s: Started, port: number): Promise<void> {
-  const stopped = () => (s.child.exitCode !== null || s.child.signalCode !== null ? `exit ${s.child.exitCode ?? s.child.signalCode}: ${s.stderr().slice(-500)}` : null);
-  await waitForHealth(`http://127.0.0.1:${port}`, 180_000, stopped);
+  await waitForHealth(`http://127.0.0.1:${port}`, 180_000, () => exitedWhy(s));
   assert(/Taskgate MCP server: http:\/\/127\.0\.0\.1:\d+\/mcp/.test(s.stdout()), "it printed the URL");
   const below = descendants(s.child.pid as number);
   assert(below.length >= 2, `expected wrangler and workerd below npm start, found ${below.length} processes`);

@@ -2,10 +2,12 @@
  * The webhook checks of the end-to-end script: a real HTTP receiver on this
  * machine, endpoints made with the admin CLI, events caused through MCP and
  * delivered by the local Queue of `wrangler dev`, each verified with the
- * README's snippet (examples/verify-webhook.mjs).
+ * standardwebhooks library and with the README's snippet for the older
+ * Taskgate-Signature (examples/verify-webhook.mjs).
  */
 import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
+import { Webhook } from "standardwebhooks";
 import { verifyTaskgateSignature } from "../../examples/verify-webhook.mjs";
 import { ROOT } from "./d1.ts";
 import { wranglerEnv } from "./dev-server.ts";
@@ -101,7 +103,8 @@ export async function webhookDeliveries(c: Checks, { dir, base, accountId, human
     equal(new Set(mine.map((d) => d.event.id)).size, 2, "distinct event ids");
     equal(mine[0].event.data.approval.id, waiting.approval.id, "the approval");
     for (const d of mine) {
-      assert(await verifyTaskgateSignature(hook.secret, d.headers["taskgate-signature"] as string, d.body), `signature of ${d.event.type} verifies`);
+      assert(await verifyTaskgateSignature(hook.secret, d.headers["taskgate-signature"] as string, d.body), `Taskgate-Signature of ${d.event.type} verifies`);
+      equal(JSON.stringify(new Webhook(hook.secret).verify(d.body, d.headers as Record<string, string>)), d.body, `standardwebhooks verifies ${d.event.type}`);
       equal(d.headers["taskgate-event-id"], d.event.id, "Taskgate-Event-Id");
       equal(d.event.account_id, accountId, "account_id");
       assert(!/tg_|whsec_/.test(d.body), "no token or secret in the body");

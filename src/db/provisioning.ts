@@ -14,6 +14,9 @@ export interface Sql {
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
 
+/** How many accounts the database has (`npm run deploy -- --email` invites a first person only into an empty one). */
+export const COUNT_ACCOUNTS_SQL: Sql = { sql: "SELECT count(*) AS n FROM accounts", params: [] };
+
 export function planAccount(name: string, now: string): { id: string; name: string; statements: Sql[] } {
   const id = newId(ID_PREFIX.account);
   return {

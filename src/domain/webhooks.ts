@@ -31,7 +31,7 @@ export function checkWebhookUrl(text: string, allowHttp: boolean): string {
   if (value.length > URL_MAX) throw new WebhookInputError(`url: at most ${URL_MAX} characters`);
   const problem = outboundProblem(url, { webhook: true, local: allowHttp });
   if (problem) throw new WebhookInputError(`url: ${problem}`);
-  if (url.username || url.password) throw new WebhookInputError("url: must not carry a user name or password; a receiver checks the Taskgate-Signature header instead");
+  if (url.username || url.password) throw new WebhookInputError("url: must not carry a user name or password; a receiver checks the webhook-signature header instead");
   if (url.hash) throw new WebhookInputError("url: must not have a #fragment");
   return url.toString();
 }
@@ -52,15 +52,37 @@ export function parseEventTypes(text: string): EventType[] {
   return EVENT_TYPES.filter((t) => items.includes(t));
 }
 
-function base64url(bytes: Uint8Array): string {
+const SECRET_PREFIX = "whsec_";
+
+/** Standard base64 (with padding) of some bytes. */
+export function toBase64(bytes: Uint8Array): string {
   let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(bin);
 }
 
-/** A signing secret: `whsec_` and 32 random bytes, base64url. */
+/**
+ * A signing secret: `whsec_` and 32 random bytes in base64, the form the
+ * Standard Webhooks libraries take as it is.
+ */
 export function newWebhookSecret(): string {
-  return `whsec_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+  return `${SECRET_PREFIX}${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
+}
+
+/**
+ * The key bytes of a secret: the base64 after `whsec_`. Secrets made by
+ * earlier versions are in base64url without padding; they decode to their bytes too.
+ */
+export function webhookKeyBytes(secret: string): Uint8Array {
+  const text = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
+  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+/** The secret in the form Standard Webhooks libraries take (`whsec_` and base64): the same key bytes. */
+export function standardWebhookSecret(secret: string): string {
+  return `${SECRET_PREFIX}${toBase64(webhookKeyBytes(secret))}`;
 }
 
 /** What a list may show of a secret. */

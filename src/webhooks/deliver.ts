@@ -12,7 +12,7 @@ import { deliveryProblem } from "../domain/webhooks.ts";
 import { ConnectorKeyError, importConnectorKey } from "../connectors/crypto.ts";
 import { openSecret, recordDeliveries, subscribersOf, type DeliveryStatus, type WebhookTarget } from "../db/webhooks.ts";
 import { VERSION, type Env } from "../env.ts";
-import { SIGNATURE_HEADER, signatureHeader } from "./signature.ts";
+import { deliveryHeaders } from "./signature.ts";
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const GIVE_UP_AFTER_MS = 24 * 3_600_000;
@@ -64,7 +64,7 @@ async function attempt(env: Env, key: CryptoKey | Error, target: WebhookTarget, 
         "user-agent": `Taskgate-Webhooks/${VERSION}`,
         "taskgate-event": event.type,
         "taskgate-event-id": event.id,
-        [SIGNATURE_HEADER]: await signatureHeader(secret, Math.floor(nowMs / 1000), body),
+        ...(await deliveryHeaders(secret, event.id, Math.floor(nowMs / 1000), body)),
       },
       body,
     });

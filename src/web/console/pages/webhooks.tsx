@@ -18,8 +18,8 @@ const Created: FC<{ w: NewWebhook }> = ({ w }) => (
   <section class="card created" aria-labelledby="h-new-webhook">
     <h2 id="h-new-webhook">Your new webhook</h2>
     <p>
-      <code>{w.url}</code> receives {w.events.join(", ")}. Copy its signing secret now: it is shown only once. Receivers verify the
-      <code> Taskgate-Signature</code> header with it.
+      <code>{w.url}</code> receives {w.events.join(", ")}. Copy its signing secret now: it is shown only once. Receivers verify each
+      delivery with it as <a href="https://www.standardwebhooks.com/">Standard Webhooks</a> (the <code>webhook-signature</code> header).
     </p>
     <pre class="secret" aria-label="Signing secret">{w.secret}</pre>
   </section>

@@ -1,0 +1,64 @@
+/**
+ * Accounts and the people who sign in, from the admin CLI (create-account,
+ * invite); `npm run deploy -- --email` makes the first person with the same
+ * commands against the deployed database.
+ */
+import { planAccount } from "../src/db/provisioning.ts";
+import { normalizeEmail, planInvite, setupUrl } from "../src/db/people-plans.ts";
+import { execute, query, type Target } from "./lib/d1.ts";
+import { accountMustExist, required, UsageError, type Values } from "./lib/cli.ts";
+
+export function createAccountCommand(values: Values, target: Target): { id: string; name: string } {
+  const name = required(values, "name");
+  if (name.length > 200) throw new UsageError("--name is limited to 200 characters");
+  const plan = planAccount(name, new Date().toISOString());
+  execute(target, plan.statements);
+  return { id: plan.id, name: plan.name };
+}
+
+export interface Invited {
+  person_id: string | null;
+  account_id: string;
+  email: string;
+  setup_url: string;
+  expires_at: string;
+}
+
+export async function inviteCommand(values: Values, target: Target): Promise<Invited> {
+  const accountId = required(values, "account");
+  const email = normalizeEmail(required(values, "email"));
+  const base = baseUrl(values, target);
+  let plan;
+  try {
+    plan = await planInvite(accountId, email, new Date().toISOString());
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  accountMustExist(target, accountId);
+  const owner = query<{ account_id: string }>(target, { sql: "SELECT account_id FROM people WHERE email = ?", params: [plan.email] });
+  if (owner.length > 0 && owner[0].account_id !== accountId) {
+    throw new UsageError(`${plan.email} already signs in to account ${owner[0].account_id}; an email belongs to one account`);
+  }
+  execute(target, plan.statements);
+  const person = query<{ id: string }>(target, { sql: "SELECT id FROM people WHERE email = ?", params: [plan.email] });
+  console.error("Send this link to the person: it works once, until it expires.");
+  return { person_id: person[0]?.id ?? null, account_id: accountId, email: plan.email, setup_url: setupUrl(base, plan.secret), expires_at: plan.expiresAt };
+}
+
+/** Where the setup link points: --url, or the local server `npm start` runs. */
+function baseUrl(values: Values, target: Target): string {
+  const raw = typeof values.url === "string" ? values.url.trim() : "";
+  if (!raw) {
+    if (target.remote) throw new UsageError("--url https://your-taskgate-host is needed with --remote: the link must point at the deployed Worker");
+    return `http://127.0.0.1:${process.env.PORT || "8787"}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--url must be an origin like https://taskgate.example.com (got ${raw})`);
+  }
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new UsageError("--url must use https (http only for localhost)");
+  return url.origin;
+}
