@@ -3,7 +3,7 @@ import {
   type McpRequestContext, type RequestId,
 } from "@modelcontextprotocol/server";
 import { VERSION } from "../env.ts";
-import { callTool, listToolsFor, outputSchemaOf, type CallScope } from "./registry.ts";
+import { callTool, listResultFor, outputSchemaOf, type CallScope } from "./registry.ts";
 import { PRESETS, TOOLSETS } from "./toolsets.ts";
 import { acceptsJson, cachedList, listRequestKey } from "./list-cache.ts";
 
@@ -116,7 +116,7 @@ function serverFor(ctx: McpRequestContext): Server {
     { name: "taskgate", title: "Taskgate", version: VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, cacheHints: { "tools/list": TOOLS_LIST_CACHE } },
   );
-  server.setRequestHandler("tools/list", async () => ({ tools: listToolsFor(scope.principal, scope.toolsets) }));
+  server.setRequestHandler("tools/list", async () => listResultFor(scope.principal, scope.toolsets));
   const setAside = setAsideOf(ctx);
   server.setRequestHandler("tools/call", async (request, call) => {
     const { name, arguments: args } = request.params;
