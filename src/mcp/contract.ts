@@ -81,17 +81,31 @@ function withoutFingerprint<T extends Described>(tool: T): T {
   return { ...tool, _meta: meta };
 }
 
+/** The canonical JSON of each fingerprinted tool as hashed, so that every list's catalog fingerprint reuses it. */
+const hashedText = new WeakMap<object, string>();
+
+function canonicalText(tool: Described): string {
+  return hashedText.get(tool) ?? canonicalJson(withoutFingerprint(tool));
+}
+
 /** SHA-256 (hex) of the tool's canonical JSON (sorted keys, no whitespace), its own fingerprint left out. */
 export function fingerprintOf(tool: Described): string {
-  return sha256HexSync(canonicalJson(withoutFingerprint(tool)));
+  return sha256HexSync(canonicalText(tool));
 }
 
 /** The tool with its fingerprint last in its `_meta`. */
 export function fingerprinted<T extends Described>(tool: T): T {
-  return { ...tool, _meta: { ...tool._meta, [FINGERPRINT_KEY]: fingerprintOf(tool) } };
+  const text = canonicalText(tool);
+  const out = { ...tool, _meta: { ...tool._meta, [FINGERPRINT_KEY]: sha256HexSync(text) } };
+  hashedText.set(out, text);
+  return out;
 }
 
-/** SHA-256 (hex) of the canonical JSON of the listed tools, in order, each without its fingerprint. */
+/**
+ * SHA-256 (hex) of the canonical JSON of the listed tools, in order, each
+ * without its fingerprint: the canonical JSON of an array is its members'
+ * joined by commas in brackets, so each tool's text is made once.
+ */
 export function catalogFingerprint(tools: readonly Described[]): string {
-  return sha256HexSync(canonicalJson(tools.map(withoutFingerprint)));
+  return sha256HexSync(`[${tools.map(canonicalText).join(",")}]`);
 }
