@@ -1,13 +1,19 @@
 /**
  * The size of a tools/list answer, as the bench prints it and a test asserts
- * it: bytes of the JSON-encoded tool objects, in all and for what a model
- * reads (name, title, description, inputSchema, annotations; hosts hand the
- * output schema to their validator, not to the model), each part on its own.
+ * it: bytes of the JSON-encoded tool objects (their `_meta` counted apart),
+ * for what a model reads (name, title, description, inputSchema, annotations;
+ * hosts hand the output schema to their validator, not to the model), and
+ * for the `_meta` hosts and gateways read (what the server enforces, the
+ * fingerprints), each part on its own.
  * Imports nothing of the server, so it measures whatever a client received.
  */
 
-/** Targets for a person's write token (the whole catalog), bytes a tool on average. */
-export const TOOL_BYTES_TARGETS = { total: 600, model: 450 } as const;
+/**
+ * Targets for a person's write token (the whole catalog), bytes a tool on
+ * average. `model` allows the one sentence the consent tools say to the model
+ * (that the call must come from the person); `meta` is never given to a model.
+ */
+export const TOOL_BYTES_TARGETS = { total: 600, model: 455, meta: 300 } as const;
 
 export interface ListedTool {
   name: string;
@@ -21,15 +27,17 @@ export interface ListedTool {
 
 export interface ToolBytes {
   tools: number;
-  /** JSON bytes of all tool objects. */
+  /** JSON bytes of all tool objects, without their `_meta`. */
   total: number;
   /** JSON bytes of the model-readable part of all tool objects. */
   model: number;
-  perTool: { total: number; model: number };
+  /** JSON bytes of the tools' `_meta`. */
+  meta: number;
+  perTool: { total: number; model: number; meta: number };
   /** JSON bytes of each part's values, summed over the tools. */
   parts: { namesAndTitles: number; descriptions: number; inputSchemas: number; annotations: number; outputSchemas: number };
   targets: typeof TOOL_BYTES_TARGETS;
-  ok: { total: boolean; model: boolean };
+  ok: { total: boolean; model: boolean; meta: boolean };
 }
 
 const MODEL_KEYS = ["name", "title", "description", "inputSchema", "annotations"] as const;
@@ -39,9 +47,12 @@ const bytes = (value: unknown): number => (value === undefined ? 0 : new TextEnc
 export function measureTools(tools: ListedTool[]): ToolBytes {
   let total = 0;
   let model = 0;
+  let meta = 0;
   const parts = { namesAndTitles: 0, descriptions: 0, inputSchemas: 0, annotations: 0, outputSchemas: 0 };
   for (const t of tools) {
-    total += bytes(t);
+    const { _meta, ...definition } = t;
+    total += bytes(definition);
+    meta += bytes(_meta);
     model += bytes(Object.fromEntries(MODEL_KEYS.filter((k) => t[k] !== undefined).map((k) => [k, t[k]])));
     parts.namesAndTitles += bytes(t.name) + bytes(t.title);
     parts.descriptions += bytes(t.description);
@@ -50,15 +61,16 @@ export function measureTools(tools: ListedTool[]): ToolBytes {
     parts.outputSchemas += bytes(t.outputSchema);
   }
   const n = Math.max(tools.length, 1);
-  const perTool = { total: total / n, model: model / n };
+  const perTool = { total: total / n, model: model / n, meta: meta / n };
   return {
     tools: tools.length,
     total,
     model,
+    meta,
     perTool,
     parts,
     targets: TOOL_BYTES_TARGETS,
-    ok: { total: perTool.total <= TOOL_BYTES_TARGETS.total, model: perTool.model <= TOOL_BYTES_TARGETS.model },
+    ok: { total: perTool.total <= TOOL_BYTES_TARGETS.total, model: perTool.model <= TOOL_BYTES_TARGETS.model, meta: perTool.meta <= TOOL_BYTES_TARGETS.meta },
   };
 }
 
@@ -71,8 +83,9 @@ export function formatToolBytes(b: ToolBytes): string {
   return [
     `| tools/list for a person's write token (${b.tools} tools) | bytes | a tool | target |`,
     "|---|---:|---:|---|",
-    `| all (JSON tool objects) | ${kb(b.total)} | ${b.perTool.total.toFixed(0)} | ≤ ${b.targets.total} a tool ${mark(b.ok.total)} |`,
+    `| all (JSON tool objects, without _meta) | ${kb(b.total)} | ${b.perTool.total.toFixed(0)} | ≤ ${b.targets.total} a tool ${mark(b.ok.total)} |`,
     `| what a model reads (name, title, description, input schema, annotations) | ${kb(b.model)} | ${b.perTool.model.toFixed(0)} | ≤ ${b.targets.model} a tool ${mark(b.ok.model)} |`,
+    `| _meta for hosts and gateways (enforcement, trust, fingerprint) | ${kb(b.meta)} | ${b.perTool.meta.toFixed(0)} | ≤ ${b.targets.meta} a tool ${mark(b.ok.meta)} |`,
     `| names and titles | ${kb(b.parts.namesAndTitles)} | ${per(b.parts.namesAndTitles)} | |`,
     `| descriptions | ${kb(b.parts.descriptions)} | ${per(b.parts.descriptions)} | |`,
     `| input schemas | ${kb(b.parts.inputSchemas)} | ${per(b.parts.inputSchemas)} | |`,

@@ -12,14 +12,16 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./http/app-env.ts";
 import { refuseQueryTokens } from "./http/auth.ts";
+import { CATALOG_PATH, serveCatalog } from "./http/catalog.ts";
 import { originCheck } from "./http/origin.ts";
+import { canonicalOrigin } from "./http/url-text.ts";
 import { tagRequest } from "./http/request-id.ts";
 import { MAX_BODY_BYTES } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
 import { queue, scheduled } from "./jobs.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
 import { pingDatabase } from "./db/account.ts";
-import { canonicalOrigin, providerFor, serveTokenCall, TOKEN_PATH } from "./oauth/provider.ts";
+import { providerFor, serveTokenCall, TOKEN_PATH } from "./oauth/provider.ts";
 import { serveTokenEndpoint } from "./oauth/token-endpoint.ts";
 
 export const app = new Hono<AppEnv>();
@@ -72,6 +74,9 @@ app.get("/ready", async (c) => {
     return c.json({ ok: false, reason: "database unavailable" }, 503);
   }
 });
+
+/** The tool catalog with its fingerprints and what the server enforces, for review before connecting (src/http/catalog.ts). */
+app.get(CATALOG_PATH, () => serveCatalog());
 
 const methodNotAllowed = () =>
   new Response(JSON.stringify({ error: "method_not_allowed", error_description: "MCP is served statelessly: use POST /mcp." }), {

@@ -45,11 +45,11 @@ describe("GET /health and /ready", () => {
 });
 
 describe("bearer auth", () => {
-  it("no token → 401 with a Bearer challenge naming the resource metadata and the required scope", async () => {
+  it("no token → 401 with a Bearer challenge naming the resource metadata and every scope", async () => {
     const res = await post(LIST);
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe(
-      'Bearer realm="OAuth", resource_metadata="https://taskgate.test/.well-known/oauth-protected-resource/mcp", scope="tasks:read"',
+      'Bearer realm="OAuth", resource_metadata="https://taskgate.test/.well-known/oauth-protected-resource/mcp", scope="tasks:read tasks:write"',
     );
   });
 
@@ -128,7 +128,7 @@ describe("a tg_ token's calls without the provider's routing", () => {
       const res = await worker.fetch!(req as never, uncached, createExecutionContext());
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe(
-        'Bearer realm="OAuth", resource_metadata="https://taskgate.test/.well-known/oauth-protected-resource/mcp", error="invalid_token", scope="tasks:read"',
+        'Bearer realm="OAuth", resource_metadata="https://taskgate.test/.well-known/oauth-protected-resource/mcp", error="invalid_token", scope="tasks:read tasks:write"',
       );
       expect(res.headers.get("x-d1-calls"), "one lookup, not one by the edge and another by the provider").toBe("1");
     }

@@ -1,31 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { TOOL_NAMES } from "../src/mcp/effects.ts";
-import { canonicalOrigin } from "../src/oauth/provider.ts";
-import { pathAndQuery } from "../src/http/url-text.ts";
+import { canonicalOrigin, pathAndQuery } from "../src/http/url-text.ts";
 import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 
 const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 describe("discovery: from a 401 to the authorization server", () => {
-  it("POST /mcp (and a path below it) without a token: 401 naming the resource metadata and the required scope", async () => {
+  it("POST /mcp (and a path below it) without a token: 401 naming the resource metadata and every scope", async () => {
     for (const url of [MCP_URL, `${MCP_URL}/x/tasks`]) {
       const res = await workerFetch(url, { method: "POST", headers: MCP_HEADERS, body: LIST });
       expect(res.status, url).toBe(401);
       const challenge = res.headers.get("www-authenticate") ?? "";
       expect(challenge).toMatch(/^Bearer realm="OAuth"/);
-      expect(challenge).toContain('scope="tasks:read"');
+      expect(challenge).toContain('scope="tasks:read tasks:write"');
       if (url === MCP_URL) expect(challenge).toContain('resource_metadata="https://taskgate.test/.well-known/oauth-protected-resource/mcp"');
     }
   });
 
-  it("RFC 9728 protected resource metadata: the /mcp URL, this origin as the authorization server, the read scope", async () => {
+  it("RFC 9728 protected resource metadata: the /mcp URL, this origin as the authorization server, every scope", async () => {
     const res = await workerFetch("https://taskgate.test/.well-known/oauth-protected-resource/mcp");
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
       resource: "https://taskgate.test/mcp",
       authorization_servers: ["https://taskgate.test"],
-      scopes_supported: ["tasks:read"],
+      scopes_supported: ["tasks:read", "tasks:write"],
       bearer_methods_supported: ["header"],
       resource_name: "Taskgate",
     });

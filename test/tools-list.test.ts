@@ -105,7 +105,7 @@ describe("tools/list as announced", () => {
     expect(bytes.tools).toBe(TOOL_NAMES.length);
     // What the client received is what the registry describes: the bench's figures are the same.
     expect(bytes).toEqual(measureTools(describeAllTools() as never));
-    expect(bytes.ok, formatToolBytes(bytes)).toEqual({ total: true, model: true });
+    expect(bytes.ok, formatToolBytes(bytes)).toEqual({ total: true, model: true, meta: true });
     await client.close();
   });
 

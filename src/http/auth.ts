@@ -7,7 +7,7 @@
  * provider sends, for a grant that D1 refuses.
  */
 import type { MiddlewareHandler } from "hono";
-import { READ_SCOPE } from "../domain/grants.ts";
+import { OAUTH_SCOPES } from "../domain/grants.ts";
 import type { AppEnv } from "./app-env.ts";
 
 /** RFC 9728: where a client finds out how to get a token for this origin's /mcp. */
@@ -15,11 +15,27 @@ export function resourceMetadataUrl(request: Request): string {
   return `${new URL(request.url).origin}/.well-known/oauth-protected-resource/mcp`;
 }
 
-/** 401 with the provider's challenge: the resource metadata, the required scope, and why. */
+/** Every scope the server supports, as its challenges and metadata name them. */
+export const ALL_SCOPES = OAUTH_SCOPES.join(" ");
+
+/** 401 with the provider's challenge: the resource metadata, the scopes, and why. */
 export function invalidToken(request: Request, description: string): Response {
-  const challenge = `Bearer realm="OAuth", resource_metadata="${resourceMetadataUrl(request)}", error="invalid_token", scope="${READ_SCOPE}", error_description="${description}"`;
+  const challenge = `Bearer realm="OAuth", resource_metadata="${resourceMetadataUrl(request)}", error="invalid_token", scope="${ALL_SCOPES}", error_description="${description}"`;
   return new Response(JSON.stringify({ error: "invalid_token", error_description: description }), {
     status: 401,
+    headers: { "content-type": "application/json", "cache-control": "no-store", "www-authenticate": challenge },
+  });
+}
+
+/**
+ * 403 with the authorization spec's scope challenge: the access token is
+ * valid but its grant does not reach this call. A host can ask the person to
+ * authorize again with every scope named here (step-up).
+ */
+export function insufficientScope(request: Request, description: string): Response {
+  const challenge = `Bearer realm="OAuth", error="insufficient_scope", scope="${ALL_SCOPES}", resource_metadata="${resourceMetadataUrl(request)}", error_description="${description}"`;
+  return new Response(JSON.stringify({ error: "insufficient_scope", error_description: description }), {
+    status: 403,
     headers: { "content-type": "application/json", "cache-control": "no-store", "www-authenticate": challenge },
   });
 }

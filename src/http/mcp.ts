@@ -11,7 +11,7 @@ import type { Principal } from "../domain/principal.ts";
 import { resolveCredential, touchIfDue, type Resolution } from "../db/principals.ts";
 import type { ResolvedToken } from "../db/tokens.ts";
 import { serveMcp } from "../mcp/server.ts";
-import { invalidToken } from "./auth.ts";
+import { insufficientScope, invalidToken } from "./auth.ts";
 import { requestIdOf } from "./request-id.ts";
 import { readToolSelection } from "./toolsets.ts";
 
@@ -65,6 +65,8 @@ async function grantPrincipal(
   return { principal: scope === p.scope ? p : { ...p, scope }, resolved: r.resolved };
 }
 
+const STEP_UP = "This call changes data and this app's access is read-only; authorize it again with tasks:write to make it.";
+
 export const mcpApi = {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const c = ctx as ProviderContext;
@@ -75,14 +77,18 @@ export const mcpApi = {
     const nowMs = Date.now();
     let principal: Principal;
     let resolved: ResolvedToken;
-    if (isTokenProps(c.props)) {
-      ({ principal, resolved } = c.props.resolution);
+    const oauth = !isTokenProps(c.props);
+    if (!oauth) {
+      ({ principal, resolved } = (c.props as TokenProps).resolution);
     } else {
       const g = await grantPrincipal(request, env, c, nowMs);
       if (g instanceof Response) return g;
       ({ principal, resolved } = g);
     }
     touchIfDue(env.DB, resolved, nowMs, (p) => ctx.waitUntil(p));
-    return serveMcp(request, { env, principal, requestId: requestIdOf(request), toolsets, waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) });
+    const scope = { env, principal, requestId: requestIdOf(request), toolsets, waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) };
+    // An app can ask the person for more (step-up); a tg_ token's scope is fixed, and its call gets the registry's refusal.
+    const onWriteScopeMissing = oauth && principal.scope === "read" ? () => insufficientScope(request, STEP_UP) : undefined;
+    return serveMcp(request, scope, { onWriteScopeMissing });
   },
 };

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env.ts";
+import { canonicalOrigin } from "./url-text.ts";
 
 function allowedOrigins(raw: string | undefined): Set<string> {
   return new Set((raw ?? "").split(",").map((o) => o.trim()).filter(Boolean));
@@ -8,12 +9,16 @@ function allowedOrigins(raw: string | undefined): Set<string> {
 /**
  * Browsers send Origin; a page on a foreign origin must not drive a user's
  * MCP session (DNS rebinding, drive-by calls). Requests without Origin
- * (desktop hosts, CLIs, servers) pass; listed origins also get CORS headers.
+ * (desktop hosts, CLIs, servers) pass, and so do pages of the server's own
+ * origin: the request's, when it may be an OAuth origin (https, which only
+ * reaches the Worker on its own hosts, or loopback http). A rebound name
+ * (http://evil.example:8787 pointing at a local server) is neither, so it is
+ * refused like any foreign origin. Listed origins also get CORS headers.
  */
 export function originCheck(): MiddlewareHandler<AppEnv> {
   return async function originCheck(c, next) {
     const origin = c.req.header("origin");
-    if (!origin) return next();
+    if (!origin || origin === canonicalOrigin(c.req.url)) return next();
     if (!allowedOrigins(c.env.ALLOWED_ORIGINS).has(origin)) {
       return c.json({ error: "forbidden_origin", error_description: `Origin ${origin} may not call this server; add it to ALLOWED_ORIGINS.` }, 403);
     }

@@ -15,3 +15,21 @@ export function pathAndQuery(href: string): { pathname: string; search: string }
   return { pathname: href.slice(start, q), search: q + 1 === end ? "" : href.slice(q, end) };
 }
 
+/**
+ * The origin of a request's URL as an OAuth identifier, or null when it may
+ * not be one (plain http off loopback). `href` is a request's URL as the
+ * runtime gives it, already serialized (lower-case scheme and host, no
+ * default port), so the origin is its text up to the path.
+ */
+export function canonicalOrigin(href: string): string | null {
+  const https = href.startsWith("https://");
+  if (!https && !href.startsWith("http://")) return null;
+  const hostStart = https ? 8 : 7;
+  const pathStart = href.indexOf("/", hostStart);
+  const origin = pathStart < 0 ? href : href.slice(0, pathStart);
+  if (https) return origin;
+  const host = origin.slice(hostStart);
+  const hostname = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
+  const loopback = hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return loopback ? origin : null;
+}

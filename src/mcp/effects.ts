@@ -190,6 +190,34 @@ export const CLAIM_GUARDED_TOOLS = set(
   "link_calendar_event", "unlink_calendar_event",
 );
 
+/**
+ * Calls whose result holds only what the server or a person wrote: ids,
+ * counts, states, settings, and agent names a person chose. Every other
+ * tool's result may carry text an agent or an outsider wrote (titles, notes,
+ * comments, run events, questions, label and project names, OAuth apps'
+ * names, what the connected apps hold): a model should read it as data,
+ * never as instructions. A new tool is untrusted until it is listed here.
+ */
+export const PLAIN_RESULT_TOOLS = set(
+  "delete_task", "delete_project", "delete_step", "delete_comment", "restore_from_trash",
+  "list_agents", "get_workload", "pause_agent", "resume_agent",
+  "disconnect_connector", "get_account_settings", "update_account_settings",
+);
+
+/** Results that may carry text an agent or an outsider wrote (every tool but PLAIN_RESULT_TOOLS). */
+export const UNTRUSTED_CONTENT_TOOLS: ReadonlySet<ToolName> = new Set(TOOL_NAMES.filter((n) => !PLAIN_RESULT_TOOLS.has(n)));
+
+/**
+ * Calls whose result describes only the caller itself (its token, its
+ * account's name, the limits that apply), none of the account's records.
+ * Every other tool returns the account's private data: tasks, projects,
+ * comments, runs, agents, settings, tokens, or what a connected app holds.
+ */
+export const SELF_ONLY_TOOLS = set("whoami");
+
+/** Results that carry the account's private data (every tool but SELF_ONLY_TOOLS). */
+export const PRIVATE_DATA_TOOLS: ReadonlySet<ToolName> = new Set(TOOL_NAMES.filter((n) => !SELF_ONLY_TOOLS.has(n)));
+
 export interface ToolAnnotations {
   title: string;
   readOnlyHint: boolean;

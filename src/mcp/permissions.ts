@@ -45,6 +45,11 @@ export const HUMAN_ONLY: Partial<Record<ToolName, { decides: string; instead: st
   },
 };
 
+/** Whether write scope is all this principal lacks for this tool (a person's read grant, or an agent's on an agent's tool). */
+export function lacksOnlyWriteScope(p: Principal, name: ToolName): boolean {
+  return WRITE_TOOLS.has(name) && p.scope !== "write" && (p.kind === "human" || !HUMAN_TOOLS.has(name));
+}
+
 /**
  * Why this principal may not call this tool, or null when it may. The one
  * permission rule: tools/list filters with it and tools/call enforces it.

@@ -18,6 +18,7 @@ import { ALL_TOOLS_SELECTED, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
 import type { AnyTool, GuardError, ToolContext, Write } from "./tool.ts";
 import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema } from "./json-schema.ts";
+import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "./contract.ts";
 
 export interface ToolDescriptor {
   name: ToolName;
@@ -27,51 +28,76 @@ export interface ToolDescriptor {
   outputSchema: JsonObjectSchema;
   /** The four hints; the title is the tool's own `title` (hosts read that first), not repeated here. */
   annotations: Omit<ToolAnnotations, "title">;
+  /** What the server enforces, the trust of the result and the fingerprint (contract.ts). */
+  _meta: Record<string, unknown>;
 }
+
+/** A tools/list result: the tools and the fingerprint of the catalog they make. */
+export type ToolList = {
+  tools: ToolDescriptor[];
+  _meta: { [CATALOG_KEY]: string };
+};
 
 const TOOLS = new Map<string, AnyTool>(ALL_TOOLS.map((t) => [t.name, t]));
 
 let descriptors: ToolDescriptor[] | undefined;
 
 /**
- * Every tool described for tools/list: JSON Schemas and hints computed once per
- * isolate (this cache is safe to lose), so a request only filters.
+ * Every tool described for tools/list: JSON Schemas, hints, `_meta` and
+ * fingerprints computed once per isolate (this cache is safe to lose), so a
+ * request only filters.
  */
 export function describeAllTools(): ToolDescriptor[] {
   // In catalog order (effects.ts), whatever order the tool files register in: a stable list helps hosts' prompt caches.
   descriptors ??= TOOL_NAMES.map((name) => TOOLS.get(name) as AnyTool).map((t) => {
     const { title, ...annotations } = annotationsFor(t.name);
-    return {
+    return fingerprinted({
       name: t.name,
       title,
-      description: t.description,
+      description: describedFor(t.name, t.description),
       inputSchema: announcedInput(t.input),
       outputSchema: announcedOutput(t.output),
       annotations,
-    };
+      _meta: toolMeta(t.name),
+    });
   });
   return descriptors;
+}
+
+let catalog: ToolList | undefined;
+
+/** The whole catalog with its fingerprint, as the well-known document publishes it. */
+export function fullCatalog(): ToolList {
+  catalog ??= { tools: describeAllTools(), _meta: { [CATALOG_KEY]: catalogFingerprint(describeAllTools()) } };
+  return catalog;
 }
 
 /** What decides which tools a principal may call: its kind, scope and pause (see permissions.ts). */
 export const principalClass = (p: Principal): string => `${p.kind}/${p.scope}${p.paused ? "/paused" : ""}`;
 
-const lists = new Map<string, ToolDescriptor[]>();
+const lists = new Map<string, ToolList>();
 
 /**
- * The tools this principal may call among those the connection selected, in
- * catalog order, hints derived from the effect sets. One array per principal
- * class and selection, kept per isolate (safe to lose): a request only looks it up.
+ * The tools/list result of this principal among the tools the connection
+ * selected, in catalog order, with the fingerprint of that list. One result
+ * per principal class and selection, kept per isolate (safe to lose): a
+ * request only looks it up.
  */
-export function listToolsFor(p: Principal, selection: ToolSelection = ALL_TOOLS_SELECTED): ToolDescriptor[] {
+export function listResultFor(p: Principal, selection: ToolSelection = ALL_TOOLS_SELECTED): ToolList {
   const key = `${principalClass(p)}|${selection.key}`;
   let list = lists.get(key);
   if (!list) {
     if (lists.size >= 1024) lists.clear();
-    list = describeAllTools().filter((d) => selection.tools.has(d.name) && refusal(p, d.name) === null);
+    const tools = describeAllTools().filter((d) => selection.tools.has(d.name) && refusal(p, d.name) === null);
+    list = { tools, _meta: { [CATALOG_KEY]: catalogFingerprint(tools) } };
     lists.set(key, list);
   }
   return list;
+}
+
+/** The tools this principal may call among those the connection selected (see listResultFor). */
+export function listToolsFor(p: Principal, selection: ToolSelection = ALL_TOOLS_SELECTED): ToolDescriptor[] {
+  return listResultFor(p, selection).tools;
 }
 
 let byName: Map<string, ToolDescriptor> | undefined;

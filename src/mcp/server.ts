@@ -1,11 +1,13 @@
 import {
-  createMcpHandler, isJsonContentType, MissingRequiredClientCapabilityError, Server, UnsupportedProtocolVersionError,
+  createMcpHandler, isJsonContentType, MissingRequiredClientCapabilityError, ProtocolErrorCode, Server, UnsupportedProtocolVersionError,
   type McpRequestContext, type RequestId,
 } from "@modelcontextprotocol/server";
 import { VERSION } from "../env.ts";
-import { callTool, listToolsFor, outputSchemaOf, type CallScope } from "./registry.ts";
-import { PRESETS, TOOLSETS } from "./toolsets.ts";
+import { callTool, listResultFor, outputSchemaOf, type CallScope } from "./registry.ts";
 import { acceptsJson, cachedList, listRequestKey } from "./list-cache.ts";
+import { isToolName } from "./effects.ts";
+import { lacksOnlyWriteScope } from "./permissions.ts";
+import { ALL_TOOLS_SELECTED, PRESETS, TOOLSETS } from "./toolsets.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -47,27 +49,53 @@ function setAsideOf(ctx: McpRequestContext): SetAside | undefined {
  * registry then gets the original and answers like any other argument error.
  * `null` is left to mean "no arguments".
  */
-function setAsideNonObjectArguments(body: unknown): SetAside {
+function setAsideNonObjectArguments(message: unknown): SetAside {
   const setAside: SetAside = new Map();
-  for (const message of Array.isArray(body) ? body : [body]) {
-    if (!message || typeof message !== "object" || (message as { method?: unknown }).method !== "tools/call") continue;
-    const { id, params } = message as { id?: RequestId; params?: Record<string, unknown> };
-    if (id === undefined || !params || typeof params !== "object" || !("arguments" in params)) continue;
-    const args = params.arguments;
-    if (args === null) delete params.arguments;
-    else if (typeof args !== "object" || Array.isArray(args)) {
-      setAside.set(id, args);
-      params.arguments = {};
-    }
+  if (!message || typeof message !== "object" || (message as { method?: unknown }).method !== "tools/call") return setAside;
+  const { id, params } = message as { id?: RequestId; params?: Record<string, unknown> };
+  if (id === undefined || !params || typeof params !== "object" || !("arguments" in params)) return setAside;
+  const args = params.arguments;
+  if (args === null) delete params.arguments;
+  else if (typeof args !== "object" || Array.isArray(args)) {
+    setAside.set(id, args);
+    params.arguments = {};
   }
   return setAside;
+}
+
+/**
+ * A JSON-RPC batch (an array body): refused in every era with one error.
+ * 2026-07-28 has no batches and 2025-06-18 removed them; answering some of
+ * them (or one) would leave a client guessing which of its calls ran. None did.
+ */
+function batchRefused(): Response {
+  const error = { code: ProtocolErrorCode.InvalidRequest, message: "JSON-RPC batches are not supported: send each request in its own POST." };
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error }), { status: 400, headers: { "content-type": "application/json" } });
+}
+
+/** Whether this body is one tools/call that only the caller's missing write scope refuses. */
+function wantsWriteScope(body: unknown, scope: CallScope): boolean {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return false;
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  const name = method === "tools/call" && params && typeof params === "object" ? params.name : undefined;
+  if (typeof name !== "string" || !isToolName(name) || !(scope.toolsets ?? ALL_TOOLS_SELECTED).tools.has(name)) return false;
+  return lacksOnlyWriteScope(scope.principal, name);
+}
+
+export interface ServeOptions {
+  /**
+   * The answer to a tools/call that only the missing write scope refuses, for
+   * a caller that can get it by asking again (an OAuth grant: the edge's
+   * step-up challenge). Without it, such a call gets the registry's refusal.
+   */
+  onWriteScopeMissing?: () => Response;
 }
 
 /**
  * POST /mcp for an authenticated caller: reads a JSON body once (the SDK is
  * given the parsed body) and serves it with the request's scope.
  */
-export async function serveMcp(request: Request, scope: CallScope): Promise<Response> {
+export async function serveMcp(request: Request, scope: CallScope, options: ServeOptions = {}): Promise<Response> {
   const authInfo = (setAsideArguments?: SetAside) => ({
     token: scope.principal.tokenId,
     clientId: scope.principal.tokenId,
@@ -89,6 +117,8 @@ export async function serveMcp(request: Request, scope: CallScope): Promise<Resp
     return mcpHandler.fetch(again(text), { authInfo: authInfo() });
   }
   if (parsedBody === undefined) return mcpHandler.fetch(again(text), { authInfo: authInfo() });
+  if (Array.isArray(parsedBody)) return batchRefused();
+  if (options.onWriteScopeMissing && wantsWriteScope(parsedBody, scope)) return options.onWriteScopeMissing();
   const list = listRequestKey(request, parsedBody, scope.principal, scope.toolsets);
   if (list) {
     return cachedList(list.key, list.id, parsedBody as Record<string, unknown>, acceptsJson(request.headers.get("accept")), (body) =>
@@ -116,7 +146,7 @@ function serverFor(ctx: McpRequestContext): Server {
     { name: "taskgate", title: "Taskgate", version: VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, cacheHints: { "tools/list": TOOLS_LIST_CACHE } },
   );
-  server.setRequestHandler("tools/list", async () => ({ tools: listToolsFor(scope.principal, scope.toolsets) }));
+  server.setRequestHandler("tools/list", async () => listResultFor(scope.principal, scope.toolsets));
   const setAside = setAsideOf(ctx);
   server.setRequestHandler("tools/call", async (request, call) => {
     const { name, arguments: args } = request.params;

@@ -18,7 +18,7 @@ import { CLIENT_REGISTRATION_SECONDS, REGISTRATION_BODY_MAX_BYTES, registrationP
 import { looksLikeToken, hashToken } from "../domain/tokens.ts";
 import { resolveCredential } from "../db/principals.ts";
 import { authCacheMs, mcpApi, type TokenProps } from "../http/mcp.ts";
-import { pathAndQuery } from "../http/url-text.ts";
+import { canonicalOrigin, pathAndQuery } from "../http/url-text.ts";
 import { webApp } from "../web/app.ts";
 import { authorizeRoutes } from "./authorize.tsx";
 import { onCodeOrRefresh } from "./grants.ts";
@@ -28,25 +28,6 @@ export const TOKEN_PATH = "/oauth/token";
 export const REGISTER_PATH = "/oauth/register";
 
 const pages = webApp(authorizeRoutes);
-
-/**
- * The origin of a request's URL as an OAuth identifier, or null when it may
- * not be one (plain http off loopback). `href` is a request's URL as the
- * runtime gives it, already serialized (lower-case scheme and host, no
- * default port), so the origin is its text up to the path.
- */
-export function canonicalOrigin(href: string): string | null {
-  const https = href.startsWith("https://");
-  if (!https && !href.startsWith("http://")) return null;
-  const hostStart = https ? 8 : 7;
-  const pathStart = href.indexOf("/", hostStart);
-  const origin = pathStart < 0 ? href : href.slice(0, pathStart);
-  if (https) return origin;
-  const host = origin.slice(hostStart);
-  const hostname = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
-  const loopback = hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-  return loopback ? origin : null;
-}
 
 function options(origin: string): OAuthProviderOptions<Env> {
   return {
@@ -58,7 +39,9 @@ function options(origin: string): OAuthProviderOptions<Env> {
     clientRegistrationEndpoint: REGISTER_PATH,
     clientIdMetadataDocumentEnabled: true,
     scopesSupported: [...OAUTH_SCOPES],
-    requiredScopes: [READ_SCOPE],
+    // Advertised (the resource metadata, the 401 challenge), not enforced: the registry refuses by scope, and a
+    // write call with a read grant gets the step-up challenge (src/http/mcp.ts).
+    requiredScopes: [...OAUTH_SCOPES],
     resourceMetadata: {
       resource: `${origin}/mcp`,
       authorization_servers: [origin],

@@ -145,7 +145,7 @@ const decisionOutput = z.object({
 
 const approveTask = defineTool({
   name: "approve_task",
-  description: "A person approves a task's pending approval: the task is done. Returns task, approval, next_occurrence.",
+  description: "Approve a task's pending approval: the task is done. Returns task, approval, next_occurrence.",
   input: z.strictObject({
     task_id: taskId,
     note: reason.optional().meta({ detail: "an optional note kept on the approval" }),
@@ -226,7 +226,7 @@ const rejectionComment = (reason: string) => `Rejected: ${reason}`;
 
 const rejectTask = defineTool({
   name: "reject_task",
-  description: "A person rejects a task's pending approval: the task goes back to in_progress, the reason becomes a comment. Returns task.",
+  description: "Reject a task's pending approval: it goes back to in_progress, the reason becomes a comment. Returns task.",
   input: z.strictObject({ task_id: taskId, reason: reason.meta({ detail: "what must change; the agent reads it as a comment" }) }),
   output: decisionOutput.extend({ comment_id: z.string().nullable() }),
   async handler(ctx, args) {

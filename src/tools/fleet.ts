@@ -248,7 +248,7 @@ const pauseOutput = z.object({ agent: agentShape, changed: z.boolean() });
 
 const pauseAgent = defineTool({
   name: "pause_agent",
-  description: "A person pauses an agent: its tokens may only read until resume_agent. Returns agent.",
+  description: "Pause an agent: its tokens may only read until resume_agent. Returns agent.",
   input: pauseInput,
   output: pauseOutput,
   handler: (ctx, args) => setAgentPause(ctx, args.agent, true, args.reason),
@@ -256,7 +256,7 @@ const pauseAgent = defineTool({
 
 const resumeAgent = defineTool({
   name: "resume_agent",
-  description: "A person lifts an agent's pause: its write tokens may write again. Returns agent.",
+  description: "Lift an agent's pause: its write tokens may write again. Returns agent.",
   input: pauseInput,
   output: pauseOutput,
   handler: (ctx, args) => setAgentPause(ctx, args.agent, false, args.reason),
