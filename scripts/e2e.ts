@@ -7,6 +7,8 @@
  * Then a person invited with the admin CLI sets a password in Chromium, and
  * both clients connect by URL alone with OAuth through their SDK's own OAuth
  * client support, the sign-in and consent done in the browser by Playwright.
+ * The official MCP conformance suite runs against the same server with a real
+ * token (its verdicts reviewed in scripts/lib/e2e-conformance.ts).
  * Last, `npm start` itself (a taken port; stopping it with SIGTERM and SIGINT),
  * and that the README's tool tables are what `npm run -s catalog` prints.
  * Prints one line per check and `e2e: N passed, M failed`; exits 1 on any
@@ -25,6 +27,7 @@ import { httpEdges, taskLife, toolList, type TokenRole } from "./lib/e2e-checks.
 import { Receiver, webhookDeliveries } from "./lib/e2e-webhooks.ts";
 import { oauthFlows } from "./lib/e2e-oauth-checks.ts";
 import { catalogCheck, startScriptChecks, stopStartScripts } from "./lib/e2e-start.ts";
+import { conformance } from "./lib/e2e-conformance.ts";
 
 const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15 * 60_000);
 const AGENT = "e2e-agent";
@@ -138,6 +141,8 @@ async function main(): Promise<void> {
   if (!ready) return;
   const { accountId, tokens } = ready;
   await httpEdges(checks, stack.base, tokens["human write"], ALLOWED_ORIGIN);
+  const suiteRoles: TokenRole[] = ["human write", "agent read"];
+  await conformance(checks, stack.base, suiteRoles.map((role) => ({ role, token: tokens[role] })), stack.dir);
 
   const byEra = {} as Record<Era, Partial<Record<TokenRole, McpSession>>>;
   for (const era of ["modern", "legacy"] as const) {
