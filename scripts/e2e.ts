@@ -7,6 +7,8 @@
  * Then a person invited with the admin CLI sets a password in Chromium, and
  * both clients connect by URL alone with OAuth through their SDK's own OAuth
  * client support, the sign-in and consent done in the browser by Playwright.
+ * The official MCP conformance suite runs against the same server with a real
+ * token (its verdicts reviewed in scripts/lib/e2e-conformance.ts).
  * Last, `npm start` itself (a taken port; its minute cron lapsing a claim
  * lease; stopping it with SIGTERM and SIGINT), that the README's tool tables
  * are what `npm run -s catalog` prints, and `npm run deploy` against a
@@ -28,6 +30,7 @@ import { Receiver, webhookDeliveries } from "./lib/e2e-webhooks.ts";
 import { oauthFlows } from "./lib/e2e-oauth-checks.ts";
 import { catalogCheck, startScriptChecks, stopStartScripts } from "./lib/e2e-start.ts";
 import { deployChecks } from "./lib/e2e-deploy.ts";
+import { conformance } from "./lib/e2e-conformance.ts";
 
 // The claim lease that lapses under npm start alone waits up to two minutes.
 const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20 * 60_000);
@@ -142,6 +145,8 @@ async function main(): Promise<void> {
   if (!ready) return;
   const { accountId, tokens } = ready;
   await httpEdges(checks, stack.base, tokens["human write"], ALLOWED_ORIGIN);
+  const suiteRoles: TokenRole[] = ["human write", "agent read"];
+  await conformance(checks, stack.base, suiteRoles.map((role) => ({ role, token: tokens[role] })), stack.dir);
 
   const byEra = {} as Record<Era, Partial<Record<TokenRole, McpSession>>>;
   for (const era of ["modern", "legacy"] as const) {

@@ -70,10 +70,10 @@ export async function leaseLapsesUnderStart(port: number, stateDir: string): Pro
 /** `npm run -s scheduled -- daily` against the server on `port`; and against nothing, a clear refusal. */
 export async function dailyOnRequest(port: number, freePort: number): Promise<void> {
   const script = join(ROOT, "scripts", "scheduled.ts");
-  const { stdout } = await run(process.execPath, ["--no-warnings", script, "daily"], 60_000, { PORT: String(port) });
+  const { stdout } = await run(process.execPath, ["--no-warnings", script, "daily"], 60_000, { env: { PORT: String(port) } });
   const out = JSON.parse(stdout.trim());
   equal(out.cron, cronByName("daily"), "the daily cron");
-  const refused = await run(process.execPath, ["--no-warnings", script, "daily"], 60_000, { PORT: String(freePort) }).then(
+  const refused = await run(process.execPath, ["--no-warnings", script, "daily"], 60_000, { env: { PORT: String(freePort) } }).then(
     () => "",
     (e: Error) => e.message,
   );

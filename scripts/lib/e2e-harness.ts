@@ -62,13 +62,21 @@ export function stopCommands(): void {
   running.clear();
 }
 
+export interface RunOptions {
+  /** Added to the environment wrangler gets. */
+  env?: Record<string, string>;
+  /** Exit codes that count as finished, not failed (0 only unless given). */
+  exitCodes?: number[];
+}
+
 /**
  * Runs a command in its own process group without blocking the event loop (so
  * the overall timeout can still fire, and stopCommands can stop it and its children).
  */
-export function run(file: string, args: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string }> {
+export function run(file: string, args: string[], timeoutMs: number, options: RunOptions = {}): Promise<{ stdout: string; stderr: string; code: number }> {
+  const exitCodes = options.exitCodes ?? [0];
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: ROOT, env: { ...wranglerEnv(), ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(file, args, { cwd: ROOT, env: { ...wranglerEnv(), ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     running.add(child);
     let stdout = "";
     let stderr = "";
@@ -84,7 +92,7 @@ export function run(file: string, args: string[], timeoutMs: number, env: NodeJS
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       running.delete(child);
-      if (code === 0) return resolve({ stdout, stderr });
+      if (code !== null && exitCodes.includes(code)) return resolve({ stdout, stderr, code });
       const detail = stderr.trim().split("\n").slice(-3).join(" | ") || `exit ${code ?? signal}`;
       reject(new Error(`${name} failed: ${detail}`));
     });
