@@ -42,15 +42,7 @@ export const SCENARIOS: Record<string, Verdict> = {
   "server-initialize": { applies: true },
   ping: { applies: true },
   "tools-list": { applies: true },
-  "dns-rebinding-protection": {
-    applies: true,
-    pending: {
-      "localhost-host-valid-accepted": {
-        why: "expected after the origin fix: a request carrying the server's own origin is refused (403 forbidden_origin) unless listed in ALLOWED_ORIGINS",
-        fails: /got 403$/,
-      },
-    },
-  },
+  "dns-rebinding-protection": { applies: true },
   "logging-set-level": noCapability("logging/setLevel"),
   "completion-complete": noCapability("completion/complete on the reference server's prompts"),
   "tools-call-simple-text": fixtureTool("test_simple_text tool"),
