@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { indexComment } from "../src/db/search-index.ts";
 import { localDayStart } from "../src/tools/task-queries.ts";
 import { connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
@@ -23,10 +24,12 @@ async function task(c: TestClient, args: Record<string, unknown>) {
 async function addComment(accountId: string, taskId: string, body: string) {
   const id = `cmt_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
   const now = new Date().toISOString();
-  await sql(
-    "INSERT INTO comments (id, account_id, task_id, author_token_id, author, body, created_at, updated_at) VALUES (?, ?, ?, 'tok_x', 'human', ?, ?, ?)",
-    id, accountId, taskId, body, now, now,
-  );
+  await env.DB.batch([
+    env.DB.prepare(
+      "INSERT INTO comments (id, account_id, task_id, author_token_id, author, body, created_at, updated_at) VALUES (?, ?, ?, 'tok_x', 'human', ?, ?, ?)",
+    ).bind(id, accountId, taskId, body, now, now),
+    indexComment(env.DB, accountId, id, body),
+  ]);
 }
 
 async function collect(c: TestClient, tool: string, args: Record<string, unknown>): Promise<any[]> {

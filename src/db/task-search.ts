@@ -157,7 +157,7 @@ export async function listBlockedRows(
     "t.account_id = ?",
     "t.trash_id IS NULL",
     `(t.status = 'blocked' OR (${OPEN} AND EXISTS (
-        SELECT 1 FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on_id
+        SELECT 1 FROM task_dependencies d CROSS JOIN tasks b ON b.id = d.depends_on_id
          WHERE d.task_id = t.id AND d.account_id = t.account_id AND b.account_id = t.account_id
            AND b.trash_id IS NULL AND b.status NOT IN ('done', 'cancelled'))))`,
   ];
@@ -170,8 +170,9 @@ export async function listBlockedRows(
     db
       .prepare(
         `WITH pg AS (${pageSql})
-         SELECT d.task_id AS waiting_id, t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.depends_on_id
-          WHERE d.task_id IN (SELECT id FROM pg) AND d.account_id = ? AND t.account_id = d.account_id
+         SELECT d.task_id AS waiting_id, t.id, t.title, t.status
+           FROM pg CROSS JOIN task_dependencies d ON d.task_id = pg.id CROSS JOIN tasks t ON t.id = d.depends_on_id
+          WHERE d.account_id = ? AND t.account_id = d.account_id
             AND t.trash_id IS NULL AND t.status NOT IN ('done', 'cancelled')
           ORDER BY t.created_at, t.rid`,
       )
