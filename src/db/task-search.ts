@@ -1,4 +1,6 @@
-import { toFtsQuery } from "../domain/search-terms.ts";
+import { searchSql, type SearchQuery } from "./search-sql.ts";
+
+export { SEARCH_RANKED, type SearchQuery } from "./search-sql.ts";
 import type { CursorKey } from "./cursor.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 import type { DependencyRef } from "./dependencies.ts";
@@ -42,24 +44,11 @@ export async function listAssignedTasks(db: D1Database, q: MyTasksQuery): Promis
   return results;
 }
 
-export interface SearchQuery {
-  accountId: string;
-  /** The words to find (searchWords), the last one as a prefix. */
-  words: readonly string[];
-  projectId?: string;
-  statuses?: readonly string[];
-  offset: number;
-  limit: number;
-}
-
 export interface SearchRow extends TaskRow {
   score: number;
   /** The body of the best matching comment, or null when no comment holds every word. */
   comment_body: string | null;
 }
-
-/** How many of the newest matches search ranks: a bounded set, however large the account. */
-export const SEARCH_RANKED = 500;
 
 /**
  * Ranked matches among the account's SEARCH_RANKED newest live tasks whose
@@ -76,38 +65,8 @@ export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<Se
 
 /** The statement of searchTaskRows, to ride in a caller's batch. */
 export function selectSearchRows(db: D1Database, q: SearchQuery): D1PreparedStatement {
-  const where = ["t.account_id = ?2", "t.trash_id IS NULL"];
-  const binds: unknown[] = [toFtsQuery(q.accountId, q.words), q.accountId, q.limit + 1, q.offset, SEARCH_RANKED];
-  if (q.projectId) (where.push(`t.project_id = ?${binds.length + 1}`), binds.push(q.projectId));
-  if (q.statuses) {
-    const first = binds.length + 1;
-    where.push(`t.status IN (${q.statuses.map((_, i) => `?${first + i}`).join(", ")})`);
-    binds.push(...q.statuses);
-  }
-  return db
-    .prepare(
-      `WITH th AS (
-         SELECT t.rid, bm25(task_search, 10.0, 4.0) AS score
-           FROM task_search f CROSS JOIN tasks t ON t.rid = f.rowid
-          WHERE task_search MATCH ?1 AND ${where.join(" AND ")}
-          ORDER BY f.rowid DESC LIMIT ?5),
-       ch AS (
-         SELECT t.rid, bm25(comment_search) AS score, c.rowid AS crid
-           FROM comment_search f CROSS JOIN comments c ON c.rowid = f.rowid CROSS JOIN tasks t ON t.id = c.task_id
-          WHERE comment_search MATCH ?1 AND c.account_id = ?2 AND c.trash_id IS NULL AND ${where.join(" AND ")}
-          ORDER BY f.rowid DESC LIMIT ?5),
-       hits AS (
-         SELECT rid, sum(score) AS score, max(crid) AS crid FROM (
-           SELECT rid, score, NULL AS crid FROM th
-           UNION ALL
-           SELECT rid, min(score), crid FROM ch GROUP BY rid)
-          GROUP BY rid),
-       pg AS MATERIALIZED (SELECT rid, score, crid FROM hits ORDER BY score, rid DESC LIMIT ?3 OFFSET ?4)
-       SELECT ${TASK_COLUMNS}, pg.score, c.body AS comment_body
-         FROM pg CROSS JOIN tasks t ON t.rid = pg.rid LEFT JOIN comments c ON c.rowid = pg.crid
-        ORDER BY pg.score, pg.rid DESC`,
-    )
-    .bind(...binds);
+  const { sql, binds } = searchSql(q, TASK_COLUMNS);
+  return db.prepare(sql).bind(...binds);
 }
 
 export interface SubtaskRow extends TaskRow {
