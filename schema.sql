@@ -10,6 +10,8 @@ CREATE TABLE IF NOT EXISTS accounts (
   time_zone TEXT NOT NULL DEFAULT 'UTC',
   default_auto_ok INTEGER NOT NULL DEFAULT 0,
   trash_retention_days INTEGER NOT NULL DEFAULT 30,
+  -- Activity entries and run events older than this are removed by the daily job.
+  activity_retention_days INTEGER NOT NULL DEFAULT 180,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 );
@@ -195,6 +197,7 @@ CREATE TABLE IF NOT EXISTS run_events (
   created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS run_events_run ON run_events (run_id, created_at, id);
+CREATE INDEX IF NOT EXISTS run_events_account ON run_events (account_id, created_at, id);
 
 CREATE TABLE IF NOT EXISTS approvals (
   id TEXT PRIMARY KEY,
@@ -418,4 +421,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0002_people_sessions.sql'),
   ('0003_recurrence_webhooks.sql'),
   ('0004_claim_leases.sql'),
-  ('0005_search_per_account.sql');
+  ('0005_search_per_account.sql'),
+  ('0006_activity_retention.sql');

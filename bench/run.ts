@@ -11,7 +11,7 @@
  *                      `tenancy` alone: only the tenancy part, bench/tenancy.ts)
  *          --skip-catalog (leave out the D1 count of every tool)
  *          --others N (100: accounts beside the measured one in the tenancy part, each with --small tasks)
- *          --tenancy-calls N (10: sequential calls per tool, database and round in the tenancy part)
+ *          --tenancy-calls N (20: sequential calls per tool, database and round in the tenancy part)
  */
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -41,7 +41,7 @@ const { values: opts } = parseArgs({
     only: { type: "string", default: "" },
     "skip-catalog": { type: "boolean", default: false },
     others: { type: "string", default: "100" },
-    "tenancy-calls": { type: "string", default: "10" },
+    "tenancy-calls": { type: "string", default: "20" },
   },
 });
 const ONLY = new Set(opts.only.split(",").map((s) => s.trim()).filter(Boolean));

@@ -72,7 +72,7 @@ export async function findProjectWithCounts(
 export function selectProjectWithCounts(db: D1Database, accountId: string, id: string): D1PreparedStatement {
   return db
     .prepare(
-      `SELECT ${PROJECT_COLUMNS}, ${COUNT_COLUMNS}, a.trash_retention_days,
+      `SELECT ${PROJECT_COLUMNS}, ${COUNT_COLUMNS}, a.trash_retention_days, a.activity_retention_days,
               coalesce(p.default_auto_ok, a.default_auto_ok, 0) AS new_tasks_auto_ok
          FROM projects p JOIN accounts a ON a.id = p.account_id ${LIVE_TASKS_JOIN}
         WHERE p.id = ? AND p.account_id = ? AND p.trash_id IS NULL
@@ -230,7 +230,8 @@ export async function projectExportRows(db: D1Database, accountId: string, proje
       .bind(accountId, projectId, maxTasks),
   ]);
   return {
-    project: (project.results[0] as (CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number }) | undefined) ?? null,
+    project:
+      (project.results[0] as (CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number; activity_retention_days: number }) | undefined) ?? null,
     tasks: tasks.results as unknown as TaskRow[],
     steps: steps.results as unknown as ExportStepRow[],
     comments: comments.results as unknown as ExportCommentRow[],
