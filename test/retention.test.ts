@@ -6,9 +6,12 @@ import { connect, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 
 const DAY = 86_400_000;
 
-/** Milliseconds between an ISO time and `days` ago. */
+/** Milliseconds from `days` ago to kept_since, which is the next UTC midnight: under a day. */
 function offFrom(iso: string, days: number): number {
-  return Math.abs(Date.parse(iso) - (Date.now() - days * DAY));
+  expect(iso).toMatch(/T00:00:00\.000Z$/);
+  const off = Date.parse(iso) - (Date.now() - days * DAY);
+  expect(off).toBeGreaterThanOrEqual(-60_000);
+  return off - DAY;
 }
 
 describe("activity retention", () => {
