@@ -14,7 +14,7 @@ const MIGRATIONS = JSON.parse(env.MIGRATIONS) as Migration[];
 async function structure(db: D1Database): Promise<Record<string, unknown>> {
   const objects = await db
     .prepare(
-      "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'task_fts_%' ORDER BY type, name",
+      "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY type, name",
     )
     .all<{ type: string; name: string; tbl_name: string }>();
   const out: Record<string, unknown> = {};
