@@ -10,6 +10,8 @@ CREATE TABLE IF NOT EXISTS accounts (
   time_zone TEXT NOT NULL DEFAULT 'UTC',
   default_auto_ok INTEGER NOT NULL DEFAULT 0,
   trash_retention_days INTEGER NOT NULL DEFAULT 30,
+  -- Activity entries and run events older than this are removed by the daily job.
+  activity_retention_days INTEGER NOT NULL DEFAULT 180,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 );
@@ -195,6 +197,7 @@ CREATE TABLE IF NOT EXISTS run_events (
   created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS run_events_run ON run_events (run_id, created_at, id);
+CREATE INDEX IF NOT EXISTS run_events_account ON run_events (account_id, created_at, id);
 
 CREATE TABLE IF NOT EXISTS approvals (
   id TEXT PRIMARY KEY,
@@ -340,40 +343,27 @@ CREATE TABLE IF NOT EXISTS guard (
   CONSTRAINT guard CHECK (failed IS NULL)
 );
 
-CREATE VIRTUAL TABLE IF NOT EXISTS task_fts USING fts5(
-  title, notes, comments, task_id UNINDEXED, account_id UNINDEXED,
-  tokenize = 'unicode61 remove_diacritics 2'
+-- Full-text search, written by the app (src/db/search-index.ts): each word is
+-- stored as `<account key>_<word>` (src/domain/search-terms.ts), so an account's
+-- words are terms of their own and a search reads its own account's postings only.
+-- A task's title and notes (rowid = tasks.rid), and each comment apart (rowid =
+-- comments.rowid, no stored copy), so a new comment indexes its own words only.
+CREATE VIRTUAL TABLE IF NOT EXISTS task_search USING fts5(
+  title, notes,
+  tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS comment_search USING fts5(
+  body,
+  tokenize = "unicode61 remove_diacritics 2 tokenchars '_'",
+  content = '', contentless_delete = 1
 );
 
-CREATE TRIGGER IF NOT EXISTS tasks_fts_insert AFTER INSERT ON tasks BEGIN
-  INSERT INTO task_fts (rowid, title, notes, comments, task_id, account_id)
-  VALUES (new.rid, new.title, new.notes, '', new.id, new.account_id);
+CREATE TRIGGER IF NOT EXISTS tasks_search_delete AFTER DELETE ON tasks BEGIN
+  DELETE FROM task_search WHERE rowid = old.rid;
 END;
 
-CREATE TRIGGER IF NOT EXISTS tasks_fts_update AFTER UPDATE OF title, notes ON tasks BEGIN
-  UPDATE task_fts SET title = new.title, notes = new.notes WHERE rowid = new.rid;
-END;
-
-CREATE TRIGGER IF NOT EXISTS tasks_fts_delete AFTER DELETE ON tasks BEGIN
-  DELETE FROM task_fts WHERE rowid = old.rid;
-END;
-
-CREATE TRIGGER IF NOT EXISTS comments_fts_insert AFTER INSERT ON comments BEGIN
-  UPDATE task_fts SET comments = (
-    SELECT coalesce(group_concat(body, ' '), '') FROM comments WHERE task_id = new.task_id AND trash_id IS NULL
-  ) WHERE rowid = (SELECT rid FROM tasks WHERE id = new.task_id);
-END;
-
-CREATE TRIGGER IF NOT EXISTS comments_fts_update AFTER UPDATE OF body, trash_id ON comments BEGIN
-  UPDATE task_fts SET comments = (
-    SELECT coalesce(group_concat(body, ' '), '') FROM comments WHERE task_id = new.task_id AND trash_id IS NULL
-  ) WHERE rowid = (SELECT rid FROM tasks WHERE id = new.task_id);
-END;
-
-CREATE TRIGGER IF NOT EXISTS comments_fts_delete AFTER DELETE ON comments BEGIN
-  UPDATE task_fts SET comments = (
-    SELECT coalesce(group_concat(body, ' '), '') FROM comments WHERE task_id = old.task_id AND trash_id IS NULL
-  ) WHERE rowid = (SELECT rid FROM tasks WHERE id = old.task_id);
+CREATE TRIGGER IF NOT EXISTS comments_search_delete AFTER DELETE ON comments BEGIN
+  DELETE FROM comment_search WHERE rowid = old.rowid;
 END;
 
 -- People who sign in (an account's owners) with an email and a password
@@ -430,4 +420,6 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0001_idempotency_request_hash.sql'),
   ('0002_people_sessions.sql'),
   ('0003_recurrence_webhooks.sql'),
-  ('0004_claim_leases.sql');
+  ('0004_claim_leases.sql'),
+  ('0005_search_per_account.sql'),
+  ('0006_activity_retention.sql');

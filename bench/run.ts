@@ -7,8 +7,11 @@
  *
  * Options: --seconds N (5, per request, split over --rounds 5) --warmup N (1) --connections N (10)
  *          --small N (1000) --large N (100000) --keep (leave the temporary directory)
- *          --only a,b (load only these rows: tools/list and tool names; /health and /ready always)
+ *          --only a,b (load only these rows: tools/list and tool names; /health and /ready always;
+ *                      `tenancy` alone: only the tenancy part, bench/tenancy.ts)
  *          --skip-catalog (leave out the D1 count of every tool)
+ *          --others N (100: accounts beside the measured one in the tenancy part, each with --small tasks)
+ *          --tenancy-calls N (20: sequential calls per tool, database and round in the tenancy part)
  */
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -22,6 +25,8 @@ import { buildReport, type Bundle, type Row, type RowKind } from "./report.ts";
 import { formatToolBytes, measureTools, type ListedTool } from "./tool-bytes.ts";
 import { accountSql, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInserts, tokenSql } from "./seed.ts";
 import { admin, ROOT, runQuiet, startDev, WRANGLER, type DevServer } from "./worker.ts";
+import { runTenancy, tenancyMarkdown } from "./tenancy.ts";
+import { growthMarkdown } from "./growth.ts";
 import { catalogTable, countCatalog, planCatalogAccount, type CatalogCount } from "./catalog-run.ts";
 
 const { values: opts } = parseArgs({
@@ -35,17 +40,22 @@ const { values: opts } = parseArgs({
     keep: { type: "boolean", default: false },
     only: { type: "string", default: "" },
     "skip-catalog": { type: "boolean", default: false },
+    others: { type: "string", default: "100" },
+    "tenancy-calls": { type: "string", default: "20" },
   },
 });
 const ONLY = new Set(opts.only.split(",").map((s) => s.trim()).filter(Boolean));
 const loads = (name: string) => ONLY.size === 0 || ONLY.has(name);
+const TENANCY_ONLY = ONLY.size === 1 && ONLY.has("tenancy");
 const load: LoadSettings = {
   seconds: Number(opts.seconds),
   warmupSeconds: Number(opts.warmup),
   connections: Number(opts.connections),
   rounds: Math.max(1, Math.round(Number(opts.rounds))),
 };
-for (const [name, value] of Object.entries({ ...load, small: Number(opts.small), large: Number(opts.large) })) {
+const OTHERS = Number(opts.others);
+const TENANCY_CALLS = Number(opts["tenancy-calls"]);
+for (const [name, value] of Object.entries({ ...load, small: Number(opts.small), large: Number(opts.large), others: OTHERS, "tenancy-calls": TENANCY_CALLS })) {
   if (!Number.isFinite(value) || value < 0) {
     console.error(`--${name} must be a non-negative number`);
     process.exit(2);
@@ -76,7 +86,7 @@ const ALL_SPECS: ToolSpec[] = [
 ];
 const TOOL_SPECS = ALL_SPECS.filter((s) => loads(s.tool));
 for (const name of ONLY) {
-  if (name !== "tools/list" && !ALL_SPECS.some((s) => s.tool === name)) {
+  if (name !== "tools/list" && name !== "tenancy" && !ALL_SPECS.some((s) => s.tool === name)) {
     console.error(`--only: ${name} is not a row of the benchmark (tools/list, ${ALL_SPECS.map((s) => s.tool).join(", ")})`);
     process.exit(2);
   }
@@ -121,7 +131,17 @@ async function main(): Promise<void> {
   const devLog = createWriteStream(logPath);
   let dev: DevServer | null = null;
   let failed = false;
+  const tenancy = () =>
+    runTenancy(tmp, { tasks: SMALL, others: OTHERS, calls: TENANCY_CALLS, rounds: load.rounds, log, devLog }).then((t) => {
+      console.log(`\n${tenancyMarkdown(t, { tasks: SMALL, others: OTHERS })}\n\n${growthMarkdown(t.growth)}`);
+      console.log(`Tenancy targets met: ${t.ok ? "yes ✓" : "no (see ✗ above)"}; the other accounts were seeded in ${t.seedSeconds.toFixed(0)} s.`);
+      return t;
+    });
   try {
+    if (TENANCY_ONLY) {
+      await tenancy();
+      return;
+    }
     log(`bundle: wrangler deploy --dry-run`);
     const bundle = bundleSize(join(tmp, "bundle"));
 
@@ -262,6 +282,7 @@ async function main(): Promise<void> {
       dev = null;
     }
 
+    const tenancyReport = ONLY.size === 0 ? await tenancy() : null;
     const catalogReport = catalog ? catalogTable(catalogCounts) : null;
     const report = buildReport(
       [...rows.values()],
@@ -279,14 +300,14 @@ async function main(): Promise<void> {
       console.log(`\nD1 round trips of every tool of the catalog (auth included; warm: a token the Worker resolved a moment ago, cold: a token's first request):\n`);
       console.log(catalogReport.markdown);
     }
-    const allOk = report.allOk && (catalogReport?.allOk ?? true) && toolBytes.ok.total && toolBytes.ok.model && toolBytes.ok.meta;
+    const allOk = report.allOk && (catalogReport?.allOk ?? true) && (tenancyReport?.ok ?? true) && toolBytes.ok.total && toolBytes.ok.model && toolBytes.ok.meta;
     console.log(
       `\nD1 calls: x-d1-calls per request, auth included; "cold" is a token's first request (the token lookup, with its last-used bookkeeping in the same batch).` +
         `\nAll targets met: ${allOk ? "yes ✓" : "no (see ✗ above)"}. Total time ${elapsed(t0)}. JSON: bench/results.json`,
     );
     writeFileSync(
       join(ROOT, "bench", "results.json"),
-      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, all_targets_met: allOk }, null, 2) + "\n",
+      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, tenancy: tenancyReport, all_targets_met: allOk }, null, 2) + "\n",
     );
   } catch (e) {
     failed = true;

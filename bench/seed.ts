@@ -1,10 +1,11 @@
 /**
  * Bulk data for the benchmark, as SQL text for `wrangler d1 execute --file`:
- * tasks in multi-row INSERTs (FTS rows come from schema.sql's triggers), and
+ * tasks in multi-row INSERTs with their search-index rows (as the app writes them), and
  * extra accounts and tokens planned by the same code as the admin CLI.
  */
 import { planAccount, planToken, type Sql, type TokenRequest } from "../src/db/provisioning.ts";
 import { render } from "../scripts/lib/d1.ts";
+import { indexText } from "../src/domain/search-terms.ts";
 
 /** Rows per INSERT: well under D1's 100 KB per statement. */
 const ROWS_PER_INSERT = 200;
@@ -38,6 +39,8 @@ export interface TaskSeed {
   projectIds: string[];
   /** Task i is created at baseMs + i seconds: later tasks are newer. */
   baseMs: number;
+  /** One task in this many holds SEARCH_WORD (default SEARCH_EVERY). */
+  searchEvery?: number;
 }
 
 const ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
@@ -57,9 +60,13 @@ function q(s: string | null): string {
   return s === null ? "NULL" : `'${s.replace(/'/g, "''")}'`;
 }
 
+function titleAt(i: number, every = SEARCH_EVERY): string {
+  return `${VERBS[i % VERBS.length]} ${NOUNS[(i * 7) % NOUNS.length]}${i % every === 7 % every ? ` ${SEARCH_WORD}` : ""} #${i}`;
+}
+
 function taskRow(s: TaskSeed, i: number): string {
   const created = new Date(s.baseMs + i * 1000).toISOString();
-  const title = `${VERBS[i % VERBS.length]} ${NOUNS[(i * 7) % NOUNS.length]}${i % SEARCH_EVERY === 7 ? ` ${SEARCH_WORD}` : ""} #${i}`;
+  const title = titleAt(i, s.searchEvery);
   const status = STATUSES[(i * 3) % STATUSES.length];
   const assignee = i % s.agentEvery === 0 ? s.agentName : i % 2 === 0 ? "human" : null;
   const project = s.projectIds.length ? s.projectIds[i % s.projectIds.length] : null;
@@ -68,17 +75,22 @@ function taskRow(s: TaskSeed, i: number): string {
   return `(${q(taskIdAt(s.accountId, i))}, ${q(s.accountId)}, ${q(project)}, ${q(title)}, ${q(NOTES[i % NOTES.length])}, ${q(status)}, ${i % 4}, ${q(due)}, ${q(assignee)}, 0, 1, 'human', ${q(created)}, ${q(created)}, ${q(completed)})`;
 }
 
-/** INSERT statements for tasks [from, from + count) of one account. */
+/** INSERT statements for tasks [from, from + count) of one account, each batch followed by its search-index rows. */
 export function taskInserts(s: TaskSeed): string[] {
   const out: string[] = [];
   const end = s.from + s.count;
   for (let start = s.from; start < end; start += ROWS_PER_INSERT) {
     const rows: string[] = [];
-    for (let i = start; i < Math.min(start + ROWS_PER_INSERT, end); i++) rows.push(taskRow(s, i));
+    const terms: string[] = [];
+    for (let i = start; i < Math.min(start + ROWS_PER_INSERT, end); i++) {
+      rows.push(taskRow(s, i));
+      terms.push(`(${q(taskIdAt(s.accountId, i))}, ${q(indexText(s.accountId, titleAt(i, s.searchEvery)))}, ${q(indexText(s.accountId, NOTES[i % NOTES.length]))})`);
+    }
     out.push(
       "INSERT INTO tasks (id, account_id, project_id, title, notes, status, priority, due_at, assignee, auto_ok, version, created_by, created_at, updated_at, completed_at) VALUES\n" +
         rows.join(",\n") +
         ";",
+      `INSERT INTO task_search (rowid, title, notes) SELECT t.rid, v.column2, v.column3 FROM (VALUES\n${terms.join(",\n")}) v JOIN tasks t ON t.id = v.column1;`,
     );
   }
   return out;

@@ -2,9 +2,11 @@
  * The Worker's `scheduled` and `queue` handlers (src/index.ts wires them).
  * Crons (wrangler.toml): every minute, run.stale and claim.lapsed detection; the daily one,
  * the trash purge, the sign-in records (ended sessions, expired setup links,
- * old failed sign-ins), the pruning of delivery records older than 30 days and
- * the removal of OAuth client registrations that never led to a grant.
+ * old failed sign-ins), the pruning of delivery records older than 30 days,
+ * the removal of OAuth client registrations that never led to a grant, and
+ * the removal of activity entries and run events past each account's retention.
  */
+import { purgeExpiredActivity } from "./db/retention.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
 import { purgeFinishedDeliveries } from "./db/webhooks.ts";
 import type { Env } from "./env.ts";
@@ -32,6 +34,7 @@ export async function scheduled(controller: ScheduledController, env: Env, ctx: 
   ctx.waitUntil(purgeExpiredTrash(env.DB, now));
   ctx.waitUntil(logged("purgeSignInRecords", purgeSignInRecords(env.DB, new Date(nowMs))));
   ctx.waitUntil(logged("removeUnusedRegistrations", removeUnusedRegistrations(env, nowMs)));
+  ctx.waitUntil(logged("purgeExpiredActivity", purgeExpiredActivity(env.DB, now).then((r) => console.log(JSON.stringify({ level: "info", where: "purgeExpiredActivity", ...r })))));
   ctx.waitUntil(logged("purgeFinishedDeliveries", purgeFinishedDeliveries(env.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString())));
 }
 

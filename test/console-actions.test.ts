@@ -155,6 +155,13 @@ describe("console actions are tool calls with the person's principal", () => {
     expect((await human.ok("get_account_settings")).settings).toMatchObject({ time_zone: "Europe/Berlin", trash_retention_days: 14, default_auto_ok: true });
     await act(p.b, "/settings", "settings", { time_zone: "Europe/Berlin", trash_retention_days: "14", default_auto_ok_shown: "1" });
     expect((await human.ok("get_account_settings")).settings.default_auto_ok).toBe(false);
+    expect((await open(p.b, "/settings")).html).toMatch(/name="activity_retention_days" value="180"/);
+    await act(p.b, "/settings", "settings", { time_zone: "Europe/Berlin", trash_retention_days: "14", activity_retention_days: "3", default_auto_ok_shown: "1" });
+    expect(await flashOn(p.b, "/settings")).toMatch(/^error: .*activity_retention_days/);
+    await act(p.b, "/settings", "settings", { time_zone: "Europe/Berlin", trash_retention_days: "14", activity_retention_days: "90", default_auto_ok_shown: "1" });
+    expect(await flashOn(p.b, "/settings")).toBe("ok: Settings saved.");
+    expect((await human.ok("get_account_settings")).settings.activity_retention_days).toBe(90);
+    expect((await open(p.b, "/settings")).html).toMatch(/name="activity_retention_days" value="90"/);
     await Promise.all([human.close(), agent.close()]);
   });
 

@@ -147,7 +147,7 @@ const BOOKKEEPING_COLUMNS = new Set(["last_used_at", "last_seen_at"]);
 /** Every row of every table (bookkeeping columns left out), to prove a refused call changed nothing. */
 export async function snapshotDb(): Promise<string> {
   const { results: tables } = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'task_fts%' ORDER BY name",
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'task\\_search%' ESCAPE '\\' AND name NOT LIKE 'comment\\_search%' ESCAPE '\\' ORDER BY name",
   ).all<{ name: string }>();
   // One batch (one round trip) for every table: the security suites take a snapshot around each refused call.
   const read = await env.DB.batch(tables.map(({ name }) => env.DB.prepare(`SELECT * FROM "${name}" ORDER BY 1`)));

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { searchTaskRows } from "../src/db/task-search.ts";
 import { applySchema, splitSql } from "./schema.ts";
 
 interface Migration {
@@ -13,7 +14,7 @@ const MIGRATIONS = JSON.parse(env.MIGRATIONS) as Migration[];
 async function structure(db: D1Database): Promise<Record<string, unknown>> {
   const objects = await db
     .prepare(
-      "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'task_fts_%' ORDER BY type, name",
+      "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY type, name",
     )
     .all<{ type: string; name: string; tbl_name: string }>();
   const out: Record<string, unknown> = {};
@@ -63,7 +64,12 @@ describe("schema upgrades", () => {
         .bind(now),
       db.prepare("INSERT INTO projects (id, account_id, name, created_at, updated_at) VALUES ('prj_m', 'acc_m', 'P', ?, ?)").bind(now, now),
       db
-        .prepare("INSERT INTO tasks (id, account_id, project_id, title, created_by, created_at, updated_at) VALUES ('tsk_m', 'acc_m', 'prj_m', 'Keep me', 'human', ?, ?)")
+        .prepare(
+          "INSERT INTO tasks (id, account_id, project_id, title, notes, created_by, created_at, updated_at) VALUES ('tsk_m', 'acc_m', 'prj_m', 'Keep me', 'Über-notes', 'human', ?, ?)",
+        )
+        .bind(now, now),
+      db
+        .prepare("INSERT INTO comments (id, account_id, task_id, author_token_id, author, body, created_at, updated_at) VALUES ('cmt_m', 'acc_m', 'tsk_m', 'tok_m', 'bot', 'Ask about the zeppelin', ?, ?)")
         .bind(now, now),
       db
         .prepare("INSERT INTO idempotency_keys (account_id, token_id, tool, key, result, created_at) VALUES ('acc_m', 'tok_m', 'create_task', 'k', '{}', ?)")
@@ -72,7 +78,7 @@ describe("schema upgrades", () => {
         .prepare("INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES ('act_m', 'acc_m', 'tok_m', 'bot', 'create_task', 'tsk_m', 's', ?)")
         .bind(now),
     ]);
-    const tables = ["accounts", "agents", "tokens", "projects", "tasks", "idempotency_keys", "activity"];
+    const tables = ["accounts", "agents", "tokens", "projects", "tasks", "comments", "idempotency_keys", "activity"];
     const before = Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(db, t)] as const)));
 
     for (const m of MIGRATIONS.slice(1)) {
@@ -89,6 +95,12 @@ describe("schema upgrades", () => {
     for (const t of tables) expect(await count(db, t), t).toBe(before[t]);
     const task = await db.prepare("SELECT title FROM tasks WHERE id = 'tsk_m'").first<{ title: string }>();
     expect(task?.title).toBe("Keep me");
+    const found = async (words: string[]) =>
+      (await searchTaskRows(db, { accountId: "acc_m", words, offset: 0, limit: 5 })).map((r) => [r.id, r.comment_body]);
+    expect(await found(["keep"]), "the rebuilt index holds the title").toEqual([["tsk_m", null]]);
+    expect(await found(["uber", "not"]), "and the notes, folded, the last word a prefix").toEqual([["tsk_m", null]]);
+    expect(await found(["zeppelin"]), "and each comment").toEqual([["tsk_m", "Ask about the zeppelin"]]);
+    expect((await searchTaskRows(db, { accountId: "acc_other", words: ["keep"], offset: 0, limit: 5 })).length).toBe(0);
     const key = await db.prepare("SELECT result, request_hash FROM idempotency_keys WHERE key = 'k'").first();
     expect(key, "an idempotency row from before request_hash keeps its result, with no hash").toEqual({ result: "{}", request_hash: null });
   });

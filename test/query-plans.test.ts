@@ -1,6 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOOL_NAMES, WRITE_TOOLS } from "../src/mcp/effects.ts";
+import { indexComment, indexNewTask } from "../src/db/search-index.ts";
+import { accountKey } from "../src/domain/search-terms.ts";
 import { connect, seedAccount, type SeededAccount, type TestClient } from "./helpers.ts";
 
 /**
@@ -8,10 +10,17 @@ import { connect, seedAccount, type SeededAccount, type TestClient } from "./hel
  * through a real client, then planned with EXPLAIN QUERY PLAN on the real
  * local D1: none may scan the tasks, comments or activity tables (an index
  * scan or an index search is fine). No ANALYZE: production has none either.
+ * The database also holds OTHER_ACCOUNTS accounts with as much data, sharing
+ * the searched word: each statement is run again and may read no more rows
+ * than the account's own data could explain (D1's rows_read), so a query
+ * that walks other accounts' rows or postings fails.
  */
 
 const WATCHED = ["tasks", "comments", "activity"] as const;
 const TASKS = 300;
+const OTHER_ACCOUNTS = 20;
+/** Rows a statement may read: well under one other account's share of any watched table times the number of others. */
+const MAX_ROWS_READ = (OTHER_ACCOUNTS * TASKS) / 4;
 
 interface Captured {
   sql: string;
@@ -116,7 +125,49 @@ interface Fixture {
 
 const A_DAY = 86_400_000;
 
-/** Tasks in bulk (FTS rows from the triggers), then a few records of every kind through the tools. */
+/**
+ * Accounts beside the one under test, each with TASKS tasks (half of them
+ * with the searched word, all indexed), a comment and an activity entry per
+ * task: a few statements per account, rows made by the database itself.
+ */
+async function seedOthers(): Promise<void> {
+  const now = new Date().toISOString();
+  const statements: D1PreparedStatement[] = [];
+  for (let k = 0; k < OTHER_ACCOUNTS; k++) {
+    const a = `acc_other${String(k).padStart(3, "0")}planner0`;
+    const key = accountKey(a);
+    const seq = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${TASKS - 1})`;
+    statements.push(
+      env.DB.prepare("INSERT INTO accounts (id, name, created_at, updated_at) VALUES (?, 'other', ?, ?)").bind(a, now, now),
+      env.DB.prepare(
+        `${seq} INSERT INTO tasks (id, account_id, title, notes, status, assignee, due_at, created_by, created_at, updated_at)
+         SELECT 'tsk_' || ?2 || printf('%08d', i), ?1, 'Plan task ' || i || CASE WHEN i % 2 = 0 THEN ' quarterly' ELSE '' END, 'notes for the planner',
+                CASE i % 3 WHEN 0 THEN 'open' WHEN 1 THEN 'blocked' ELSE 'done' END, CASE WHEN i % 2 = 0 THEN 'human' END,
+                strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (i % 20) || ' days'), 'human', ?3, ?3 FROM n`,
+      ).bind(a, key, now),
+      env.DB.prepare(
+        `INSERT INTO task_search (rowid, title, notes)
+         SELECT rid, ?2 || '_plan ' || ?2 || '_task ' || ?2 || '_' || substr(id, 13) || CASE WHEN title LIKE '%quarterly' THEN ' ' || ?2 || '_quarterly' ELSE '' END,
+                ?2 || '_notes ' || ?2 || '_for ' || ?2 || '_the ' || ?2 || '_planner'
+           FROM tasks WHERE account_id = ?1`,
+      ).bind(a, key),
+      env.DB.prepare(
+        `INSERT INTO comments (id, account_id, task_id, author_token_id, author, body, created_at, updated_at)
+         SELECT 'cmt_' || substr(id, 5), account_id, id, 'tok_other', 'human', 'a quarterly comment', ?2, ?2 FROM tasks WHERE account_id = ?1`,
+      ).bind(a, now),
+      env.DB.prepare(
+        "INSERT INTO comment_search (rowid, body) SELECT rowid, ?2 || '_a ' || ?2 || '_quarterly ' || ?2 || '_comment' FROM comments WHERE account_id = ?1",
+      ).bind(a, key),
+      env.DB.prepare(
+        `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
+         SELECT 'act_' || substr(id, 5), account_id, 'tok_other', 'human', 'create_task', id, 'seeded', created_at FROM tasks WHERE account_id = ?1`,
+      ).bind(a),
+    );
+  }
+  await env.DB.batch(statements);
+}
+
+/** Tasks in bulk (and their index rows), then a few records of every kind through the tools. */
 async function seed(client: TestClient, agent: TestClient, acc: SeededAccount, tools: Set<string>): Promise<Fixture> {
   const { project } = await client.ok("create_project", { name: "Plans" });
   const base = Date.now() - TASKS * 60_000;
@@ -137,7 +188,7 @@ async function seed(client: TestClient, agent: TestClient, acc: SeededAccount, t
       ).bind(id, acc.accountId, i % 2 ? project.id : null, `Plan task ${i}${i % 10 === 3 ? " quarterly" : ""}`, "notes for the planner", statuses[i % statuses.length], i % 4, due, assignee, snoozed, at, at),
     );
   }
-  await env.DB.batch(inserts);
+  await env.DB.batch([...inserts, ...inserts.map((_, i) => indexNewTask(env.DB, acc.accountId, { id: taskIds[i], title: `Plan task ${i}${i % 10 === 3 ? " quarterly" : ""}`, notes: "notes for the planner" }))]);
   const comments: D1PreparedStatement[] = [];
   const activity: D1PreparedStatement[] = [];
   for (let i = 0; i < TASKS; i++) {
@@ -145,6 +196,7 @@ async function seed(client: TestClient, agent: TestClient, acc: SeededAccount, t
     comments.push(
       env.DB.prepare("INSERT INTO comments (id, account_id, task_id, author_token_id, author, body, created_at, updated_at) VALUES (?, ?, ?, ?, 'human', ?, ?, ?)")
         .bind(`cmt_plan${acc.accountId.slice(4, 8)}${String(i).padStart(8, "0")}`, acc.accountId, taskIds[i % 40], acc.tokenIds.human, `comment ${i}`, at, at),
+      indexComment(env.DB, acc.accountId, `cmt_plan${acc.accountId.slice(4, 8)}${String(i).padStart(8, "0")}`, `comment ${i}`),
     );
     activity.push(
       env.DB.prepare("INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, ?, 'human', 'create_task', ?, 'seeded', ?)")
@@ -241,6 +293,7 @@ describe("query plans", () => {
   const spy = { captured: [] as Captured[], restore: () => {} };
 
   beforeAll(async () => {
+    await seedOthers();
     const acc = await seedAccount("Query plans", "planner");
     human = await connect(acc.human);
     agent = await connect(acc.agent);
@@ -295,6 +348,7 @@ describe("query plans", () => {
 
     const offenders: string[] = [];
     const notes: string[] = [];
+    const rowsReadLines: string[] = [];
     let planned = 0;
     for (const { c, tools: usedBy } of bySql.values()) {
       if (!/^\s*(SELECT|WITH)\b/i.test(c.sql)) continue;
@@ -310,11 +364,15 @@ describe("query plans", () => {
       }
       const touchesWatched = /\b(?:FROM|JOIN)\s+(?:tasks|comments|activity)\b/i.test(c.sql);
       const sortsOrScans = plan.some((p) => /TEMP B-TREE FOR (LAST \d+ TERMS OF )?ORDER BY|^SCAN .*USING (COVERING )?INDEX/.test(p.detail));
+      const rowsRead = (await env.DB.prepare(c.sql).bind(...c.binds).all()).meta.rows_read;
+      rowsReadLines.push(`${String(rowsRead).padStart(6)}  ${who}: ${oneLine.slice(0, 100)}`);
+      if (rowsRead > MAX_ROWS_READ) offenders.push(`${who}: reads ${rowsRead} rows (at most ${MAX_ROWS_READ}: the account's own data)\n    ${oneLine}\n    plan: ${plan.map((p) => p.detail).join(" | ")}`);
       if (touchesWatched && sortsOrScans) notes.push(`${who}: ${plan.map((p) => p.detail).join(" | ")}\n    ${oneLine.slice(0, 240)}`);
     }
     console.log(`query plans: ${readTools.length} read tools, ${calls.length} calls, ${planned} distinct SELECTs planned`);
     const failedCalls = calls.filter((c) => / → error|skipped/.test(c));
     if (failedCalls.length) console.log(`calls that returned an error (their statements are still planned):\n  ${failedCalls.join("\n  ")}`);
+    console.log(`rows read per statement, most first (beside ${OTHER_ACCOUNTS} accounts × ${TASKS} tasks):\n  ${rowsReadLines.sort().reverse().slice(0, 8).join("\n  ")}`);
     if (notes.length) console.log(`plans of watched tables with an index scan or a sort (allowed; read for scale):\n  ${notes.join("\n  ")}`);
     expect(planned).toBeGreaterThan(readTools.length / 2);
     expect(offenders, `full scans:\n  ${offenders.join("\n  ")}`).toEqual([]);

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { indexComment } from "../src/db/search-index.ts";
+import { accountKey } from "../src/domain/search-terms.ts";
 import { localDayStart } from "../src/tools/task-queries.ts";
 import { connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
@@ -23,10 +25,12 @@ async function task(c: TestClient, args: Record<string, unknown>) {
 async function addComment(accountId: string, taskId: string, body: string) {
   const id = `cmt_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
   const now = new Date().toISOString();
-  await sql(
-    "INSERT INTO comments (id, account_id, task_id, author_token_id, author, body, created_at, updated_at) VALUES (?, ?, ?, 'tok_x', 'human', ?, ?, ?)",
-    id, accountId, taskId, body, now, now,
-  );
+  await env.DB.batch([
+    env.DB.prepare(
+      "INSERT INTO comments (id, account_id, task_id, author_token_id, author, body, created_at, updated_at) VALUES (?, ?, ?, 'tok_x', 'human', ?, ?, ?)",
+    ).bind(id, accountId, taskId, body, now, now),
+    indexComment(env.DB, accountId, id, body),
+  ]);
 }
 
 async function collect(c: TestClient, tool: string, args: Record<string, unknown>): Promise<any[]> {
@@ -133,6 +137,30 @@ describe("search_tasks", () => {
     expect(await c.fails("search_tasks", { query: "   " })).toMatch(/query/);
     expect(await c.fails("search_tasks", { query: "x".repeat(501) })).toMatch(/query/);
     await c.close();
+  });
+
+  it("indexes each comment as a row of its own under the account's own terms; words match within title and notes, or within one comment", async () => {
+    const acc = await seedAccount();
+    const other = await seedAccount();
+    const c = await connect(acc.human);
+    const o = await connect(other.human);
+    const t = await task(c, { title: "Call the bank", notes: "about the overdraft" });
+    for (const body of ["first note on walrus", "second note on narwhal", "third"]) await c.ok("comment_on_task", { task_id: t.id, body });
+    await task(o, { title: "walrus bank overdraft" });
+
+    const own = async (table: string, accountId: string, word: string) =>
+      (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ?`).bind(`"${accountKey(accountId)}_${word}"*`).first<{ n: number }>())!.n;
+    expect(await own("comment_search", acc.accountId, ""), "one index row per comment").toBe(3);
+    expect(await own("task_search", acc.accountId, "bank")).toBe(1);
+    expect(await own("task_search", other.accountId, "bank"), "the other account's rows are under its own terms").toBe(1);
+
+    const ids = async (query: string) => (await c.ok("search_tasks", { query })).items.map((i: any) => [i.task.id, i.matched_in, i.snippet]);
+    expect(await ids("bank overdraft")).toEqual([[t.id, ["title", "notes"], "Call the **bank**"]]);
+    expect(await ids("narwhal")).toEqual([[t.id, ["comments"], "second note on **narwhal**"]]);
+    expect(await ids("walrus narwhal"), "two comments' words do not make one match").toEqual([]);
+    expect(await ids("walrus")).toEqual([[t.id, ["comments"], "first note on **walrus**"]]);
+    await c.close();
+    await o.close();
   });
 
   it("leaves out other accounts' tasks and tasks in the trash", async () => {

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index.ts";
 import { purgeExpiredTrash } from "../src/db/trash.ts";
+import { accountKey } from "../src/domain/search-terms.ts";
 import { activityCount, connect, ERAS, seedAccount, snapshotDb, type SeededAccount, type TestClient } from "./helpers.ts";
 
 const CONTENT_TABLES = [
@@ -14,7 +15,10 @@ async function accountRows(accountId: string): Promise<Record<string, unknown[]>
   for (const t of CONTENT_TABLES) {
     out[t] = (await env.DB.prepare(`SELECT * FROM ${t} WHERE account_id = ? ORDER BY 1, 2, 3`).bind(accountId).all()).results;
   }
-  out.task_fts = (await env.DB.prepare("SELECT task_id, title, notes, comments FROM task_fts WHERE account_id = ? ORDER BY task_id").bind(accountId).all()).results;
+  out.task_search = (
+    await env.DB.prepare("SELECT t.id, f.title, f.notes FROM task_search f JOIN tasks t ON t.rid = f.rowid WHERE t.account_id = ? ORDER BY t.id").bind(accountId).all()
+  ).results;
+  out.comment_search = (await env.DB.prepare("SELECT rowid FROM comment_search WHERE comment_search MATCH ? ORDER BY rowid").bind(`"${accountKey(accountId)}_"*`).all()).results;
   return out;
 }
 
@@ -254,6 +258,8 @@ describe("empty_trash", () => {
     expect(await c.fails("empty_trash", { item_ids: ["tsk_0000000000000000"] })).toMatch(/item_ids/);
     expect(await snapshotDb()).toBe(before);
 
+    const indexed = (await env.DB.prepare("SELECT rid FROM tasks WHERE id IN (?, ?, ?)").bind(r.root, r.sub, r.subsub).all<{ rid: number }>()).results.map((x) => x.rid);
+    expect(indexed).toHaveLength(3);
     const result = await c.ok("empty_trash", { item_ids: [item, theirItem] });
     expect(result.purged).toEqual([
       { id: item, kind: "task", target_id: r.root, title: "Root task", item_count: 3 },
@@ -265,7 +271,7 @@ describe("empty_trash", () => {
     const gone = [r.root, r.sub, r.subsub];
     const inList = `(${gone.map(() => "?").join(", ")})`;
     expect(await count("tasks", `id IN ${inList}`, ...gone)).toBe(0);
-    expect(await count("task_fts", `task_id IN ${inList}`, ...gone)).toBe(0);
+    expect(await count("task_search", "rowid IN (?, ?, ?)", ...indexed)).toBe(0);
     for (const t of ["steps", "comments", "task_labels", "calendar_links", "runs", "approvals"]) {
       expect(await count(t, `task_id IN ${inList}`, ...gone), t).toBe(0);
     }

@@ -7,11 +7,17 @@ export interface AccountSettingsRow {
   time_zone: string;
   default_auto_ok: number;
   trash_retention_days: number;
+  activity_retention_days: number;
   updated_at: string;
 }
 
 export function selectAccountSettings(db: D1Database, accountId: string): D1PreparedStatement {
-  return db.prepare("SELECT id, name, time_zone, default_auto_ok, trash_retention_days, updated_at FROM accounts WHERE id = ?").bind(accountId);
+  return db.prepare("SELECT id, name, time_zone, default_auto_ok, trash_retention_days, activity_retention_days, updated_at FROM accounts WHERE id = ?").bind(accountId);
+}
+
+/** The account's activity retention in days (a row with activity_retention_days). */
+export function selectActivityRetention(db: D1Database, accountId: string): D1PreparedStatement {
+  return db.prepare("SELECT activity_retention_days FROM accounts WHERE id = ?").bind(accountId);
 }
 
 export async function getAccountSettings(db: D1Database, accountId: string): Promise<AccountSettingsRow> {
@@ -35,6 +41,7 @@ export interface SettingsChange {
   time_zone?: string;
   default_auto_ok?: number;
   trash_retention_days?: number;
+  activity_retention_days?: number;
 }
 
 export function updateAccountSettings(db: D1Database, accountId: string, change: SettingsChange, now: string): D1PreparedStatement {

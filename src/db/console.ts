@@ -5,6 +5,7 @@
  * settings (its name and time zone). Long texts that a page only previews
  * come cut to `clip` characters plus one.
  */
+import { ACTIVITY_RETENTION } from "../domain/retention.ts";
 import { selectActivity, type ActivityFilter, type ActivityRow } from "./activity.ts";
 import { selectAccountSettings, type AccountSettingsRow } from "./account.ts";
 import { selectAgents, fleetStatements, type AgentRow, type AgentWithTokens, type FleetRunRow, type FleetTaskRow } from "./agents.ts";
@@ -31,7 +32,7 @@ export function frameStatements(db: D1Database, accountId: string) {
 
 export function frameOf(r: { count: unknown[]; settings: unknown[] }, accountId: string): Frame {
   const settings = (r.settings[0] as AccountSettingsRow | undefined) ?? {
-    id: accountId, name: "", time_zone: "UTC", default_auto_ok: 0, trash_retention_days: 30, updated_at: "",
+    id: accountId, name: "", time_zone: "UTC", default_auto_ok: 0, trash_retention_days: 30, activity_retention_days: ACTIVITY_RETENTION.default, updated_at: "",
   };
   return { pendingCount: (r.count[0] as { n: number }).n, settings };
 }

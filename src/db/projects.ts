@@ -72,7 +72,7 @@ export async function findProjectWithCounts(
 export function selectProjectWithCounts(db: D1Database, accountId: string, id: string): D1PreparedStatement {
   return db
     .prepare(
-      `SELECT ${PROJECT_COLUMNS}, ${COUNT_COLUMNS}, a.trash_retention_days,
+      `SELECT ${PROJECT_COLUMNS}, ${COUNT_COLUMNS}, a.trash_retention_days, a.activity_retention_days,
               coalesce(p.default_auto_ok, a.default_auto_ok, 0) AS new_tasks_auto_ok
          FROM projects p JOIN accounts a ON a.id = p.account_id ${LIVE_TASKS_JOIN}
         WHERE p.id = ? AND p.account_id = ? AND p.trash_id IS NULL
@@ -186,7 +186,9 @@ export interface ExportLinkRow {
 export async function projectExportRows(db: D1Database, accountId: string, projectId: string, maxTasks: number) {
   // The project with its counts rides along; no rows come back for a project over maxTasks (or not live).
   const fits = "(SELECT count(*) FROM tasks WHERE account_id = ?1 AND project_id = ?2 AND trash_id IS NULL) <= ?3";
-  const tasksOf = `JOIN tasks t ON t.id = x.task_id AND x.account_id = ?1 AND t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL AND ${fits}`;
+  // The project's tasks first, then each task's rows by its task_id index (CROSS JOIN keeps that order): never a walk over a table's other rows.
+  const tasksOf = (table: string) => `FROM tasks t CROSS JOIN ${table} x ON x.task_id = t.id AND x.account_id = ?1`;
+  const inProject = `t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL AND ${fits}`;
   const byTask = "t.created_at, t.id";
   const [project, tasks, steps, comments, labels, deps, links] = await db.batch([
     selectProjectWithCounts(db, accountId, projectId),
@@ -197,38 +199,39 @@ export async function projectExportRows(db: D1Database, accountId: string, proje
       .bind(accountId, projectId, maxTasks),
     db
       .prepare(
-        `SELECT x.task_id, x.id, x.position, x.text, x.status, x.created_at, x.updated_at FROM steps x ${tasksOf}
-          WHERE x.trash_id IS NULL ORDER BY ${byTask}, x.position, x.id`,
+        `SELECT x.task_id, x.id, x.position, x.text, x.status, x.created_at, x.updated_at ${tasksOf("steps")}
+          WHERE ${inProject} AND x.trash_id IS NULL ORDER BY ${byTask}, x.position, x.id`,
       )
       .bind(accountId, projectId, maxTasks),
     db
       .prepare(
-        `SELECT x.task_id, x.id, x.author, x.body, x.created_at, x.updated_at FROM comments x ${tasksOf}
-          WHERE x.trash_id IS NULL ORDER BY ${byTask}, x.created_at, x.id`,
+        `SELECT x.task_id, x.id, x.author, x.body, x.created_at, x.updated_at ${tasksOf("comments")}
+          WHERE ${inProject} AND x.trash_id IS NULL ORDER BY ${byTask}, x.created_at, x.id`,
       )
       .bind(accountId, projectId, maxTasks),
     db
       .prepare(
-        `SELECT x.task_id, l.name FROM task_labels x ${tasksOf} JOIN labels l ON l.id = x.label_id AND l.account_id = ?1
-          ORDER BY ${byTask}, l.name, l.id`,
+        `SELECT x.task_id, l.name ${tasksOf("task_labels")} CROSS JOIN labels l ON l.id = x.label_id AND l.account_id = ?1
+          WHERE ${inProject} ORDER BY ${byTask}, l.name, l.id`,
       )
       .bind(accountId, projectId, maxTasks),
     db
       .prepare(
-        `SELECT x.task_id, x.depends_on_id FROM task_dependencies x ${tasksOf}
-           JOIN tasks w ON w.id = x.depends_on_id AND w.account_id = ?1 AND w.trash_id IS NULL
-          ORDER BY ${byTask}, w.created_at, w.id`,
+        `SELECT x.task_id, x.depends_on_id ${tasksOf("task_dependencies")}
+           CROSS JOIN tasks w ON w.id = x.depends_on_id AND w.account_id = ?1 AND w.trash_id IS NULL
+          WHERE ${inProject} ORDER BY ${byTask}, w.created_at, w.id`,
       )
       .bind(accountId, projectId, maxTasks),
     db
       .prepare(
-        `SELECT x.task_id, x.provider, x.event_id, x.title, x.starts_at, x.ends_at, x.url FROM calendar_links x ${tasksOf}
-          ORDER BY ${byTask}, x.created_at, x.id`,
+        `SELECT x.task_id, x.provider, x.event_id, x.title, x.starts_at, x.ends_at, x.url ${tasksOf("calendar_links")}
+          WHERE ${inProject} ORDER BY ${byTask}, x.created_at, x.id`,
       )
       .bind(accountId, projectId, maxTasks),
   ]);
   return {
-    project: (project.results[0] as (CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number }) | undefined) ?? null,
+    project:
+      (project.results[0] as (CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number; activity_retention_days: number }) | undefined) ?? null,
     tasks: tasks.results as unknown as TaskRow[],
     steps: steps.results as unknown as ExportStepRow[],
     comments: comments.results as unknown as ExportCommentRow[],

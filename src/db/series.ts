@@ -5,12 +5,14 @@
  * labels and steps (all pending again); tasks.series_id ties them together.
  */
 import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { indexNewTask } from "./search-index.ts";
 import { insertTask, TASK_COLUMNS, type NewTask, type TaskRow } from "./tasks.ts";
 
 /** The statements that create the next occurrence `next` as a copy of `fromId`: the task, its labels, its steps (reset). */
 export function insertOccurrence(db: D1Database, next: NewTask, fromId: string): D1PreparedStatement[] {
   return [
     insertTask(db, next),
+    indexNewTask(db, next.accountId, next),
     db
       .prepare(
         `INSERT INTO task_labels (account_id, task_id, label_id, created_at)

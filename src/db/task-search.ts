@@ -1,4 +1,6 @@
-import { invalid } from "../domain/errors.ts";
+import { searchSql, type SearchQuery } from "./search-sql.ts";
+
+export { SEARCH_RANKED, type SearchQuery } from "./search-sql.ts";
 import type { CursorKey } from "./cursor.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 import type { DependencyRef } from "./dependencies.ts";
@@ -42,54 +44,19 @@ export async function listAssignedTasks(db: D1Database, q: MyTasksQuery): Promis
   return results;
 }
 
-const MAX_TERMS = 16;
-
-/**
- * Free text as a safe FTS5 query: each word becomes a quoted string (quotes
- * doubled), the last one a prefix, all of them required. Only letters and
- * digits make a word, so FTS syntax in the text (AND, NEAR, *, ^, :, -, parens)
- * is searched for as plain words or ignored, never interpreted.
- */
-export function toFtsQuery(text: string): string {
-  const words = text
-    .normalize("NFKC")
-    .split(/[^\p{L}\p{N}\p{M}]+/u)
-    .filter((w) => w.length > 0)
-    .slice(0, MAX_TERMS);
-  if (words.length === 0) throw invalid("query: give at least one word or number to search for.");
-  return words.map((w, i) => `"${w.replace(/"/g, '""')}"${i === words.length - 1 ? "*" : ""}`).join(" ");
-}
-
-export interface SearchQuery {
-  accountId: string;
-  match: string;
-  projectId?: string;
-  statuses?: readonly string[];
-  offset: number;
-  limit: number;
-}
-
 export interface SearchRow extends TaskRow {
   score: number;
-  title_hit: string;
-  notes_hit: string;
-  comments_hit: string;
+  /** The body of the best matching comment, or null when no comment holds every word. */
+  comment_body: string | null;
 }
 
-/** Start and end of a highlighted term in the snippets (control characters cannot occur in a title). */
-export const HIT_START = "\u0002";
-export const HIT_END = "\u0003";
-
-/** How many of the newest matches search ranks: a bounded set, however large the account. */
-export const SEARCH_RANKED = 500;
-
 /**
- * Ranked matches (bm25: title above notes above comments) among the account's
- * SEARCH_RANKED newest matching live tasks, best first, with a snippet per
- * field for the page only; fetches limit + 1 rows from `offset`. The FTS index
- * drives every step (CROSS JOIN keeps the planner from starting at tasks), and
- * the snippets come from one more pass over the page's rowid range, not from
- * matching the query again for each row.
+ * Ranked matches among the account's SEARCH_RANKED newest live tasks whose
+ * title and notes hold every word, and as many newest live comments that hold
+ * every word: bm25 with title above notes above comments, a task's score the
+ * sum of its own and its best comment's. Best first; fetches limit + 1 rows
+ * from `offset`. The MATCH reads the account's own terms only
+ * (src/domain/search-terms.ts); CROSS JOIN keeps the planner from starting at tasks.
  */
 export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<SearchRow[]> {
   const { results } = await selectSearchRows(db, q).all<SearchRow>();
@@ -98,29 +65,8 @@ export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<Se
 
 /** The statement of searchTaskRows, to ride in a caller's batch. */
 export function selectSearchRows(db: D1Database, q: SearchQuery): D1PreparedStatement {
-  const where = ["task_fts MATCH ?1", "t.account_id = ?2", "t.trash_id IS NULL"];
-  const binds: unknown[] = [q.match, q.accountId, q.limit + 1, q.offset, SEARCH_RANKED];
-  if (q.projectId) (where.push(`t.project_id = ?${binds.length + 1}`), binds.push(q.projectId));
-  if (q.statuses) {
-    const first = binds.length + 1;
-    where.push(`t.status IN (${q.statuses.map((_, i) => `?${first + i}`).join(", ")})`);
-    binds.push(...q.statuses);
-  }
-  const snip = (col: number) => `snippet(task_fts, ${col}, char(2), char(3), '…', 12)`;
-  return db
-    .prepare(
-      `WITH hits AS (
-         SELECT f.rowid AS rid, bm25(task_fts, 10.0, 4.0, 1.0, 0.0, 0.0) AS score
-           FROM task_fts f CROSS JOIN tasks t ON t.rid = f.rowid
-          WHERE ${where.join(" AND ")}
-          ORDER BY f.rowid DESC LIMIT ?5),
-       pg AS MATERIALIZED (SELECT rid, score FROM hits ORDER BY score, rid DESC LIMIT ?3 OFFSET ?4)
-       SELECT ${TASK_COLUMNS}, pg.score, ${snip(0)} AS title_hit, ${snip(1)} AS notes_hit, ${snip(2)} AS comments_hit
-         FROM task_fts f CROSS JOIN pg ON pg.rid = f.rowid CROSS JOIN tasks t ON t.rid = f.rowid
-        WHERE task_fts MATCH ?1 AND f.rowid BETWEEN (SELECT min(rid) FROM pg) AND (SELECT max(rid) FROM pg)
-        ORDER BY pg.score, pg.rid DESC`,
-    )
-    .bind(...binds);
+  const { sql, binds } = searchSql(q, TASK_COLUMNS);
+  return db.prepare(sql).bind(...binds);
 }
 
 export interface SubtaskRow extends TaskRow {
@@ -170,7 +116,7 @@ export async function listBlockedRows(
     "t.account_id = ?",
     "t.trash_id IS NULL",
     `(t.status = 'blocked' OR (${OPEN} AND EXISTS (
-        SELECT 1 FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on_id
+        SELECT 1 FROM task_dependencies d CROSS JOIN tasks b ON b.id = d.depends_on_id
          WHERE d.task_id = t.id AND d.account_id = t.account_id AND b.account_id = t.account_id
            AND b.trash_id IS NULL AND b.status NOT IN ('done', 'cancelled'))))`,
   ];
@@ -183,8 +129,9 @@ export async function listBlockedRows(
     db
       .prepare(
         `WITH pg AS (${pageSql})
-         SELECT d.task_id AS waiting_id, t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.depends_on_id
-          WHERE d.task_id IN (SELECT id FROM pg) AND d.account_id = ? AND t.account_id = d.account_id
+         SELECT d.task_id AS waiting_id, t.id, t.title, t.status
+           FROM pg CROSS JOIN task_dependencies d ON d.task_id = pg.id CROSS JOIN tasks t ON t.id = d.depends_on_id
+          WHERE d.account_id = ? AND t.account_id = d.account_id
             AND t.trash_id IS NULL AND t.status NOT IN ('done', 'cancelled')
           ORDER BY t.created_at, t.rid`,
       )

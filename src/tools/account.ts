@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { forbidden, invalid, notFound } from "../domain/errors.ts";
 import { canonicalTimeZone } from "../domain/zoned-time.ts";
+import { ACTIVITY_RETENTION } from "../domain/retention.ts";
 import {
   findTokenRow, getAccountSettings, listTokenRows, REVOKED_SUMMARY, revokeTokenStatement, selectAccountSettings, selectTokenRow, settingsDiffer,
   TOKEN_NOT_REVOKED, updateAccountSettings,
@@ -19,6 +20,7 @@ const settingsShape = z.object({
   time_zone: z.string().describe("IANA time zone used for agendas and due windows"),
   default_auto_ok: z.boolean().describe("auto-OK of new tasks when their project sets none"),
   trash_retention_days: z.number().describe("days a deleted item stays restorable before it is purged"),
+  activity_retention_days: z.number().describe("days activity entries and run events are kept; the daily job removes older ones"),
   updated_at: z.string(),
 });
 
@@ -29,13 +31,14 @@ function toSettings(r: AccountSettingsRow): z.infer<typeof settingsShape> {
     time_zone: r.time_zone,
     default_auto_ok: r.default_auto_ok === 1,
     trash_retention_days: r.trash_retention_days,
+    activity_retention_days: r.activity_retention_days,
     updated_at: r.updated_at,
   };
 }
 
 const getSettings = defineTool({
   name: "get_account_settings",
-  description: "The account's settings: time zone, default auto-OK, trash retention in days.",
+  description: "The account's settings: time zone, default auto-OK, trash and activity retention in days.",
   input: z.strictObject({}),
   output: z.object({ settings: settingsShape }),
   async handler(ctx) {
@@ -45,18 +48,25 @@ const getSettings = defineTool({
 
 const updateSettings = defineTool({
   name: "update_account_settings",
-  description: "Change the account's time zone, default auto-OK or trash retention (1–365 days). Returns settings.",
+  description: "Change the account's time zone, default auto-OK, trash retention (1–365 days) or activity retention (7–3650 days). Returns settings.",
   input: z.strictObject({
     time_zone: timeZoneName.optional(),
     default_auto_ok: z.boolean().optional(),
     trash_retention_days: z.number().int().min(1).max(365).optional(),
+    activity_retention_days: z
+      .number()
+      .int()
+      .min(ACTIVITY_RETENTION.min)
+      .max(ACTIVITY_RETENTION.max)
+      .optional()
+      .meta({ detail: "activity entries and run events older than this are removed daily" }),
   }),
   output: z.object({ settings: settingsShape, changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
     const slowly = async () => {
-      if (args.time_zone === undefined && args.default_auto_ok === undefined && args.trash_retention_days === undefined) {
-        throw invalid("Pass at least one of time_zone, default_auto_ok, trash_retention_days.");
+      if (args.time_zone === undefined && args.default_auto_ok === undefined && args.trash_retention_days === undefined && args.activity_retention_days === undefined) {
+        throw invalid("Pass at least one of time_zone, default_auto_ok, trash_retention_days, activity_retention_days.");
       }
       let zone: string | undefined;
       if (args.time_zone !== undefined) {
@@ -68,6 +78,9 @@ const updateSettings = defineTool({
       if (args.default_auto_ok !== undefined && (args.default_auto_ok ? 1 : 0) !== row.default_auto_ok) change.default_auto_ok = args.default_auto_ok ? 1 : 0;
       if (args.trash_retention_days !== undefined && args.trash_retention_days !== row.trash_retention_days) {
         change.trash_retention_days = args.trash_retention_days;
+      }
+      if (args.activity_retention_days !== undefined && args.activity_retention_days !== row.activity_retention_days) {
+        change.activity_retention_days = args.activity_retention_days;
       }
       const fields = Object.keys(change);
       if (fields.length === 0) return { settings: toSettings(row), changed: false };
@@ -86,6 +99,7 @@ const updateSettings = defineTool({
     if (args.time_zone !== undefined) change.time_zone = canonicalTimeZone(args.time_zone) as string;
     if (args.default_auto_ok !== undefined) change.default_auto_ok = args.default_auto_ok ? 1 : 0;
     if (args.trash_retention_days !== undefined) change.trash_retention_days = args.trash_retention_days;
+    if (args.activity_retention_days !== undefined) change.activity_retention_days = args.activity_retention_days;
     const fields = Object.keys(change) as (keyof SettingsChange)[];
     if (fields.length === 0) return slowly();
     // The usual case in one batch: every setting given changes; the settings are read back after.

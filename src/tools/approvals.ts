@@ -6,6 +6,7 @@ import {
   APPROVAL_IS_PENDING, decideApproval, decidedValue, insertApproval, listPendingApprovals, newApprovalValue,
   NO_PENDING_APPROVAL, requireApproval, type Approval,
 } from "../db/approvals.ts";
+import { indexComment } from "../db/search-index.ts";
 import { decisionCommentId, insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { TASK_IS_UNFINISHED, toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
@@ -266,6 +267,7 @@ const rejectTask = defineTool({
           insertTaskComment(db, {
             id: commentId, accountId: a, taskId: t.id, authorTokenId: p.tokenId, author: actorName(p), body: rejectionComment(args.reason), now,
           }),
+          indexComment(db, a, commentId, rejectionComment(args.reason)),
         );
         const summary = `rejected${approval ? ` ${approval.id}` : ""}; back to ${task.status} (comment ${commentId}): ${args.reason}`;
         const event = newEvent("task.rejected", a, now, {
@@ -296,7 +298,9 @@ const rejectTask = defineTool({
       };
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, REJECT_SET, [now], now), comment],
+          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, REJECT_SET, [now], now), comment,
+            indexComment(db, a, commentId, rejectionComment(args.reason)),
+          ],
           activity: {
             target: args.task_id,
             summarySql: taskSummary(a, args.task_id, REJECTED_SUMMARY, [`; back to in_progress (comment ${commentId}): ${args.reason}`]),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { conflict, forbidden, notFound } from "../domain/errors.ts";
 import { actorName, type Principal } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { indexComment } from "../db/search-index.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { requireTask, throwTaskMissing } from "../db/tasks.ts";
 import { renewLease } from "../db/claims.ts";
@@ -86,6 +87,7 @@ const commentOnTask = defineTool({
         {
           statements: [
             ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], taskGone), insertComment(db, p.accountId, p.tokenId, comment),
+            indexComment(db, p.accountId, comment.id, comment.body),
             renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
           ],
           activity: { target: args.task_id, summary: `commented ${comment.id}` },
@@ -116,6 +118,7 @@ const editComment = defineTool({
           statements: [
             ctx.guard(COMMENT_IS_LIVE, [row.id, p.accountId], commentGone(row.id)),
             setCommentBody(db, p.accountId, row.id, args.body, ctx.now),
+            indexComment(db, p.accountId, row.id, args.body),
           ],
           activity: { target: row.task_id, summary: `edited comment ${row.id}` },
         },
@@ -129,10 +132,11 @@ const editComment = defineTool({
             statements: [
               ctx.guard(OWN_LIVE_COMMENT_NOT, [args.comment_id, p.accountId, actorName(p), args.body], miss),
               setCommentBodyReturning(db, p.accountId, args.comment_id, args.body, ctx.now),
+              indexComment(db, p.accountId, args.comment_id, args.body),
             ],
             activity: { target: null, targetSql: commentTask(p.accountId, args.comment_id), summary: `edited comment ${args.comment_id}` },
           },
-          (results) => ({ comment: toComment(rowsOf<Comment>(results, -1)[0]), changed: true }),
+          (results) => ({ comment: toComment(rowsOf<Comment>(results, 1)[0]), changed: true }),
         ),
       slowly,
     );

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { accountSummary } from "../db/account.ts";
+import { accountSummary, selectActivityRetention } from "../db/account.ts";
+import { readBatch } from "../db/batch.ts";
+import { ACTIVITY_RETENTION, keptSince } from "../domain/retention.ts";
 import { defineTool } from "../mcp/tool.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { selectActivity } from "../db/activity.ts";
@@ -70,17 +72,26 @@ const listActivity = defineTool({
     limit,
     cursor,
   }),
-  output: z.object({ items: z.array(activityEntry), next_cursor: z.string().nullable() }),
+  output: z.object({
+    items: z.array(activityEntry),
+    next_cursor: z.string().nullable(),
+    kept_since: z.string().describe("how far back the feed reaches: older entries are removed daily (activity_retention_days)"),
+  }),
   async handler(ctx, args) {
-    const { results } = await selectActivity(ctx.db, ctx.principal.accountId, {
+    const { entries, retention } = await readBatch(ctx.db, {
+      retention: selectActivityRetention(ctx.db, ctx.principal.accountId),
+      entries: selectActivity(ctx.db, ctx.principal.accountId, {
       targetId: args.target_id,
       since: args.since ? toUtc(args.since) : undefined,
       actor: args.actor,
       tool: args.tool,
       after: decodeCursor(args.cursor),
       limit: args.limit,
-    }).all<z.infer<typeof activityEntry>>();
-    return page(results, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+      }),
+    });
+    const days = (retention[0] as { activity_retention_days: number } | undefined)?.activity_retention_days ?? ACTIVITY_RETENTION.default;
+    const rows = entries as z.infer<typeof activityEntry>[];
+    return { ...page(rows, args.limit, (r) => ({ k: r.created_at, id: r.id })), kept_since: keptSince(ctx.nowMs, days) };
   },
 });
 

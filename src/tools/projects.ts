@@ -1,3 +1,4 @@
+import { keptSince } from "../domain/retention.ts";
 import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
@@ -376,6 +377,9 @@ const exportProject = defineTool({
     format: z.literal("taskgate.project.v1"),
     project: projectShape,
     tasks: z.array(exportedTask).describe("oldest first"),
+    kept_since: z
+      .string()
+      .describe("how far back the account keeps history: activity entries and run events before this are removed daily (activity_retention_days)"),
   }),
   async handler(ctx, { project_id }) {
     const a = ctx.principal.accountId;
@@ -403,6 +407,7 @@ const exportProject = defineTool({
         waits_on: waitsOn.get(t.id) ?? [],
         calendar_links: links.get(t.id) ?? [],
       })),
+      kept_since: keptSince(ctx.nowMs, row.activity_retention_days),
     };
   },
 });

@@ -2,11 +2,12 @@ import { z } from "zod";
 import { addDays, canonicalTimeZone, dayStartMs, localDate } from "../domain/zoned-time.ts";
 import { invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
+import { SEARCH_FIELDS, searchHit, searchWords } from "../domain/search-terms.ts";
 import { decodeCursor, encodeCursor, page } from "../db/cursor.ts";
 import { selectWaitedOnBy, selectWaitsOn, type DependencyRef } from "../db/dependencies.ts";
 import {
-  HIT_END, HIT_START, listAssignedTasks, listBlockedRows, SEARCH_RANKED, searchTaskRows, selectDueRows, selectSubtaskRows,
-  selectTaskHistory, toFtsQuery, type HistoryRow, type SubtaskRow,
+  listAssignedTasks, listBlockedRows, SEARCH_RANKED, searchTaskRows, selectDueRows, selectSubtaskRows,
+  selectTaskHistory, type HistoryRow, type SubtaskRow,
 } from "../db/task-search.ts";
 import { requireTask, throwTaskMissing, selectAccountPrefs, selectTask, toTask, type AccountPrefs, type TaskRow } from "../db/tasks.ts";
 import { defineTool } from "../mcp/tool.ts";
@@ -46,19 +47,9 @@ const listMyTasks = defineTool({
   },
 });
 
-const FIELDS = ["title", "notes", "comments"] as const;
-
-function hits(row: { title_hit: string; notes_hit: string; comments_hit: string }) {
-  const byField = { title: row.title_hit, notes: row.notes_hit, comments: row.comments_hit };
-  const matched = FIELDS.filter((f) => byField[f]?.includes(HIT_START));
-  const first = matched[0] ?? "title";
-  const snippet = (byField[first] ?? "").replaceAll(HIT_START, "**").replaceAll(HIT_END, "**");
-  return { matched_in: matched, snippet };
-}
-
 const searchTasks = defineTool({
   name: "search_tasks",
-  description: "Full-text search of titles, notes and comments: every word must occur, the last may be a prefix. Best first, each with matched_in and a snippet.",
+  description: "Full-text search of titles, notes and comments: every word must occur (in title and notes, or in one comment), the last may be a prefix. Best first, each with matched_in and a snippet.",
   input: z.strictObject({
     query: z.string().trim().min(1, "must not be empty").max(500).meta({ detail: "words to find; punctuation and search operators are treated as plain text" }),
     project_id: projectId.optional(),
@@ -70,14 +61,14 @@ const searchTasks = defineTool({
     items: z.array(
       z.object({
         task: taskShape,
-        matched_in: z.array(z.enum(FIELDS)).describe("fields that contain the words"),
+        matched_in: z.array(z.enum(SEARCH_FIELDS)).describe("fields that contain the words"),
         snippet: z.string(),
       }),
     ),
     next_cursor: z.string().nullable(),
   }),
   async handler(ctx, args) {
-    const match = toFtsQuery(args.query);
+    const words = searchWords(args.query);
     const after = decodeCursor(args.cursor);
     const offset = after ? Number(after.k) : 0;
     if (after && (after.id !== "search" || !Number.isInteger(offset) || offset < 0)) {
@@ -85,7 +76,7 @@ const searchTasks = defineTool({
     }
     const rows = await searchTaskRows(ctx.db, {
       accountId: ctx.principal.accountId,
-      match,
+      words,
       projectId: args.project_id,
       statuses: args.status,
       offset,
@@ -93,7 +84,7 @@ const searchTasks = defineTool({
     });
     const more = rows.length > args.limit;
     return {
-      items: rows.slice(0, args.limit).map((r) => ({ task: toTask(r), ...hits(r) })),
+      items: rows.slice(0, args.limit).map((r) => ({ task: toTask(r), ...searchHit(r, words) })),
       next_cursor: more ? encodeCursor({ k: offset + args.limit, id: "search" }) : null,
     };
   },

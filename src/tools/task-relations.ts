@@ -2,6 +2,7 @@ import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { actorName } from "../domain/principal.ts";
+import { indexNewTask } from "../db/search-index.ts";
 import { requireProject } from "../db/projects.ts";
 import {
   AGENT_EXISTS, assigneeExists, insertTask, insertTaskFrom, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask,
@@ -347,6 +348,7 @@ const decomposeTask = defineTool({
           statements: [
             ctx.guard(TASK_IS_LIVE, [parent.id, p.accountId], notFound("task", parent.id, notFoundHint)),
             ...created.map((t) => insertTask(db, t)),
+            ...created.map((t) => indexNewTask(db, p.accountId, t)),
           ],
           activity: {
             target: parent.id,
@@ -364,13 +366,17 @@ const decomposeTask = defineTool({
       const n = created.length;
       return ctx.commit(
         {
-          statements: [ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], miss), ...created.map((t) => insertTaskFrom(db, t, "parent"))],
+          statements: [
+            ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], miss),
+            ...created.map((t) => insertTaskFrom(db, t, "parent")),
+            ...created.map((t) => indexNewTask(db, p.accountId, t)),
+          ],
           activity: {
             target: args.task_id,
             summary: `added ${n} subtask${n === 1 ? "" : "s"}: ${created.map((t) => `${t.id} "${t.title}"`).join(", ")}`,
           },
         },
-        (results) => ({ parent_id: args.task_id, tasks: results.slice(1).map((r) => toTask(r.results[0] as TaskRow)) }),
+        (results) => ({ parent_id: args.task_id, tasks: results.slice(1, 1 + n).map((r) => toTask(r.results[0] as TaskRow)) }),
       );
     }, slowly);
   },

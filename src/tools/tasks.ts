@@ -7,6 +7,7 @@ import {
   TASK_AT_VERSION, TASK_COLUMNS, TASK_RETURNING, taskChangesEach, toTask, type TaskRow, updateTaskReturning,
   throwTaskMissing,
 } from "../db/tasks.ts";
+import { indexNewTask, reindexTask } from "../db/search-index.ts";
 import { requireProject } from "../db/projects.ts";
 import { selectTaskList, taskDetailStatements } from "../db/task-views.ts";
 import { readBatch } from "../db/batch.ts";
@@ -79,7 +80,7 @@ const createTask = defineTool({
       };
       const repeats = schedule ? `, repeating ${schedule.rule} (series ${t.seriesId})` : "";
       return ctx.commit(
-        { statements: [insertTask(db, t)], activity: { target: t.id, summary: `created task "${t.title}"${repeats}` } },
+        { statements: [insertTask(db, t), indexNewTask(db, t.accountId, t)], activity: { target: t.id, summary: `created task "${t.title}"${repeats}` } },
         { task: newTaskValue(t) },
       );
   
@@ -112,10 +113,11 @@ const createTask = defineTool({
         createdBy: actorName(p),
         now: ctx.now,
       };
-      statements.push(insertTaskFrom(db, t));
+      const at = statements.push(insertTaskFrom(db, t)) - 1;
+      statements.push(indexNewTask(db, a, t));
       return ctx.commit(
         { statements, activity: { target: t.id, summary: `created task "${t.title}"` } },
-        (results) => ({ task: toTask(rowsOf<TaskRow>(results, -1)[0]) }),
+        (results) => ({ task: toTask(rowsOf<TaskRow>(results, at)[0]) }),
       );
     }, createSlowly);
   },
@@ -263,12 +265,13 @@ const updateTask = defineTool({
           ctx.guard(TASK_AT_VERSION, [row.id, p.accountId, args.expected_version], conflict(staleMessage)),
         );
       }
-      statements.push(updateTaskReturning(db, p.accountId, row.id, changes, ctx.now));
+      const at = statements.push(updateTaskReturning(db, p.accountId, row.id, changes, ctx.now)) - 1;
+      statements.push(...reindexTask(db, p.accountId, row.id, changes));
       const results = await ctx.commitWithResults({
         statements,
         activity: { target: row.id, summary: `updated ${fields.filter((f) => f !== "series_id").join(", ")}${repeats}` },
       });
-      const updated = results[results.length - 1].results[0] as TaskRow;
+      const updated = results[at].results[0] as TaskRow;
       return { task: toTask(updated), changed: true };
   
     };
@@ -289,10 +292,14 @@ const updateTask = defineTool({
       const binds = [args.task_id, p.accountId, ...(withVersion ? [args.expected_version] : []), ...fields.map((f) => changes[f])];
       return ctx.commit(
         {
-          statements: [ctx.guard(condition, binds, miss), updateTaskReturning(db, p.accountId, args.task_id, changes, ctx.now)],
+          statements: [
+            ctx.guard(condition, binds, miss),
+            updateTaskReturning(db, p.accountId, args.task_id, changes, ctx.now),
+            ...reindexTask(db, p.accountId, args.task_id, changes),
+          ],
           activity: { target: args.task_id, summary: `updated ${fields.join(", ")}` },
         },
-        (results) => ({ task: toTask(rowsOf<TaskRow>(results, -1)[0]), changed: true }),
+        (results) => ({ task: toTask(rowsOf<TaskRow>(results, 1)[0]), changed: true }),
       );
     }, updateSlowly);
   },

@@ -134,11 +134,15 @@ export const ACTIONS: Record<string, ActionSpec> = {
   settings: {
     tool: "update_account_settings",
     args: (f) => {
-      const days = one(f, "trash_retention_days");
-      const n = days === undefined ? undefined : Number(days);
+      const days = (name: string) => {
+        const v = one(f, name);
+        const n = v === undefined ? undefined : Number(v);
+        return v === undefined ? {} : { [name]: Number.isFinite(n) ? n : v };
+      };
       return {
         ...opt(f, "time_zone"),
-        ...(days === undefined ? {} : { trash_retention_days: Number.isFinite(n) ? n : days }),
+        ...days("trash_retention_days"),
+        ...days("activity_retention_days"),
         ...(one(f, "default_auto_ok_shown") ? { default_auto_ok: one(f, "default_auto_ok") === "true" } : {}),
       };
     },

@@ -6,7 +6,8 @@ import type { ActivityFilter } from "../../db/activity.ts";
 import type { CursorKey } from "../../db/cursor.ts";
 import { decodeCursor } from "../../db/cursor.ts";
 import type { TaskListFilter } from "../../db/task-views.ts";
-import { toFtsQuery, type SearchQuery } from "../../db/task-search.ts";
+import type { SearchQuery } from "../../db/task-search.ts";
+import { searchWords } from "../../domain/search-terms.ts";
 import { TASK_STATUSES } from "../../domain/vocabulary.ts";
 import { DUE_CHOICES, type DueChoice, type TaskQuery } from "./pages/tasks.tsx";
 
@@ -56,7 +57,7 @@ export function tasksRead(q: TaskQuery, cursor: string | undefined, now: string)
     limit: TASKS_PAGE,
   };
   const search = q.q
-    ? { match: toFtsQuery(q.q), projectId: q.project || undefined, statuses, offset: 0, limit: TASKS_PAGE }
+    ? { words: searchWords(q.q), projectId: q.project || undefined, statuses, offset: 0, limit: TASKS_PAGE }
     : null;
   return { filter, search };
 }

@@ -1,5 +1,6 @@
 import type { FC } from "hono/jsx";
 import type { AccountSettingsRow } from "../../../db/account.ts";
+import { ACTIVITY_RETENTION } from "../../../domain/retention.ts";
 import { Act, Button, Field, Shell, type View } from "../ui.tsx";
 
 export const SettingsPage: FC<{ view: View; settings: AccountSettingsRow }> = ({ view, settings }) => (
@@ -14,6 +15,12 @@ export const SettingsPage: FC<{ view: View; settings: AccountSettingsRow }> = ({
           </Field>
           <Field id="s-retention" label="Trash retention (days)" hint="1 to 365; items already in the trash get the new purge time.">
             <input type="number" id="s-retention" name="trash_retention_days" value={String(settings.trash_retention_days)} min={1} max={365} required aria-describedby="s-retention-hint" />
+          </Field>
+          <Field id="s-activity" label="Activity kept (days)" hint={`${ACTIVITY_RETENTION.min} to ${ACTIVITY_RETENTION.max}; older activity entries and run events are removed daily.`}>
+            <input
+              type="number" id="s-activity" name="activity_retention_days" value={String(settings.activity_retention_days)}
+              min={ACTIVITY_RETENTION.min} max={ACTIVITY_RETENTION.max} required aria-describedby="s-activity-hint"
+            />
           </Field>
         </div>
         <p>

@@ -1,6 +1,8 @@
 import type { FC } from "hono/jsx";
 import type { TasksPage as Data } from "../../../db/console.ts";
 import type { TaskRow } from "../../../db/tasks.ts";
+import type { SearchRow } from "../../../db/task-search.ts";
+import { mentions, snippetOf, wordsOf } from "../../../domain/search-terms.ts";
 import { PRIORITIES, TASK_STATUSES } from "../../../domain/vocabulary.ts";
 import { actorWord, clip, statusWord } from "../format.ts";
 import { Act, Badge, Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
@@ -46,7 +48,8 @@ function hrefWith(q: TaskQuery, change: Partial<TaskQuery> & { cursor?: string }
 
 export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCursor: string | null }> = ({ view, data, query, nextCursor }) => {
   const projects = new Map(data.projects.map((p) => [p.id, p.name]));
-  const rows = data.search ? data.search.map((s) => ({ t: s as TaskRow, snippet: snippetOf(s) })) : data.tasks.map((t) => ({ t, snippet: undefined }));
+  const words = wordsOf(query.q);
+  const rows = data.search ? data.search.map((s) => ({ t: s as TaskRow, snippet: matchSnippet(s, words) })) : data.tasks.map((t) => ({ t, snippet: undefined }));
   const filtered = Boolean(query.status || query.assignee || query.label || query.due || query.q);
   const current = data.projects.find((p) => p.id === query.project);
   const tabs = data.projects.slice(0, TABS);
@@ -145,7 +148,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
   );
 };
 
-function snippetOf(s: { title_hit: string; notes_hit: string; comments_hit: string }): string | undefined {
-  const hit = [s.notes_hit, s.comments_hit].find((h) => h?.includes("\u0002"));
-  return hit ? hit.replace(/[\u0002\u0003]/g, "") : undefined;
+function matchSnippet(s: SearchRow, words: string[]): string | undefined {
+  const text = [s.notes, s.comment_body ?? ""].find((t) => mentions(t, words));
+  return text ? snippetOf(text, words, "") : undefined;
 }
