@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { notFound } from "../domain/errors.ts";
 import { accountSummary } from "../db/account.ts";
 import { defineTool } from "../mcp/tool.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { selectActivity } from "../db/activity.ts";
+import { selectActivity, selectTargetKnown } from "../db/activity.ts";
 import { assigneeName, cursor, isoTime, limit, toUtc } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
 
@@ -72,15 +73,21 @@ const listActivity = defineTool({
   }),
   output: z.object({ items: z.array(activityEntry), next_cursor: z.string().nullable() }),
   async handler(ctx, args) {
-    const { results } = await selectActivity(ctx.db, ctx.principal.accountId, {
+    const { db, principal: p } = ctx;
+    const list = selectActivity(db, p.accountId, {
       targetId: args.target_id,
       since: args.since ? toUtc(args.since) : undefined,
       actor: args.actor,
       tool: args.tool,
       after: decodeCursor(args.cursor),
       limit: args.limit,
-    }).all<z.infer<typeof activityEntry>>();
-    return page(results, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    });
+    // A target is checked in the same round trip: an id this account knows nothing of is refused, not answered with no entries.
+    const [entries, known] = await db.batch(args.target_id ? [list, selectTargetKnown(db, p.accountId, args.target_id)] : [list]);
+    if (args.target_id && known.results.length === 0) {
+      throw notFound("record", args.target_id, "list_activity without target_id shows the ids its entries are about");
+    }
+    return page(entries.results as z.infer<typeof activityEntry>[], args.limit, (r) => ({ k: r.created_at, id: r.id }));
   },
 });
 
