@@ -171,7 +171,7 @@ describe("delete_comment", () => {
     const { acc, human, agent, task } = await setup();
     const { comment } = await agent.ok("comment_on_task", { task_id: task.id, body: "Temporary   note\nwith lines" });
     const del = await agent.ok("delete_comment", { comment_id: comment.id });
-    expect(del).toMatchObject({ comment_id: comment.id, task_id: task.id, changed: true });
+    expect(del).toMatchObject({ comment_id: comment.id, task_id: task.id, item_count: 1, already_in_trash: false });
     const trash = await env.DB.prepare("SELECT kind, target_id, title, deleted_by, deleted_by_token, purge_after FROM trash WHERE id = ? AND account_id = ?")
       .bind(del.trash_id, acc.accountId)
       .first();
@@ -184,7 +184,7 @@ describe("delete_comment", () => {
 
     const n = await activityCount(acc.accountId, task.id);
     const snap = await snapshotDb();
-    expect(await agent.ok("delete_comment", { comment_id: comment.id })).toEqual({ ...del, changed: false });
+    expect(await agent.ok("delete_comment", { comment_id: comment.id })).toEqual({ ...del, already_in_trash: true });
     expect(await snapshotDb()).toBe(snap);
     expect(await activityCount(acc.accountId, task.id)).toBe(n);
   });

@@ -104,6 +104,8 @@ describe("console actions are tool calls with the person's principal", () => {
     const del = await act(p.b, page, "delete", { task_id: task.id });
     expect(del.headers.get("location")).toBe("/tasks");
     expect(await flashOn(p.b, "/tasks")).toMatch(/^ok: Moved the task to the trash/);
+    await act(p.b, page, "delete", { task_id: task.id });
+    expect(await flashOn(p.b, "/tasks")).toBe("ok: The task was already in the trash; Trash restores it.");
     const trash = await open(p.b, "/trash");
     expect(trash.html).toContain("Plant tulips");
     const item = (await human.ok("list_trash")).items[0];

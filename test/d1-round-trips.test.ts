@@ -84,4 +84,35 @@ describe("D1 round trips of every tool", () => {
       await agent.close();
     }, 180_000);
   }
+
+  for (const era of ERAS) {
+    it(`${era}: a read filtered by a project or a target checks it in the same round trip as the unfiltered read, found or refused`, async () => {
+      const acc = await seedAccount(`Filter round trips ${era}`, "bot");
+      const setup = await connect(acc.human, era);
+      const project = (await setup.ok("create_project", { name: "Quarter" })).project.id;
+      const taskId = (await setup.ok("create_task", { title: "The quarterly report", project_id: project })).task.id;
+      await setup.close();
+      const { client, lastCalls } = await metered(acc.human, era);
+      const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
+        ["list_tasks", {}, { project_id: project }],
+        ["list_my_tasks", {}, { project_id: project }],
+        ["list_due_tasks", {}, { project_id: project }],
+        ["list_blocked_tasks", {}, { project_id: project }],
+        ["search_tasks", { query: "quarterly" }, { query: "quarterly", project_id: project }],
+        ["list_activity", {}, { target_id: taskId }],
+      ];
+      const counts: Record<string, number[]> = {};
+      for (const [name, plain, filtered] of cases) {
+        await client.ok(name, plain);
+        const unfiltered = lastCalls()!;
+        await client.ok(name, filtered);
+        const found = lastCalls()!;
+        const missing = { ...filtered, ...("project_id" in filtered ? { project_id: "prj_0000000000000000" } : { target_id: "tsk_0000000000000000" }) };
+        expect(await client.fails(name, missing)).toMatch(/in this account/);
+        counts[name] = [unfiltered, found, lastCalls()!];
+      }
+      expect(counts).toEqual(Object.fromEntries(cases.map(([name]) => [name, [1, 1, 1]])));
+      await client.close();
+    });
+  }
 });

@@ -232,8 +232,8 @@ describe("delete_project", () => {
     const other = (await client.ok("create_task", { title: "elsewhere", project_id: keep.id })).task;
 
     const del = await client.ok("delete_project", { project_id: p.id });
-    expect(del).toMatchObject({ trash_item_id: expect.stringMatching(/^trs_/), item_count: 3, changed: true });
-    const trash = await env.DB.prepare("SELECT * FROM trash WHERE id = ?").bind(del.trash_item_id).first<Record<string, unknown>>();
+    expect(del).toMatchObject({ trash_id: expect.stringMatching(/^trs_/), item_count: 3, already_in_trash: false });
+    const trash = await env.DB.prepare("SELECT * FROM trash WHERE id = ?").bind(del.trash_id).first<Record<string, unknown>>();
     expect(trash).toMatchObject({ account_id: acc.accountId, kind: "project", target_id: p.id, title: "Doomed", item_count: 3, deleted_by: "human" });
     expect(trash!.purge_after).toBe(del.purge_after);
     expect(Date.parse(del.purge_after) - Date.parse(trash!.deleted_at as string)).toBe(30 * 86_400_000);
@@ -241,15 +241,15 @@ describe("delete_project", () => {
     expect((await client.ok("list_projects", { include_archived: true })).items.map((x: { id: string }) => x.id)).toEqual([keep.id]);
     expect(await client.fails("get_project", { project_id: p.id })).toMatch(/No project/);
     for (const t of [t1, t2]) {
-      expect(await client.fails("get_task", { task_id: t.id })).toContain(`is in the trash with its project ${p.id} (item ${del.trash_item_id}`);
+      expect(await client.fails("get_task", { task_id: t.id })).toContain(`is in the trash with its project ${p.id} (item ${del.trash_id}`);
     }
     expect((await client.ok("list_tasks", {})).items.map((x: { id: string }) => x.id)).toEqual([other.id]);
-    expect((await client.ok("list_tasks", { project_id: p.id })).items).toEqual([]);
+    expect(await client.fails("list_tasks", { project_id: p.id })).toMatch(/No project .* in this account/);
     expect(await client.fails("create_task", { title: "late", project_id: p.id })).toMatch(/No project/);
 
     const before = await snapshotDb();
     const again = await client.ok("delete_project", { project_id: p.id });
-    expect(again).toEqual({ ...del, changed: false });
+    expect(again).toEqual({ ...del, already_in_trash: true });
     expect(await snapshotDb()).toBe(before);
     expect(await activityCount(acc.accountId, p.id)).toBe(2);
     await client.close();
@@ -260,7 +260,7 @@ describe("delete_project", () => {
     await env.DB.prepare("UPDATE accounts SET trash_retention_days = 7 WHERE id = ?").bind(acc.accountId).run();
     const p = await newProject(client);
     const del = await client.ok("delete_project", { project_id: p.id });
-    const trash = await env.DB.prepare("SELECT deleted_at, purge_after FROM trash WHERE id = ?").bind(del.trash_item_id).first<{ deleted_at: string; purge_after: string }>();
+    const trash = await env.DB.prepare("SELECT deleted_at, purge_after FROM trash WHERE id = ?").bind(del.trash_id).first<{ deleted_at: string; purge_after: string }>();
     expect(del.purge_after).toBe(trash!.purge_after);
     expect(Date.parse(trash!.purge_after) - Date.parse(trash!.deleted_at)).toBe(7 * 86_400_000);
     await client.close();
@@ -298,7 +298,7 @@ describe("delete_project", () => {
     const agent = await connect(acc.agent, "legacy");
     const p = (await agent.ok("create_project", { name: "Agent's" })).project;
     const del = await agent.ok("delete_project", { project_id: p.id });
-    const trash = await env.DB.prepare("SELECT deleted_by FROM trash WHERE id = ?").bind(del.trash_item_id).first<{ deleted_by: string }>();
+    const trash = await env.DB.prepare("SELECT deleted_by FROM trash WHERE id = ?").bind(del.trash_id).first<{ deleted_by: string }>();
     expect(trash!.deleted_by).toBe("builder");
     await agent.close();
   });
@@ -385,9 +385,9 @@ describe("export_project", () => {
     const del = await client.ok("delete_project", { project_id: p.id });
     expect(await client.fails("export_project", { project_id: p.id })).toMatch(/No project/);
     await env.DB.batch([
-      env.DB.prepare("UPDATE projects SET trash_id = NULL WHERE trash_id = ?").bind(del.trash_item_id),
-      env.DB.prepare("UPDATE tasks SET trash_id = NULL WHERE trash_id = ?").bind(del.trash_item_id),
-      env.DB.prepare("DELETE FROM trash WHERE id = ?").bind(del.trash_item_id),
+      env.DB.prepare("UPDATE projects SET trash_id = NULL WHERE trash_id = ?").bind(del.trash_id),
+      env.DB.prepare("UPDATE tasks SET trash_id = NULL WHERE trash_id = ?").bind(del.trash_id),
+      env.DB.prepare("DELETE FROM trash WHERE id = ?").bind(del.trash_id),
     ]);
     const three = await client.ok("export_project", { project_id: p.id });
     expect(JSON.stringify(three)).toBe(JSON.stringify(one));

@@ -150,6 +150,29 @@ describe("parsing", () => {
     });
   }
 
+  it("names every problem of a rule at once, each with its part, in the order of the parts", () => {
+    let error: unknown;
+    try {
+      parseRule("FREQ=YEARLY;INTERVAL=x;COUNT=0;BYDAY=MO;BYMONTHDAY=0,2;COLOR=red;WKST");
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RecurrenceError);
+    expect((error as RecurrenceError).problems.map((p) => p.part)).toEqual(["COLOR", "WKST", "INTERVAL", "COUNT", "BYDAY", "BYMONTHDAY", "BYMONTHDAY"]);
+    expect((error as RecurrenceError).part).toBe("COLOR");
+    expect((error as Error).message.split("\n")).toHaveLength(7);
+    // A wrong FREQ leaves out the checks that depend on it, and still checks each part's own values.
+    try {
+      parseRule("FREQ=SOMETIMES;BYDAY=1MO,ZZ;BYMONTHDAY=15");
+    } catch (e) {
+      error = e;
+    }
+    expect((error as RecurrenceError).problems).toEqual([
+      { part: "FREQ", message: '"SOMETIMES" is not supported: use DAILY, WEEKLY, MONTHLY or YEARLY' },
+      { part: "BYDAY", message: expect.stringMatching(/^"ZZ" is not a weekday/) },
+    ]);
+  });
+
   it("refuses a schedule whose UNTIL is before its first due time, or that no date can match", () => {
     expect(() => startSchedule("FREQ=DAILY;UNTIL=20270101", "UTC", Date.parse("2027-03-01T09:00:00Z"))).toThrow(/^UNTIL: .*before the first due time/);
     expect(() => startSchedule("FREQ=MONTHLY;BYDAY=5MO;BYMONTHDAY=1", "UTC", Date.parse("2027-03-01T09:00:00Z"))).toThrow(/^BYMONTHDAY: no date matches/);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connect, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 import { activityOf } from "./lifecycle.helpers.ts";
 
 /** An account in `timeZone` with a person's and an agent's client. */
@@ -202,7 +202,7 @@ describe("recurring tasks through MCP", () => {
       ["create_task", { title: "x", due_at: "2027-09-01T09:00:00Z", recurrence: "FREQ=DAILY;UNTIL=2027" }, /recurrence: UNTIL:/],
       ["create_task", { title: "x", due_at: "2027-09-01T09:00:00Z", recurrence: "FREQ=DAILY;BYMONTHDAY=3" }, /recurrence: BYMONTHDAY: needs FREQ=MONTHLY/],
       ["create_task", { title: "x", due_at: "2027-09-01T09:00:00Z", recurrence: "FREQ=DAILY;BYSETPOS=1" }, /recurrence: BYSETPOS: is not supported/],
-      ["create_task", { title: "x", recurrence: "FREQ=DAILY" }, /recurrence: needs due_at/],
+      ["create_task", { title: "x", recurrence: "FREQ=DAILY" }, /^due_at: a recurring task needs one/],
       ["update_task", { task_id: task.id, due_at: null }, /due_at: a recurring task needs a due time/],
       ["update_task", { task_id: plain.id, recurrence: "FREQ=DAILY" }, /is done: only an unfinished task can repeat/],
       ["update_task", { task_id: task.id, recurrence: "FREQ=DAILY;UNTIL=20200101" }, /recurrence: UNTIL: .*before the first due time/],
@@ -211,4 +211,37 @@ describe("recurring tasks through MCP", () => {
     expect(await snapshotDb()).toBe(before);
     await human.close();
   });
+
+  for (const era of ERAS) {
+    it(`${era}: a rule with several mistakes is refused once, naming every field and part with its fix; nothing is written`, async () => {
+      const { acc, human: setupClient, agent } = await setup("UTC");
+      await Promise.all([setupClient.close(), agent.close()]);
+      const human = await connect(acc.human, era);
+      const { task } = await human.ok("create_task", { title: "Repeat me", due_at: "2027-09-01T09:00:00Z" });
+      const before = await snapshotDb();
+      const text = await human.fails("create_task", { title: "x", recurrence: "FREQ=HOURLY;INTERVAL=0;BYDAY=MO,XX;BYMONTHDAY=40;COUNT=3;UNTIL=20271231;BYHOUR=9" });
+      expect(text.split("\n")).toEqual([
+        "7 problems with the recurrence; fix each and call again:",
+        "- recurrence: BYHOUR: is not supported; the parts are FREQ, INTERVAL, BYDAY, BYMONTHDAY, COUNT, UNTIL",
+        '- recurrence: FREQ: "HOURLY" is not supported: use DAILY, WEEKLY, MONTHLY or YEARLY',
+        '- recurrence: INTERVAL: "0" must be a whole number from 1 to 1000',
+        "- recurrence: UNTIL: give COUNT or UNTIL, not both",
+        '- recurrence: BYDAY: "XX" is not a weekday: use MO, TU, WE, TH, FR, SA or SU, comma-separated (FREQ=MONTHLY also takes 1MO … 5MO and -1MO … -5MO)',
+        '- recurrence: BYMONTHDAY: "40" must be a day of the month from 1 to 31, or -1 to -31 counted from the month\'s end',
+        "- due_at: a recurring task needs one: the first occurrence's due time (its local time of day is kept for every occurrence); pass due_at too",
+      ]);
+      const update = await human.fails("update_task", { task_id: task.id, recurrence: "FREQ=WEEKLY;BYDAY=1MO;COUNT=0" });
+      expect(update.split("\n")).toEqual([
+        "2 problems with the recurrence; fix each and call again:",
+        "- recurrence: COUNT: \"0\" must be a whole number from 1 to 1000",
+        '- recurrence: BYDAY: "1MO": an ordinal weekday (like 1MO or -1FR) needs FREQ=MONTHLY; use plain weekdays with FREQ=WEEKLY',
+      ]);
+      // One mistake still reads as one line.
+      expect(await human.fails("create_task", { title: "x", due_at: "2027-09-01T09:00:00Z", recurrence: "FREQ=DAILY;COUNT=0" })).toBe(
+        'recurrence: COUNT: "0" must be a whole number from 1 to 1000.',
+      );
+      expect(await snapshotDb()).toBe(before);
+      await human.close();
+    });
+  }
 });

@@ -163,7 +163,7 @@ describe("delete_step", () => {
     const { acc, human, task } = await setup();
     const [a, b, c] = await withSteps(human, task.id, ["a", "b", "c"]);
     const del = await human.ok("delete_step", { step_id: b.id });
-    expect(del).toMatchObject({ step_id: b.id, task_id: task.id, changed: true });
+    expect(del).toMatchObject({ step_id: b.id, task_id: task.id, item_count: 1, already_in_trash: false });
     expect(del.trash_id).toMatch(/^trs_/);
     expect(Date.parse(del.purge_after) - Date.now()).toBeGreaterThan(29 * 86_400_000);
 
@@ -179,7 +179,7 @@ describe("delete_step", () => {
 
     const snap = await snapshotDb();
     const again = await human.ok("delete_step", { step_id: b.id });
-    expect(again).toEqual({ ...del, changed: false });
+    expect(again).toEqual({ ...del, already_in_trash: true });
     expect(await snapshotDb()).toBe(snap);
 
     expect(await human.fails("set_step_status", { step_id: b.id, status: "done" })).toMatch(new RegExp(`in the trash \\(${del.trash_id}\\)`));

@@ -345,3 +345,53 @@ describe("list_dependencies", () => {
     await o.close();
   });
 });
+
+describe("filters naming a record the account does not have", () => {
+  const PROJECT_FILTERED = ["list_tasks", "list_my_tasks", "list_due_tasks", "list_blocked_tasks", "search_tasks"] as const;
+  const argsFor = (tool: string, project_id: string) => (tool === "search_tasks" ? { query: "report", project_id } : { project_id });
+
+  for (const era of ERAS) {
+    it(`${era}: another account's or an unknown project, or record, is refused as not in this account, as every other tool does`, async () => {
+      const mine = await seedAccount(`Filters ${era}`);
+      const theirs = await seedAccount(`Their filters ${era}`);
+      const human = await connect(mine.human, era);
+      const agent = await connect(mine.agent, era);
+      const other = await connect(theirs.human, era);
+      const foreignProject = (await other.ok("create_project", { name: "Theirs" })).project.id;
+      const foreignTask = (await task(other, { title: "Their report", project_id: foreignProject })).id;
+      const ownProject = (await human.ok("create_project", { name: "Mine" })).project.id;
+      const ownTask = await task(human, { title: "The report", project_id: ownProject, due_at: new Date(Date.now() + HOUR).toISOString(), assignee: "human" });
+
+      const before = await snapshotDb();
+      for (const c of [human, agent]) {
+        for (const tool of PROJECT_FILTERED) {
+          for (const id of [foreignProject, "prj_0000000000000000"]) {
+            expect(await c.fails(tool, argsFor(tool, id)), `${tool} ${id}`).toBe(
+              `No project ${id} in this account; list_projects finds project ids (include_archived: true shows archived ones).`,
+            );
+          }
+        }
+        for (const id of [foreignTask, foreignProject, theirs.tokenIds.human, "tsk_0000000000000000", "anything"]) {
+          expect(await c.fails("list_activity", { target_id: id }), `list_activity ${id}`).toBe(
+            `No record ${id} in this account; list_activity without target_id shows the ids its entries are about.`,
+          );
+        }
+      }
+      expect(await snapshotDb(), "a refused read writes nothing").toBe(before);
+
+      // The account's own records still answer, an empty list included.
+      for (const tool of PROJECT_FILTERED) {
+        const items = (await human.ok(tool, argsFor(tool, ownProject))).items as ({ id: string } | { task: { id: string } })[];
+        expect(items.map((i) => ("task" in i ? i.task.id : i.id)), tool).toEqual(tool === "list_blocked_tasks" ? [] : [ownTask.id]);
+      }
+      expect((await human.ok("list_activity", { target_id: ownTask.id })).items.map((e: { tool: string }) => e.tool)).toEqual(["create_task"]);
+      expect((await human.ok("list_activity", { target_id: mine.tokenIds.humanRead })).items).toEqual([]);
+      expect((await human.ok("list_activity", { target_id: mine.accountId })).items).toEqual([]);
+      // A record purged for good keeps its entries in the feed, so its id still answers.
+      const { trash_id } = await human.ok("delete_task", { task_id: ownTask.id });
+      await human.ok("empty_trash", { item_ids: [trash_id] });
+      expect((await human.ok("list_activity", { target_id: ownTask.id })).items.map((e: { tool: string }) => e.tool)).toEqual(["delete_task", "create_task"]);
+      await Promise.all([human.close(), agent.close(), other.close()]);
+    });
+  }
+});

@@ -86,7 +86,7 @@ describe("a connection narrows itself to toolsets", () => {
             if (form.readonly) selected = new Set([...selected].filter((n) => READ.has(n)));
             const names = (await client.listTools()).map((t) => t.name);
             expect(names, `${form.label} ${list} ${secret === acc.human ? "human" : secret === acc.agent ? "agent" : "read"}`).toEqual(expected(acc, secret, selected));
-            await expect(client.call("list_labels", {}), `${form.label} ${list}`).rejects.toThrow(/Unknown tool: list_labels/);
+            expect(await client.fails("list_labels", {}), `${form.label} ${list}`).toMatch(/^list_labels is outside this connection's toolsets .* in the toolset `labels`/);
             await client.close();
           }
         }
@@ -99,7 +99,10 @@ describe("a connection narrows itself to toolsets", () => {
         for (const secret of [acc.human, acc.agent]) {
           const client = await connect(secret, era, opts);
           expect((await client.listTools()).map((t) => t.name)).toEqual(TOOL_NAMES.filter((n) => READ.has(n)));
-          await expect(client.call("create_task", { title: "Not through a read-only connection" })).rejects.toThrow(/Unknown tool: create_task/);
+          expect(await client.fails("create_task", { title: "Not through a read-only connection" })).toBe(
+            "create_task writes, and this connection is read-only (/mcp/readonly, …/readonly or X-MCP-Readonly: true); a connection without that offers it. " +
+              "tools/list names the tools this connection offers.",
+          );
           expect((await client.ok("whoami")).token.scope).toBe("write");
           await client.close();
         }
@@ -107,19 +110,49 @@ describe("a connection narrows itself to toolsets", () => {
       expect(await countTasks(acc)).toBe(0);
     });
 
-    it(`${era}: a tool outside the chosen toolsets is an unknown tool, and a tool inside works`, async () => {
+    it(`${era}: a tool outside the chosen toolsets is refused like any other refusal, saying which toolset holds it; a tool inside works`, async () => {
       const acc = await seedAccount(`Outside ${era}`);
       const client = await connect(acc.human, era, { url: `${MCP_URL}/x/tasks` });
-      await expect(client.call("create_project", { name: "Outside" })).rejects.toThrow(/Unknown tool: create_project/);
-      await expect(client.call("start_run", { task_id: "tsk_0123456789abcdef" })).rejects.toThrow(/Unknown tool/);
+      expect(await client.fails("create_project", { name: "Outside" })).toBe(
+        "create_project is outside this connection's toolsets (tasks); it is in the toolset `projects`. " +
+          "To call it, connect with toolsets that include projects (/mcp/x/tasks,projects, ?toolsets=tasks,projects or X-MCP-Toolsets: tasks,projects) or with none (/mcp); " +
+          "an app connected through OAuth keeps the toolsets chosen when it was allowed, so allow it again with projects among them. " +
+          "tools/list names the tools this connection offers.",
+      );
+      expect(await client.fails("start_run", { task_id: "tsk_0123456789abcdef" })).toMatch(/^start_run is outside .* in the toolset `runs`/);
+      // What the token may never do is said first: no connection would offer it.
+      const reader = await connect(acc.humanRead, era, { url: `${MCP_URL}/x/tasks` });
+      expect(await reader.fails("create_project", { name: "x" })).toMatch(/^create_project changes data and needs a token with scope write/);
+      await reader.close();
+      // A name outside the catalog stays an unknown tool, a protocol error.
+      await expect(client.call("create_projects", {})).rejects.toThrow(/Unknown tool: create_projects/);
       const { task } = await client.ok("create_task", { title: "Inside" });
       expect((await client.ok("get_task", { task_id: task.id })).task.title).toBe("Inside");
       await client.close();
       const agent = await connect(acc.agent, era, { headers: { "X-MCP-Toolsets": "agent" } });
       expect((await agent.ok("claim_task", { task_id: task.id })).task.assignee).toBe(acc.agentName);
-      await expect(agent.call("delete_task", { task_id: task.id })).rejects.toThrow(/Unknown tool: delete_task/);
+      expect(await agent.fails("delete_task", { task_id: task.id })).toMatch(/^delete_task is outside this connection's toolsets \(agent\); it is in the toolset `tasks`\. .*\/mcp\/x\/agent,tasks/);
       await agent.close();
+      // Toolsets and the read-only view together: both reasons, and a refused call writes nothing.
+      const both = await connect(acc.human, era, { url: `${MCP_URL}/x/tasks/readonly` });
+      expect(await both.fails("create_project", { name: "Outside" })).toMatch(/^create_project is outside .*`projects`.* create_project writes, and this connection is read-only/);
+      await both.close();
       expect(await countTasks(acc)).toBe(1);
+    });
+
+    it(`${era}: a write refused for a read token and a tool refused for the toolsets answer alike: an isError result with what to do`, async () => {
+      const acc = await seedAccount(`Alike ${era}`);
+      const reader = await connect(acc.humanRead, era);
+      const narrowed = await connect(acc.human, era, { url: `${MCP_URL}/x/projects` });
+      const byScope = await reader.call("create_task", { title: "No" });
+      const byToolset = await narrowed.call("create_task", { title: "No" });
+      for (const r of [byScope, byToolset]) {
+        expect(r.isError).toBe(true);
+        expect(r.structured).toEqual({});
+        expect(r.text).toMatch(/^create_task /);
+      }
+      await Promise.all([reader.close(), narrowed.close()]);
+      expect(await countTasks(acc)).toBe(0);
     });
   }
 

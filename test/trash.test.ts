@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../src/index.ts";
 import { purgeExpiredTrash } from "../src/db/trash.ts";
 import { accountKey } from "../src/domain/search-terms.ts";
+import { describeAllTools } from "../src/mcp/registry.ts";
 import { activityCount, connect, ERAS, seedAccount, snapshotDb, type SeededAccount, type TestClient } from "./helpers.ts";
 
 const CONTENT_TABLES = [
@@ -133,14 +134,14 @@ describe("restore is exact", () => {
     const del = await c.ok("delete_project", { project_id: r.project });
     expect(await c.fails("export_project", { project_id: r.project })).toMatch(/No project/);
     expect((await c.ok("list_trash")).items[0]).toMatchObject({ kind: "project", target_id: r.project, item_count: 5, title: "Launch" });
-    expect(await c.fails("restore_from_trash", { item_id: r.sub })).toMatch(new RegExp(`part of trash item ${del.trash_item_id}`));
+    expect(await c.fails("restore_from_trash", { item_id: r.sub })).toMatch(new RegExp(`part of trash item ${del.trash_id}`));
 
-    expect(await c.ok("restore_from_trash", { item_id: del.trash_item_id })).toMatchObject({ restored: true, kind: "project", item_count: 5 });
+    expect(await c.ok("restore_from_trash", { item_id: del.trash_id })).toMatchObject({ restored: true, kind: "project", item_count: 5 });
     expect(await c.ok("export_project", { project_id: r.project })).toEqual(exported);
     expect(await c.ok("get_project", { project_id: r.project })).toEqual(project);
     expect(await accountRows(acc.accountId)).toEqual(rows);
     const n = await activityCount(acc.accountId);
-    expect((await c.ok("restore_from_trash", { item_id: del.trash_item_id })).restored).toBe(false);
+    expect((await c.ok("restore_from_trash", { item_id: del.trash_id })).restored).toBe(false);
     expect(await activityCount(acc.accountId)).toBe(n);
   });
 
@@ -184,7 +185,7 @@ describe("restore refusals", () => {
     const commentId = (await c.ok("comment_on_task", { task_id: parent, body: "c" })).comment.id;
 
     const taskItem = (await c.ok("delete_task", { task_id: task })).trash_id;
-    const projectItem = (await c.ok("delete_project", { project_id: project })).trash_item_id;
+    const projectItem = (await c.ok("delete_project", { project_id: project })).trash_id;
     const childItem = (await c.ok("delete_task", { task_id: child })).trash_id;
     const stepItem = (await c.ok("delete_step", { step_id: stepId })).trash_id;
     const commentItem = (await c.ok("delete_comment", { comment_id: commentId })).trash_id;
@@ -333,7 +334,7 @@ describe("empty_trash", () => {
     const project = (await c.ok("create_project", { name: "P" })).project.id;
     const task = (await c.ok("create_task", { title: "T", project_id: project })).task;
     const taskItem = (await c.ok("delete_task", { task_id: task.id })).trash_id;
-    const projectItem = (await c.ok("delete_project", { project_id: project })).trash_item_id;
+    const projectItem = (await c.ok("delete_project", { project_id: project })).trash_id;
     await c.ok("empty_trash", { item_ids: [projectItem] });
     expect(await c.ok("restore_from_trash", { item_id: taskItem })).toMatchObject({ restored: true, detached: [task.id] });
     const back = (await c.ok("get_task", { task_id: task.id })).task;
@@ -374,4 +375,49 @@ describe("scheduled purge", () => {
     expect(await purgeExpiredTrash(env.DB, new Date(Date.now() + 8 * 86_400_000).toISOString())).toBeGreaterThanOrEqual(1);
     expect(await count("trash", "id = ?", fresh.trash_id)).toBe(0);
   });
+});
+
+describe("every delete that moves a record to the trash answers in one shape", () => {
+  const TRASHED_KEYS = ["already_in_trash", "item_count", "purge_after", "trash_id"];
+  /** The trashing deletes, from the registry: the tools whose output names a trash item they made. */
+  const trashingDeletes = () => describeAllTools().filter((t) => t.name.startsWith("delete_") && "trash_id" in ((t.outputSchema?.properties ?? {}) as object));
+
+  it("the same four fields, the same schema for each, in every trashing delete's output schema", () => {
+    const tools = trashingDeletes();
+    expect(tools.map((t) => t.name).sort()).toEqual(["delete_comment", "delete_project", "delete_step", "delete_task"]);
+    const shapes = tools.map((t) => {
+      const props = t.outputSchema!.properties as Record<string, unknown>;
+      return Object.fromEntries(TRASHED_KEYS.map((k) => [k, props[k]]));
+    });
+    for (const s of shapes) expect(s).toEqual(shapes[0]);
+    expect(Object.values(shapes[0]).every(Boolean)).toBe(true);
+  });
+
+  for (const era of ERAS) {
+    it(`${era}: a first delete and its repeat answer the same fields, already_in_trash telling them apart`, async () => {
+      const acc = await seedAccount(`Delete shapes ${era}`);
+      const c = await connect(acc.human, era);
+      const project = (await c.ok("create_project", { name: "Shapes" })).project.id;
+      const task = (await c.ok("create_task", { title: "Holder" })).task.id;
+      const doomed = (await c.ok("create_task", { title: "Doomed", parent_id: (await c.ok("create_task", { title: "Top" })).task.id })).task.id;
+      await c.ok("create_task", { title: "in project", project_id: project });
+      const step = (await c.ok("add_steps", { task_id: task, steps: ["one"] })).steps[0].id;
+      const comment = (await c.ok("comment_on_task", { task_id: task, body: "note" })).comment.id;
+      const calls: [string, Record<string, string>, number][] = [
+        ["delete_task", { task_id: doomed }, 1],
+        ["delete_project", { project_id: project }, 2],
+        ["delete_step", { step_id: step }, 1],
+        ["delete_comment", { comment_id: comment }, 1],
+      ];
+      expect(calls.map(([n]) => n).sort()).toEqual(trashingDeletes().map((t) => t.name).sort());
+      for (const [name, args, count] of calls) {
+        const first = await c.ok(name, args);
+        expect(first, name).toMatchObject({ trash_id: expect.stringMatching(/^trs_/), purge_after: expect.any(String), item_count: count, already_in_trash: false });
+        expect(Object.keys(first).filter((k) => !TRASHED_KEYS.includes(k) && !(k in args) && k !== "task_id"), name).toEqual([]);
+        expect(await c.ok(name, args), name).toEqual({ ...first, already_in_trash: true });
+        expect((await c.ok("list_trash")).items.map((i: { id: string }) => i.id), name).toContain(first.trash_id);
+      }
+      await c.close();
+    });
+  }
 });

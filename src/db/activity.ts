@@ -39,6 +39,25 @@ export function selectActivity(db: D1Database, accountId: string, f: ActivityFil
     .bind(...binds, f.limit + 1, accountId);
 }
 
+/** The table of each kind of record an activity entry can be about, by its id's prefix. */
+const TABLE_OF_PREFIX: Record<string, string> = {
+  agt: "agents", tok: "tokens", prj: "projects", tsk: "tasks", stp: "steps", cmt: "comments", lbl: "labels", run: "runs",
+  evt: "run_events", apr: "approvals", cal: "calendar_links", con: "connectors", trs: "trash", whk: "webhooks", per: "people",
+};
+
+/**
+ * One row when `targetId` means something in this account: an entry of its
+ * feed is about it (a record since purged included), or it is one of the
+ * account's records, the account itself included. Binds the account and the id.
+ */
+export function selectTargetKnown(db: D1Database, accountId: string, targetId: string): D1PreparedStatement {
+  const table = TABLE_OF_PREFIX[targetId.slice(0, 3)];
+  const record = table ? `EXISTS (SELECT 1 FROM ${table} WHERE id = ?2 AND account_id = ?1)` : "?2 = ?1";
+  return db
+    .prepare(`SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM activity WHERE account_id = ?1 AND target_id = ?2) OR ${record}`)
+    .bind(accountId, targetId);
+}
+
 export interface NewActivity {
   id: string;
   accountId: string;

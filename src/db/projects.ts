@@ -1,4 +1,5 @@
 import { notFound } from "../domain/errors.ts";
+import { readBatch } from "./batch.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 
 export interface ProjectRow {
@@ -32,6 +33,28 @@ export async function requireProject(db: D1Database, accountId: string, id: stri
 }
 
 export const PROJECT_NOT_FOUND_HINT = "list_projects finds project ids (include_archived: true shows archived ones)";
+
+/** The name of the project check among a caller's named reads; no caller's name starts with a NUL. */
+const PROJECT_FOUND = "\0project";
+
+/**
+ * Named reads in one round trip, as readBatch, and when the call filters by a
+ * project, the check that it is a live project of this account in the same
+ * batch: a project of another account, or none, is refused as not found
+ * rather than answered with an empty list.
+ */
+export async function readBatchInProject<K extends string>(
+  db: D1Database,
+  accountId: string,
+  projectId: string | undefined,
+  statements: Record<K, D1PreparedStatement>,
+): Promise<Record<K, unknown[]>> {
+  if (!projectId) return readBatch(db, statements);
+  const found = db.prepare("SELECT 1 AS ok FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(projectId, accountId);
+  const rows = await readBatch(db, { ...statements, [PROJECT_FOUND]: found });
+  if (rows[PROJECT_FOUND as K].length === 0) throw notFound("project", projectId, PROJECT_NOT_FOUND_HINT);
+  return rows;
+}
 
 /** Live task counts per status, as columns of a project row. */
 export interface TaskCountColumns {

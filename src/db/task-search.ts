@@ -2,6 +2,7 @@ import { searchSql, type SearchQuery } from "./search-sql.ts";
 
 export { SEARCH_RANKED, type SearchQuery } from "./search-sql.ts";
 import type { CursorKey } from "./cursor.ts";
+import { readBatchInProject } from "./projects.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 import type { DependencyRef } from "./dependencies.ts";
 
@@ -29,7 +30,7 @@ export interface MyTasksQuery {
   limit: number;
 }
 
-/** Open tasks assigned to one name, newest first; fetches limit + 1 rows. */
+/** Open tasks assigned to one name, newest first; fetches limit + 1 rows. A project filter must name a live project of the account. */
 export async function listAssignedTasks(db: D1Database, q: MyTasksQuery): Promise<TaskRow[]> {
   const where = ["t.account_id = ?", "t.assignee = ?", "t.trash_id IS NULL", OPEN];
   const binds: unknown[] = [q.accountId, q.assignee];
@@ -37,11 +38,10 @@ export async function listAssignedTasks(db: D1Database, q: MyTasksQuery): Promis
   if (q.projectId) (where.push("t.project_id = ?"), binds.push(q.projectId));
   if (!q.includeSnoozed) (where.push(NOT_SNOOZED), binds.push(q.now));
   if (q.after) (where.push("(t.created_at < ? OR (t.created_at = ? AND t.id < ?))"), binds.push(q.after.k, q.after.k, q.after.id));
-  const { results } = await db
-    .prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`)
-    .bind(...binds, q.limit + 1)
-    .all<TaskRow>();
-  return results;
+  const { rows } = await readBatchInProject(db, q.accountId, q.projectId, {
+    rows: db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`).bind(...binds, q.limit + 1),
+  });
+  return rows as TaskRow[];
 }
 
 export interface SearchRow extends TaskRow {
@@ -56,11 +56,12 @@ export interface SearchRow extends TaskRow {
  * every word: bm25 with title above notes above comments, a task's score the
  * sum of its own and its best comment's. Best first; fetches limit + 1 rows
  * from `offset`. The MATCH reads the account's own terms only
- * (src/domain/search-terms.ts); CROSS JOIN keeps the planner from starting at tasks.
+ * (src/domain/search-terms.ts); CROSS JOIN keeps the planner from starting at
+ * tasks. A project filter must name a live project of the account.
  */
 export async function searchTaskRows(db: D1Database, q: SearchQuery): Promise<SearchRow[]> {
-  const { results } = await selectSearchRows(db, q).all<SearchRow>();
-  return results;
+  const { rows } = await readBatchInProject(db, q.accountId, q.projectId, { rows: selectSearchRows(db, q) });
+  return rows as SearchRow[];
 }
 
 /** The statement of searchTaskRows, to ride in a caller's batch. */
@@ -103,7 +104,8 @@ export function selectSubtaskRows(
 /**
  * Tasks that are blocked, or open and waiting on an unfinished live task;
  * newest first; limit + 1 rows — and, in the same batch, the unfinished live
- * tasks each of those rows waits on.
+ * tasks each of those rows waits on. A project filter must name a live project
+ * of the account.
  */
 export async function listBlockedRows(
   db: D1Database,
@@ -124,9 +126,9 @@ export async function listBlockedRows(
   if (projectId) (where.push("t.project_id = ?"), binds.push(projectId));
   if (after) (where.push("(t.created_at < ? OR (t.created_at = ? AND t.id < ?))"), binds.push(after.k, after.k, after.id));
   const pageSql = `SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`;
-  const [rows, deps] = await db.batch([
-    db.prepare(pageSql).bind(...binds, limit + 1),
-    db
+  const { rows, deps } = await readBatchInProject(db, accountId, projectId, {
+    rows: db.prepare(pageSql).bind(...binds, limit + 1),
+    deps: db
       .prepare(
         `WITH pg AS (${pageSql})
          SELECT d.task_id AS waiting_id, t.id, t.title, t.status
@@ -136,14 +138,14 @@ export async function listBlockedRows(
           ORDER BY t.created_at, t.rid`,
       )
       .bind(...binds, limit + 1, accountId),
-  ]);
+  });
   const waitsOn = new Map<string, DependencyRef[]>();
-  for (const r of deps.results as (DependencyRef & { waiting_id: string })[]) {
+  for (const r of deps as (DependencyRef & { waiting_id: string })[]) {
     const list = waitsOn.get(r.waiting_id) ?? [];
     list.push({ id: r.id, title: r.title, status: r.status });
     waitsOn.set(r.waiting_id, list);
   }
-  return { rows: rows.results as TaskRow[], waitsOn };
+  return { rows: rows as TaskRow[], waitsOn };
 }
 
 export interface DueQuery {

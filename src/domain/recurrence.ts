@@ -53,49 +53,75 @@ export interface Rule {
   until: Until | null;
 }
 
-/** A rule that cannot be used; `part` names the RRULE part at fault. */
+/** One thing wrong with a rule: the RRULE part (or argument) at fault, and what to do instead. */
+export interface RecurrenceProblem {
+  part: string;
+  message: string;
+}
+
+/**
+ * A rule that cannot be used, with every problem found in it at once, each
+ * naming its part; `part` is the first one's.
+ */
 export class RecurrenceError extends Error {
-  readonly part: string;
-  constructor(part: string, message: string) {
-    super(`${part}: ${message}`);
-    this.part = part;
+  readonly problems: readonly RecurrenceProblem[];
+  constructor(problems: RecurrenceProblem[]) {
+    super(problems.map((p) => `${p.part}: ${p.message}`).join("\n"));
+    this.problems = problems;
+  }
+  get part(): string {
+    return this.problems[0].part;
   }
 }
 
-function integer(part: string, value: string, min: number, max: number): number {
+/** Problems as they are found; a parser adds each and goes on to the next part. */
+type Report = (part: string, message: string) => void;
+
+function integer(part: string, value: string, min: number, max: number, report: Report): number | undefined {
   if (!/^[+-]?\d{1,6}$/.test(value) || +value < min || +value > max) {
-    throw new RecurrenceError(part, `"${value}" must be a whole number from ${min} to ${max}`);
+    report(part, `"${value}" must be a whole number from ${min} to ${max}`);
+    return undefined;
   }
   return +value;
 }
 
-function parseByDay(value: string, freq: Freq): WeekdayRule[] {
+/** Weekdays of BYDAY; `freq` null when FREQ itself is wrong (the checks that depend on it are left for then). */
+function parseByDay(value: string, freq: Freq | null, report: Report): WeekdayRule[] {
   const out: WeekdayRule[] = [];
   for (const item of value.split(",")) {
     const m = /^([+-]?\d{1,2})?([A-Z]{2})$/.exec(item.trim());
     const weekday = m ? (WEEKDAYS as readonly string[]).indexOf(m[2]) : -1;
     if (!m || weekday < 0) {
-      throw new RecurrenceError("BYDAY", `"${item}" is not a weekday: use MO, TU, WE, TH, FR, SA or SU, comma-separated (FREQ=MONTHLY also takes 1MO … 5MO and -1MO … -5MO)`);
+      report("BYDAY", `"${item}" is not a weekday: use MO, TU, WE, TH, FR, SA or SU, comma-separated (FREQ=MONTHLY also takes 1MO … 5MO and -1MO … -5MO)`);
+      continue;
     }
     let ordinal: number | null = null;
     if (m[1] !== undefined) {
-      if (freq !== "MONTHLY") throw new RecurrenceError("BYDAY", `"${item}": an ordinal weekday (like 1MO or -1FR) needs FREQ=MONTHLY; use plain weekdays with FREQ=${freq}`);
       ordinal = +m[1];
-      if (ordinal === 0 || Math.abs(ordinal) > 5) throw new RecurrenceError("BYDAY", `"${item}": the ordinal must be 1 to 5 or -1 to -5 (the first … fifth, or last … fifth-last, such weekday of the month)`);
+      if (freq !== null && freq !== "MONTHLY") {
+        report("BYDAY", `"${item}": an ordinal weekday (like 1MO or -1FR) needs FREQ=MONTHLY; use plain weekdays with FREQ=${freq}`);
+        continue;
+      }
+      if (ordinal === 0 || Math.abs(ordinal) > 5) {
+        report("BYDAY", `"${item}": the ordinal must be 1 to 5 or -1 to -5 (the first … fifth, or last … fifth-last, such weekday of the month)`);
+        continue;
+      }
     }
     if (!out.some((o) => o.weekday === weekday && o.ordinal === ordinal)) out.push({ weekday, ordinal });
   }
   return out.sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0) || a.weekday - b.weekday);
 }
 
-function parseByMonthDay(value: string): number[] {
-  const days = value.split(",").map((item) => {
+function parseByMonthDay(value: string, report: Report): number[] {
+  const days: number[] = [];
+  for (const item of value.split(",")) {
     const n = /^[+-]?\d{1,2}$/.test(item.trim()) ? +item.trim() : NaN;
     if (!Number.isInteger(n) || n === 0 || Math.abs(n) > 31) {
-      throw new RecurrenceError("BYMONTHDAY", `"${item}" must be a day of the month from 1 to 31, or -1 to -31 counted from the month's end`);
+      report("BYMONTHDAY", `"${item}" must be a day of the month from 1 to 31, or -1 to -31 counted from the month's end`);
+    } else {
+      days.push(n);
     }
-    return n;
-  });
+  }
   return [...new Set(days)].sort((a, b) => a - b);
 }
 
@@ -110,64 +136,84 @@ function ymd(date: string): { y: number; m: number; d: number; dn: number } {
   return { y, m, d, dn: dayNumber(y, m, d) };
 }
 
-function parseUntil(value: string): Until {
+function parseUntil(value: string, report: Report): Until | null {
   const v = value.replace(/[-:]/g, "");
   const m = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z)?)?$/.exec(v);
-  const bad = () =>
-    new RecurrenceError("UNTIL", `"${value}" is not a date or date-time: use YYYYMMDD (the last day), YYYYMMDDTHHMMSSZ (UTC) or YYYYMMDDTHHMMSS (the account's time zone)`);
-  if (!m) throw bad();
-  const date = `${m[1]}-${m[2]}-${m[3]}`;
-  if (isoDate(dayNumber(+m[1], +m[2], +m[3])) !== date || +m[1] < 1970) throw bad();
+  const date = m ? `${m[1]}-${m[2]}-${m[3]}` : "";
+  const valid =
+    m && isoDate(dayNumber(+m[1], +m[2], +m[3])) === date && +m[1] >= 1970 && (m[4] === undefined || (+m[4] <= 23 && +m[5] <= 59 && +m[6] <= 59));
+  if (!m || !valid) {
+    report("UNTIL", `"${value}" is not a date or date-time: use YYYYMMDD (the last day), YYYYMMDDTHHMMSSZ (UTC) or YYYYMMDDTHHMMSS (the account's time zone)`);
+    return null;
+  }
   if (m[4] === undefined) return { kind: "date", date };
-  if (+m[4] > 23 || +m[5] > 59 || +m[6] > 59) throw bad();
   const local = `${date}T${m[4]}:${m[5]}:${m[6]}`;
   return m[7] ? { kind: "utc", ms: Date.parse(`${local}Z`) } : { kind: "local", local };
 }
 
-/** Parses an RRULE (an optional `RRULE:` prefix, parts in any order and case). Throws a RecurrenceError naming the part. */
-export function parseRule(text: string): Rule {
+/**
+ * Parses an RRULE (an optional `RRULE:` prefix, parts in any order and case).
+ * Throws one RecurrenceError with every problem found, each naming its part;
+ * `also` adds the caller's own problems (an argument the rule needs) to the same answer.
+ */
+export function parseRule(text: string, also: RecurrenceProblem[] = []): Rule {
+  const problems: RecurrenceProblem[] = [];
+  const report: Report = (part, message) => problems.push({ part, message });
   const body = text.trim().replace(/^RRULE:/i, "");
   const parts = new Map<string, string>();
   for (const segment of body.split(";")) {
     if (!segment.trim()) continue;
     const eq = segment.indexOf("=");
-    if (eq <= 0) throw new RecurrenceError(segment.trim(), `"${segment.trim()}" is not NAME=VALUE; parts are separated by ";", e.g. FREQ=WEEKLY;BYDAY=MO`);
+    if (eq <= 0) {
+      report(segment.trim(), `"${segment.trim()}" is not NAME=VALUE; parts are separated by ";", e.g. FREQ=WEEKLY;BYDAY=MO`);
+      continue;
+    }
     const name = segment.slice(0, eq).trim().toUpperCase();
     const value = segment.slice(eq + 1).trim().toUpperCase();
     if (!(PARTS as readonly string[]).includes(name)) {
       const what = OTHER_RFC_PARTS.includes(name) ? "is not supported" : "is not an RRULE part";
-      throw new RecurrenceError(name, `${what}; the parts are ${PARTS.join(", ")}`);
+      report(name, `${what}; the parts are ${PARTS.join(", ")}`);
+    } else if (parts.has(name)) {
+      report(name, "is given twice");
+    } else if (!value) {
+      report(name, "has no value");
+    } else {
+      parts.set(name, value);
     }
-    if (parts.has(name)) throw new RecurrenceError(name, "is given twice");
-    if (!value) throw new RecurrenceError(name, "has no value");
-    parts.set(name, value);
   }
   const freqText = parts.get("FREQ");
-  if (!freqText) throw new RecurrenceError("FREQ", "is required: DAILY, WEEKLY, MONTHLY or YEARLY, e.g. FREQ=WEEKLY;BYDAY=MO");
-  if (!(FREQS as readonly string[]).includes(freqText)) {
-    throw new RecurrenceError("FREQ", `"${freqText}" is not supported: use DAILY, WEEKLY, MONTHLY or YEARLY`);
+  let freq: Freq | null = null;
+  if (!freqText) {
+    if (!problems.some((p) => p.part === "FREQ")) report("FREQ", "is required: DAILY, WEEKLY, MONTHLY or YEARLY, e.g. FREQ=WEEKLY;BYDAY=MO");
+  } else if (!(FREQS as readonly string[]).includes(freqText)) {
+    report("FREQ", `"${freqText}" is not supported: use DAILY, WEEKLY, MONTHLY or YEARLY`);
+  } else {
+    freq = freqText as Freq;
   }
-  const freq = freqText as Freq;
-  const rule: Rule = { freq, interval: 1, byDay: [], byMonthDay: [], count: null, until: null };
+  const rule: Rule = { freq: freq ?? "DAILY", interval: 1, byDay: [], byMonthDay: [], count: null, until: null };
   const interval = parts.get("INTERVAL");
-  if (interval !== undefined) rule.interval = integer("INTERVAL", interval, 1, MAX_INTERVAL);
+  if (interval !== undefined) rule.interval = integer("INTERVAL", interval, 1, MAX_INTERVAL, report) ?? 1;
   const count = parts.get("COUNT");
-  if (count !== undefined) rule.count = integer("COUNT", count, 1, MAX_COUNT);
+  if (count !== undefined) rule.count = integer("COUNT", count, 1, MAX_COUNT, report) ?? null;
   const until = parts.get("UNTIL");
   if (until !== undefined) {
-    if (count !== undefined) throw new RecurrenceError("UNTIL", "give COUNT or UNTIL, not both");
-    rule.until = parseUntil(until);
+    if (count !== undefined) report("UNTIL", "give COUNT or UNTIL, not both");
+    else rule.until = parseUntil(until, report);
   }
   const byDay = parts.get("BYDAY");
   if (byDay !== undefined) {
-    if (freq === "YEARLY") throw new RecurrenceError("BYDAY", "is not supported with FREQ=YEARLY (a yearly task repeats on the date of its first due time); use FREQ=MONTHLY;INTERVAL=12 with BYDAY");
-    rule.byDay = parseByDay(byDay, freq);
+    if (freq === "YEARLY") {
+      report("BYDAY", "is not supported with FREQ=YEARLY (a yearly task repeats on the date of its first due time); use FREQ=MONTHLY;INTERVAL=12 with BYDAY");
+    } else {
+      rule.byDay = parseByDay(byDay, freq, report);
+    }
   }
   const byMonthDay = parts.get("BYMONTHDAY");
   if (byMonthDay !== undefined) {
-    if (freq !== "MONTHLY") throw new RecurrenceError("BYMONTHDAY", `needs FREQ=MONTHLY (got FREQ=${freq})`);
-    rule.byMonthDay = parseByMonthDay(byMonthDay);
+    if (freq !== null && freq !== "MONTHLY") report("BYMONTHDAY", `needs FREQ=MONTHLY (got FREQ=${freq})`);
+    rule.byMonthDay = parseByMonthDay(byMonthDay, report);
   }
+  if (problems.length || also.length) throw new RecurrenceError([...problems, ...also]);
   return rule;
 }
 
@@ -326,11 +372,18 @@ export function startSchedule(ruleText: string, timeZone: string, dueMs: number)
   const start = localDateTime(timeZone, dueMs);
   const until = untilLocal(rule.until, timeZone);
   if (until !== null && start > until) {
-    throw new RecurrenceError("UNTIL", `${formatUntil(rule.until as Until)} is before the first due time (${start.replace("T", " ")} ${timeZone}); the series would end before it starts`);
+    throw new RecurrenceError([
+      {
+        part: "UNTIL",
+        message: `${formatUntil(rule.until as Until)} is before the first due time (${start.replace("T", " ")} ${timeZone}); the series would end before it starts`,
+      },
+    ]);
   }
   const schedule: Schedule = { rule: formatRule(rule), start, slot: start, index: 1 };
   if (!next(schedule, { ...rule, count: null, until: null }, timeZone, dueMs)) {
-    throw new RecurrenceError(rule.byMonthDay.length ? "BYMONTHDAY" : "BYDAY", "no date matches this rule; check that BYDAY and BYMONTHDAY can fall on the same day");
+    throw new RecurrenceError([
+      { part: rule.byMonthDay.length ? "BYMONTHDAY" : "BYDAY", message: "no date matches this rule; check that BYDAY and BYMONTHDAY can fall on the same day" },
+    ]);
   }
   return schedule;
 }

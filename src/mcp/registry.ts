@@ -14,7 +14,7 @@ import { insertActivity, insertActivityFrom } from "../db/activity.ts";
 import { conditionsHold, guardStatement } from "../db/guards.ts";
 import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
-import { ALL_TOOLS_SELECTED, type ToolSelection } from "./toolsets.ts";
+import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
 import type { AnyTool, GuardError, ToolContext, Write } from "./tool.ts";
 import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema } from "./json-schema.ts";
@@ -297,23 +297,19 @@ const REPLAY_WAIT_MS = 2000;
 const LOOK_UP_KEY_FIRST = new Set<string>(["save_context"]);
 
 /**
- * tools/call, in one place: unknown name → protocol error; not allowed →
- * isError naming the missing scope or kind; invalid arguments → isError naming
- * the field; a caller's mistake (ToolError) → isError with how to recover; a
+ * tools/call, in one place: a name outside the catalog → protocol error; not
+ * allowed → isError naming the missing scope or kind; outside the connection's
+ * toolsets or read-only view → isError saying how to get it; invalid
+ * arguments → isError naming the field; a caller's mistake (ToolError) → isError with how to recover; a
  * bug or fault → logged, generic isError. Success → structuredContent + text.
  * The webhook events of committed batches are enqueued after the response.
  */
 export async function callTool(scope: CallScope, name: string, rawArgs: unknown): Promise<CallToolResult> {
   const tool = TOOLS.get(name);
+  if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list names the tools this connection offers.`);
   const selection = scope.toolsets ?? ALL_TOOLS_SELECTED;
-  if (!tool || !selection.tools.has(tool.name)) {
-    const narrowed = selection !== ALL_TOOLS_SELECTED;
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      `Unknown tool: ${name}. tools/list names the tools ${narrowed ? "this connection offers (its toolsets narrow what the token may call)" : "this token may call"}.`,
-    );
-  }
-  const why = refusal(scope.principal, tool.name);
+  // What the token may not do comes first: no other connection would let it.
+  const why = refusal(scope.principal, tool.name) ?? (selection.tools.has(tool.name) ? null : outsideSelection(selection, tool.name));
   if (why) return errorResult(why);
 
   const inputSchema = detailedInputSchema(tool.name);

@@ -196,3 +196,29 @@ export function selectTools(lists: readonly string[], readonly: boolean): ToolSe
   }
   return s;
 }
+
+const GROUP_OF = new Map<ToolName, Toolset>(TOOLSETS.flatMap((t) => t.tools.map((n) => [n, t] as const)));
+
+/**
+ * Why a tool of the catalog is not offered on a connection whose selection
+ * leaves it out, and how to get a connection that offers it: the toolset that
+ * holds it, or a connection that is not read-only. Answered as an isError
+ * result like any other refusal; only a name outside the catalog is an unknown tool.
+ */
+export function outsideSelection(selection: ToolSelection, tool: ToolName): string {
+  const group = (GROUP_OF.get(tool) as Toolset).name;
+  const lists = (selection.toolsets ?? []).filter((list) => !list.some((n) => (BY_NAME.get(n) as Toolset).tools.includes(tool)));
+  const why: string[] = [];
+  if (lists.length) {
+    const example = [...lists[0], group].join(",");
+    why.push(
+      `${tool} is outside this connection's toolsets (${lists.map((l) => l.join(",")).join("; ")}); it is in the toolset \`${group}\`. ` +
+        `To call it, connect with toolsets that include ${group} (/mcp/x/${example}, ?toolsets=${example} or X-MCP-Toolsets: ${example}) or with none (/mcp); ` +
+        `an app connected through OAuth keeps the toolsets chosen when it was allowed, so allow it again with ${group} among them.`,
+    );
+  }
+  if (selection.readonly && WRITE_TOOLS.has(tool)) {
+    why.push(`${tool} writes, and this connection is read-only (/mcp/readonly, …/readonly or X-MCP-Readonly: true); a connection without that offers it.`);
+  }
+  return `${why.join(" ")} tools/list names the tools this connection offers.`;
+}

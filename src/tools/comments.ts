@@ -17,6 +17,7 @@ import {
   BODY_IS_TITLE, commentTask, insertCommentTrashItem, OWN_LIVE_COMMENT, OWN_LIVE_COMMENT_NOT, selectCommentTask, setCommentBodyReturning,
 } from "../db/comment-writes.ts";
 import { commentId, cursor, idempotencyKey, limit, longText, nextCursor, taskId } from "./schemas.ts";
+import { trashedShape } from "./shapes.ts";
 
 const body = longText.min(1, "must not be empty").refine((s) => s.trim().length > 0, "must not be blank");
 
@@ -145,22 +146,17 @@ const editComment = defineTool({
 
 const deleteComment = defineTool({
   name: "delete_comment",
-  description: "Move one of the caller's own comments to the trash. Returns trash_id.",
+  description: "Move one of the caller's own comments to the trash. Returns trash_id and purge_after.",
   input: z.strictObject({ comment_id: commentId }),
-  output: z.object({
-    comment_id: z.string(),
-    task_id: z.string(),
-    trash_id: z.string(),
-    purge_after: z.string().nullable().describe("when the trash item is purged for good"),
-    changed: z.boolean(),
-  }),
+  output: trashedShape.extend({ comment_id: z.string(), task_id: z.string() }),
   async handler(ctx, { comment_id }) {
     const { db, principal: p } = ctx;
     const slowly = async () => {
       const row = await requireComment(db, p.accountId, comment_id);
       requireAuthor(p, row);
       if (row.trash_id) {
-        return { comment_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, changed: false };
+        if (!row.trash_purge_after) throw notFound("comment", comment_id, "list_comments shows a task's comment ids");
+        return { comment_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, item_count: 1, already_in_trash: true };
       }
       const excerpt = row.body.replace(/\s+/g, " ").trim();
       const { trashId, statements } = moveToTrash(db, {
@@ -178,7 +174,7 @@ const deleteComment = defineTool({
           statements: [ctx.guard(COMMENT_IS_LIVE, [comment_id, p.accountId], commentGone(comment_id)), ...statements],
           activity: { target: row.task_id, summary: `deleted comment ${comment_id} (trash ${trashId})` },
         },
-        { comment_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), changed: true },
+        { comment_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), item_count: 1, already_in_trash: false },
       );
     };
     return fastOr(async (miss) => {
@@ -201,7 +197,7 @@ const deleteComment = defineTool({
         },
         (results) => {
           const row = rowsOf<{ id: string; purge_after: string }>(results, 2)[0];
-          return { comment_id, task_id: rowsOf<{ task_id: string }>(results, -1)[0].task_id, trash_id: row.id, purge_after: row.purge_after, changed: true };
+          return { comment_id, task_id: rowsOf<{ task_id: string }>(results, -1)[0].task_id, trash_id: row.id, purge_after: row.purge_after, item_count: 1, already_in_trash: false };
         },
       );
     }, slowly);

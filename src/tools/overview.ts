@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { notFound } from "../domain/errors.ts";
 import { accountSummary, selectActivityRetention } from "../db/account.ts";
 import { readBatch } from "../db/batch.ts";
 import { ACTIVITY_RETENTION, keptSince } from "../domain/retention.ts";
 import { defineTool } from "../mcp/tool.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { selectActivity } from "../db/activity.ts";
+import { selectActivity, selectTargetKnown } from "../db/activity.ts";
 import { assigneeName, cursor, isoTime, limit, toUtc } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
 
@@ -78,9 +79,10 @@ const listActivity = defineTool({
     kept_since: z.string().describe("how far back the feed reaches: older entries are removed daily (activity_retention_days)"),
   }),
   async handler(ctx, args) {
-    const { entries, retention } = await readBatch(ctx.db, {
-      retention: selectActivityRetention(ctx.db, ctx.principal.accountId),
-      entries: selectActivity(ctx.db, ctx.principal.accountId, {
+    const { db, principal: p } = ctx;
+    const { entries, retention, known } = await readBatch<"entries" | "retention" | "known">(db, {
+      retention: selectActivityRetention(db, p.accountId),
+      entries: selectActivity(db, p.accountId, {
       targetId: args.target_id,
       since: args.since ? toUtc(args.since) : undefined,
       actor: args.actor,
@@ -88,7 +90,12 @@ const listActivity = defineTool({
       after: decodeCursor(args.cursor),
       limit: args.limit,
       }),
+      // A target is checked in the same round trip: an id this account knows nothing of is refused, not answered with no entries.
+      ...((args.target_id ? { known: selectTargetKnown(db, p.accountId, args.target_id) } : {}) as { known: D1PreparedStatement }),
     });
+    if (args.target_id && (known ?? []).length === 0) {
+      throw notFound("record", args.target_id, "list_activity without target_id shows the ids its entries are about");
+    }
     const days = (retention[0] as { activity_retention_days: number } | undefined)?.activity_retention_days ?? ACTIVITY_RETENTION.default;
     const rows = entries as z.infer<typeof activityEntry>[];
     return { ...page(rows, args.limit, (r) => ({ k: r.created_at, id: r.id })), kept_since: keptSince(ctx.nowMs, days) };

@@ -15,7 +15,7 @@ import { moveToTrash, purgeAfter } from "../db/trash.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { cursor, idempotencyKey, limit, longText, nextCursor, projectId } from "./schemas.ts";
-import { taskShape } from "./shapes.ts";
+import { taskShape, trashedShape } from "./shapes.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 
 const projectName = z.string().trim().min(1, "must not be empty").max(200);
@@ -288,14 +288,9 @@ const unarchiveProject = defineTool({
 
 const deleteProject = defineTool({
   name: "delete_project",
-  description: "Move a project and all its tasks to the trash as one restorable item. Returns trash_item_id and purge_after.",
+  description: "Move a project and all its tasks to the trash as one restorable item. Returns trash_id and purge_after.",
   input: z.strictObject({ project_id: projectId }),
-  output: z.object({
-    trash_item_id: z.string(),
-    purge_after: z.string().describe("when the trash item is purged for good"),
-    item_count: z.number().describe("the project and its tasks"),
-    changed: z.boolean().describe("false when the project was already in the trash"),
-  }),
+  output: trashedShape,
   async handler(ctx, { project_id }) {
     const { db, principal: p } = ctx;
     const slowly = async () => {
@@ -303,7 +298,7 @@ const deleteProject = defineTool({
       if (!row) {
         const trashed = await findTrashedProject(db, p.accountId, project_id);
         if (!trashed) throw notFound("project", project_id, PROJECT_NOT_FOUND_HINT);
-        return { trash_item_id: trashed.trash_id, purge_after: trashed.purge_after, item_count: trashed.item_count, changed: false };
+        return { trash_id: trashed.trash_id, purge_after: trashed.purge_after, item_count: trashed.item_count, already_in_trash: true };
       }
       const itemCount = row.n_total + 1;
       const { trashId, statements } = moveToTrash(db, {
@@ -321,7 +316,7 @@ const deleteProject = defineTool({
           statements: [ctx.guard(PROJECT_LIVE, [row.id, p.accountId], concurrentChange(row.id)), ...statements],
           activity: { target: row.id, summary: `moved project "${row.name}" and ${row.n_total} task(s) to the trash (${trashId})` },
         },
-        { trash_item_id: trashId, purge_after: purgeAfter(ctx.now, row.trash_retention_days), item_count: itemCount, changed: true },
+        { trash_id: trashId, purge_after: purgeAfter(ctx.now, row.trash_retention_days), item_count: itemCount, already_in_trash: false },
       );
     };
     // The usual case in one batch: a live project; the trash item takes its name and count from the rows.
@@ -336,7 +331,7 @@ const deleteProject = defineTool({
         },
         (results) => {
           const row = rowsOf<{ id: string; purge_after: string; item_count: number }>(results, 1)[0];
-          return { trash_item_id: row.id, purge_after: row.purge_after, item_count: row.item_count, changed: true };
+          return { trash_id: row.id, purge_after: row.purge_after, item_count: row.item_count, already_in_trash: false };
         },
       );
     }, slowly);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { invalid } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { actorName } from "../domain/principal.ts";
-import { nextOccurrence, RecurrenceError, startSchedule, type Schedule } from "../domain/recurrence.ts";
+import { nextOccurrence, parseRule, RecurrenceError, startSchedule, type RecurrenceProblem, type Schedule } from "../domain/recurrence.ts";
 import { insertOccurrence, occurrenceActivity, occurrenceAfter, SERIES_SHOWN, type OccurrenceRow } from "../db/series.ts";
 import type { Approval } from "../db/approvals.ts";
 import { newTaskValue, scheduleOf, toTask, type NewTask, type Task, type TaskRow } from "../db/tasks.ts";
@@ -18,14 +18,26 @@ export const recurrenceRule = z
       "repeat rule, RFC 5545 RRULE subset (FREQ=DAILY|WEEKLY|MONTHLY|YEARLY; INTERVAL, BYDAY, BYMONTHDAY, COUNT, UNTIL), in the account's time zone, starting at due_at (required) and keeping its local time. Completing an occurrence creates the next; a day past a month's end falls on its last day",
   });
 
-/** A new schedule whose first occurrence is the task due at `dueAt`; a caller's mistake names the part. */
+/** The problems of a rule (and of the due time it starts from) in one answer, each naming its field and part. */
+function recurrenceRefusal(e: RecurrenceError) {
+  const lines = e.problems.map((p) => (p.part === "due_at" ? `due_at: ${p.message}` : `recurrence: ${p.part}: ${p.message}`));
+  if (lines.length === 1) return invalid(`${lines[0]}.`);
+  return invalid(`${lines.length} problems with the recurrence; fix each and call again:\n${lines.map((l) => `- ${l}`).join("\n")}`);
+}
+
+/** A new schedule whose first occurrence is the task due at `dueAt`; every mistake of the caller's is named at once. */
 export function scheduleFor(rule: string, timeZone: string, dueAt: string | null): Schedule {
-  if (!dueAt) throw invalid("recurrence: needs due_at, the first occurrence's due time (its local time of day is kept for every occurrence); pass due_at too.");
-  if (dueAt < "1970") throw invalid("due_at: a recurring task's first due time must be in 1970 or later.");
+  const due: RecurrenceProblem[] = [];
+  if (!dueAt) {
+    due.push({ part: "due_at", message: "a recurring task needs one: the first occurrence's due time (its local time of day is kept for every occurrence); pass due_at too" });
+  } else if (dueAt < "1970") {
+    due.push({ part: "due_at", message: "a recurring task's first due time must be in 1970 or later" });
+  }
   try {
-    return startSchedule(rule, timeZone, Date.parse(dueAt));
+    if (due.length) parseRule(rule, due);
+    return startSchedule(rule, timeZone, Date.parse(dueAt as string));
   } catch (e) {
-    if (e instanceof RecurrenceError) throw invalid(`recurrence: ${e.message}.`);
+    if (e instanceof RecurrenceError) throw recurrenceRefusal(e);
     throw e;
   }
 }

@@ -31,3 +31,11 @@ export const CLAIM_EXPIRES = z
   .string()
   .nullable()
   .describe("when an agent's claim lapses unless renewed; null: a person's claim or none");
+
+/** What every delete that moves a record to the trash returns, whatever the record. */
+export const trashedShape = z.object({
+  trash_id: z.string().describe("the trash item; restore_from_trash with it brings it all back"),
+  purge_after: z.string().describe("when the trash item is purged for good"),
+  item_count: z.number().describe("records in the item: the record and what went with it (subtasks, a project's tasks)"),
+  already_in_trash: z.boolean().describe("true when it was already in the trash: nothing changed, the answer names its item"),
+});

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conflict, invalid } from "../domain/errors.ts";
+import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { moveToTrash, purgeAfter } from "../db/trash.ts";
@@ -15,6 +15,7 @@ import {
   appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, STATUS_CHANGE, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
 } from "../db/step-writes.ts";
 import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
+import { trashedShape } from "./shapes.ts";
 
 export const STEP_LIMITS = { text: 2_000, perTask: 500 } as const;
 
@@ -186,21 +187,16 @@ const updateStep = defineTool({
 
 const deleteStep = defineTool({
   name: "delete_step",
-  description: "Move a step to the trash (restore_from_trash puts it back in place). Returns trash_id.",
+  description: "Move a step to the trash (restore_from_trash puts it back in place). Returns trash_id and purge_after.",
   input: z.strictObject({ step_id: stepId }),
-  output: z.object({
-    step_id: z.string(),
-    task_id: z.string(),
-    trash_id: z.string(),
-    purge_after: z.string().nullable().describe("when the trash item is purged for good"),
-    changed: z.boolean(),
-  }),
+  output: trashedShape.extend({ step_id: z.string(), task_id: z.string() }),
   async handler(ctx, { step_id }) {
     const { db, principal: p } = ctx;
     const slowly = async () => {
       const row = await requireStep(db, p.accountId, step_id);
       if (row.trash_id) {
-        return { step_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, changed: false };
+        if (!row.trash_purge_after) throw notFound("step", step_id, "list_steps shows a task's step ids");
+        return { step_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, item_count: 1, already_in_trash: true };
       }
       const { trashId, statements } = moveToTrash(db, {
         accountId: p.accountId,
@@ -217,7 +213,7 @@ const deleteStep = defineTool({
           statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), ...statements],
           activity: { target: row.task_id, summary: `deleted step ${step_id} (trash ${trashId})` },
         },
-        { step_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), changed: true },
+        { step_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), item_count: 1, already_in_trash: false },
       );
     };
     return fastOr(async (miss) => {
@@ -234,7 +230,7 @@ const deleteStep = defineTool({
         },
         (results) => {
           const item = rowsOf<{ id: string; purge_after: string }>(results, 1)[0];
-          return { step_id, task_id: rowsOf<{ task_id: string }>(results, -1)[0].task_id, trash_id: item.id, purge_after: item.purge_after, changed: true };
+          return { step_id, task_id: rowsOf<{ task_id: string }>(results, -1)[0].task_id, trash_id: item.id, purge_after: item.purge_after, item_count: 1, already_in_trash: false };
         },
       );
     }, slowly);

@@ -12,6 +12,7 @@ import {
 import { requireTask, throwTaskMissing, selectAccountPrefs, selectTask, toTask, type AccountPrefs, type TaskRow } from "../db/tasks.ts";
 import { defineTool } from "../mcp/tool.ts";
 import { readBatch } from "../db/batch.ts";
+import { readBatchInProject } from "../db/projects.ts";
 import { assigneeName, cursor, limit, projectId, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
 
@@ -171,7 +172,7 @@ const listDueTasks = defineTool({
     // One batch: the account's time zone, and the rows due before the latest the window can end in any zone;
     // those are in due order, so the window's rows are their first ones.
     const widest = new Date(localDayStart("UTC", ctx.nowMs, args.days + 2)).toISOString();
-    const { prefs, due } = await readBatch(db, {
+    const { prefs, due } = await readBatchInProject(db, p.accountId, args.project_id, {
       prefs: selectAccountPrefs(db, p.accountId),
       due: selectDueRows(db, {
         accountId: p.accountId,

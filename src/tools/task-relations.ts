@@ -18,7 +18,7 @@ import {
 } from "../db/task-writes.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
-import { taskShape } from "./shapes.ts";
+import { taskShape, trashedShape } from "./shapes.ts";
 
 const notFoundHint = "list_tasks or search_tasks finds task ids";
 const taskResult = z.object({ task: taskShape, changed: z.boolean().describe("false when the task already was in that state") });
@@ -52,12 +52,7 @@ const deleteTask = defineTool({
   name: "delete_task",
   description: "Move a task and its subtasks to the trash as one restorable item. Returns trash_id and purge_after.",
   input: z.strictObject({ task_id: taskId }),
-  output: z.object({
-    trash_id: z.string().describe("pass to restore_from_trash to bring it all back"),
-    purge_after: z.string(),
-    item_count: z.number().describe("tasks in the item: the task and its subtasks"),
-    already_in_trash: z.boolean(),
-  }),
+  output: trashedShape,
   async handler(ctx, { task_id }) {
     const { db, principal: p } = ctx;
     const slowly = async () => {

@@ -8,7 +8,7 @@ import {
   throwTaskMissing,
 } from "../db/tasks.ts";
 import { indexNewTask, reindexTask } from "../db/search-index.ts";
-import { requireProject } from "../db/projects.ts";
+import { readBatchInProject, requireProject } from "../db/projects.ts";
 import { selectTaskList, taskDetailStatements } from "../db/task-views.ts";
 import { readBatch } from "../db/batch.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
@@ -188,19 +188,22 @@ const listTasks = defineTool({
   }),
   output: taskList,
   async handler(ctx, args) {
-    const { results } = await selectTaskList(ctx.db, ctx.principal.accountId, {
-      projectId: args.project_id,
-      statuses: args.status,
-      label: args.label,
-      assignee: args.assignee,
-      unassigned: args.unassigned,
-      dueAfter: args.due_after ? toUtc(args.due_after) : undefined,
-      dueBefore: args.due_before ? toUtc(args.due_before) : undefined,
-      hideSnoozedAt: args.include_snoozed ? undefined : ctx.now,
-      after: decodeCursor(args.cursor),
-      limit: args.limit,
-    }).all<TaskRow>();
-    const { items, next_cursor } = page(results, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    const a = ctx.principal.accountId;
+    const { list } = await readBatchInProject(ctx.db, a, args.project_id, {
+      list: selectTaskList(ctx.db, a, {
+        projectId: args.project_id,
+        statuses: args.status,
+        label: args.label,
+        assignee: args.assignee,
+        unassigned: args.unassigned,
+        dueAfter: args.due_after ? toUtc(args.due_after) : undefined,
+        dueBefore: args.due_before ? toUtc(args.due_before) : undefined,
+        hideSnoozedAt: args.include_snoozed ? undefined : ctx.now,
+        after: decodeCursor(args.cursor),
+        limit: args.limit,
+      }),
+    });
+    const { items, next_cursor } = page(list as TaskRow[], args.limit, (r) => ({ k: r.created_at, id: r.id }));
     return { items: items.map(toTask), next_cursor };
   },
 });

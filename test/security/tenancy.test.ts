@@ -12,8 +12,10 @@ import { seedShapes } from "./shapes.ts";
  * Tenancy, generated from the registry: every tool whose arguments carry a
  * reference to a record (a prefixed id, an id of several kinds, a free-form
  * record id, an app ref or an agent's name) is called from account B's tokens
- * with account A's references. Reads find nothing of A; writes are refused as
- * not found; and no row of either account changes.
+ * with account A's references. Every call that names one of A's records by id,
+ * read or write, is refused as not found in this account (a read does not
+ * answer an empty list as if the record were there and empty); a call that
+ * names only an agent of A finds nothing; and no row of either account changes.
  */
 const SEED = 20261206;
 const SAMPLES = 12;
@@ -72,7 +74,10 @@ function referenceArb(prop: string, s: Schema, refs: Refs): fc.Arbitrary<unknown
  * Well-formed arguments with at least one reference, every reference pointing
  * at A; the rest valid values. Cursors are left out: only the server can issue one.
  */
-function tenancyArgs(schema: Schema, refs: Refs): { arb: fc.Arbitrary<Record<string, unknown>>; references: string[] } {
+function tenancyArgs(
+  schema: Schema,
+  refs: Refs,
+): { arb: fc.Arbitrary<Record<string, unknown>>; references: string[]; idReferences: string[] } {
   const props = (schema.properties ?? {}) as Record<string, Schema>;
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   const references: string[] = [];
@@ -83,7 +88,8 @@ function tenancyArgs(schema: Schema, refs: Refs): { arb: fc.Arbitrary<Record<str
     model[k] = ref ?? fromSchema(v, refs.pool, 1, { valid: true });
   }
   const record = fc.record(model, { requiredKeys: (schema.required as string[]) ?? [] }) as fc.Arbitrary<Record<string, unknown>>;
-  return { arb: record.filter((args) => references.some((k) => k in args)), references };
+  const idReferences = references.filter((k) => !(NAME_PROPS.has(k) && !ID_PATTERN.test(String(props[k].pattern ?? ""))));
+  return { arb: record.filter((args) => references.some((k) => k in args)), references, idReferences };
 }
 
 const NOT_FOUND = /in this account|is not connected to this account|No app is connected to this account/;
@@ -101,7 +107,7 @@ function leaks(text: string, args: unknown, needles: string[]): string[] {
 }
 
 describe("tenancy", () => {
-  it("every tool that takes a reference: another account's ids are not found, leak nothing and change nothing", async () => {
+  it("every tool that takes a reference: another account's ids are refused as not in this account, leak nothing and change nothing", async () => {
     quietSdkNotice();
     const a = await seedAccount("Tenant A", "bot");
     const b = await seedAccount("Tenant B", "bot");
@@ -132,15 +138,18 @@ describe("tenancy", () => {
       { label: "B agent", client: await connect(b.agent, "legacy"), kind: "agent" },
     ];
     const covered: string[] = [];
+    const refusedById: string[] = [];
+    const nameOnly: string[] = [];
     const reached = new Map<string, number>();
     const problems: string[] = [];
     const before = await snapshotDb();
 
     for (const tool of describeAllTools()) {
       const name = tool.name as ToolName;
-      const { arb, references } = tenancyArgs(detailedInputSchema(tool.name) as Schema, refs);
+      const { arb, references, idReferences } = tenancyArgs(detailedInputSchema(tool.name) as Schema, refs);
       if (references.length === 0) continue;
       covered.push(name);
+      if (idReferences.length === 0) nameOnly.push(name);
       const write = WRITE_TOOLS.has(name);
       const samples = fc.sample(arb, { seed: SEED + covered.length, numRuns: SAMPLES });
       for (const caller of callers) {
@@ -151,9 +160,16 @@ describe("tenancy", () => {
           const body = r.isError ? r.text : JSON.stringify(r.structured);
           const leaked = leaks(body + (r.isError ? "" : r.text), args, needles);
           if (leaked.length) problems.push(`${where} leaked ${leaked.slice(0, 3).join(", ")}: ${body.slice(0, 300)}`);
+          const byId = idReferences.some((k) => k in args);
           if (r.isError) {
             if (/Internal error/.test(r.text)) problems.push(`${where} crashed: ${r.text}`);
-            if (NOT_FOUND.test(r.text)) reached.set(name, (reached.get(name) ?? 0) + 1);
+            if (NOT_FOUND.test(r.text)) {
+              reached.set(name, (reached.get(name) ?? 0) + 1);
+              if (byId && !refusedById.includes(name)) refusedById.push(name);
+            }
+          } else if (byId) {
+            if (!harmlessSuccess(name, r.structured)) problems.push(`${where} answered as if A's record were B's: ${body.slice(0, 300)}`);
+            reached.set(name, (reached.get(name) ?? 0) + 1);
           } else if (write) {
             if (!harmlessSuccess(name, r.structured)) problems.push(`${where} succeeded: ${body.slice(0, 300)}`);
             reached.set(name, (reached.get(name) ?? 0) + 1);
@@ -167,6 +183,13 @@ describe("tenancy", () => {
 
     expect(problems).toEqual([]);
     expect(covered.filter((n) => !reached.has(n)), "tools where no sample got past validation to the lookup").toEqual([]);
+    expect(
+      covered.filter((n) => !refusedById.includes(n) && n !== "empty_trash" && !nameOnly.includes(n)),
+      "tools never refused with \"in this account\" for another account's id",
+    ).toEqual([]);
+    for (const n of ["list_tasks", "list_my_tasks", "list_due_tasks", "list_blocked_tasks", "search_tasks", "list_activity"]) {
+      expect(refusedById, `${n} refuses another account's id`).toContain(n);
+    }
     for (const n of [
       "get_task", "update_task", "delete_task", "restore_from_trash", "empty_trash", "revoke_token", "read_context", "list_activity",
       "unlink_calendar_event", "get_agent", "pause_agent", "reorder_steps", "get_approval", "log_run_event", "edit_comment", "rename_label",

@@ -64,7 +64,10 @@ export const ACTIONS: Record<string, ActionSpec> = {
   delete: {
     tool: "delete_task",
     args: (f) => ({ task_id: one(f, "task_id") }),
-    done: (r) => `Moved the task${r.item_count > 1 ? ` and ${r.item_count - 1} subtask(s)` : ""} to the trash; Trash restores it.`,
+    done: (r) =>
+      r.already_in_trash
+        ? "The task was already in the trash; Trash restores it."
+        : `Moved the task${r.item_count > 1 ? ` and ${r.item_count - 1} subtask(s)` : ""} to the trash; Trash restores it.`,
     after: () => "/tasks",
   },
   auto_ok: {
