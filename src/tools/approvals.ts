@@ -14,10 +14,9 @@ import { defineTool } from "../mcp/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
 import { renewLease } from "../db/claims.ts";
-import { approvalRequested, approvalShape, claimGuard, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
+import { approvalRequested, approvalShape, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
 import { followUp } from "./series.ts";
 import { fastOr, rowsOf } from "./fast.ts";
-import { noClaimByOthers } from "../db/claims.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
 import {
   APPROVE_SET, APPROVED_SUMMARY, awaitingCondition, decidePendingApproval, REJECT_SET, REJECTED_SUMMARY,
@@ -68,7 +67,6 @@ const requestApproval = defineTool({
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
         const { task: t, pending } = await readTaskState(db, a, args.task_id);
-        const claim = claimGuard(ctx, t, "request_approval", lost);
         if (pending) return { approval: pending, changed: false };
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status}; there is nothing left to sign off. reopen_task brings it back first.`);
@@ -87,7 +85,6 @@ const requestApproval = defineTool({
         return ctx.commit(
           {
             statements: [
-              ...claim,
               ctx.guard(TASK_IS_UNFINISHED, [t.id, a], lost),
               ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost),
               insertApproval(db, created),
@@ -102,10 +99,6 @@ const requestApproval = defineTool({
     // The usual case in one batch: an unfinished task without a pending approval that nobody else holds.
     return fastOr(async (miss) => {
       const statements = [ctx.guard(TASK_IS_UNFINISHED, [args.task_id, a], miss), ctx.guard(NO_PENDING_APPROVAL, [args.task_id, a], miss)];
-      if (p.kind !== "human") {
-        const claim = noClaimByOthers(args.task_id, a, actorName(p), ctx.now);
-        statements.push(ctx.guard(claim.condition, claim.binds, miss));
-      }
       const created = {
         id: newId(ID_PREFIX.approval),
         accountId: a,

@@ -8,11 +8,9 @@ import {
 } from "../db/approvals.ts";
 import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type Task } from "../db/tasks.ts";
-import {
-  claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd, type ClaimFields, type ClaimGuardedTool,
-} from "../domain/claims.ts";
-import { endStaleRuns, LAPSE_UNANNOUNCED, NO_LEASE, noClaimByOthers, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { claimHolder, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
+import { endStaleRuns, LAPSE_UNANNOUNCED, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
+import { defineTool } from "../mcp/tool.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, taskShape } from "./shapes.ts";
@@ -56,21 +54,6 @@ export async function optimistic<R>(what: string, attempt: (lost: Error) => Prom
   }
 }
 
-/**
- * The claim rule (src/domain/claims.ts) for an agent's `tool` on task `t`:
- * refused at once when another agent holds the task, and otherwise the guard
- * that holds the write's batch to the rule. A claim taken after the read trips
- * it with `lost`, and the fresh read then names the holder. A person needs no guard.
- */
-export function claimGuard(ctx: ToolContext, t: ClaimFields, tool: ClaimGuardedTool, lost: Error): D1PreparedStatement[] {
-  const p = ctx.principal;
-  const why = claimRefusal(p, t, tool, ctx.now);
-  if (why) throw conflict(why);
-  if (p.kind === "human") return [];
-  const { condition, binds } = noClaimByOthers(t.id, p.accountId, actorName(p), ctx.now);
-  return [ctx.guard(condition, binds, lost)];
-}
-
 const DONE: TaskTransition = { status: "done", blocked_reason: null, status_before_block: null };
 
 export const nextOccurrenceShape = taskShape.nullable().describe("the next occurrence this call created (a recurring task)");
@@ -107,7 +90,7 @@ const completeTask = defineTool({
         const { task: t, pending, timeZone } = await readTaskState(db, a, args.task_id);
         if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, approval: null, next_occurrence: null, changed: false };
         if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
-        const statements = [...claimGuard(ctx, t, "complete_task", lost), ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
 
         if (p.kind === "human" || t.auto_ok === 1) {
           const next = followUp(ctx, t, timeZone);
@@ -172,10 +155,6 @@ const completeTask = defineTool({
     return fastOr(async (miss) => {
       const agent = p.kind !== "human";
       const statements = [ctx.guard(completableCondition(agent), [args.task_id, a], miss)];
-      if (agent) {
-        const { condition, binds } = noClaimByOthers(args.task_id, a, me, ctx.now);
-        statements.push(ctx.guard(condition, binds, miss));
-      }
       const created = {
         id: newId(ID_PREFIX.approval),
         accountId: a,
@@ -300,7 +279,7 @@ const claimTask = defineTool({
         const lapsed = t.assignee !== me ? lapsedHolder(t, now) : null;
         if (t.assignee !== null && t.assignee !== me && !lapsed) {
           const until = claimHolder(t, now) && t.claim_expires_at ? ` Its claim lapses at ${t.claim_expires_at} unless renewed.` : "";
-          throw conflict(`task ${t.id} is claimed by ${t.assignee}. Pick another task (list_tasks with unassigned: true), or ask a person to reassign it with assign_task.${until}`);
+          throw conflict(`task ${t.id} is claimed by ${t.assignee}.${until} Pick another task (list_tasks with unassigned: true, or list_my_tasks), or ask a person to decide (comment_on_task reaches them).`);
         }
         if (t.status === "awaiting_approval") {
           throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
@@ -319,8 +298,6 @@ const claimTask = defineTool({
         const task = toTask(transitioned(t, change, now));
         if (lapsed) {
           const expiredAt = t.claim_expires_at as string;
-          const { condition, binds } = noClaimByOthers(t.id, a, me, now);
-          statements.push(ctx.guard(condition, binds, lost));
           const { runId, announced } = await readLapse(db, a, t.id, lapsed, expiredAt);
           const staleSummary = `stale: the claim of ${lapsed} lapsed at ${expiredAt} and ${me} took the task over`;
           statements.push(endStaleRuns(db, a, t.id, lapsed, staleSummary, now));

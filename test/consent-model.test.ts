@@ -1,0 +1,135 @@
+/**
+ * The consent model with two agents and a person, through real SDK clients in
+ * both protocol eras: a claim keeps other agents off a task, a question is
+ * answered without closing the task while a sign-off completes it, and runs
+ * end with their task.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { connect, createToken, ERAS, seedAccount, snapshotDb, type Era, type TestClient } from "./helpers.ts";
+
+/** A person and two agents, alpha and beta, of one account. */
+async function team(era: Era, name: string) {
+  const acc = await seedAccount(name, "alpha");
+  const beta = await createToken({ accountId: acc.accountId, kind: "agent", scope: "write", agent: "beta" });
+  const clients = {
+    person: await connect(acc.human, era),
+    alpha: await connect(acc.agent, era),
+    beta: await connect(beta.secret, era),
+  };
+  return { acc, ...clients, close: () => Promise.all(Object.values(clients).map((c: TestClient) => c.close())) };
+}
+
+async function taskRow(id: string) {
+  return env.DB.prepare("SELECT status, assignee, claim_expires_at, claim_lease_minutes FROM tasks WHERE id = ?")
+    .bind(id)
+    .first<{ status: string; assignee: string | null; claim_expires_at: string | null; claim_lease_minutes: number | null }>();
+}
+
+/** Moves a claim's lease end into the past: how time passes here. */
+async function lapse(taskId: string) {
+  await env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 60_000).toISOString(), taskId).run();
+}
+
+describe.each(ERAS)("claims (%s era)", (era) => {
+  it("another agent can neither change nor take a claimed task, whatever the tool; comments stay open; a person may do anything", async () => {
+    const { person, alpha, beta, close } = await team(era, "Claimed");
+    const { project } = await person.ok("create_project", { name: "Elsewhere" });
+    const { task } = await person.ok("create_task", { title: "Migrate the billing tables", auto_ok: false });
+    const { task: other } = await person.ok("create_task", { title: "Another task" });
+    const { steps } = await person.ok("add_steps", { task_id: task.id, steps: ["Copy", "Verify"] });
+    await alpha.ok("claim_task", { task_id: task.id });
+    const { run } = await alpha.ok("start_run", { task_id: task.id });
+
+    const attempts: [string, Record<string, unknown>][] = [
+      ["claim_task", { task_id: task.id }],
+      ["assign_task", { task_id: task.id, assignee: "beta" }],
+      ["update_task", { task_id: task.id, title: "Mine now" }],
+      ["block_task", { task_id: task.id, reason: "I say so" }],
+      ["move_task", { task_id: task.id, project_id: project.id }],
+      ["delete_task", { task_id: task.id }],
+      ["snooze_task", { task_id: task.id, until: new Date(Date.now() + 86_400_000).toISOString() }],
+      ["complete_task", { task_id: task.id }],
+      ["request_approval", { task_id: task.id, question: "May I take this over?" }],
+      ["start_run", { task_id: task.id }],
+      ["add_steps", { task_id: task.id, steps: ["Mine"] }],
+      ["set_step_status", { step_id: steps[0].id, status: "done" }],
+      ["update_step", { step_id: steps[1].id, text: "Skip it" }],
+      ["delete_step", { step_id: steps[1].id }],
+      ["decompose_task", { task_id: task.id, subtasks: [{ title: "Part" }] }],
+      ["add_dependency", { task_id: task.id, depends_on_id: other.id }],
+      ["label_task", { task_id: task.id, labels: ["urgent"] }],
+    ];
+    const before = await snapshotDb();
+    for (const [tool, args] of attempts) {
+      const text = await beta.fails(tool, args);
+      expect(text, tool).toContain(`task ${task.id} is claimed by agent alpha`);
+      expect(text, tool).toContain(`so beta may not`);
+      expect(text, tool).toContain("Ask a person to decide");
+      expect(text, tool).toContain("or pick another task");
+      if (tool !== "assign_task") expect(text, `${tool} suggests no way around`).not.toContain("assign_task");
+    }
+    expect(await snapshotDb(), "nothing written by the refused calls").toBe(before);
+
+    // Comments stay open to all; the holder works on.
+    expect((await beta.ok("comment_on_task", { task_id: task.id, body: "I can help with Verify" })).comment.author).toBe("beta");
+    await alpha.ok("log_run_event", { run_id: run.id, kind: "progress", message: "half copied" });
+    await alpha.ok("set_step_status", { step_id: steps[0].id, status: "done" });
+
+    // A person may do anything, on a claimed task too.
+    expect((await person.ok("update_task", { task_id: task.id, notes: "Keep the old ids" })).changed).toBe(true);
+    expect((await person.ok("assign_task", { task_id: task.id, assignee: "beta" })).task.assignee).toBe("beta");
+    // The person's reassignment made beta the holder: now alpha is the other agent.
+    expect(await alpha.fails("update_task", { task_id: task.id, title: "Back to me" })).toContain("is claimed by agent beta");
+    expect((await beta.ok("start_run", { task_id: task.id })).run.agent).toBe("beta");
+    await close();
+  });
+
+  it("an agent's assign_task to itself is a claim with a lease, refused while another agent holds the task, taken over once it lapses", async () => {
+    const { person, alpha, beta, close } = await team(era, "Self-assigned");
+    const { task } = await person.ok("create_task", { title: "Rotate the keys" });
+
+    const assigned = await beta.ok("assign_task", { task_id: task.id, assignee: "beta" });
+    expect(assigned.task.assignee).toBe("beta");
+    const row = await taskRow(task.id);
+    expect(row?.claim_lease_minutes, "the same lease as claim_task's default").toBe(30);
+    expect(Math.abs(Date.parse(row!.claim_expires_at!) - (Date.now() + 30 * 60_000))).toBeLessThan(15_000);
+    await beta.ok("start_run", { task_id: task.id });
+    expect((await person.ok("get_task", { task_id: task.id })).claim_expires_at).toBe(row!.claim_expires_at);
+
+    // alpha can take it by neither tool, nor hand it on.
+    expect(await alpha.fails("claim_task", { task_id: task.id })).toContain("is claimed by agent beta");
+    expect(await alpha.fails("assign_task", { task_id: task.id, assignee: "alpha" })).toContain("is claimed by agent beta");
+    expect(await alpha.fails("assign_task", { task_id: task.id, assignee: null })).toContain("is claimed by agent beta");
+
+    // The lease lapses like any claim's: then alpha may take the task over.
+    await lapse(task.id);
+    const took = await alpha.ok("claim_task", { task_id: task.id });
+    expect(took).toMatchObject({ taken_over_from: "beta", task: { assignee: "alpha", status: "in_progress" } });
+    expect(await beta.fails("assign_task", { task_id: task.id, assignee: "beta" })).toContain("is claimed by agent alpha");
+
+    // An unheld task an agent may hand to another agent: that is a claim with a lease too.
+    const { task: free } = await person.ok("create_task", { title: "Free" });
+    await alpha.ok("assign_task", { task_id: free.id, assignee: "beta" });
+    expect((await taskRow(free.id))?.claim_lease_minutes).toBe(30);
+    // A person's assignment has none: it never lapses.
+    await person.ok("assign_task", { task_id: free.id, assignee: "alpha" });
+    expect(await taskRow(free.id)).toMatchObject({ assignee: "alpha", claim_expires_at: null, claim_lease_minutes: null });
+    await close();
+  });
+
+  it("no one may assign a task to a paused agent; the refusal says how to go on and writes nothing", async () => {
+    const { person, alpha, close } = await team(era, "Paused assignee");
+    const { task } = await person.ok("create_task", { title: "Needs hands" });
+    await person.ok("pause_agent", { agent: "beta", reason: "misbehaving" });
+    const before = await snapshotDb();
+    for (const caller of [person, alpha]) {
+      const text = await caller.fails("assign_task", { task_id: task.id, assignee: "beta" });
+      expect(text).toMatch(/^agent beta is paused \(since .*\), so no task can be assigned to it\. A person's resume_agent lifts the pause; or assign another agent/);
+    }
+    expect(await snapshotDb()).toBe(before);
+    await person.ok("resume_agent", { agent: "beta" });
+    expect((await alpha.ok("assign_task", { task_id: task.id, assignee: "beta" })).task.assignee).toBe("beta");
+    await close();
+  });
+});
