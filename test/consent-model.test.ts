@@ -7,6 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { connect, createToken, ERAS, seedAccount, snapshotDb, type Era, type TestClient } from "./helpers.ts";
+import { addHook, fakeReceivers, sleep, waitFor } from "./webhooks.helpers.ts";
+import { act, flashOn, open, signedInPerson } from "./console.helpers.ts";
 
 /** A person and two agents, alpha and beta, of one account. */
 async function team(era: Era, name: string) {
@@ -131,5 +133,116 @@ describe.each(ERAS)("claims (%s era)", (era) => {
     await person.ok("resume_agent", { agent: "beta" });
     expect((await alpha.ok("assign_task", { task_id: task.id, assignee: "beta" })).task.assignee).toBe("beta");
     await close();
+  });
+});
+
+describe.each(ERAS)("questions and sign-offs (%s era)", (era) => {
+  it("a question is answered yes or no and leaves the task where it was; the agent reads the answer in get_task; a sign-off's approval completes the task", async () => {
+    const seen = fakeReceivers();
+    const { acc, person, alpha, close } = await team(era, "Questions");
+    const hook = await addHook(acc.accountId, `https://hooks.example.test/questions-${era}`, "approval.answered,task.completed,task.rejected");
+    const mine = () => seen.filter((r) => r.url === hook.webhook.url);
+    const { task } = await person.ok("create_task", { title: "Shrink the database", auto_ok: false });
+    await alpha.ok("claim_task", { task_id: task.id });
+    const { run } = await alpha.ok("start_run", { task_id: task.id });
+
+    const asked = await alpha.ok("request_approval", { task_id: task.id, question: "May I drop the unused index?" });
+    expect(asked.approval).toMatchObject({ kind: "question", status: "pending", requested_by: "alpha" });
+    const queue = await person.ok("list_pending_approvals", {});
+    expect(queue.items.map((i: { id: string; kind: string }) => [i.id, i.kind])).toEqual([[asked.approval.id, "question"]]);
+    expect((await alpha.ok("get_task", { task_id: task.id })).pending_approval).toMatchObject({ id: asked.approval.id, kind: "question" });
+
+    // Yes: go on. The task stays in progress, the run keeps running, nothing completes.
+    const yes = await person.ok("approve_task", { task_id: task.id, note: "Yes, it has not been read in a year." });
+    expect(yes).toMatchObject({ changed: true, task: { status: "in_progress" }, approval: { id: asked.approval.id, kind: "question", status: "approved" } });
+    expect((await person.ok("approve_task", { task_id: task.id, note: "Yes, it has not been read in a year." })).changed, "the same answer again").toBe(false);
+    let view = await alpha.ok("get_task", { task_id: task.id });
+    expect(view.task.status).toBe("in_progress");
+    expect(view.pending_approval).toBeNull();
+    expect(view.latest_answer).toMatchObject({ id: asked.approval.id, question: "May I drop the unused index?", answer: "yes", reason: "Yes, it has not been read in a year.", decided_by: "human" });
+    expect((await alpha.ok("get_run", { run_id: run.id })).run.status).toBe("running");
+
+    // No, with the reason: the task stays where it was too.
+    const second = await alpha.ok("request_approval", { task_id: task.id, question: "May I also drop the audit view?" });
+    const no = await person.ok("reject_task", { task_id: task.id, reason: "Finance still reads it." });
+    expect(no).toMatchObject({ changed: true, comment_id: null, task: { status: "in_progress" }, approval: { id: second.approval.id, status: "rejected" } });
+    view = await alpha.ok("get_task", { task_id: task.id });
+    expect(view.task.status).toBe("in_progress");
+    expect(view.latest_answer).toMatchObject({ id: second.approval.id, answer: "no", reason: "Finance still reads it." });
+
+    // A sign-off: rejected, the task goes back to work; approved, it is done.
+    const signoff = await alpha.ok("complete_task", { task_id: task.id, note: "Index dropped, 4 GB freed." });
+    expect(signoff).toMatchObject({ outcome: "awaiting_approval", approval: { kind: "signoff" } });
+    expect((await person.ok("reject_task", { task_id: task.id, reason: "Vacuum it too." })).task.status).toBe("in_progress");
+    await alpha.ok("complete_task", { task_id: task.id, note: "Vacuumed." });
+    const approved = await person.ok("approve_task", { task_id: task.id });
+    expect(approved).toMatchObject({ task: { status: "done" }, approval: { kind: "signoff", status: "approved" } });
+
+    await waitFor("the answers, the rejection and the completion", () => mine().length >= 4);
+    await sleep(1000);
+    const events = mine().map((r) => r.event);
+    expect(events.map((e) => e.type)).toEqual(["approval.answered", "approval.answered", "task.rejected", "task.completed"]);
+    expect(events[0].data).toMatchObject({ answer: "yes", answered_by: "human", approval: { id: asked.approval.id }, task: { id: task.id, status: "in_progress" } });
+    expect(events[1].data).toMatchObject({ answer: "no", reason: "Finance still reads it.", approval: { id: second.approval.id } });
+    expect(events[3].data).toMatchObject({ approval_id: approved.approval.id, task: { status: "done" } });
+    await close();
+  });
+
+  it("a second, different question while one is pending is refused with the pending one quoted; the same question again returns it", async () => {
+    const { person, alpha, beta, close } = await team(era, "One question at a time");
+    const { task } = await person.ok("create_task", { title: "Pick a logo" });
+    const first = await alpha.ok("request_approval", { task_id: task.id, question: "Blue or green?" });
+    const before = await snapshotDb();
+    for (const [who, client] of [["beta", beta], ["person", person], ["alpha", alpha]] as const) {
+      const text = await client.fails("request_approval", { task_id: task.id, question: "Round or square?" });
+      expect(text, who).toBe(
+        `task ${task.id} already has a pending question from alpha (${first.approval.id}, asked ${first.approval.created_at}): "Blue or green?". ` +
+          "One request waits at a time: a person answers it first (get_task shows the answer); meanwhile comment_on_task adds to it.",
+      );
+    }
+    const again = await beta.ok("request_approval", { task_id: task.id, question: "Blue or green?" });
+    expect(again).toEqual({ changed: false, approval: first.approval });
+    expect(await snapshotDb()).toBe(before);
+    await close();
+  });
+});
+
+describe("the console tells a question from a sign-off", () => {
+  it("the inbox shows each with its own wording and buttons, and answering yes leaves the task in progress", async () => {
+    const p = await signedInPerson("Console questions");
+    const alpha = await connect(p.acc.agent);
+    const beta = await connect((await createToken({ accountId: p.acc.accountId, kind: "agent", scope: "write", agent: "beta" })).secret, "legacy");
+    const { task: q } = await alpha.ok("create_task", { title: "Write the migration" });
+    await alpha.ok("claim_task", { task_id: q.id });
+    await alpha.ok("request_approval", { task_id: q.id, question: "Can I lock the table for a minute?" });
+    const { task: s } = await beta.ok("create_task", { title: "Update the docs" });
+    await beta.ok("claim_task", { task_id: s.id });
+    await beta.ok("complete_task", { task_id: s.id, note: "Docs updated." });
+
+    const { html } = await open(p.b, "/");
+    const card = (title: string) => html.slice(html.lastIndexOf("<article", html.indexOf(title)), html.indexOf("</article>", html.indexOf(title)));
+    const question = card("Write the migration");
+    expect(question).toContain(">question<");
+    expect(question).toContain("Can I lock the table for a minute?");
+    expect(question).toContain('action="/act/answer_yes"');
+    expect(question).toContain(">Answer yes</button>");
+    expect(question).toContain(">Answer no</button>");
+    expect(question).not.toContain(">Approve</button>");
+    const signoff = card("Update the docs");
+    expect(signoff).toContain(">sign-off<");
+    expect(signoff).toContain(">Approve</button>");
+    expect(signoff).toContain(">Reject</button>");
+    expect(signoff).not.toContain("Answer yes");
+
+    expect((await act(p.b, "/", "answer_yes", { task_id: q.id })).status).toBe(303);
+    expect(await flashOn(p.b, "/")).toBe("ok: Answered yes to “Can I lock the table for a minute?”: the agent goes on, and “Write the migration” stays in progress.");
+    expect((await alpha.ok("get_task", { task_id: q.id })).latest_answer).toMatchObject({ answer: "yes", decided_by: "human" });
+    expect((await alpha.ok("get_task", { task_id: q.id })).task.status).toBe("in_progress");
+    await alpha.ok("request_approval", { task_id: q.id, question: "And drop the old column?" });
+    await act(p.b, "/", "answer_no", { task_id: q.id, reason: "Not before the release." });
+    expect(await flashOn(p.b, "/")).toBe("ok: Answered no to “And drop the old column?”: the agent reads your reason, and “Write the migration” stays in progress.");
+    await act(p.b, "/", "approve", { task_id: s.id });
+    expect((await beta.ok("get_task", { task_id: s.id })).task.status).toBe("done");
+    await Promise.all([alpha.close(), beta.close()]);
   });
 });

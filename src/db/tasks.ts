@@ -302,9 +302,6 @@ export const TASK_AT_VERSION = "(SELECT version FROM tasks WHERE id = ? AND acco
 
 /** Guard condition: the task is live. Binds: id, accountId. */
 export const TASK_IS_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
-/** A live task that is neither done nor cancelled. Binds: task id, account id. */
-export const TASK_IS_UNFINISHED =
-  "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND status NOT IN ('done', 'cancelled'))";
 
 /**
  * Guard condition: the task is live (at `version`, when given) and each of

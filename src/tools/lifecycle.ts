@@ -3,7 +3,7 @@ import { conflict } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  APPROVAL_IS_PENDING, APPROVAL_STATUSES, decideApproval, decidedValue, insertApproval, newApprovalValue,
+  APPROVAL_IS_PENDING, APPROVAL_KINDS, APPROVAL_STATUSES, decideApproval, decidedValue, insertApproval, newApprovalValue,
   NO_PENDING_APPROVAL, type Approval,
 } from "../db/approvals.ts";
 import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
@@ -28,6 +28,7 @@ export const approvalShape = z.object({
   id: z.string(),
   task_id: z.string(),
   task_title: z.string(),
+  kind: z.enum(APPROVAL_KINDS).describe("question: about unfinished work, answered yes or no (the task stays where it is); signoff: approving completes the task"),
   status: z.enum(APPROVAL_STATUSES),
   question: z.string(),
   requested_by: z.string().describe("`human` or the agent's name"),
@@ -62,7 +63,7 @@ export const nextOccurrenceShape = taskShape.nullable().describe("the next occur
 export function approvalRequested(accountId: string, now: string, task: Task, approval: Approval) {
   return newEvent("approval.requested", accountId, now, {
     task: eventTask(task),
-    approval: { id: approval.id, question: approval.question, requested_by: approval.requested_by },
+    approval: { id: approval.id, kind: approval.kind, question: approval.question, requested_by: approval.requested_by },
   });
 }
 
@@ -99,9 +100,10 @@ const completeTask = defineTool({
           let approval: Approval | null = null;
           let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
           if (pending) {
-            const d = p.kind === "human"
+            // A person's completion signs off a pending sign-off; an open question it closes unanswered, as auto-OK closes either.
+            const d = p.kind === "human" && pending.kind === "signoff"
               ? { status: "approved" as const, decidedBy: me, reason: args.note ?? null, now }
-              : { status: "closed" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
+              : { status: "closed" as const, decidedBy: me, reason: p.kind === "human" ? `the task was completed by ${me}` : "completed by the agent under auto-OK", now };
             statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
             approval = decidedValue(pending, d);
             summary += `; approval ${pending.id} ${d.status}`;
@@ -119,13 +121,21 @@ const completeTask = defineTool({
           );
         }
 
-        if (t.status === "awaiting_approval" && pending) {
+        if (t.status === "awaiting_approval" && pending?.kind === "signoff") {
           return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
         }
-        let approval = pending;
+        let approval = pending?.kind === "signoff" ? pending : null;
+        let closing = "";
+        if (pending?.kind === "question") {
+          // The work is done: a question about it that no one answered closes, and the sign-off takes its place.
+          const d = { status: "closed" as const, decidedBy: me, reason: "the task was completed before an answer", now };
+          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          closing = `; question ${pending.id} closed unanswered`;
+        }
         if (!approval) {
           const created = {
             id: newId(ID_PREFIX.approval),
+            kind: "signoff" as const,
             accountId: a,
             taskId: t.id,
             taskTitle: t.title,
@@ -134,7 +144,8 @@ const completeTask = defineTool({
             requestedByToken: p.tokenId,
             now,
           };
-          statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost), insertApproval(db, created));
+          if (!pending) statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost));
+          statements.push(insertApproval(db, created));
           approval = newApprovalValue(created);
         }
         let task = t;
@@ -146,7 +157,7 @@ const completeTask = defineTool({
         const shown = toTask(task);
         const events = approval === pending ? [] : [approvalRequested(a, now, shown, approval)];
         return ctx.commit(
-          { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})` }, events },
+          { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})${closing}` }, events },
           { task: shown, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true },
         );
       });
@@ -157,6 +168,7 @@ const completeTask = defineTool({
       const statements = [ctx.guard(completableCondition(agent), [args.task_id, a], miss)];
       const created = {
         id: newId(ID_PREFIX.approval),
+        kind: "signoff" as const,
         accountId: a,
         taskId: args.task_id,
         taskTitle: "",

@@ -189,8 +189,7 @@ function assignedLease(ctx: ToolContext, assignee: string | null) {
 
 const assignTask = defineTool({
   name: "assign_task",
-  description:
-    "Set a task's assignee (`human` or an unpaused agent's name); null unassigns. An agent's assignment to an agent is a claim with claim_task's lease; other agents' running runs on it end. Returns task.",
+  description: "Set a task's assignee (`human` or an agent); null unassigns. An agent's assignment is a claim with a lease. Returns task.",
   input: z.strictObject({ task_id: taskId, assignee: assigneeName.nullable() }),
   output: taskResult,
   async handler(ctx, args) {
