@@ -200,7 +200,7 @@ describe("a lapsed claim", () => {
     expect(await lease(taskId)).toMatchObject({ assignee: "other", claim_lease_minutes: 10 });
 
     const { run } = await human.ok("get_run", { run_id: runId });
-    expect(run.status).toBe("failed");
+    expect(run.status).toBe("cancelled");
     expect(run.summary).toBe(`stale: the claim of holder lapsed at ${expired} and other took the task over`);
     const history = await human.ok("get_task_history", { task_id: taskId });
     expect(history.items[0]).toMatchObject({ tool: "claim_task", actor: "other" });
@@ -210,7 +210,7 @@ describe("a lapsed claim", () => {
     expect((await other.ok("list_my_tasks", {})).items.map((t: { id: string }) => t.id)).toContain(taskId);
     expect(await holder.fails("start_run", { task_id: taskId })).toContain("is claimed by agent other");
     expect(await holder.fails("claim_task", { task_id: taskId })).toContain("is claimed by agent other");
-    expect(await holder.fails("log_run_event", { run_id: runId, kind: "note", message: "late" })).toContain("is claimed by agent other");
+    expect(await holder.fails("log_run_event", { run_id: runId, kind: "note", message: "late" })).toContain("has ended (cancelled)");
 
     await waitFor("the claim.lapsed delivery", () => seen.filter((r) => r.url === hook.webhook.url).length === 1);
     const [got] = seen.filter((r) => r.url === hook.webhook.url);
@@ -257,7 +257,7 @@ describe("a lapsed claim", () => {
     const takeovers = await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE target_id = ? AND tool = 'claim_task' AND summary LIKE '%taking it over%'")
       .bind(taskId).first<{ n: number }>();
     expect(takeovers?.n).toBe(1);
-    expect((await human.ok("get_run", { run_id: runId })).run.status).toBe("failed");
+    expect((await human.ok("get_run", { run_id: runId })).run.status).toBe("cancelled");
     await waitFor("the claim.lapsed delivery", () => seen.filter((r) => r.url === hook.webhook.url).length >= 1);
     await sleep(1500);
     expect(seen.filter((r) => r.url === hook.webhook.url).map((r: Received) => r.event.data.taken_over_by)).toEqual([winner]);

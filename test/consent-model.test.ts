@@ -246,3 +246,84 @@ describe("the console tells a question from a sign-off", () => {
     await Promise.all([alpha.close(), beta.close()]);
   });
 });
+
+async function runOf(client: TestClient, runId: string) {
+  return (await client.ok("get_run", { run_id: runId })).run as { status: string; summary: string | null; finished_at: string | null };
+}
+
+describe.each(ERAS)("runs end with their task (%s era)", (era) => {
+  it("done, approved, reassigned, taken over or deleted: the running runs end in the same write, cancelled with the reason", async () => {
+    const { person, alpha, beta, close } = await team(era, "Runs end");
+    const started = async (agent: TestClient, title: string, extra: Record<string, unknown> = {}) => {
+      const { task } = await person.ok("create_task", { title, auto_ok: false, ...extra });
+      await agent.ok("claim_task", { task_id: task.id });
+      const { run } = await agent.ok("start_run", { task_id: task.id });
+      return { taskId: task.id as string, runId: run.id as string };
+    };
+
+    const completed = await started(alpha, "Completed by the person");
+    await person.ok("complete_task", { task_id: completed.taskId });
+    expect(await runOf(person, completed.runId)).toMatchObject({ status: "cancelled", summary: "the task was completed by human" });
+
+    const autoOk = await started(alpha, "Completed under auto-OK", { auto_ok: true });
+    await alpha.ok("complete_task", { task_id: autoOk.taskId });
+    expect(await runOf(person, autoOk.runId)).toMatchObject({ status: "cancelled", summary: "the task was completed by alpha" });
+
+    const signedOff = await started(alpha, "Signed off");
+    await alpha.ok("complete_task", { task_id: signedOff.taskId });
+    expect((await runOf(person, signedOff.runId)).status, "awaiting a sign-off, the work may go on").toBe("running");
+    await person.ok("approve_task", { task_id: signedOff.taskId });
+    expect(await runOf(person, signedOff.runId)).toMatchObject({ status: "cancelled", summary: "the task was completed by human" });
+
+    const reassigned = await started(alpha, "Reassigned");
+    await person.ok("assign_task", { task_id: reassigned.taskId, assignee: "beta" });
+    expect(await runOf(person, reassigned.runId)).toMatchObject({ status: "cancelled", summary: "the task was reassigned to beta by human" });
+    expect(await alpha.fails("log_run_event", { run_id: reassigned.runId, kind: "note", message: "still here" })).toContain(
+      `run ${reassigned.runId} has ended (cancelled): the task was reassigned to beta by human`,
+    );
+    const { run: betaRun } = await beta.ok("start_run", { task_id: reassigned.taskId });
+
+    const takenOver = await started(beta, "Taken over");
+    const expired = new Date(Date.now() - 60_000).toISOString();
+    await env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(expired, takenOver.taskId).run();
+    await alpha.ok("claim_task", { task_id: takenOver.taskId });
+    expect(await runOf(person, takenOver.runId)).toMatchObject({
+      status: "cancelled",
+      summary: `stale: the claim of beta lapsed at ${expired} and alpha took the task over`,
+    });
+
+    const deleted = await started(alpha, "Deleted");
+    const { trash_id } = await person.ok("delete_task", { task_id: deleted.taskId });
+    const row = await env.DB.prepare("SELECT status, summary FROM runs WHERE id = ?").bind(deleted.runId).first();
+    expect(row).toEqual({ status: "cancelled", summary: `the task was deleted by human (trash item ${trash_id})` });
+
+    // The only run still running is the one whose work goes on.
+    const running = await person.ok("list_runs", { status: ["running"] });
+    expect(running.items.map((r: { id: string }) => r.id)).toEqual([betaRun.id]);
+    await close();
+  });
+});
+
+describe("the inbox shows every run of a task", () => {
+  it("with each run's events, the agent that did the work included, not only the latest run", async () => {
+    const p = await signedInPerson("Console runs");
+    const alpha = await connect(p.acc.agent);
+    const beta = await connect((await createToken({ accountId: p.acc.accountId, kind: "agent", scope: "write", agent: "beta" })).secret, "legacy");
+    const { task } = await alpha.ok("create_task", { title: "Port the importer", auto_ok: false });
+    await alpha.ok("claim_task", { task_id: task.id });
+    const { run: first } = await alpha.ok("start_run", { task_id: task.id });
+    await alpha.ok("log_run_event", { run_id: first.id, kind: "progress", message: "Parsed the CSV side" });
+    await lapse(task.id);
+    await beta.ok("claim_task", { task_id: task.id });
+    const { run: second } = await beta.ok("start_run", { task_id: task.id });
+    await beta.ok("log_run_event", { run_id: second.id, kind: "progress", message: "Wrote the database side" });
+    await beta.ok("finish_run", { run_id: second.id, outcome: "succeeded", summary: "Importer ported" });
+    await beta.ok("complete_task", { task_id: task.id, note: "Ready" });
+
+    const { html } = await open(p.b, "/");
+    for (const text of ["Parsed the CSV side", "Wrote the database side", "Importer ported", "took the task over", `Run by ${p.acc.agentName}`, "Run by beta"]) {
+      expect(html, text).toContain(text);
+    }
+    await Promise.all([alpha.close(), beta.close()]);
+  });
+});

@@ -25,26 +25,24 @@ export function noClaimByOthers(taskId: string, accountId: string, actor: string
   return noClaimByOthersOn({ task_id: taskId }, accountId, actor, now);
 }
 
-/** What a claim-guarded call names its task by: the task itself, or one of its steps or runs. */
-export type ClaimTarget = { task_id: string } | { step_id: string } | { run_id: string };
+/** What a claim-guarded call names its task by: the task itself, or one of its steps. */
+export type ClaimTarget = { task_id: string } | { step_id: string };
 
 /** The target a guarded call's arguments name (task_id first), or null when they name none. */
 export function claimTargetOf(args: Record<string, unknown>): ClaimTarget | null {
   if (typeof args.task_id === "string") return { task_id: args.task_id };
   if (typeof args.step_id === "string") return { step_id: args.step_id };
-  if (typeof args.run_id === "string") return { run_id: args.run_id };
   return null;
 }
 
 /** The task's id as SQL (?1 the target's id, ?2 the account id), and the target's id. */
 function taskOf(target: ClaimTarget): { sql: string; id: string } {
   if ("task_id" in target) return { sql: "?1", id: target.task_id };
-  if ("step_id" in target) return { sql: "(SELECT task_id FROM steps WHERE id = ?1 AND account_id = ?2)", id: target.step_id };
-  return { sql: "(SELECT task_id FROM runs WHERE id = ?1 AND account_id = ?2)", id: target.run_id };
+  return { sql: "(SELECT task_id FROM steps WHERE id = ?1 AND account_id = ?2)", id: target.step_id };
 }
 
 /**
- * noClaimByOthers for the task a call names by itself, a step or a run: the
+ * noClaimByOthers for the task a call names by itself or by one of its steps: the
  * guard the registry puts in every batch of an agent's claim-guarded call.
  */
 export function noClaimByOthersOn(target: ClaimTarget, accountId: string, actor: string, now: string): Condition {
@@ -140,20 +138,6 @@ const LAPSE_ANNOUNCED_WHERE = "task_id = ? AND account_id = ? AND expired_at = ?
 
 /** Guard: this lapse (task, expiry) has not been announced. Binds: task id, account id, expiry. */
 export const LAPSE_UNANNOUNCED = `NOT EXISTS (SELECT 1 FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE})`;
-
-/**
- * Ends the old holder's running runs on a task taken over after its claim
- * lapsed, as failed with a summary that says they went stale and why.
- */
-export function endStaleRuns(db: D1Database, accountId: string, taskId: string, holder: string, summary: string, now: string): D1PreparedStatement {
-  return db
-    .prepare(
-      `UPDATE runs SET status = 'failed', summary = ?1, finished_at = ?2, last_event_at = ?2
-        WHERE account_id = ?3 AND task_id = ?4 AND status = 'running'
-          AND agent_id = (SELECT id FROM agents WHERE account_id = ?3 AND name = ?5)`,
-    )
-    .bind(summary, now, accountId, taskId, holder);
-}
 
 /**
  * Records that a lapse was announced; RETURNING yields a row only for the

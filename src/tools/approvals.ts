@@ -14,7 +14,8 @@ import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
 import { renewLease } from "../db/claims.ts";
-import { approvalRequested, approvalShape, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
+import { endTaskRuns } from "../db/runs.ts";
+import { approvalRequested, approvalShape, completedBy, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
 import { followUp } from "./series.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
@@ -146,7 +147,7 @@ const requestApproval = defineTool({
  * reason). The question is decided and the task stays where it is; the
  * agent reads the answer in get_task, a receiver in approval.answered.
  */
-function answerQuestion(ctx: ToolContext, t: TaskRow, question: Approval, yes: boolean, reason: string | null, lost: Error) {
+function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question: Approval, yes: boolean, reason: string | null, lost: Error, extra: X) {
   const { db, principal: p, now } = ctx;
   const a = p.accountId;
   const d = { status: yes ? ("approved" as const) : ("rejected" as const), decidedBy: actorName(p), reason, now };
@@ -164,7 +165,8 @@ function answerQuestion(ctx: ToolContext, t: TaskRow, question: Approval, yes: b
       activity: { target: t.id, summary: `answered question ${question.id}: ${yes ? "yes" : "no"}${reason ? ` (${reason})` : ""}; task stays ${t.status}` },
       events: [event],
     },
-    { task, approval: decidedValue(question, d), changed: true },
+    // The whole answer goes to commit: an idempotency key records it as the call returns it.
+    { task, approval: decidedValue(question, d), changed: true, ...extra },
   );
 }
 
@@ -193,7 +195,7 @@ const approveTask = defineTool({
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
         const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
-        if (pending?.kind === "question") return { ...(await answerQuestion(ctx, t, pending, true, args.note ?? null, lost)), next_occurrence: null };
+        if (pending?.kind === "question") return answerQuestion(ctx, t, pending, true, args.note ?? null, lost, { next_occurrence: null });
         if (!pending && answeredAlready(t, latest, "approved", args.note ?? null)) {
           return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
         }
@@ -215,7 +217,7 @@ const approveTask = defineTool({
         if (t.status !== "done") {
           next = followUp(ctx, t, timeZone);
           const change: TaskTransition = { status: "done", completed_at: now, blocked_reason: null, status_before_block: null, ...next.change };
-          statements.push(transitionTask(db, a, t, change, now), ...next.statements);
+          statements.push(transitionTask(db, a, t, change, now), ...next.statements, endTaskRuns(db, a, t.id, completedBy(actorName(p)), now));
           task = transitioned(t, change, now);
           events.push(
             newEvent("task.completed", a, now, {
@@ -244,7 +246,12 @@ const approveTask = defineTool({
       };
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, APPROVE_SET, [now], now)],
+          statements: [
+            ctx.guard(g.condition, g.binds, miss),
+            decide,
+            endTaskRuns(db, a, args.task_id, completedBy(actorName(p)), now),
+            setTask(db, a, args.task_id, APPROVE_SET, [now], now),
+          ],
           activity: {
             target: args.task_id,
             summarySql: taskSummary(a, args.task_id, APPROVED_SUMMARY, [args.note ? `: ${args.note}` : ""]),
@@ -271,7 +278,7 @@ const rejectTask = defineTool({
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
         const { task: t, pending, latest } = await readTaskState(db, a, args.task_id);
-        if (pending?.kind === "question") return { ...(await answerQuestion(ctx, t, pending, false, args.reason, lost)), comment_id: null };
+        if (pending?.kind === "question") return answerQuestion(ctx, t, pending, false, args.reason, lost, { comment_id: null });
         if (!pending && t.status !== "awaiting_approval") {
           if (latest?.status === "rejected" && latest.reason === args.reason && t.status !== "done" && t.status !== "cancelled") {
             return { task: toTask(t), approval: latest, comment_id: null, changed: false };

@@ -9,8 +9,9 @@ import {
 import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type Task } from "../db/tasks.ts";
 import { claimHolder, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
-import { endStaleRuns, LAPSE_UNANNOUNCED, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
+import { LAPSE_UNANNOUNCED, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
 import { defineTool } from "../mcp/tool.ts";
+import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, taskShape } from "./shapes.ts";
@@ -55,6 +56,9 @@ export async function optimistic<R>(what: string, attempt: (lost: Error) => Prom
   }
 }
 
+/** Why a task's running runs ended when it was completed. */
+export const completedBy = (who: string) => `the task was completed by ${who}`;
+
 const DONE: TaskTransition = { status: "done", blocked_reason: null, status_before_block: null };
 
 export const nextOccurrenceShape = taskShape.nullable().describe("the next occurrence this call created (a recurring task)");
@@ -96,7 +100,7 @@ const completeTask = defineTool({
         if (p.kind === "human" || t.auto_ok === 1) {
           const next = followUp(ctx, t, timeZone);
           const change = { ...DONE, completed_at: now, ...next.change };
-          statements.push(transitionTask(db, a, t, change, now), ...next.statements);
+          statements.push(transitionTask(db, a, t, change, now), ...next.statements, endTaskRuns(db, a, t.id, completedBy(me), now));
           let approval: Approval | null = null;
           let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
           if (pending) {
@@ -178,6 +182,8 @@ const completeTask = defineTool({
         now,
       };
       if (agent) statements.push(insertApprovalUnlessAutoOk(db, created));
+      // Done (a person's completion, or an agent's under auto-OK): its running runs end with it.
+      statements.push(endTaskRuns(db, a, args.task_id, completedBy(me), now, agent ? { onlyIf: "coalesce(t.auto_ok, 0) = 1" } : {}));
       statements.push(setTask(db, a, args.task_id, completeSet(agent), [now], now));
       const outcomeOf = (results: D1Result[]) => {
         const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
@@ -311,8 +317,7 @@ const claimTask = defineTool({
         if (lapsed) {
           const expiredAt = t.claim_expires_at as string;
           const { runId, announced } = await readLapse(db, a, t.id, lapsed, expiredAt);
-          const staleSummary = `stale: the claim of ${lapsed} lapsed at ${expiredAt} and ${me} took the task over`;
-          statements.push(endStaleRuns(db, a, t.id, lapsed, staleSummary, now));
+
           summary += `, taking it over from ${lapsed} whose claim lapsed at ${expiredAt}${runId ? ` (run ${runId} ended as stale)` : ""}`;
           if (!announced) {
             const event = claimLapsedEvent(a, now, { task: eventTask(task), holder: lapsed, lease_expired_at: expiredAt, taken_over_by: me, stale_run_id: runId });
@@ -320,7 +325,9 @@ const claimTask = defineTool({
             events.push(event);
           }
         }
-        statements.push(transitionTask(db, a, t, change, now));
+        // Anyone else's running runs end: the task is the claimant's now.
+        const why = lapsed ? `stale: the claim of ${lapsed} lapsed at ${t.claim_expires_at} and ${me} took the task over` : `${me} claimed the task`;
+        statements.push(transitionTask(db, a, t, change, now), endTaskRuns(db, a, t.id, why, now, { keep: me }));
         return ctx.commit(
           { statements, activity: { target: t.id, summary }, events },
           { task, claim_expires_at: lease.claim_expires_at, taken_over_from: lapsed, changed: true },
@@ -336,6 +343,7 @@ const claimTask = defineTool({
           set: CLAIM_SET,
           setBinds: [me, lease.claim_expires_at, lease.claim_lease_minutes],
           summary: `claimed by ${me} and started`,
+          before: [endTaskRuns(db, a, args.task_id, `${me} claimed the task`, now, { keep: me })],
         }).then((r) => ({ ...r, claim_expires_at: lease.claim_expires_at, taken_over_from: null })),
       slowly,
     );

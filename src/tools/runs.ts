@@ -166,7 +166,7 @@ const logRunEvent = defineTool({
         const run = await requireRun(db, a, args.run_id);
         requireOwnRun(p, run);
         if (run.status !== "running") {
-          throw conflict(`run ${run.id} has ended (${run.status}); events go to a running run. start_run starts a new one.`);
+          throw conflict(`run ${run.id} has ended (${run.status})${run.summary ? `: ${run.summary}` : ""}; events go to a running run. start_run starts a new one.`);
         }
         const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
         return ctx.commit(
@@ -229,7 +229,7 @@ async function endSlowly(ctx: ToolContext, runIdValue: string, status: Exclude<R
     const run = await requireRun(db, a, runIdValue);
     requireOwnRun(p, run);
     if (run.status === status) return { run: toRun(run), changed: false };
-    if (run.status !== "running") throw conflict(`run ${run.id} already ended as ${run.status}; start_run starts a new one.`);
+    if (run.status !== "running") throw conflict(`run ${run.id} already ended as ${run.status}${run.summary ? ` (${run.summary})` : ""}; start_run starts a new one.`);
     return ctx.commit(
       {
         statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), endRun(db, a, run.id, status, summary, now)],

@@ -9,6 +9,7 @@ import {
   updateTaskFields, type AccountPrefs, type TaskField, type TaskRow, type TaskWithTrash, type TaskWriteRow,
 } from "../db/tasks.ts";
 import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
+import { endTaskRuns } from "../db/runs.ts";
 import { NO_LEASE, renewLease } from "../db/claims.ts";
 import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
@@ -196,6 +197,9 @@ const assignTask = defineTool({
     const { db, principal: p } = ctx;
     const lease = assignedLease(ctx, args.assignee);
     const summary = args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee";
+    // The work is someone else's now: other agents' running runs on it end in the same batch.
+    const endOthersRuns = () =>
+      endTaskRuns(db, p.accountId, args.task_id, `the task was reassigned to ${args.assignee ?? "nobody"} by ${actorName(p)}`, ctx.now, { keep: args.assignee });
     const slowly = async () => {
       const row = await requireTaskForWrite(db, p.accountId, args.task_id);
       if (args.assignee !== null) {
@@ -208,7 +212,7 @@ const assignTask = defineTool({
         }
       }
       if (row.assignee === args.assignee) return unchanged(row);
-      return writeTask(ctx, row, { assignee: args.assignee, ...lease }, summary);
+      return writeTask(ctx, row, { assignee: args.assignee, ...lease }, summary, [endOthersRuns()]);
     };
     const a = ctx.principal.accountId;
     return fastOr((miss) => {
@@ -220,7 +224,7 @@ const assignTask = defineTool({
         set: ASSIGN_SET,
         setBinds: [args.assignee, lease.claim_expires_at, lease.claim_lease_minutes],
         summary,
-        before: known,
+        before: [...known, endOthersRuns()],
       });
     }, slowly);
   },

@@ -5,7 +5,7 @@ import { actorWord, clip, plural } from "../format.ts";
 import { Badge, Empty, Shell, When, type View } from "../ui.tsx";
 import { Decide } from "./decide.tsx";
 
-export const INBOX_LIMITS = { approvals: 8, eventsPerRun: 6, commentsPerTask: 2, clip: 240 };
+export const INBOX_LIMITS = { approvals: 8, runsPerTask: 5, eventsPerRun: 6, commentsPerTask: 2, clip: 240 };
 const QUESTION_CLIP = 800;
 const TITLE_CLIP = 200;
 
@@ -35,7 +35,8 @@ const RunLog: FC<{ view: View; run: InboxRun; events: InboxEvent[] }> = ({ view,
   );
 };
 
-const Approval: FC<{ view: View; a: PendingApprovalRow; run?: InboxRun; events: InboxEvent[]; comments: InboxComment[] }> = ({ view, a, run, events, comments }) => {
+const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events: InboxEvent[]; comments: InboxComment[] }> = ({ view, a, runs, events, comments }) => {
+  const earlierRuns = (runs[0]?.run_total ?? 0) - runs.length;
   const notes = clip(a.task_notes ?? "", INBOX_LIMITS.clip);
   const question = clip(a.question, QUESTION_CLIP);
   const short = clip(a.task_title, 60).text;
@@ -53,7 +54,14 @@ const Approval: FC<{ view: View; a: PendingApprovalRow; run?: InboxRun; events: 
       </p>
       <p class="q">{question.text}{question.cut ? <> <a href={`/tasks/${a.task_id}`}>Read all</a></> : null}</p>
       {notes.text ? <p class="body muted">{notes.text}</p> : null}
-      {run ? <RunLog view={view} run={run} events={events} /> : <p class="hint">No run was recorded for this task.</p>}
+      {runs.length ? (
+        <section aria-label="Runs">
+          {runs.map((run) => <RunLog view={view} run={run} events={events.filter((e) => e.run_id === run.id)} />)}
+          {earlierRuns > 0 ? <p class="hint">{plural(earlierRuns, "earlier run")}: <a href={`/tasks/${a.task_id}`}>the task</a> lists them.</p> : null}
+        </section>
+      ) : (
+        <p class="hint">No run was recorded for this task.</p>
+      )}
       {comments.length ? (
         <details>
           <summary>Latest {plural(comments.length, "comment")}</summary>
@@ -73,7 +81,7 @@ const Approval: FC<{ view: View; a: PendingApprovalRow; run?: InboxRun; events: 
 };
 
 export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view, inbox, page }) => {
-  const runs = new Map(inbox.runs.map((r) => [r.task_id, r]));
+
   const shownFrom = (page - 1) * INBOX_LIMITS.approvals;
   const more = inbox.pendingCount > shownFrom + inbox.approvals.length;
   return (
@@ -87,18 +95,15 @@ export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view
       {inbox.approvals.length === 0 && inbox.pendingCount === 0 ? (
         <Empty>When an agent asks you a question, or finishes a task that needs your sign-off, it shows up here.</Empty>
       ) : null}
-      {inbox.approvals.map((a) => {
-        const run = runs.get(a.task_id);
-        return (
-          <Approval
-            view={view}
-            a={a}
-            run={run}
-            events={run ? inbox.events.filter((e) => e.run_id === run.id) : []}
-            comments={inbox.comments.filter((c) => c.task_id === a.task_id)}
-          />
-        );
-      })}
+      {inbox.approvals.map((a) => (
+        <Approval
+          view={view}
+          a={a}
+          runs={inbox.runs.filter((r) => r.task_id === a.task_id)}
+          events={inbox.events}
+          comments={inbox.comments.filter((c) => c.task_id === a.task_id)}
+        />
+      ))}
       {page > 1 || more ? (
         <nav class="pager" aria-label="More approvals">
           {page > 1 ? <a class="button" href={page === 2 ? "/" : `/?page=${page - 1}`}>Newer</a> : null}
