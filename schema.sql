@@ -210,7 +210,11 @@ CREATE TABLE IF NOT EXISTS approvals (
   decided_by TEXT,
   reason TEXT,
   created_at TEXT NOT NULL,
-  decided_at TEXT
+  decided_at TEXT,
+  -- A question about unfinished work (request_approval), answered yes or no and
+  -- leaving the task where it is; or a sign-off on finished work (an agent's
+  -- complete_task without auto-OK), whose approval completes the task.
+  kind TEXT NOT NULL DEFAULT 'signoff' CHECK (kind IN ('question', 'signoff'))
 );
 CREATE UNIQUE INDEX IF NOT EXISTS approvals_one_pending ON approvals (task_id) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS approvals_account_status ON approvals (account_id, status, created_at);
@@ -422,4 +426,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0003_recurrence_webhooks.sql'),
   ('0004_claim_leases.sql'),
   ('0005_search_per_account.sql'),
-  ('0006_activity_retention.sql');
+  ('0006_activity_retention.sql'),
+  ('0007_approval_kinds.sql');

@@ -153,19 +153,25 @@ describe("request_approval", () => {
     await agent.ok("claim_task", { task_id: task.id });
     const first = await agent.ok("request_approval", { task_id: task.id, question: "Deploy now or after the weekend?" });
     expect(first).toMatchObject({ changed: true, approval: { status: "pending", question: "Deploy now or after the weekend?", requested_by: acc.agentName } });
+    expect(first.approval.kind, "a request on unfinished work is a question").toBe("question");
     const before = await snapshotDb();
-    const again = await agent.ok("request_approval", { task_id: task.id, question: "A different question" });
+    const again = await agent.ok("request_approval", { task_id: task.id, question: "Deploy now or after the weekend?" });
     expect(again).toEqual({ changed: false, approval: first.approval });
-    const racing = await Promise.all([1, 2, 3].map(() => agent.ok("request_approval", { task_id: task.id, question: "Again?" })));
+    const racing = await Promise.all([1, 2, 3].map(() => agent.ok("request_approval", { task_id: task.id, question: "Deploy now or after the weekend?" })));
     for (const r of racing) expect(r.approval.id).toBe(first.approval.id);
+    const other = await agent.fails("request_approval", { task_id: task.id, question: "A different question" });
+    expect(other).toContain(`already has a pending question from ${acc.agentName} (${first.approval.id}`);
+    expect(other).toContain(`"Deploy now or after the weekend?"`);
     expect(await snapshotDb()).toBe(before);
     expect((await agent.ok("get_task", { task_id: task.id })).task.status).toBe("in_progress");
 
+    // Completing the work closes the unanswered question and asks for the sign-off instead.
     const r = await agent.ok("complete_task", { task_id: task.id });
-    expect(r).toMatchObject({ outcome: "awaiting_approval", approval: { id: first.approval.id } });
-    expect(await approvalsOf(task.id)).toHaveLength(1);
+    expect(r).toMatchObject({ outcome: "awaiting_approval", approval: { kind: "signoff", status: "pending" } });
+    expect(r.approval.id).not.toBe(first.approval.id);
+    expect((await approvalsOf(task.id)).map((a) => a.status).sort()).toEqual(["closed", "pending"]);
     await human.ok("approve_task", { task_id: task.id });
-    expect(await human.fails("request_approval", { task_id: task.id, question: "Late?" })).toMatch(/is done; there is nothing left to sign off/);
+    expect(await human.fails("request_approval", { task_id: task.id, question: "Late?" })).toMatch(/is done; there is nothing left to ask about/);
     expect(await agent.fails("request_approval", { task_id: task.id, question: "" })).toMatch(/question: must not be empty/);
     await closeAll(human, agent);
   });
@@ -174,9 +180,10 @@ describe("request_approval", () => {
     const acc = await seedAccount();
     const agent = await connect(acc.agent);
     const { task } = await agent.ok("create_task", { title: "Buy the domain" });
-    const results = await Promise.all([1, 2, 3, 4].map((i) => agent.ok("request_approval", { task_id: task.id, question: `Buy it? (${i})` })));
-    expect(new Set(results.map((r) => r.approval.id)).size).toBe(1);
-    expect(results.filter((r) => r.changed)).toHaveLength(1);
+    const results = await Promise.all([1, 2, 3, 4].map((i) => agent.call("request_approval", { task_id: task.id, question: `Buy it? (${i})` })));
+    const won = results.filter((r) => !r.isError);
+    expect(won, results.map((r) => r.text).join("\n")).toHaveLength(1);
+    for (const r of results.filter((x) => x.isError)) expect(r.text).toContain(`already has a pending question from bot (${won[0].structured.approval.id}`);
     expect(await approvalsOf(task.id)).toHaveLength(1);
     expect((await activityOf(task.id)).filter((e) => e.tool === "request_approval")).toHaveLength(1);
     await agent.close();

@@ -124,7 +124,7 @@ describe("renewing the lease", () => {
     // Another agent's and the person's actions on the task leave the lease alone.
     expect(await other.fails("start_run", { task_id: taskId })).toContain("is claimed by agent holder");
     await other.ok("comment_on_task", { task_id: taskId, body: "I could help" });
-    await other.ok("set_step_status", { step_id: stepId, status: "in_progress" });
+    expect(await other.fails("set_step_status", { step_id: stepId, status: "in_progress" })).toContain("is claimed by agent holder");
     await human.ok("comment_on_task", { task_id: taskId, body: "How far along?" });
     await human.ok("set_step_status", { step_id: stepId, status: "pending" });
     expect((await lease(taskId))?.claim_expires_at).toBe(soon);
@@ -152,7 +152,7 @@ describe("renewing the lease", () => {
     await expireAt(taskId, -MINUTE);
     await holder.ok("log_run_event", { run_id: runId, kind: "note", message: "back" });
     expectAbout((await lease(taskId))!.claim_expires_at, 30);
-    expect(await other.fails("claim_task", { task_id: taskId })).toContain("is claimed by holder");
+    expect(await other.fails("claim_task", { task_id: taskId })).toContain("is claimed by agent holder");
     await close();
   });
 });
@@ -164,7 +164,7 @@ describe("back in progress", () => {
     await expireAt(taskId, -60 * MINUTE);
     await human.ok("reject_task", { task_id: taskId, reason: "One table is missing." });
     expectAbout((await lease(taskId))!.claim_expires_at, 15);
-    expect(await other.fails("claim_task", { task_id: taskId })).toContain("is claimed by holder");
+    expect(await other.fails("claim_task", { task_id: taskId })).toContain("is claimed by agent holder");
 
     await holder.ok("block_task", { task_id: taskId, reason: "waiting for the database admin" });
     expect((await human.ok("get_task", { task_id: taskId })).claim_expires_at, "no claim while blocked").toBeNull();
@@ -200,7 +200,7 @@ describe("a lapsed claim", () => {
     expect(await lease(taskId)).toMatchObject({ assignee: "other", claim_lease_minutes: 10 });
 
     const { run } = await human.ok("get_run", { run_id: runId });
-    expect(run.status).toBe("failed");
+    expect(run.status).toBe("cancelled");
     expect(run.summary).toBe(`stale: the claim of holder lapsed at ${expired} and other took the task over`);
     const history = await human.ok("get_task_history", { task_id: taskId });
     expect(history.items[0]).toMatchObject({ tool: "claim_task", actor: "other" });
@@ -209,8 +209,8 @@ describe("a lapsed claim", () => {
     expect((await holder.ok("list_my_tasks", {})).items.map((t: { id: string }) => t.id)).not.toContain(taskId);
     expect((await other.ok("list_my_tasks", {})).items.map((t: { id: string }) => t.id)).toContain(taskId);
     expect(await holder.fails("start_run", { task_id: taskId })).toContain("is claimed by agent other");
-    expect(await holder.fails("claim_task", { task_id: taskId })).toContain("is claimed by other");
-    expect(await holder.fails("log_run_event", { run_id: runId, kind: "note", message: "late" })).toContain("has ended (failed)");
+    expect(await holder.fails("claim_task", { task_id: taskId })).toContain("is claimed by agent other");
+    expect(await holder.fails("log_run_event", { run_id: runId, kind: "note", message: "late" })).toContain("has ended (cancelled)");
 
     await waitFor("the claim.lapsed delivery", () => seen.filter((r) => r.url === hook.webhook.url).length === 1);
     const [got] = seen.filter((r) => r.url === hook.webhook.url);
@@ -252,12 +252,12 @@ describe("a lapsed claim", () => {
     expect(winners, results.map((r) => r.text).join("\n")).toHaveLength(1);
     const winner = winners[0].structured.task.assignee as string;
     expect(winners[0].structured.taken_over_from).toBe("holder");
-    for (const r of results.filter((x) => x.isError)) expect(r.text).toContain(`is claimed by ${winner}.`);
+    for (const r of results.filter((x) => x.isError)) expect(r.text).toContain(`is claimed by agent ${winner} `);
     expect((await lease(taskId))?.assignee).toBe(winner);
     const takeovers = await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE target_id = ? AND tool = 'claim_task' AND summary LIKE '%taking it over%'")
       .bind(taskId).first<{ n: number }>();
     expect(takeovers?.n).toBe(1);
-    expect((await human.ok("get_run", { run_id: runId })).run.status).toBe("failed");
+    expect((await human.ok("get_run", { run_id: runId })).run.status).toBe("cancelled");
     await waitFor("the claim.lapsed delivery", () => seen.filter((r) => r.url === hook.webhook.url).length >= 1);
     await sleep(1500);
     expect(seen.filter((r) => r.url === hook.webhook.url).map((r: Received) => r.event.data.taken_over_by)).toEqual([winner]);

@@ -94,7 +94,7 @@ describe("every console page, for a busy account", () => {
     expect(search.res.headers.get("x-d1-calls")).toBe("2");
 
     const task = await open(p.b, `/tasks/${ids[0]}`);
-    for (const text of ["Launch task 0", "Some notes about it.", "Three", "urgent", "Launch task 1", "Read the brief", "Keep it short.", "Waiting for your approval", "claim_task"]) {
+    for (const text of ["Launch task 0", "Some notes about it.", "Three", "urgent", "Launch task 1", "Read the brief", "Keep it short.", "Waiting for your sign-off", "claim_task"]) {
       expect(task.html, text).toContain(text);
     }
     const agents = await open(p.b, "/agents");

@@ -45,7 +45,11 @@ const callerOf = (name: string, c: { agent: TestClient; human: TestClient }) => 
 /** What a tool needs of the tasks in the pool before it can run on each: approve_task, a pending approval. */
 async function prepare(name: string, c: { agent: TestClient; human: TestClient }, pool: IdPool): Promise<void> {
   if (name !== "approve_task") return;
-  for (const task_id of pool.tsk) await c.agent.ok("request_approval", { task_id, question: "Ship it?" });
+  for (const task_id of pool.tsk) {
+    // A task that already waits for a request (complete_task's sign-off) keeps it: a second, different one is refused.
+    const r = await c.agent.call("request_approval", { task_id, question: "Ship it?" });
+    if (r.isError) expect(r.text).toContain("already has a pending");
+  }
 }
 
 async function keyRows(accountId: string, tool: string) {

@@ -158,7 +158,7 @@ describe("claim_task", () => {
       const owner = winners[0].structured.task.assignee as string;
       expect(names).toContain(owner);
       expect(winners[0].structured).toMatchObject({ changed: true, task: { status: "in_progress", assignee: owner, version: 2 } });
-      for (const r of results.filter((x) => x.isError)) expect(r.text).toMatch(new RegExp(`is claimed by ${owner}\\.`));
+      for (const r of results.filter((x) => x.isError)) expect(r.text).toMatch(new RegExp(`is claimed by agent ${owner} `));
       const row = await env.DB.prepare("SELECT assignee, status, version FROM tasks WHERE id = ?").bind(task.id).first();
       expect(row).toEqual({ assignee: owner, status: "in_progress", version: 2 });
       expect((await activityOf(task.id)).filter((e) => e.tool === "claim_task")).toEqual([
@@ -178,7 +178,7 @@ describe("claim_task", () => {
     const [a1, a2] = await agentClients(acc, ["a1", "a2"]);
     const { task: mine } = await human.ok("create_task", { title: "Assigned, not started", assignee: "a1" });
     expect(await a1.ok("claim_task", { task_id: mine.id })).toMatchObject({ changed: true, task: { status: "in_progress", assignee: "a1" } });
-    expect(await a2.fails("claim_task", { task_id: mine.id })).toMatch(/claimed by a1\. Pick another task/);
+    expect(await a2.fails("claim_task", { task_id: mine.id })).toMatch(/claimed by agent a1 .*Ask a person to decide .*, or pick another task/);
     expect(await human.fails("claim_task", { task_id: mine.id })).toMatch(/claimed by a1/);
 
     const { task: done } = await human.ok("create_task", { title: "Finished" });

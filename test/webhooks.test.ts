@@ -31,16 +31,19 @@ describe("webhook events through the queue", () => {
     await agent.ok("complete_task", { task_id: task.id, note: "changelog added" });
     await human.ok("approve_task", { task_id: task.id });
     const asked = (await human.ok("create_task", { title: "Budget" })).task;
-    await agent.ok("request_approval", { task_id: asked.id, question: "May I spend 20 EUR on a domain?" });
+    const question = await agent.ok("request_approval", { task_id: asked.id, question: "May I spend 20 EUR on a domain?" });
+    await human.ok("approve_task", { task_id: asked.id, note: "yes, the .com one" }); // answers the question: the task stays open
     await otherHuman.ok("create_task", { title: "Not yours" });
     await human.ok("approve_task", { task_id: task.id }); // a no-op: no event
-    await agent.ok("complete_task", { task_id: asked.id }); // awaiting the pending request again: no new approval, no event
+    await human.ok("approve_task", { task_id: asked.id, note: "yes, the .com one" }); // the same answer again: no event
 
-    await waitFor("5 deliveries to the all-events endpoint", () => at(seen, all.webhook.url).length >= 5 && at(seen, doneOnly.webhook.url).length >= 1);
+    await waitFor("6 deliveries to the all-events endpoint", () => at(seen, all.webhook.url).length >= 6 && at(seen, doneOnly.webhook.url).length >= 1);
     await sleep(2500);
     const got = at(seen, all.webhook.url);
-    expect(got.map((r) => r.event.type).sort()).toEqual(["approval.requested", "approval.requested", "approval.requested", "task.completed", "task.rejected"]);
-    expect(new Set(got.map((r) => r.event.id)).size).toBe(5);
+    expect(got.map((r) => r.event.type).sort()).toEqual([
+      "approval.answered", "approval.requested", "approval.requested", "approval.requested", "task.completed", "task.rejected",
+    ]);
+    expect(new Set(got.map((r) => r.event.id)).size).toBe(6);
     const done = at(seen, doneOnly.webhook.url);
     expect(done).toHaveLength(1);
     expect(done[0].event.id).toBe(got.find((r) => r.event.type === "task.completed")!.event.id);
@@ -69,16 +72,25 @@ describe("webhook events through the queue", () => {
     }
     const byType = (t: string) => got.filter((r) => r.event.type === t).map((r) => r.event.data);
     expect(byType("approval.requested")).toContainEqual(
-      expect.objectContaining({ approval: { id: first.approval.id, question: "tagged v1.0", requested_by: acc.agentName }, task: expect.objectContaining({ id: task.id, status: "awaiting_approval" }) }),
+      expect.objectContaining({ approval: { id: first.approval.id, kind: "signoff", question: "tagged v1.0", requested_by: acc.agentName }, task: expect.objectContaining({ id: task.id, status: "awaiting_approval" }) }),
     );
+    expect(byType("approval.answered")).toEqual([
+      {
+        task: { id: asked.id, title: "Budget", status: "open", project_id: null, assignee: null, due_at: null },
+        approval: { id: question.approval.id, question: "May I spend 20 EUR on a domain?", requested_by: acc.agentName },
+        answer: "yes",
+        reason: "yes, the .com one",
+        answered_by: "human",
+      },
+    ]);
     expect(byType("task.rejected")[0]).toMatchObject({ task: { id: task.id, status: "in_progress" }, rejected_by: "human", reason: "the changelog is missing" });
     expect(byType("task.completed")[0]).toMatchObject({ task: { id: task.id, title: "Ship the release", status: "done" }, completed_by: "human", next_occurrence: null });
 
-    expect((await deliveryRows(all.webhook.id)).map((d) => [d.status, d.attempts, d.last_status])).toEqual(Array(5).fill(["delivered", 1, 200]));
+    expect((await deliveryRows(all.webhook.id)).map((d) => [d.status, d.attempts, d.last_status])).toEqual(Array(6).fill(["delivered", 1, 200]));
     // The queue may deliver a message again: a delivered endpoint is not called twice.
     const again = await consume(got[0].event, 2, "redelivered");
     expect(again.explicitAcks).toEqual(["redelivered"]);
-    expect(at(seen, all.webhook.url)).toHaveLength(5);
+    expect(at(seen, all.webhook.url)).toHaveLength(6);
     await Promise.all([human.close(), agent.close(), otherHuman.close()]);
   });
 

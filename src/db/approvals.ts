@@ -3,12 +3,16 @@ import type { CursorKey } from "./cursor.ts";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "closed"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+/** A question about unfinished work (answered, the task stays where it is) or a sign-off on finished work (approved, it is done). */
+export const APPROVAL_KINDS = ["question", "signoff"] as const;
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
 /** An approval as the tools show it, with its task's title. */
 export interface Approval {
   id: string;
   task_id: string;
   task_title: string;
+  kind: ApprovalKind;
   status: ApprovalStatus;
   question: string;
   requested_by: string;
@@ -20,7 +24,7 @@ export interface Approval {
 
 /** `a` is approvals, `t` its (live) task. */
 const APPROVAL_COLUMNS =
-  "a.id, a.task_id, t.title AS task_title, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at";
+  "a.id, a.task_id, t.title AS task_title, a.kind, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at";
 
 const FROM_LIVE = "FROM approvals a JOIN tasks t ON t.id = a.task_id AND t.account_id = a.account_id AND t.trash_id IS NULL";
 
@@ -111,6 +115,7 @@ export const PENDING_TASK_IDS =
 
 export interface NewApproval {
   id: string;
+  kind: ApprovalKind;
   accountId: string;
   taskId: string;
   taskTitle: string;
@@ -123,10 +128,10 @@ export interface NewApproval {
 export function insertApproval(db: D1Database, a: NewApproval): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO approvals (id, account_id, task_id, status, question, requested_by, requested_by_token, created_at)
-       VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)`,
+      `INSERT INTO approvals (id, account_id, task_id, kind, status, question, requested_by, requested_by_token, created_at)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
     )
-    .bind(a.id, a.accountId, a.taskId, a.question, a.requestedBy, a.requestedByToken, a.now);
+    .bind(a.id, a.accountId, a.taskId, a.kind, a.question, a.requestedBy, a.requestedByToken, a.now);
 }
 
 /** The approval as `insertApproval` wrote it. */
@@ -135,6 +140,7 @@ export function newApprovalValue(a: NewApproval): Approval {
     id: a.id,
     task_id: a.taskId,
     task_title: a.taskTitle,
+    kind: a.kind,
     status: "pending",
     question: a.question,
     requested_by: a.requestedBy,
@@ -166,6 +172,27 @@ export function decidedValue(
 
 /** Guard: this approval is still pending. Binds: approval id, account id. */
 export const APPROVAL_IS_PENDING = "EXISTS (SELECT 1 FROM approvals WHERE id = ? AND account_id = ? AND status = 'pending')";
+
+/** A person's answer to a question, as get_task shows it. */
+export interface LatestAnswer {
+  id: string;
+  question: string;
+  answer: "yes" | "no";
+  reason: string | null;
+  decided_by: string;
+  decided_at: string;
+}
+
+/** The task's latest answered question (null: none answered). */
+export function selectLatestAnswer(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT a.id, a.question, CASE a.status WHEN 'approved' THEN 'yes' ELSE 'no' END AS answer, a.reason, a.decided_by, a.decided_at
+         FROM approvals a WHERE a.task_id = ? AND a.account_id = ? AND a.kind = 'question' AND a.status IN ('approved', 'rejected')
+        ORDER BY a.decided_at DESC, a.id DESC LIMIT 1`,
+    )
+    .bind(taskId, accountId);
+}
 
 /** Guard: the task has no pending approval. Binds: task id, account id. */
 export const NO_PENDING_APPROVAL = "NOT EXISTS (SELECT 1 FROM approvals WHERE task_id = ? AND account_id = ? AND status = 'pending')";

@@ -9,7 +9,7 @@ import { ACTIVITY_RETENTION } from "../domain/retention.ts";
 import { selectActivity, type ActivityFilter, type ActivityRow } from "./activity.ts";
 import { selectAccountSettings, type AccountSettingsRow } from "./account.ts";
 import { selectAgents, fleetStatements, type AgentRow, type AgentWithTokens, type FleetRunRow, type FleetTaskRow } from "./agents.ts";
-import { selectPendingCount } from "./approvals.ts";
+import { selectPendingCount, type ApprovalKind } from "./approvals.ts";
 import { readBatch } from "./batch.ts";
 import { connectorSql, type ConnectorSummaryRow } from "./connectors.ts";
 import type { CursorKey } from "./cursor.ts";
@@ -93,7 +93,7 @@ export interface TaskPage extends Frame {
   runs: { id: string; agent: string; status: string; started_at: string; finished_at: string | null }[];
   events: RunEvent[];
   eventCount: number;
-  approval: { id: string; question: string; requested_by: string; created_at: string } | null;
+  approval: { id: string; kind: ApprovalKind; question: string; requested_by: string; created_at: string } | null;
   history: HistoryRow[];
 }
 

@@ -35,11 +35,14 @@ export const COMPLETE_SUMMARY_AGENT =
 export function insertApprovalUnlessAutoOk(db: D1Database, a: NewApproval): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO approvals (id, account_id, task_id, status, question, requested_by, requested_by_token, created_at)
-       SELECT ?, ?, ?, 'pending', ?, ?, ?, ? FROM tasks WHERE id = ?3 AND account_id = ?2 AND coalesce(auto_ok, 0) <> 1`,
+      `INSERT INTO approvals (id, account_id, task_id, kind, status, question, requested_by, requested_by_token, created_at)
+       SELECT ?, ?, ?, 'signoff', 'pending', ?, ?, ?, ? FROM tasks WHERE id = ?3 AND account_id = ?2 AND coalesce(auto_ok, 0) <> 1`,
     )
     .bind(a.id, a.accountId, a.taskId, a.question, a.requestedBy, a.requestedByToken, a.now);
 }
+
+/** request_approval's usual case: a question about unfinished work (a task awaiting approval gets a sign-off instead). */
+export const ASKABLE = "status NOT IN ('done', 'cancelled', 'awaiting_approval')";
 
 /** reopen_task's usual case: a live task that is done, cancelled or awaiting approval. */
 export const REOPENABLE = "status IN ('done', 'cancelled', 'awaiting_approval')";
@@ -58,15 +61,15 @@ export function decidePendingApproval(
     .prepare(
       `UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ?
         WHERE task_id = ? AND account_id = ? AND status = 'pending'
-       RETURNING id, task_id, status, question, requested_by, decided_by, reason, created_at, decided_at`,
+       RETURNING id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at`,
     )
     .bind(d.status, d.decidedBy, d.reason, d.now, taskId, accountId);
 }
 
-/** A person's decision's usual case: the live task awaits approval, with a pending one (and, approved, does not recur). */
+/** A person's decision's usual case: the live task awaits approval, with a pending sign-off (and, approved, does not recur). */
 export function awaitingCondition(approve: boolean): string {
   return `status = 'awaiting_approval'${approve ? " AND recurrence IS NULL" : ""}
-    AND EXISTS (SELECT 1 FROM approvals a WHERE a.task_id = tasks.id AND a.account_id = tasks.account_id AND a.status = 'pending')`;
+    AND EXISTS (SELECT 1 FROM approvals a WHERE a.task_id = tasks.id AND a.account_id = tasks.account_id AND a.status = 'pending' AND a.kind = 'signoff')`;
 }
 
 /** The id of the task's pending approval, in a summary over the task row. */

@@ -150,6 +150,36 @@ export function endRun(
     .bind(status, summary, now, now, runId, accountId);
 }
 
+const END_RUNNING = "UPDATE runs SET status = 'cancelled', summary = ?1, finished_at = ?2, last_event_at = ?2 WHERE account_id = ?3 AND status = 'running'";
+
+/**
+ * Ends the task's running runs as cancelled, with why in the summary, in the
+ * batch of the change that ends the work or gives it to someone else (done,
+ * reassigned, taken over): no run stays running for work that is over.
+ * `keep` names the agent whose runs go on (the new holder); `onlyIf` is an
+ * SQL condition over the task row (`t`, no binds) under which they end.
+ */
+export function endTaskRuns(
+  db: D1Database,
+  accountId: string,
+  taskId: string,
+  reason: string,
+  now: string,
+  opts: { keep?: string | null; onlyIf?: string } = {},
+): D1PreparedStatement {
+  const when = opts.onlyIf ? ` AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = ?4 AND t.account_id = ?3 AND (${opts.onlyIf}))` : "";
+  return db
+    .prepare(`${END_RUNNING} AND task_id = ?4 AND (?5 IS NULL OR agent_id IS NOT (SELECT id FROM agents WHERE account_id = ?3 AND name = ?5))${when}`)
+    .bind(reason, now, accountId, taskId, opts.keep ?? null);
+}
+
+/** endTaskRuns for every task a trash item holds (a deleted task and its subtasks, or a deleted project's tasks). */
+export function endTrashedRuns(db: D1Database, accountId: string, trashId: string, reason: string, now: string): D1PreparedStatement {
+  return db
+    .prepare(`${END_RUNNING} AND task_id IN (SELECT id FROM tasks WHERE account_id = ?3 AND trash_id = ?4)`)
+    .bind(reason, now, accountId, trashId);
+}
+
 /** Guard: the run is still running. Binds: run id, account id. */
 export const RUN_IS_RUNNING = "EXISTS (SELECT 1 FROM runs WHERE id = ? AND account_id = ? AND status = 'running')";
 

@@ -45,8 +45,8 @@ export const UNBLOCK_SUMMARY = `'unblocked (back to ' || ${BACK} || ')'`;
 /** A column differs from the value bound. */
 export const differs = (column: "assignee" | "snoozed_until") => `${column} IS NOT ?`;
 export const setColumn = (column: "assignee" | "snoozed_until") => `${column} = ?`;
-/** A new assignee: the old one's claim lease goes with it (assign_task hands over, it does not claim). */
-export const ASSIGN_SET = "assignee = ?, claim_expires_at = NULL, claim_lease_minutes = NULL";
+/** A new assignee with its lease (both null: none, as for a person's assignment); the old one's lease goes with it. */
+export const ASSIGN_SET = "assignee = ?, claim_expires_at = ?, claim_lease_minutes = ?";
 
 /** The two tasks of a dependency as refs, in the batch after the change. Binds: id, accountId. */
 export function selectTaskRef(db: D1Database, accountId: string, id: string): D1PreparedStatement {

@@ -219,6 +219,16 @@ export async function defaultAutoOk(db: D1Database, accountId: string, projectId
   return row?.auto_ok === 1;
 }
 
+/** Guard: the account has an agent of this name that no person paused. Binds: account id, name. */
+export const AGENT_IS_UNPAUSED = "EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ? AND paused_at IS NULL)";
+
+/** Whether the name is an assignee of the account (`human` or one of its agents), and when that agent was paused. */
+export async function readAssignee(db: D1Database, accountId: string, name: string): Promise<{ exists: boolean; paused_at: string | null }> {
+  if (name === "human") return { exists: true, paused_at: null };
+  const row = await db.prepare("SELECT paused_at FROM agents WHERE account_id = ? AND name = ?").bind(accountId, name).first<{ paused_at: string | null }>();
+  return { exists: row !== null, paused_at: row?.paused_at ?? null };
+}
+
 /** Does this name an assignee of the account: `human`, or one of its agents? */
 export async function assigneeExists(db: D1Database, accountId: string, name: string): Promise<boolean> {
   if (name === "human") return true;
@@ -292,9 +302,6 @@ export const TASK_AT_VERSION = "(SELECT version FROM tasks WHERE id = ? AND acco
 
 /** Guard condition: the task is live. Binds: id, accountId. */
 export const TASK_IS_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
-/** A live task that is neither done nor cancelled. Binds: task id, account id. */
-export const TASK_IS_UNFINISHED =
-  "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND status NOT IN ('done', 'cancelled'))";
 
 /**
  * Guard condition: the task is live (at `version`, when given) and each of

@@ -1,4 +1,5 @@
 import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { endTrashedRuns } from "./runs.ts";
 
 /**
  * The trash. Deleting marks every row of the unit with the trash item's id
@@ -81,6 +82,10 @@ export function moveToTrash(db: D1Database, item: TrashItemInput): { trashId: st
     case "comment":
       mark.push(db.prepare("UPDATE comments SET trash_id = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(trashId, item.targetId, a));
       break;
+  }
+  // Work on a deleted task is over: its running runs end with it.
+  if (item.kind === "task" || item.kind === "project") {
+    mark.push(endTrashedRuns(db, a, trashId, `the ${item.kind} was deleted by ${item.deletedBy} (trash item ${trashId})`, item.now));
   }
   return { trashId, statements: [insert, ...mark] };
 }

@@ -3,15 +3,16 @@ import { actorName, type Principal } from "./principal.ts";
 /**
  * The claim rule, in one place. A task is claimed while it is in_progress and
  * assigned to an agent (claim_task makes it so) and its lease has not run out.
- * While it is, another agent's work on it (start_run, complete_task,
- * request_approval) is refused, naming the holder; the holder and any person
- * may still do everything. A lapsed claim is no claim: another agent's
- * claim_task takes the task over. A claim without a lease (a person's, or one
- * made before leases) never lapses.
+ * While it is, another agent's writes on it (the claim-guarded tools of
+ * src/mcp/effects.ts) are refused, naming the holder; the holder and any
+ * person may still do everything, and comments stay open to all. A lapsed
+ * claim is no claim: another agent's claim_task takes the task over. A claim
+ * without a lease (a person's assignment, or one made before leases) never
+ * lapses; an agent's claim, by claim_task or assign_task, has one.
  *
- * src/db/claims.ts is the same rule as an SQL condition, checked inside each of
- * those writes' batches so that a claim taken between a call's read and its
- * write still stops it. Change the two together (test/claims.test.ts holds
+ * src/db/claims.ts is the same rule as an SQL condition, which the registry
+ * checks inside every batch of those writes, so that a claim taken between a
+ * call's read and its write still stops it. Change the two together (test/claims.test.ts holds
  * them to the same answers).
  */
 
@@ -30,13 +31,17 @@ export const PERSON_ASSIGNEE = "human";
 /** claim_task's lease, in minutes. */
 export const LEASE_MINUTES = { default: 30, min: 1, max: 1440 } as const;
 
-/** The tools a claim keeps other agents from. */
-export type ClaimGuardedTool = "start_run" | "complete_task" | "request_approval";
-
-const DOING: Record<ClaimGuardedTool, string> = {
+/** What a refused call would have done, for the tools whose verb is not "change it". */
+const DOING: Record<string, string> = {
+  claim_task: "take it over",
+  assign_task: "reassign it",
   start_run: "start a run on it",
+  log_run_event: "log to a run on it",
+  finish_run: "finish a run on it",
+  cancel_run: "cancel a run on it",
   complete_task: "complete it",
-  request_approval: "request an approval on it",
+  request_approval: "ask a question or request a sign-off on it",
+  delete_task: "delete it",
 };
 
 /** In progress and assigned to an agent: a claim, live or lapsed. */
@@ -64,14 +69,19 @@ export function leaseEnd(nowMs: number, minutes: number): string {
   return new Date(nowMs + minutes * 60_000).toISOString();
 }
 
-/** Why this caller may not run `tool` on the task because another agent holds it, or null when it may. */
-export function claimRefusal(p: Principal, t: ClaimFields, tool: ClaimGuardedTool, now: string): string | null {
+/**
+ * Why this caller may not run `tool` (a claim-guarded tool, effects.ts) on the
+ * task because another agent holds it, or null when it may. The way on is a
+ * person's decision or another task, never a tool that would take it anyway.
+ */
+export function claimRefusal(p: Principal, t: ClaimFields, tool: string, now: string): string | null {
   if (p.kind === "human") return null;
   const holder = claimHolder(t, now);
   const me = actorName(p);
   if (holder === null || holder === me) return null;
   return (
-    `task ${t.id} is claimed by agent ${holder} (in progress and assigned to it${t.claim_expires_at ? `, lease until ${t.claim_expires_at}` : ""}), so ${me} may not ${DOING[tool]}. ` +
-    "Pick another task (list_tasks with unassigned: true, or list_my_tasks), or ask a person to reassign it to you (assign_task)."
+    `task ${t.id} is claimed by agent ${holder} (in progress and assigned to it${t.claim_expires_at ? `, lease until ${t.claim_expires_at}` : ""}), ` +
+    `so ${me} may not ${DOING[tool] ?? "change it"} (${tool}). While an agent holds a task, only it and a person may change it. ` +
+    "Ask a person to decide (comment_on_task stays open to everyone), or pick another task (list_tasks with unassigned: true, or list_my_tasks)."
   );
 }

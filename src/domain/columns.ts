@@ -27,7 +27,9 @@ const L = "lifecycle" as const;
 const B = "bookkeeping" as const;
 
 export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, ColumnClass>>>> = {
-  accounts: { id: B, name: W, time_zone: W, default_auto_ok: W, trash_retention_days: W, created_at: B, updated_at: B },
+  accounts: {
+    id: B, name: W, time_zone: W, default_auto_ok: W, trash_retention_days: W, activity_retention_days: W, created_at: B, updated_at: B,
+  },
   agents: { id: B, account_id: B, name: W, paused_at: L, paused_by: L, last_seen_at: B, created_at: B },
   tokens: {
     id: B, account_id: B, kind: W, scope: W, agent_id: W, label: W, hash: B, prefix: B, created_at: B,
@@ -52,7 +54,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   runs: { id: B, account_id: B, task_id: B, agent_id: B, status: L, summary: W, started_at: B, finished_at: L, last_event_at: B },
   run_events: { id: B, account_id: B, run_id: B, kind: W, message: W, url: W, created_at: B },
   approvals: {
-    id: B, account_id: B, task_id: B, status: L, question: W, requested_by: B, requested_by_token: B,
+    id: B, account_id: B, task_id: B, kind: L, status: L, question: W, requested_by: B, requested_by_token: B,
     decided_by: L, reason: W, created_at: B, decided_at: L,
   },
   calendar_links: {

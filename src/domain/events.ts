@@ -7,7 +7,7 @@
  */
 import { ID_PREFIX, newId } from "./ids.ts";
 
-export const EVENT_TYPES = ["approval.requested", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
+export const EVENT_TYPES = ["approval.requested", "approval.answered", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(s: string): s is EventType {
@@ -25,7 +25,15 @@ export interface EventTask {
 }
 
 export interface EventData {
-  "approval.requested": { task: EventTask; approval: { id: string; question: string; requested_by: string } };
+  "approval.requested": { task: EventTask; approval: { id: string; kind: "question" | "signoff"; question: string; requested_by: string } };
+  /** A person answered an agent's question: yes (go on) or no (with the reason); the task stays where it was. */
+  "approval.answered": {
+    task: EventTask;
+    approval: { id: string; question: string; requested_by: string };
+    answer: "yes" | "no";
+    reason: string | null;
+    answered_by: string;
+  };
   "task.completed": {
     task: EventTask;
     completed_by: string;

@@ -178,13 +178,18 @@ export const HUMAN_TOOLS = set(
  * no other agent may change it or take it. Comments stay open to everyone,
  * and a person may do anything. The registry enforces this set inside the
  * write's own batch.
+ *
+ * log_run_event, finish_run and cancel_run are not in it: only the run's own
+ * agent may write to a run, and a run ends in the same batch as its task is
+ * claimed, reassigned or taken over by anyone else, so a running run is never
+ * on a task another agent holds (its agent is told the run ended, and why).
  */
 export const CLAIM_GUARDED_TOOLS = set(
   "update_task", "delete_task", "complete_task", "reopen_task", "block_task", "unblock_task",
   "claim_task", "assign_task", "move_task", "snooze_task", "decompose_task",
   "add_dependency", "remove_dependency",
   "add_steps", "set_step_status", "update_step", "delete_step", "reorder_steps",
-  "start_run", "log_run_event", "finish_run", "cancel_run",
+  "start_run",
   "request_approval",
   "label_task", "unlabel_task",
   "link_calendar_event", "unlink_calendar_event",

@@ -8,11 +8,11 @@ import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "./effects.ts";
  */
 export const HUMAN_ONLY: Partial<Record<ToolName, { decides: string; instead: string }>> = {
   approve_task: {
-    decides: "signs off on work",
-    instead: "A person approves it from their queue (list_pending_approvals); an agent's part is complete_task or request_approval, which put the task there.",
+    decides: "answers an agent's question or signs off on its work",
+    instead: "A person decides it from their queue (list_pending_approvals); an agent's part is request_approval (a question) or complete_task (a sign-off), and get_task shows the answer.",
   },
   reject_task: {
-    decides: "turns down work that waits for sign-off",
+    decides: "answers an agent's question no, or turns down work that waits for sign-off",
     instead: "A person rejects it from their queue (list_pending_approvals) with a reason; to raise a concern yourself, use comment_on_task.",
   },
   set_auto_ok: {

@@ -3,7 +3,7 @@ import { ProtocolError, ProtocolErrorCode, type CallToolResult } from "@modelcon
 import type { Env } from "../env.ts";
 import type { Principal } from "../domain/principal.ts";
 import { actorName } from "../domain/principal.ts";
-import { ToolError } from "../domain/errors.ts";
+import { conflict, ToolError } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { requestHash } from "../domain/canonical.ts";
 import { findIdempotent, insertIdempotent, PENDING_RESULT, recordIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
@@ -12,7 +12,9 @@ import type { TaskgateEvent } from "../domain/events.ts";
 import { enqueueEvents } from "../webhooks/queue.ts";
 import { insertActivity, insertActivityFrom } from "../db/activity.ts";
 import { conditionsHold, guardStatement } from "../db/guards.ts";
-import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
+import { claimTargetOf, noClaimByOthersOn, readClaimOf, type ClaimTarget } from "../db/claims.ts";
+import { claimRefusal } from "../domain/claims.ts";
+import { annotationsFor, CLAIM_GUARDED_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { refusal } from "./permissions.ts";
 import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
@@ -157,12 +159,17 @@ interface Idempotency {
   requestHash: string;
 }
 
-/** `committed` collects the events of every batch that committed, for callTool to enqueue. */
+/**
+ * `committed` collects the events of every batch that committed, for callTool
+ * to enqueue. `claimed` is the task an agent's claim-guarded call works on:
+ * every batch of the call then starts with the claim rule's guard.
+ */
 function makeContext(
   scope: CallScope,
   tool: ToolName,
   idempotency: Idempotency | null,
   committed: TaskgateEvent[],
+  claimed: ClaimTarget | null,
 ): ToolContext & { committedOnce: boolean } {
   const db = scope.env.DB;
   const nowMs = Date.now();
@@ -191,6 +198,7 @@ function makeContext(
   const readsFirst = (write: Write) => Boolean(write.activity.summarySql || write.activity.targetSql);
   const withActivity = (write: Write) =>
     readsFirst(write) ? [activityStatement(write), ...write.statements] : [...write.statements, activityStatement(write)];
+  const withActivityLength = (write: Write) => write.statements.length + 1;
   const ownResults = (write: Write, results: D1Result[]) =>
     readsFirst(write) ? results.slice(1, write.statements.length + 1) : results.slice(0, write.statements.length);
 
@@ -218,6 +226,18 @@ function makeContext(
   const eventsOf = (write: Write, results: D1Result[]) =>
     typeof write.events === "function" ? write.events(results) : write.events ?? [];
 
+  /** The claim rule's guard, before the write's own statements: the call's task is no other agent's at this point of the batch. */
+  const claimGuards = (): D1PreparedStatement[] => {
+    if (!claimed) return [];
+    const { condition, binds } = noClaimByOthersOn(claimed, p.accountId, actorName(p), now);
+    return [ctx.guard(condition, binds, () => claimError(claimed))];
+  };
+  const claimError = async (target: ClaimTarget) => {
+    const t = await readClaimOf(db, p.accountId, target);
+    const why = t && claimRefusal(p, t, tool, now);
+    return conflict(why || `the task of this call was claimed by another agent while it ran, and nothing was written; get_task shows who holds it now.`);
+  };
+
   const ctx: ToolContext & { committedOnce: boolean } = {
     committedOnce: false,
     db,
@@ -226,7 +246,7 @@ function makeContext(
     now,
     nowMs,
     async commit(write, result) {
-      const statements = withActivity(write);
+      const statements = [...claimGuards(), ...withActivity(write)];
       const computed = typeof result === "function";
       if (idempotency) {
         // First in the batch, so a retry stops at the key (and replays) before any guard; a result read by the
@@ -236,7 +256,7 @@ function makeContext(
       }
       const results = await runBatch(statements);
       ctx.committedOnce = true;
-      const own = ownResults(write, idempotency ? results.slice(1) : results);
+      const own = ownResults(write, results.slice(statements.length - withActivityLength(write)));
       committed.push(...eventsOf(write, own));
       if (!computed) return result;
       const value = (result as (r: D1Result[]) => unknown)(own);
@@ -244,9 +264,10 @@ function makeContext(
       return value as never;
     },
     async commitWithResults(write) {
-      const results = await runBatch(withActivity(write));
+      const guards = claimGuards();
+      const results = await runBatch([...guards, ...withActivity(write)]);
       ctx.committedOnce = true;
-      const own = ownResults(write, results);
+      const own = ownResults(write, results.slice(guards.length));
       committed.push(...eventsOf(write, own));
       return own;
     },
@@ -331,7 +352,9 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       if (earlier) return earlier;
     }
     const committed: TaskgateEvent[] = [];
-    const ctx = makeContext(scope, tool.name, idem, committed);
+    // An agent's write on one task: another agent's claim on it refuses every batch (a person may do anything).
+    const claimed = p.kind === "agent" && CLAIM_GUARDED_TOOLS.has(tool.name) ? claimTargetOf(args) : null;
+    const ctx = makeContext(scope, tool.name, idem, committed, claimed);
     let result: Record<string, unknown>;
     try {
       result = (await tool.handler(ctx, args)) as Record<string, unknown>;

@@ -4,25 +4,25 @@ import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   APPROVAL_IS_PENDING, decideApproval, decidedValue, insertApproval, listPendingApprovals, newApprovalValue,
-  NO_PENDING_APPROVAL, requireApproval, type Approval,
+  NO_PENDING_APPROVAL, requireApproval, type Approval, type ApprovalKind,
 } from "../db/approvals.ts";
 import { indexComment } from "../db/search-index.ts";
 import { decisionCommentId, insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
-import { TASK_IS_UNFINISHED, toTask, type TaskRow } from "../db/tasks.ts";
+import { toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool } from "../mcp/tool.ts";
+import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { taskShape } from "./shapes.ts";
 import { renewLease } from "../db/claims.ts";
 import { completedWith } from "./series.ts";
-import { approvalRequested, approvalShape, claimGuard, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
+import { endTaskRuns } from "../db/runs.ts";
+import { approvalRequested, approvalShape, completedBy, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
 import { followUp } from "./series.ts";
 import { fastOr, rowsOf } from "./fast.ts";
-import { noClaimByOthers } from "../db/claims.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
 import {
-  APPROVE_SET, APPROVED_SUMMARY, awaitingCondition, decidePendingApproval, REJECT_SET, REJECTED_SUMMARY,
+  APPROVE_SET, APPROVED_SUMMARY, ASKABLE, awaitingCondition, decidePendingApproval, REJECT_SET, REJECTED_SUMMARY,
 } from "../db/lifecycle-writes.ts";
 import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 
@@ -59,66 +59,72 @@ const getApproval = defineTool({
   },
 });
 
+/** request_approval's refusal of a second, different request while one waits: the pending one, quoted. */
+function alreadyPending(taskId: string, pending: Approval) {
+  const what = pending.kind === "question" ? "question" : "sign-off";
+  return conflict(
+    `task ${taskId} already has a pending ${what} from ${pending.requested_by} (${pending.id}, asked ${pending.created_at}): "${pending.question}". ` +
+      "One request waits at a time: a person answers it first (get_task shows the answer); meanwhile comment_on_task adds to it.",
+  );
+}
+
 const requestApproval = defineTool({
   name: "request_approval",
-  description: "Ask a person to sign off on a task; one pending request per task (an existing one is returned). Returns approval.",
+  description:
+    "Ask a person a yes/no question on a task's unfinished work; the task stays put, get_task shows the answer. One waits per task (a different one is refused). Returns approval.",
   input: z.strictObject({ task_id: taskId, question: reason.meta({ detail: "what the person should decide" }) }),
   output: z.object({ approval: approvalShape, changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
+    const newRequest = (kind: ApprovalKind, taskTitle: string) => ({
+      id: newId(ID_PREFIX.approval),
+      kind,
+      accountId: a,
+      taskId: args.task_id,
+      taskTitle,
+      question: args.question,
+      requestedBy: actorName(p),
+      requestedByToken: p.tokenId,
+      now,
+    });
+    const summary = (kind: ApprovalKind, id: string) => `${kind === "question" ? "asked question" : "requested sign-off"} ${id}: ${args.question}`;
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
         const { task: t, pending } = await readTaskState(db, a, args.task_id);
-        const claim = claimGuard(ctx, t, "request_approval", lost);
-        if (pending) return { approval: pending, changed: false };
-        if (t.status === "done" || t.status === "cancelled") {
-          throw conflict(`task ${t.id} is ${t.status}; there is nothing left to sign off. reopen_task brings it back first.`);
+        if (pending) {
+          if (pending.question === args.question) return { approval: pending, changed: false };
+          throw alreadyPending(t.id, pending);
         }
-        const created = {
-          id: newId(ID_PREFIX.approval),
-          accountId: a,
-          taskId: t.id,
-          taskTitle: t.title,
-          question: args.question,
-          requestedBy: actorName(p),
-          requestedByToken: p.tokenId,
-          now,
-        };
+        if (t.status === "done" || t.status === "cancelled") {
+          throw conflict(`task ${t.id} is ${t.status}; there is nothing left to ask about. reopen_task brings it back first.`);
+        }
+        const created = newRequest(t.status === "awaiting_approval" ? "signoff" : "question", t.title);
         const approval = newApprovalValue(created);
         return ctx.commit(
           {
             statements: [
-              ...claim,
-              ctx.guard(TASK_IS_UNFINISHED, [t.id, a], lost),
+              ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost),
               ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost),
               insertApproval(db, created),
             ],
-            activity: { target: t.id, summary: `requested approval ${created.id}: ${args.question}` },
+            activity: { target: t.id, summary: summary(created.kind, created.id) },
             events: [approvalRequested(a, now, toTask(t), approval)],
           },
           { approval, changed: true },
         );
       });
     };
-    // The usual case in one batch: an unfinished task without a pending approval that nobody else holds.
+    // The usual case in one batch: a question on unfinished work without a pending request.
     return fastOr(async (miss) => {
-      const statements = [ctx.guard(TASK_IS_UNFINISHED, [args.task_id, a], miss), ctx.guard(NO_PENDING_APPROVAL, [args.task_id, a], miss)];
-      if (p.kind !== "human") {
-        const claim = noClaimByOthers(args.task_id, a, actorName(p), ctx.now);
-        statements.push(ctx.guard(claim.condition, claim.binds, miss));
-      }
-      const created = {
-        id: newId(ID_PREFIX.approval),
-        accountId: a,
-        taskId: args.task_id,
-        taskTitle: "",
-        question: args.question,
-        requestedBy: actorName(p),
-        requestedByToken: p.tokenId,
-        now,
-      };
-      statements.push(insertApproval(db, created), selectTaskNow(db, a, args.task_id));
+      const unfinished = liveTaskIs(a, args.task_id, ASKABLE);
+      const created = newRequest("question", "");
+      const statements = [
+        ctx.guard(unfinished.condition, unfinished.binds, miss),
+        ctx.guard(NO_PENDING_APPROVAL, [args.task_id, a], miss),
+        insertApproval(db, created),
+        selectTaskNow(db, a, args.task_id),
+      ];
       const made = (results: D1Result[]) => {
         const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
         return { task, approval: newApprovalValue({ ...created, taskTitle: task.title }) };
@@ -126,7 +132,7 @@ const requestApproval = defineTool({
       return ctx.commit(
         {
           statements,
-          activity: { target: args.task_id, summary: `requested approval ${created.id}: ${args.question}` },
+          activity: { target: args.task_id, summary: summary("question", created.id) },
           events: (results) => {
             const { task, approval } = made(results);
             return [approvalRequested(a, now, task, approval)];
@@ -138,6 +144,38 @@ const requestApproval = defineTool({
   },
 });
 
+/**
+ * A person's answer to a pending question: yes (go on) or no (with the
+ * reason). The question is decided and the task stays where it is; the
+ * agent reads the answer in get_task, a receiver in approval.answered.
+ */
+function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question: Approval, yes: boolean, reason: string | null, lost: Error, extra: X) {
+  const { db, principal: p, now } = ctx;
+  const a = p.accountId;
+  const d = { status: yes ? ("approved" as const) : ("rejected" as const), decidedBy: actorName(p), reason, now };
+  const task = toTask(t);
+  const event = newEvent("approval.answered", a, now, {
+    task: eventTask(task),
+    approval: { id: question.id, question: question.question, requested_by: question.requested_by },
+    answer: yes ? "yes" : "no",
+    reason,
+    answered_by: actorName(p),
+  });
+  return ctx.commit(
+    {
+      statements: [ctx.guard(APPROVAL_IS_PENDING, [question.id, a], lost), decideApproval(db, a, question.id, d)],
+      activity: { target: t.id, summary: `answered question ${question.id}: ${yes ? "yes" : "no"}${reason ? ` (${reason})` : ""}; task stays ${t.status}` },
+      events: [event],
+    },
+    // The whole answer goes to commit: an idempotency key records it as the call returns it.
+    { task, approval: decidedValue(question, d), changed: true, ...extra },
+  );
+}
+
+/** The same answer again: the task has no pending request and its latest is this answer to a question. */
+const answeredAlready = (t: TaskRow, latest: Approval | null, status: "approved" | "rejected", reason: string | null) =>
+  !!latest && latest.kind === "question" && latest.status === status && latest.reason === reason && t.status !== "awaiting_approval";
+
 const decisionOutput = z.object({
   task: taskShape,
   approval: approvalShape.nullable().describe("the approval decided by this call (or the earlier decision when nothing changed)"),
@@ -146,7 +184,7 @@ const decisionOutput = z.object({
 
 const approveTask = defineTool({
   name: "approve_task",
-  description: "Approve a task's pending approval: the task is done. Returns task, approval, next_occurrence.",
+  description: "A person approves a task's pending request: a sign-off completes the task, a question is answered yes. Returns task, approval, next_occurrence.",
   input: z.strictObject({
     task_id: taskId,
     note: reason.optional().meta({ detail: "an optional note kept on the approval" }),
@@ -159,6 +197,10 @@ const approveTask = defineTool({
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
         const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
+        if (pending?.kind === "question") return answerQuestion(ctx, t, pending, true, args.note ?? null, lost, { next_occurrence: null });
+        if (!pending && answeredAlready(t, latest, "approved", args.note ?? null)) {
+          return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
+        }
         if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, next_occurrence: (await completedWith(db, t, latest)).next_occurrence, changed: false };
         if (!pending && t.status !== "awaiting_approval") {
           throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
@@ -177,7 +219,7 @@ const approveTask = defineTool({
         if (t.status !== "done") {
           next = followUp(ctx, t, timeZone);
           const change: TaskTransition = { status: "done", completed_at: now, blocked_reason: null, status_before_block: null, ...next.change };
-          statements.push(transitionTask(db, a, t, change, now), ...next.statements);
+          statements.push(transitionTask(db, a, t, change, now), ...next.statements, endTaskRuns(db, a, t.id, completedBy(actorName(p)), now));
           task = transitioned(t, change, now);
           events.push(
             newEvent("task.completed", a, now, {
@@ -206,7 +248,12 @@ const approveTask = defineTool({
       };
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, APPROVE_SET, [now], now)],
+          statements: [
+            ctx.guard(g.condition, g.binds, miss),
+            decide,
+            endTaskRuns(db, a, args.task_id, completedBy(actorName(p)), now),
+            setTask(db, a, args.task_id, APPROVE_SET, [now], now),
+          ],
           activity: {
             target: args.task_id,
             summarySql: taskSummary(a, args.task_id, APPROVED_SUMMARY, [args.note ? `: ${args.note}` : ""]),
@@ -227,15 +274,16 @@ const rejectionComment = (reason: string) => `Rejected: ${reason}`;
 
 const rejectTask = defineTool({
   name: "reject_task",
-  description: "Reject a task's pending approval: it goes back to in_progress, the reason becomes a comment. Returns task.",
+  description: "A person rejects a task's pending request: a sign-off goes back to in_progress (reason as a comment), a question is answered no. Returns task.",
   input: z.strictObject({ task_id: taskId, reason: reason.meta({ detail: "what must change; the agent reads it as a comment" }) }),
-  output: decisionOutput.extend({ comment_id: z.string().nullable() }),
+  output: decisionOutput.extend({ comment_id: z.string().nullable().describe("the comment holding a rejected sign-off's reason (null for a question)") }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
         const { task: t, pending, latest } = await readTaskState(db, a, args.task_id);
+        if (pending?.kind === "question") return answerQuestion(ctx, t, pending, false, args.reason, lost, { comment_id: null });
         if (!pending && t.status !== "awaiting_approval") {
           if (latest?.status === "rejected" && latest.reason === args.reason && t.status !== "done" && t.status !== "cancelled") {
             // The rejection already made: answered as it was, with the comment it wrote.

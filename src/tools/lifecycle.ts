@@ -3,16 +3,15 @@ import { conflict } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  APPROVAL_IS_PENDING, APPROVAL_STATUSES, decideApproval, decidedValue, insertApproval, newApprovalValue,
+  APPROVAL_IS_PENDING, APPROVAL_KINDS, APPROVAL_STATUSES, decideApproval, decidedValue, insertApproval, newApprovalValue,
   NO_PENDING_APPROVAL, type Approval,
 } from "../db/approvals.ts";
 import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type Task } from "../db/tasks.ts";
-import {
-  claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd, type ClaimFields, type ClaimGuardedTool,
-} from "../domain/claims.ts";
-import { endStaleRuns, LAPSE_UNANNOUNCED, NO_LEASE, noClaimByOthers, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { claimHolder, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
+import { LAPSE_UNANNOUNCED, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
+import { defineTool } from "../mcp/tool.ts";
+import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, taskShape } from "./shapes.ts";
@@ -30,6 +29,7 @@ export const approvalShape = z.object({
   id: z.string(),
   task_id: z.string(),
   task_title: z.string(),
+  kind: z.enum(APPROVAL_KINDS).describe("question: about unfinished work, answered yes or no (the task stays where it is); signoff: approving completes the task"),
   status: z.enum(APPROVAL_STATUSES),
   question: z.string(),
   requested_by: z.string().describe("`human` or the agent's name"),
@@ -56,20 +56,8 @@ export async function optimistic<R>(what: string, attempt: (lost: Error) => Prom
   }
 }
 
-/**
- * The claim rule (src/domain/claims.ts) for an agent's `tool` on task `t`:
- * refused at once when another agent holds the task, and otherwise the guard
- * that holds the write's batch to the rule. A claim taken after the read trips
- * it with `lost`, and the fresh read then names the holder. A person needs no guard.
- */
-export function claimGuard(ctx: ToolContext, t: ClaimFields, tool: ClaimGuardedTool, lost: Error): D1PreparedStatement[] {
-  const p = ctx.principal;
-  const why = claimRefusal(p, t, tool, ctx.now);
-  if (why) throw conflict(why);
-  if (p.kind === "human") return [];
-  const { condition, binds } = noClaimByOthers(t.id, p.accountId, actorName(p), ctx.now);
-  return [ctx.guard(condition, binds, lost)];
-}
+/** Why a task's running runs ended when it was completed. */
+export const completedBy = (who: string) => `the task was completed by ${who}`;
 
 const DONE: TaskTransition = { status: "done", blocked_reason: null, status_before_block: null };
 
@@ -79,7 +67,7 @@ export const nextOccurrenceShape = taskShape.nullable().describe("the next occur
 export function approvalRequested(accountId: string, now: string, task: Task, approval: Approval) {
   return newEvent("approval.requested", accountId, now, {
     task: eventTask(task),
-    approval: { id: approval.id, question: approval.question, requested_by: approval.requested_by },
+    approval: { id: approval.id, kind: approval.kind, question: approval.question, requested_by: approval.requested_by },
   });
 }
 
@@ -107,18 +95,19 @@ const completeTask = defineTool({
         const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
         if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, ...(await completedWith(db, t, latest)), changed: false };
         if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
-        const statements = [...claimGuard(ctx, t, "complete_task", lost), ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
 
         if (p.kind === "human" || t.auto_ok === 1) {
           const next = followUp(ctx, t, timeZone);
           const change = { ...DONE, completed_at: now, ...next.change };
-          statements.push(transitionTask(db, a, t, change, now), ...next.statements);
+          statements.push(transitionTask(db, a, t, change, now), ...next.statements, endTaskRuns(db, a, t.id, completedBy(me), now));
           let approval: Approval | null = null;
           let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
           if (pending) {
-            const d = p.kind === "human"
+            // A person's completion signs off a pending sign-off; an open question it closes unanswered, as auto-OK closes either.
+            const d = p.kind === "human" && pending.kind === "signoff"
               ? { status: "approved" as const, decidedBy: me, reason: args.note ?? null, now }
-              : { status: "closed" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
+              : { status: "closed" as const, decidedBy: me, reason: p.kind === "human" ? `the task was completed by ${me}` : "completed by the agent under auto-OK", now };
             statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
             approval = decidedValue(pending, d);
             summary += `; approval ${pending.id} ${d.status}`;
@@ -136,13 +125,21 @@ const completeTask = defineTool({
           );
         }
 
-        if (t.status === "awaiting_approval" && pending) {
+        if (t.status === "awaiting_approval" && pending?.kind === "signoff") {
           return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
         }
-        let approval = pending;
+        let approval = pending?.kind === "signoff" ? pending : null;
+        let closing = "";
+        if (pending?.kind === "question") {
+          // The work is done: a question about it that no one answered closes, and the sign-off takes its place.
+          const d = { status: "closed" as const, decidedBy: me, reason: "the task was completed before an answer", now };
+          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          closing = `; question ${pending.id} closed unanswered`;
+        }
         if (!approval) {
           const created = {
             id: newId(ID_PREFIX.approval),
+            kind: "signoff" as const,
             accountId: a,
             taskId: t.id,
             taskTitle: t.title,
@@ -151,7 +148,8 @@ const completeTask = defineTool({
             requestedByToken: p.tokenId,
             now,
           };
-          statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost), insertApproval(db, created));
+          if (!pending) statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost));
+          statements.push(insertApproval(db, created));
           approval = newApprovalValue(created);
         }
         let task = t;
@@ -163,7 +161,7 @@ const completeTask = defineTool({
         const shown = toTask(task);
         const events = approval === pending ? [] : [approvalRequested(a, now, shown, approval)];
         return ctx.commit(
-          { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})` }, events },
+          { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})${closing}` }, events },
           { task: shown, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true },
         );
       });
@@ -172,12 +170,9 @@ const completeTask = defineTool({
     return fastOr(async (miss) => {
       const agent = p.kind !== "human";
       const statements = [ctx.guard(completableCondition(agent), [args.task_id, a], miss)];
-      if (agent) {
-        const { condition, binds } = noClaimByOthers(args.task_id, a, me, ctx.now);
-        statements.push(ctx.guard(condition, binds, miss));
-      }
       const created = {
         id: newId(ID_PREFIX.approval),
+        kind: "signoff" as const,
         accountId: a,
         taskId: args.task_id,
         taskTitle: "",
@@ -187,6 +182,8 @@ const completeTask = defineTool({
         now,
       };
       if (agent) statements.push(insertApprovalUnlessAutoOk(db, created));
+      // Done (a person's completion, or an agent's under auto-OK): its running runs end with it.
+      statements.push(endTaskRuns(db, a, args.task_id, completedBy(me), now, agent ? { onlyIf: "coalesce(t.auto_ok, 0) = 1" } : {}));
       statements.push(setTask(db, a, args.task_id, completeSet(agent), [now], now));
       const outcomeOf = (results: D1Result[]) => {
         const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
@@ -300,7 +297,7 @@ const claimTask = defineTool({
         const lapsed = t.assignee !== me ? lapsedHolder(t, now) : null;
         if (t.assignee !== null && t.assignee !== me && !lapsed) {
           const until = claimHolder(t, now) && t.claim_expires_at ? ` Its claim lapses at ${t.claim_expires_at} unless renewed.` : "";
-          throw conflict(`task ${t.id} is claimed by ${t.assignee}. Pick another task (list_tasks with unassigned: true), or ask a person to reassign it with assign_task.${until}`);
+          throw conflict(`task ${t.id} is claimed by ${t.assignee}.${until} Pick another task (list_tasks with unassigned: true, or list_my_tasks), or ask a person to decide (comment_on_task reaches them).`);
         }
         if (t.status === "awaiting_approval") {
           throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
@@ -319,11 +316,8 @@ const claimTask = defineTool({
         const task = toTask(transitioned(t, change, now));
         if (lapsed) {
           const expiredAt = t.claim_expires_at as string;
-          const { condition, binds } = noClaimByOthers(t.id, a, me, now);
-          statements.push(ctx.guard(condition, binds, lost));
           const { runId, announced } = await readLapse(db, a, t.id, lapsed, expiredAt);
-          const staleSummary = `stale: the claim of ${lapsed} lapsed at ${expiredAt} and ${me} took the task over`;
-          statements.push(endStaleRuns(db, a, t.id, lapsed, staleSummary, now));
+
           summary += `, taking it over from ${lapsed} whose claim lapsed at ${expiredAt}${runId ? ` (run ${runId} ended as stale)` : ""}`;
           if (!announced) {
             const event = claimLapsedEvent(a, now, { task: eventTask(task), holder: lapsed, lease_expired_at: expiredAt, taken_over_by: me, stale_run_id: runId });
@@ -331,7 +325,9 @@ const claimTask = defineTool({
             events.push(event);
           }
         }
-        statements.push(transitionTask(db, a, t, change, now));
+        // Anyone else's running runs end: the task is the claimant's now.
+        const why = lapsed ? `stale: the claim of ${lapsed} lapsed at ${t.claim_expires_at} and ${me} took the task over` : `${me} claimed the task`;
+        statements.push(transitionTask(db, a, t, change, now), endTaskRuns(db, a, t.id, why, now, { keep: me }));
         return ctx.commit(
           { statements, activity: { target: t.id, summary }, events },
           { task, claim_expires_at: lease.claim_expires_at, taken_over_from: lapsed, changed: true },
@@ -347,6 +343,7 @@ const claimTask = defineTool({
           set: CLAIM_SET,
           setBinds: [me, lease.claim_expires_at, lease.claim_lease_minutes],
           summary: `claimed by ${me} and started`,
+          before: [endTaskRuns(db, a, args.task_id, `${me} claimed the task`, now, { keep: me })],
         }).then((r) => ({ ...r, claim_expires_at: lease.claim_expires_at, taken_over_from: null })),
       slowly,
     );

@@ -12,9 +12,9 @@ import { throwTaskMissing } from "../db/tasks.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { actorNameArg, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
-import { claimGuard, optimistic } from "./lifecycle.ts";
+import { optimistic } from "./lifecycle.ts";
 import { fastOr, rowsOf } from "./fast.ts";
-import { noClaimByOthers, renewLease, renewLeaseOfRun } from "../db/claims.ts";
+import { renewLeaseOfRun } from "../db/claims.ts";
 
 export const RUN_LIMITS = { message: 4000, url: 2000, summary: 4000, eventsShown: 200 } as const;
 
@@ -106,12 +106,11 @@ const startRun = defineTool({
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status}; a run needs an unfinished task. reopen_task brings it back first.`);
         }
-        const claim = claimGuard(ctx, t, "start_run", lost);
         const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: t.id, agentId, now };
         const statements =
           t.status === "open"
-            ? [...claim, ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), startTask(db, a, t.id, now)]
-            : [...claim, ctx.guard(TASK_IS_WORKABLE, [t.id, a], lost)];
+            ? [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), startTask(db, a, t.id, now)]
+            : [ctx.guard(TASK_IS_WORKABLE, [t.id, a], lost)];
         statements.push(insertRun(db, run));
         const value: Run = {
           id: run.id, task_id: t.id, task_title: t.title, agent: p.agentName as string, status: "running", summary: null,
@@ -127,13 +126,11 @@ const startRun = defineTool({
     const agentId = p.agentId;
     // The usual case in one batch: a workable task nobody else holds; an open one starts.
     return fastOr(async (miss) => {
-      const claim = noClaimByOthers(args.task_id, a, actorName(p), now);
       const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: args.task_id, agentId, now };
       return ctx.commit(
         {
           statements: [
             ctx.guard(TASK_IS_WORKABLE, [args.task_id, a], miss),
-            ctx.guard(claim.condition, claim.binds, miss),
             startTask(db, a, args.task_id, now),
             insertRun(db, run),
             selectRun(db, a, run.id),
@@ -169,7 +166,7 @@ const logRunEvent = defineTool({
         const run = await requireRun(db, a, args.run_id);
         requireOwnRun(p, run);
         if (run.status !== "running") {
-          throw conflict(`run ${run.id} has ended (${run.status}); events go to a running run. start_run starts a new one.`);
+          throw conflict(`run ${run.id} has ended (${run.status})${run.summary ? `: ${run.summary}` : ""}; events go to a running run. start_run starts a new one.`);
         }
         const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
         return ctx.commit(
@@ -232,7 +229,7 @@ async function endSlowly(ctx: ToolContext, runIdValue: string, status: Exclude<R
     const run = await requireRun(db, a, runIdValue);
     requireOwnRun(p, run);
     if (run.status === status) return { run: toRun(run), changed: false };
-    if (run.status !== "running") throw conflict(`run ${run.id} already ended as ${run.status}; start_run starts a new one.`);
+    if (run.status !== "running") throw conflict(`run ${run.id} already ended as ${run.status}${run.summary ? ` (${run.summary})` : ""}; start_run starts a new one.`);
     return ctx.commit(
       {
         statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), endRun(db, a, run.id, status, summary, now)],

@@ -5,12 +5,14 @@ import { actorName } from "../domain/principal.ts";
 import { indexNewTask } from "../db/search-index.ts";
 import { requireProject } from "../db/projects.ts";
 import {
-  AGENT_EXISTS, assigneeExists, insertTask, insertTaskFrom, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask,
+  AGENT_IS_UNPAUSED, readAssignee, insertTask, insertTaskFrom, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask,
   requireTaskForWrite, rootTaskOf, selectAccountPrefs, selectTaskWithTrash, subtreeOutsideProject, TASK_AT_VERSION, TASK_IS_LIVE, toTask,
   updateTaskFields, type AccountPrefs, type TaskField, type TaskRow, type TaskWithTrash, type TaskWriteRow,
 } from "../db/tasks.ts";
 import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
+import { endTaskRuns } from "../db/runs.ts";
 import { NO_LEASE, renewLease } from "../db/claims.ts";
+import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import {
   BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, MOVABLE, MOVE_SUMMARY, selectTaskNow, differs, setColumn,
@@ -31,7 +33,7 @@ const raced = (id: string) =>
 function writeTask(
   ctx: ToolContext,
   row: TaskWriteRow,
-  changes: Partial<Record<TaskField, string | null>>,
+  changes: Partial<Record<TaskField, string | number | null>>,
   summary: string,
   then: D1PreparedStatement[] = [],
 ) {
@@ -178,32 +180,49 @@ const unblockTask = defineTool({
   },
 });
 
+/** Who holds a task an agent assigned to an agent: a claim with claim_task's lease; a person's assignment has none. */
+function assignedLease(ctx: ToolContext, assignee: string | null) {
+  if (ctx.principal.kind !== "agent" || assignee === null || assignee === PERSON_ASSIGNEE) return NO_LEASE;
+  return { claim_expires_at: leaseEnd(ctx.nowMs, LEASE_MINUTES.default), claim_lease_minutes: LEASE_MINUTES.default };
+}
+
 const assignTask = defineTool({
   name: "assign_task",
-  description: "Set a task's assignee (`human` or an agent's name); null unassigns. Returns task.",
+  description: "Set a task's assignee (`human` or an agent); null unassigns. An agent's assignment is a claim with a lease. Returns task.",
   input: z.strictObject({ task_id: taskId, assignee: assigneeName.nullable() }),
   output: taskResult,
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
+    const lease = assignedLease(ctx, args.assignee);
+    const summary = args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee";
+    // The work is someone else's now: other agents' running runs on it end in the same batch.
+    const endOthersRuns = () =>
+      endTaskRuns(db, p.accountId, args.task_id, `the task was reassigned to ${args.assignee ?? "nobody"} by ${actorName(p)}`, ctx.now, { keep: args.assignee });
     const slowly = async () => {
       const row = await requireTaskForWrite(db, p.accountId, args.task_id);
-      if (args.assignee !== null && !(await assigneeExists(db, p.accountId, args.assignee))) {
-        throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
+      if (args.assignee !== null) {
+        const who = await readAssignee(db, p.accountId, args.assignee);
+        if (!who.exists) throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
+        if (who.paused_at) {
+          throw conflict(
+            `agent ${args.assignee} is paused (since ${who.paused_at}), so no task can be assigned to it. A person's resume_agent lifts the pause; or assign another agent (list_agents).`,
+          );
+        }
       }
       if (row.assignee === args.assignee) return unchanged(row);
-      return writeTask(ctx, row, { assignee: args.assignee, ...NO_LEASE }, args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee");
+      return writeTask(ctx, row, { assignee: args.assignee, ...lease }, summary, [endOthersRuns()]);
     };
     const a = ctx.principal.accountId;
     return fastOr((miss) => {
-      const known = args.assignee !== null && args.assignee !== "human" ? [ctx.guard(AGENT_EXISTS, [a, args.assignee], miss)] : [];
+      const known = args.assignee !== null && args.assignee !== PERSON_ASSIGNEE ? [ctx.guard(AGENT_IS_UNPAUSED, [a, args.assignee], miss)] : [];
       return writeTaskAtOnce(ctx, miss, {
         taskId: args.task_id,
         where: differs("assignee"),
         whereBinds: [args.assignee],
         set: ASSIGN_SET,
-        setBinds: [args.assignee],
-        summary: args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee",
-        before: known,
+        setBinds: [args.assignee, lease.claim_expires_at, lease.claim_lease_minutes],
+        summary,
+        before: [...known, endOthersRuns()],
       });
     }, slowly);
   },

@@ -11,6 +11,7 @@ import { indexNewTask, reindexTask } from "../db/search-index.ts";
 import { readBatchInProject, requireProject } from "../db/projects.ts";
 import { selectTaskList, taskDetailStatements } from "../db/task-views.ts";
 import { readBatch } from "../db/batch.ts";
+import { APPROVAL_KINDS, type ApprovalKind, type LatestAnswer } from "../db/approvals.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
 import { defineTool } from "../mcp/tool.ts";
@@ -125,7 +126,7 @@ const createTask = defineTool({
 
 const getTask = defineTool({
   name: "get_task",
-  description: "One task with its steps, labels, waits_on, blocks, latest_comments, recent_runs, pending_approval and recurrence.",
+  description: "One task with its steps, labels, waits_on, blocks, latest_comments, recent_runs, pending_approval, latest_answer and recurrence.",
   input: z.strictObject({ task_id: taskId }),
   output: z.object({
     task: taskShape,
@@ -135,7 +136,21 @@ const getTask = defineTool({
     blocks: z.array(z.object({ id: z.string(), title: z.string(), status: z.string() })),
     latest_comments: z.array(z.object({ id: z.string(), author: z.string(), body: z.string(), created_at: z.string() })),
     recent_runs: z.array(z.object({ id: z.string(), agent: z.string(), status: z.string(), started_at: z.string(), finished_at: z.string().nullable() })),
-    pending_approval: z.object({ id: z.string(), question: z.string(), requested_by: z.string(), created_at: z.string() }).nullable(),
+    pending_approval: z
+      .object({ id: z.string(), kind: z.enum(APPROVAL_KINDS), question: z.string(), requested_by: z.string(), created_at: z.string() })
+      .nullable()
+      .describe("the request waiting for a person: a question, or a sign-off"),
+    latest_answer: z
+      .object({
+        id: z.string(),
+        question: z.string(),
+        answer: z.enum(["yes", "no"]).describe("yes: go on; no: see reason"),
+        reason: z.string().nullable(),
+        decided_by: z.string(),
+        decided_at: z.string(),
+      })
+      .nullable()
+      .describe("a person's answer to the task's latest answered question"),
     subtask_count: z.number(),
     recurrence: recurrenceView.describe("the schedule the live occurrence of a recurring task repeats by"),
     series: seriesView.describe("the occurrences of the task's series (a recurring task, or a past occurrence)"),
@@ -145,7 +160,7 @@ const getTask = defineTool({
     const { db, principal: p } = ctx;
     const a = p.accountId;
     const [seriesRows, seriesCount] = selectSeries(db, a, task_id);
-    const { task, steps, labels, waitsOn, blocks, comments, runs, approval, subtasks, zone, series, count } = await readBatch(db, {
+    const { task, steps, labels, waitsOn, blocks, comments, runs, approval, answer, subtasks, zone, series, count } = await readBatch(db, {
       ...taskDetailStatements(db, a, task_id),
       zone: selectTimeZone(db, a),
       series: seriesRows,
@@ -162,7 +177,8 @@ const getTask = defineTool({
       blocks: blocks as R<{ id: string; title: string; status: string }>,
       latest_comments: comments as R<{ id: string; author: string; body: string; created_at: string }>,
       recent_runs: runs as R<{ id: string; agent: string; status: string; started_at: string; finished_at: string | null }>,
-      pending_approval: (approval[0] as { id: string; question: string; requested_by: string; created_at: string } | undefined) ?? null,
+      pending_approval: (approval[0] as { id: string; kind: ApprovalKind; question: string; requested_by: string; created_at: string } | undefined) ?? null,
+      latest_answer: (answer[0] as LatestAnswer | undefined) ?? null,
       subtask_count: (subtasks[0] as { n: number }).n,
       recurrence: describeRecurrence(row, (zone[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC", ctx.nowMs),
       series: describeSeries(row, series as OccurrenceRow[], (count[0] as { n: number }).n),

@@ -35,17 +35,33 @@ const opt = (f: FormFields, name: string, as = name) => {
 const bool = (v: string | undefined): boolean | string | undefined =>
   v === "true" || v === "on" ? true : v === "false" || v === "off" ? false : v;
 
+const statusText = (status: unknown) => (status === "in_progress" ? "in progress" : String(status ?? ""));
+
+/** What a person is told of an answer to an agent's question: the task stays where it was. */
+function answered(r: Result, answer: "yes" | "no"): string {
+  const q = quote(r.approval?.question);
+  if (!r.changed) return `You had already answered ${answer} to ${q}.`;
+  const stays = `${quote(r.task?.title)} stays ${statusText(r.task?.status)}`;
+  return answer === "yes" ? `Answered yes to ${q}: the agent goes on, and ${stays}.` : `Answered no to ${q}: the agent reads your reason, and ${stays}.`;
+}
+
 export const ACTIONS: Record<string, ActionSpec> = {
   approve: {
     tool: "approve_task",
     args: (f) => ({ task_id: one(f, "task_id"), ...opt(f, "note") }),
-    done: (r) => (r.changed ? `Approved ${quote(r.task?.title)}: it is done.` : `${quote(r.task?.title)} was already done.`),
+    done: (r) =>
+      r.approval?.kind === "question" ? answered(r, "yes") : r.changed ? `Approved ${quote(r.task?.title)}: it is done.` : `${quote(r.task?.title)} was already done.`,
   },
   reject: {
     tool: "reject_task",
     args: (f) => ({ task_id: one(f, "task_id"), reason: one(f, "reason") ?? "" }),
-    done: (r) => `Rejected ${quote(r.task?.title)}: it is back ${r.task?.status === "in_progress" ? "in progress" : r.task?.status}, and your reason is a comment the agent reads.`,
+    done: (r) =>
+      r.approval?.kind === "question"
+        ? answered(r, "no")
+        : `Rejected ${quote(r.task?.title)}: it is back ${statusText(r.task?.status)}, and your reason is a comment the agent reads.`,
   },
+  answer_yes: { tool: "approve_task", args: (f) => ({ task_id: one(f, "task_id") }), done: (r) => answered(r, "yes") },
+  answer_no: { tool: "reject_task", args: (f) => ({ task_id: one(f, "task_id"), reason: one(f, "reason") ?? "" }), done: (r) => answered(r, "no") },
   comment: {
     tool: "comment_on_task",
     args: (f) => ({ task_id: one(f, "task_id"), body: f.body?.[0] ?? "" }),

@@ -2,9 +2,10 @@ import type { FC } from "hono/jsx";
 import type { Inbox, InboxComment, InboxEvent, InboxRun } from "../../../db/inbox.ts";
 import type { PendingApprovalRow } from "../../../db/approvals.ts";
 import { actorWord, clip, plural } from "../format.ts";
-import { Act, Badge, Button, Empty, Shell, When, type View } from "../ui.tsx";
+import { Badge, Empty, Shell, When, type View } from "../ui.tsx";
+import { Decide } from "./decide.tsx";
 
-export const INBOX_LIMITS = { approvals: 8, eventsPerRun: 6, commentsPerTask: 2, clip: 240 };
+export const INBOX_LIMITS = { approvals: 8, runsPerTask: 5, eventsPerRun: 6, commentsPerTask: 2, clip: 240 };
 const QUESTION_CLIP = 800;
 const TITLE_CLIP = 200;
 
@@ -34,25 +35,33 @@ const RunLog: FC<{ view: View; run: InboxRun; events: InboxEvent[] }> = ({ view,
   );
 };
 
-const Approval: FC<{ view: View; a: PendingApprovalRow; run?: InboxRun; events: InboxEvent[]; comments: InboxComment[] }> = ({ view, a, run, events, comments }) => {
+const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events: InboxEvent[]; comments: InboxComment[] }> = ({ view, a, runs, events, comments }) => {
+  const earlierRuns = (runs[0]?.run_total ?? 0) - runs.length;
   const notes = clip(a.task_notes ?? "", INBOX_LIMITS.clip);
   const question = clip(a.question, QUESTION_CLIP);
   const short = clip(a.task_title, 60).text;
-  const rid = `reason-${a.id}`;
   return (
     <article class="card" aria-labelledby={`t-${a.id}`}>
       <h2 id={`t-${a.id}`}>
         <a href={`/tasks/${a.task_id}`}>{clip(a.task_title, TITLE_CLIP).text}</a>
       </h2>
       <p class="meta">
+        <span><Badge status={a.kind} text={a.kind === "question" ? "question" : "sign-off"} /></span>
         <span><Badge status={a.task_status} /></span>
-        <span>asked by <strong>{actorWord(a.requested_by)}</strong> <When view={view} iso={a.created_at} /></span>
+        <span>{a.kind === "question" ? "asked" : "reported done"} by <strong>{actorWord(a.requested_by)}</strong> <When view={view} iso={a.created_at} /></span>
         {a.project_name ? <span>in {a.project_name}</span> : null}
         {a.task_assignee ? <span>held by {actorWord(a.task_assignee)}</span> : null}
       </p>
       <p class="q">{question.text}{question.cut ? <> <a href={`/tasks/${a.task_id}`}>Read all</a></> : null}</p>
       {notes.text ? <p class="body muted">{notes.text}</p> : null}
-      {run ? <RunLog view={view} run={run} events={events} /> : <p class="hint">No run was recorded for this task.</p>}
+      {runs.length ? (
+        <section aria-label="Runs">
+          {runs.map((run) => <RunLog view={view} run={run} events={events.filter((e) => e.run_id === run.id)} />)}
+          {earlierRuns > 0 ? <p class="hint">{plural(earlierRuns, "earlier run")}: <a href={`/tasks/${a.task_id}`}>the task</a> lists them.</p> : null}
+        </section>
+      ) : (
+        <p class="hint">No run was recorded for this task.</p>
+      )}
       {comments.length ? (
         <details>
           <summary>Latest {plural(comments.length, "comment")}</summary>
@@ -66,22 +75,13 @@ const Approval: FC<{ view: View; a: PendingApprovalRow; run?: InboxRun; events: 
           </ul>
         </details>
       ) : null}
-      <div class="actions">
-        <Act view={view} action="approve" fields={{ task_id: a.task_id }}>
-          <Button kind="primary" label={`Approve ${short}`}>Approve</Button>
-        </Act>
-        <Act view={view} action="reject" fields={{ task_id: a.task_id }} class="reject">
-          <label class="sr" for={rid}>Reason for rejecting</label>
-          <textarea id={rid} name="reason" required maxlength={2000} rows={1} placeholder="What must change (the agent reads it as a comment)"></textarea>
-          <Button kind="danger" label={`Reject ${short}`}>Reject</Button>
-        </Act>
-      </div>
+      <Decide view={view} kind={a.kind} taskId={a.task_id} id={a.id} name={short} />
     </article>
   );
 };
 
 export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view, inbox, page }) => {
-  const runs = new Map(inbox.runs.map((r) => [r.task_id, r]));
+
   const shownFrom = (page - 1) * INBOX_LIMITS.approvals;
   const more = inbox.pendingCount > shownFrom + inbox.approvals.length;
   return (
@@ -90,23 +90,20 @@ export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view
       <p class="muted">
         {inbox.pendingCount === 0
           ? "Nothing waits for you."
-          : `${plural(inbox.pendingCount, "approval")} waiting for you, newest first.`}
+          : `${plural(inbox.pendingCount, "request")} waiting for you, newest first: a question is answered yes or no and leaves the task where it is; a sign-off's approval completes it.`}
       </p>
       {inbox.approvals.length === 0 && inbox.pendingCount === 0 ? (
-        <Empty>When an agent finishes a task that needs your sign-off, it shows up here.</Empty>
+        <Empty>When an agent asks you a question, or finishes a task that needs your sign-off, it shows up here.</Empty>
       ) : null}
-      {inbox.approvals.map((a) => {
-        const run = runs.get(a.task_id);
-        return (
-          <Approval
-            view={view}
-            a={a}
-            run={run}
-            events={run ? inbox.events.filter((e) => e.run_id === run.id) : []}
-            comments={inbox.comments.filter((c) => c.task_id === a.task_id)}
-          />
-        );
-      })}
+      {inbox.approvals.map((a) => (
+        <Approval
+          view={view}
+          a={a}
+          runs={inbox.runs.filter((r) => r.task_id === a.task_id)}
+          events={inbox.events}
+          comments={inbox.comments.filter((c) => c.task_id === a.task_id)}
+        />
+      ))}
       {page > 1 || more ? (
         <nav class="pager" aria-label="More approvals">
           {page > 1 ? <a class="button" href={page === 2 ? "/" : `/?page=${page - 1}`}>Newer</a> : null}

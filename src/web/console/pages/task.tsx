@@ -4,6 +4,7 @@ import type { TaskRow } from "../../../db/tasks.ts";
 import { PRIORITIES } from "../../../domain/vocabulary.ts";
 import { actorWord, clip, plural, statusWord } from "../format.ts";
 import { Act, Badge, Button, Shell, When, type View } from "../ui.tsx";
+import { Decide, requestHeading } from "./decide.tsx";
 import { WEB_TOKEN_PREFIX } from "../respond.ts";
 import { channelOf } from "./activity.tsx";
 
@@ -98,17 +99,10 @@ export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
       <Lifecycle view={view} t={t} />
       {approval ? (
         <section class="card" aria-labelledby="h-approval">
-          <h2 id="h-approval">Waiting for your approval</h2>
+          <h2 id="h-approval">{requestHeading(approval.kind)}</h2>
           <p class="meta"><span>asked by <strong>{actorWord(approval.requested_by)}</strong> <When view={view} iso={approval.created_at} /></span></p>
           <p class="q">{approval.question}</p>
-          <div class="actions">
-            <Act view={view} action="approve" fields={{ task_id: t.id }}><Button kind="primary">Approve</Button></Act>
-            <Act view={view} action="reject" fields={{ task_id: t.id }} class="reject" label="Reject">
-              <label class="sr" for="reject-reason">Reason for rejecting</label>
-              <textarea id="reject-reason" name="reason" required maxlength={2000} rows={1} placeholder="What must change (the agent reads it as a comment)"></textarea>
-              <Button kind="danger">Reject</Button>
-            </Act>
-          </div>
+          <Decide view={view} kind={approval.kind} taskId={t.id} id={approval.id} />
         </section>
       ) : null}
       <div class="split">
