@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Client, SdkError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { connect, createToken, MCP_URL, workerFetch } from "./helpers.ts";
+import { activityCount, connect, createToken, MCP_URL, workerFetch } from "./helpers.ts";
 import { act, open, signedInPerson, type Person } from "./console.helpers.ts";
 import { ORIGIN } from "./web-helpers.ts";
 import { lifecycleTools } from "../src/tools/lifecycle.ts";
@@ -157,6 +157,7 @@ describe("URL elicitation: the person decides in the console, the client's retry
     const retry = (secret: string, requestState: string, args = { task_id: taskId }) =>
       rpc(secret, "tools/call", { name: "complete_task", arguments: args, requestState, inputResponses: { [key]: { action: "accept" } } }, URL_ELICITATION);
 
+    const written = await activityCount(p.acc.accountId, taskId);
     const [head, body, mac] = state.split(".");
     const forged = JSON.parse(atob(body.replace(/-/g, "+").replace(/_/g, "/")));
     forged.p.approval = "apr_0000000000000000";
@@ -170,9 +171,12 @@ describe("URL elicitation: the person decides in the console, the client's retry
     const elsewhere = await retry(p.acc.agent, state, { task_id: "tsk_0000000000000000" });
     expect(elsewhere.error).toMatchObject({ code: -32602, message: expect.stringContaining("belongs to complete_task on task") });
 
+    expect(await activityCount(p.acc.accountId, taskId)).toBe(written);
+
     // Still pending: asked again, with a fresh state.
     const again = await retry(p.acc.agent, state);
     expect(again.result).toMatchObject({ resultType: "input_required", inputRequests: { [key]: expect.anything() } });
+    expect(await activityCount(p.acc.accountId, taskId)).toBe(written);
     await act(p.b, `/tasks/${taskId}`, "approve", { task_id: taskId });
     const done = await retry(p.acc.agent, again.result.requestState);
     expect(done.result).toMatchObject({ resultType: "complete", structuredContent: { outcome: "completed", task: { status: "done" } } });
@@ -218,6 +222,7 @@ describe("Tasks extension: a task handle that completes when the person decides"
     const taskId = await workedTask(p, "Check the backups");
     const client = new Client({ name: "host-with-tasks", version: "1.0.0" }, { capabilities: TASKS, versionNegotiation: { mode: "auto" } });
     await client.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: workerFetch, requestInit: { headers: { authorization: `Bearer ${p.acc.agent}` } } }));
+    expect(client.getServerCapabilities()?.extensions).toEqual(TASKS.extensions);
     const refused = await client.callTool({ name: "complete_task", arguments: { task_id: taskId } }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SdkError);
     expect((refused as SdkError).message).toMatch(/Unsupported result type 'task'/);
