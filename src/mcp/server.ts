@@ -1,13 +1,15 @@
+import { z } from "zod";
 import {
   createMcpHandler, isJsonContentType, MissingRequiredClientCapabilityError, ProtocolErrorCode, Server, UnsupportedProtocolVersionError,
-  type McpRequestContext, type RequestId,
+  type CallToolResult, type McpRequestContext, type RequestId,
 } from "@modelcontextprotocol/server";
 import { VERSION } from "../env.ts";
 import { callTool, listResultFor, outputSchemaOf, type CallScope } from "./registry.ts";
 import { acceptsJson, cachedList, listRequestKey } from "./list-cache.ts";
-import { isToolName } from "./effects.ts";
-import { lacksOnlyWriteScope } from "./permissions.ts";
+import { isToolName, type ToolName } from "./effects.ts";
+import { lacksOnlyWriteScope, refusal } from "./permissions.ts";
 import { ALL_TOOLS_SELECTED, PRESETS, TOOLSETS } from "./toolsets.ts";
+import { codecsFor, firstAnswer, retryAnswer, TASKS_EXTENSION, taskState, verifiedHandle, type Codecs, type Wait } from "./approval-wait.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -139,22 +141,67 @@ export async function serveMcp(request: Request, scope: CallScope, options: Serv
  */
 export const TOOLS_LIST_CACHE = { ttlMs: 5 * 60_000, cacheScope: "private" } as const;
 
-/** A low-level Server for one request, bound to its authenticated caller. */
-function serverFor(ctx: McpRequestContext): Server {
+/**
+ * A low-level Server for one request, bound to its authenticated caller. A
+ * 2026-07-28 request on a Worker with CONNECTOR_KEY may also wait for a
+ * person inside its host (approval-wait.ts): signed requestState, the Tasks
+ * extension and tasks/get. 2025-era requests get none of it.
+ */
+async function serverFor(ctx: McpRequestContext): Promise<Server> {
   const scope = scopeOf(ctx);
+  const codecs = ctx.era === "modern" ? await codecsFor(scope.env.CONNECTOR_KEY) : null;
   const server = new Server(
     { name: "taskgate", title: "Taskgate", version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, cacheHints: { "tools/list": TOOLS_LIST_CACHE } },
+    {
+      capabilities: { tools: { listChanged: false }, ...(codecs && { extensions: { [TASKS_EXTENSION]: {} } }) },
+      instructions: INSTRUCTIONS,
+      cacheHints: { "tools/list": TOOLS_LIST_CACHE },
+      ...(codecs && { requestState: { verify: codecs.state.verify } }),
+    },
   );
   server.setRequestHandler("tools/list", async () => listResultFor(scope.principal, scope.toolsets));
   const setAside = setAsideOf(ctx);
+  const project = (name: string, result: CallToolResult) => server.projectCallToolResult(result, result.isError ? undefined : outputSchemaOf(name));
   server.setRequestHandler("tools/call", async (request, call) => {
     const { name, arguments: args } = request.params;
     const id = call.mcpReq.id;
+    if (codecs) {
+      const waited = call.mcpReq.requestState<Wait>();
+      if (waited) {
+        const why = refusal(scope.principal, waited.tool as ToolName);
+        if (why) return { content: [{ type: "text", text: why }], isError: true };
+        const answer = await retryAnswer(codecs, call, scope, originOf(ctx), waited, { name, args });
+        return "resultType" in answer ? answer : project(name, answer);
+      }
+    }
     const result = await callTool(scope, name, setAside?.has(id) ? setAside.get(id) : args);
-    return server.projectCallToolResult(result, result.isError ? undefined : outputSchemaOf(name));
+    if (!codecs) return project(name, result);
+    const answer = await firstAnswer(codecs, call, originOf(ctx), name, result);
+    return answer === result ? project(name, result) : (answer as CallToolResult);
   });
+  if (codecs) serveTasks(server, codecs, scope, originOf(ctx));
   return server;
+}
+
+/** The origin the request reached: the console pages a URL request opens are on it. */
+function originOf(ctx: McpRequestContext): string {
+  return new URL(ctx.requestInfo?.url ?? "https://localhost").origin;
+}
+
+const TaskParams = z.looseObject({ taskId: z.string().min(1).max(4096) });
+
+/**
+ * tasks/get and tasks/cancel of the Tasks extension (SEP-2663), for the task
+ * handles of waiting calls. The SDK routes these two names to a handler
+ * registered with explicit schemas on the 2026-07-28 era. Cancelling is
+ * acknowledged and changes nothing: the approval stays for the person.
+ */
+function serveTasks(server: Server, codecs: Codecs, scope: CallScope, origin: string): void {
+  server.setRequestHandler("tasks/get", { params: TaskParams }, async ({ taskId }, ctx) => taskState(codecs, ctx, scope, origin, taskId));
+  server.setRequestHandler("tasks/cancel", { params: TaskParams }, async ({ taskId }, ctx) => {
+    await verifiedHandle(codecs, ctx, taskId);
+    return {};
+  });
 }
 
 /**

@@ -81,7 +81,7 @@ const completeTask = defineTool({
   }),
   output: z.object({
     task: taskShape,
-    outcome: z.enum(["completed", "awaiting_approval"]),
+    outcome: z.enum(["completed", "awaiting_approval", "rejected"]).describe("rejected only in the answer to a host that waited for the person"),
     approval: approvalShape.nullable().describe("the approval this call opened, reused or decided"),
     next_occurrence: nextOccurrenceShape,
     changed: z.boolean(),
