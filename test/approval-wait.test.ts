@@ -100,7 +100,7 @@ describe("URL elicitation: the person decides in the console, the client's retry
       // Round 1: the person opens the page and reads it, but decides only in round 2.
       const page = await open(p.b, new URL(e.url!).pathname);
       expect(page.res.status).toBe(200);
-      expect(page.html).toContain("Waiting for your approval");
+      expect(page.html).toContain("Waiting for your sign-off");
       if (round === 2) expect((await act(p.b, `/tasks/${taskId}`, "approve", { task_id: taskId })).status).toBe(303);
       return "accept";
     });
@@ -226,8 +226,8 @@ describe("Tasks extension: a task handle that completes when the person decides"
     const refused = await client.callTool({ name: "complete_task", arguments: { task_id: taskId } }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SdkError);
     expect((refused as SdkError).message).toMatch(/Unsupported result type 'task'/);
-    // The call ran all the same: a raw retry of the host finds the handle through request_approval's reuse of the pending approval.
-    const { result } = await rpc(p.acc.agent, "tools/call", { name: "request_approval", arguments: { task_id: taskId, question: "?" } }, TASKS);
+    // The call ran all the same: a raw retry of the host finds the handle, complete_task answering with the pending sign-off.
+    const { result } = await rpc(p.acc.agent, "tools/call", { name: "complete_task", arguments: { task_id: taskId } }, TASKS);
     const got = await client.request({ method: "tasks/get", params: { taskId: result.taskId } }, z.looseObject({ taskId: z.string(), status: z.string() }));
     expect(got).toMatchObject({ taskId: result.taskId, status: "working" });
     await client.close();

@@ -214,20 +214,20 @@ describe("console actions are tool calls with the person's principal", () => {
   });
 
   it("an app connected by URL is listed by its name, named in the activity feed, and revoked on the page", async () => {
-    const app = await connectByUrl({ actAs: "agent", agentName: "helper", access: "write" }, { clientName: "Notes <b>App</b>" });
+    const app = await connectByUrl({ actAs: "agent", agentName: "helper", access: "write" }, { clientName: "Notes & \"Co\" App" });
     const client = await mcp(app.tokens.access_token);
     const { task } = await client.ok("create_task", { title: "Made by the app" });
     const apps = await open(app.browser, "/apps");
-    expect(apps.html).toContain("Notes &lt;b&gt;App&lt;/b&gt;");
+    expect(apps.html).toContain("Notes &amp; &quot;Co&quot; App");
     expect(apps.html).toContain("app connected by URL");
     expect(apps.html).toMatch(/agent <strong>helper<\/strong>/);
     const feed = await open(app.browser, "/activity?tool=create_task");
-    expect(feed.html).toContain("via Notes &lt;b&gt;App&lt;/b&gt;");
-    expect((await open(app.browser, `/tasks/${task.id}`)).html).toContain("via Notes &lt;b&gt;App&lt;/b&gt;");
-    const grantId = /name="token_id" value="([^"]+)"\/><button type="submit" class="danger" aria-label="Revoke Notes &lt;b&gt;App&lt;\/b&gt;"/.exec(apps.html)?.[1];
+    expect(feed.html).toContain("via Notes &amp; &quot;Co&quot; App");
+    expect((await open(app.browser, `/tasks/${task.id}`)).html).toContain("via Notes &amp; &quot;Co&quot; App");
+    const grantId = /name="token_id" value="([^"]+)"\/><button type="submit" class="danger" aria-label="Revoke Notes &amp; &quot;Co&quot; App"/.exec(apps.html)?.[1];
     expect(grantId).toBeDefined();
     await act(app.browser, "/apps", "revoke", { token_id: grantId as string });
-    expect(await flashOn(app.browser, "/apps")).toBe("ok: Revoked “Notes <b>App</b>”: its next request is refused.");
+    expect(await flashOn(app.browser, "/apps")).toBe("ok: Revoked “Notes & \"Co\" App”: its next request is refused.");
     expect(await mcpStatus(app.tokens.access_token)).toBe(401);
     await client.close().catch(() => {});
   });

@@ -48,7 +48,7 @@ const getSettings = defineTool({
 
 const updateSettings = defineTool({
   name: "update_account_settings",
-  description: "Change the account's time zone, default auto-OK, trash retention (1–365 days) or activity retention (7–3650 days). Returns settings.",
+  description: "Change the account's time zone, default auto-OK, trash retention (1–365 days) or activity retention (7–3650). Returns settings.",
   input: z.strictObject({
     time_zone: timeZoneName.optional(),
     default_auto_ok: z.boolean().optional(),
@@ -169,7 +169,7 @@ const listTokens = defineTool({
 
 const revokeToken = defineTool({
   name: "revoke_token",
-  description: "Revoke a token or an app's OAuth grant (list_tokens); the caller's own token needs confirm: true. Returns token.",
+  description: "Revoke a token or an app's grant (list_tokens); the caller's own needs confirm: true. Returns token.",
   input: z.strictObject({
     token_id: id("tok", "token"),
     confirm: z.boolean().optional().meta({ detail: "required to revoke the token making this call" }),

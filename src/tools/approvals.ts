@@ -71,7 +71,7 @@ function alreadyPending(taskId: string, pending: Approval) {
 const requestApproval = defineTool({
   name: "request_approval",
   description:
-    "Ask a person a yes/no question on a task's unfinished work; the task stays put, get_task shows the answer. One waits per task (a different one is refused). Returns approval.",
+    "Ask a person a yes/no question on unfinished work; the task stays put, get_task shows the answer. One per task (a different one is refused). Returns approval.",
   input: z.strictObject({ task_id: taskId, question: reason.meta({ detail: "what the person should decide" }) }),
   output: z.object({ approval: approvalShape, changed: z.boolean() }),
   async handler(ctx, args) {
@@ -184,7 +184,7 @@ const decisionOutput = z.object({
 
 const approveTask = defineTool({
   name: "approve_task",
-  description: "A person approves a task's pending request: a sign-off completes the task, a question is answered yes. Returns task, approval, next_occurrence.",
+  description: "Approve a task's pending request: a sign-off completes the task, a question is answered yes. Returns task, approval, next_occurrence.",
   input: z.strictObject({
     task_id: taskId,
     note: reason.optional().meta({ detail: "an optional note kept on the approval" }),
@@ -274,7 +274,7 @@ const rejectionComment = (reason: string) => `Rejected: ${reason}`;
 
 const rejectTask = defineTool({
   name: "reject_task",
-  description: "A person rejects a task's pending request: a sign-off goes back to in_progress (reason as a comment), a question is answered no. Returns task.",
+  description: "Reject a task's pending request: a sign-off goes back to in_progress (reason as a comment), a question is answered no. Returns task.",
   input: z.strictObject({ task_id: taskId, reason: reason.meta({ detail: "what must change; the agent reads it as a comment" }) }),
   output: decisionOutput.extend({ comment_id: z.string().nullable().describe("the comment holding a rejected sign-off's reason (null for a question)") }),
   async handler(ctx, args) {

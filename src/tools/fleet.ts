@@ -55,7 +55,7 @@ const heldTask = z.object({ id: z.string(), title: z.string(), status: z.string(
 const fleetStatus = defineTool({
   name: "fleet_status",
   description:
-    "Every agent: state, last seen, current runs, stale runs (no event for stale_after_minutes) and the unfinished tasks it holds with claim_expires_at (20 each, with totals).",
+    "Every agent: state, last seen, current and stale runs (no event for stale_after_minutes), and the unfinished tasks it holds with claim_expires_at (20 each).",
   input: z.strictObject({}),
   output: z.object({
     stale_after_minutes: z.number(),

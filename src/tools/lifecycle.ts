@@ -73,7 +73,7 @@ export function approvalRequested(accountId: string, now: string, task: Task, ap
 
 const completeTask = defineTool({
   name: "complete_task",
-  description: "Mark a task done; an agent's task without auto-OK waits for a person instead (awaiting_approval). Returns task, outcome, approval, next_occurrence.",
+  description: "Mark a task done; an agent's task without auto-OK waits for a person's sign-off (awaiting_approval). Returns task, outcome, approval, next_occurrence.",
   input: z.strictObject({
     task_id: taskId,
     note: z.string().trim().min(1).max(REASON_MAX).optional().describe("what was done; the approver reads it"),
@@ -275,7 +275,7 @@ const leaseMinutes = z
 const claimTask = defineTool({
   name: "claim_task",
   description:
-    "Assign a task to the caller and start it (in_progress); refused while another's claim holds. An agent's claim lapses lease_minutes (1–1440) after its last run event, step status or comment; a lapsed claim is taken over (the old run ends as stale). Returns task, claim_expires_at, taken_over_from.",
+    "Assign a task to the caller and start it (in_progress); refused while another agent holds it. An agent's claim lapses lease_minutes (1–1440) after its last run event, step status or comment, and may then be taken over. Returns task, claim_expires_at, taken_over_from.",
   input: z.strictObject({ task_id: taskId, lease_minutes: leaseMinutes }),
   output: z.object({
     task: taskShape,
@@ -352,7 +352,7 @@ const claimTask = defineTool({
 
 const setAutoOk = defineTool({
   name: "set_auto_ok",
-  description: "Let agents complete a task without a person's approval (true), or not. Returns task.",
+  description: "Let agents complete a task without a person's sign-off (true), or not. Returns task.",
   input: z.strictObject({ task_id: taskId, auto_ok: z.boolean() }),
   output: z.object({ task: taskShape, changed: z.boolean() }),
   async handler(ctx, args) {

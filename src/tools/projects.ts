@@ -191,7 +191,7 @@ const createProject = defineTool({
 
 const updateProjectTool = defineTool({
   name: "update_project",
-  description: "Overwrite a project's fields (default_auto_ok null: the account's); expected_version refuses a stale edit. Returns project.",
+  description: "Overwrite a project's fields (default_auto_ok null: the account's); expected_version refuses stale edits. Returns project.",
   input: z.strictObject({
     project_id: projectId,
     name: projectName.optional(),
@@ -366,7 +366,7 @@ function groupByTask<T extends { task_id: string }, V>(rows: T[], map: (row: T) 
 
 const exportProject = defineTool({
   name: "export_project",
-  description: "A project with all its live tasks, steps, comments, labels, dependencies and links as one document. Refused above 5,000 tasks.",
+  description: "A project's live tasks, steps, comments, labels, dependencies and links as one document (up to 5,000 tasks).",
   input: z.strictObject({ project_id: projectId }),
   output: z.object({
     format: z.literal("taskgate.project.v1"),

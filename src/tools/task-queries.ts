@@ -50,7 +50,7 @@ const listMyTasks = defineTool({
 
 const searchTasks = defineTool({
   name: "search_tasks",
-  description: "Full-text search of titles, notes and comments: every word must occur (in title and notes, or in one comment), the last may be a prefix. Best first, each with matched_in and a snippet.",
+  description: "Full-text search: every word must occur in a task's title and notes or in one comment, the last may be a prefix. Best first, with matched_in and a snippet.",
   input: z.strictObject({
     query: z.string().trim().min(1, "must not be empty").max(500).meta({ detail: "words to find; punctuation and search operators are treated as plain text" }),
     project_id: projectId.optional(),

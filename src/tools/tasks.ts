@@ -29,7 +29,7 @@ async function timeZoneOf(db: D1Database, accountId: string): Promise<string> {
 
 const createTask = defineTool({
   name: "create_task",
-  description: "Create a task, in a project or under parent_id (joining its project). auto_ok defaults from the project, then the account. Returns task.",
+  description: "Create a task in a project or under parent_id (joining its project). auto_ok defaults from the project, then the account. Returns task.",
   input: z.strictObject({
     title,
     project_id: projectId.optional(),

@@ -143,7 +143,7 @@ const EMPTY_ALL_MAX = 10 * PURGE_CHUNK;
 
 const emptyTrash = defineTool({
   name: "empty_trash",
-  description: "Purge trash items for good with all that hangs off them: item_ids, or all (500 a call). Returns purged.",
+  description: "Purge trash items for good: item_ids, or all (500 a call). Returns purged.",
   input: z.strictObject({
     item_ids: z.array(trashId).min(1).max(PURGE_CHUNK).optional().meta({ detail: "the trash items to purge" }),
     all: z.literal(true).optional().meta({ detail: "purge everything in the trash" }),

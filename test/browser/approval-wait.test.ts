@@ -47,7 +47,7 @@ describe("approvals inside the host", () => {
       expect(new URL(page.url()).pathname).toBe("/signin");
       await signIn(page, { email, password: PASSWORD });
       expect(page.url()).toBe(url);
-      expect(await page.getByRole("heading", { name: "Waiting for your approval" }).count()).toBe(1);
+      expect(await page.getByRole("heading", { name: "Waiting for your sign-off" }).count()).toBe(1);
       await screenshot(page, "approval-wait");
       await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: /^Approve/ }).first().click()]);
       expect(await page.locator("main > .flash").innerText()).toMatch(/^Approved /);

@@ -34,7 +34,7 @@ describe("races", () => {
     expect(winners).toHaveLength(1);
     const row = await env.DB.prepare("SELECT assignee, status FROM tasks WHERE id = ?").bind(task.id).first<{ assignee: string; status: string }>();
     expect(row?.status).toBe("in_progress");
-    for (const r of results.filter((r) => r.isError)) expect(r.text).toContain(`claimed by ${row?.assignee}`);
+    for (const r of results.filter((r) => r.isError)) expect(r.text).toContain(`claimed by agent ${row?.assignee}`);
     await Promise.all([...clients, human].map((c) => c.close()));
   });
 
