@@ -8,8 +8,8 @@
  * both clients connect by URL alone with OAuth through their SDK's own OAuth
  * client support, the sign-in and consent done in the browser by Playwright.
  * Last, `npm start` itself (a taken port; its minute cron lapsing a claim
- * lease; stopping it with SIGTERM and SIGINT), that the README's tool tables
- * are what `npm run -s catalog` prints, and `npm run deploy` against a
+ * lease; stopping it with SIGTERM and SIGINT), that the tool tables of
+ * docs/tools.md are what `npm run -s catalog` prints, and `npm run deploy` against a
  * stand-in wrangler on PATH.
  * Prints one line per check and `e2e: N passed, M failed`; exits 1 on any
  * failure. Whatever happens, it stops the server and the browser and removes
