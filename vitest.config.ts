@@ -20,8 +20,8 @@ export default defineConfig({
           VALIDATE_OUTPUT: "1",
           // Local development: webhook receivers of the tests may use http://.
           ALLOW_HTTP_WEBHOOKS: "1",
-          // The README, for the test that runs its webhook verification snippet.
-          README_MD: readFileSync("README.md", "utf8"),
+          // The webhooks page, for the test that holds its verification snippet to examples/verify-webhook.mjs.
+          DOCS_WEBHOOKS_MD: readFileSync("docs/webhooks.md", "utf8"),
           VERIFY_SNIPPET: readFileSync("examples/verify-webhook.mjs", "utf8"),
           ALLOWED_ORIGINS: "https://app.example.com",
           // A test-only key (32 zero-free bytes, base64); production uses a wrangler secret.

@@ -10,8 +10,8 @@
  * The official MCP conformance suite runs against the same server with a real
  * token (its verdicts reviewed in scripts/lib/e2e-conformance.ts).
  * Last, `npm start` itself (a taken port; its minute cron lapsing a claim
- * lease; stopping it with SIGTERM and SIGINT), that the README's tool tables
- * are what `npm run -s catalog` prints, and `npm run deploy` against a
+ * lease; stopping it with SIGTERM and SIGINT), that the tool tables of
+ * docs/tools.md are what `npm run -s catalog` prints, and `npm run deploy` against a
  * stand-in wrangler on PATH.
  * Prints one line per check and `e2e: N passed, M failed`; exits 1 on any
  * failure. Whatever happens, it stops the server and the browser and removes

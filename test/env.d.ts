@@ -13,8 +13,9 @@ declare namespace Cloudflare {
     STALE_RUN_MINUTES: string;
     ALLOW_HTTP_WEBHOOKS: string;
     WEBHOOK_QUEUE: Queue;
-    README_MD: string;
-    /** examples/verify-webhook.mjs as text (the README must show it verbatim). */
+    /** docs/webhooks.md as text. */
+    DOCS_WEBHOOKS_MD: string;
+    /** examples/verify-webhook.mjs as text (docs/webhooks.md must show it verbatim). */
     VERIFY_SNIPPET: string;
   }
 }

@@ -1,6 +1,7 @@
 /// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
-import readme from "../README.md?raw";
+import connectingDoc from "../docs/connecting.md?raw";
+import toolsDoc from "../docs/tools.md?raw";
 import { HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../src/mcp/effects.ts";
 import { PRESETS, TOOLSET_NAMES, TOOLSETS } from "../src/mcp/toolsets.ts";
 import { connect, ERAS, MCP_URL, seedAccount, workerFetch, type ConnectOptions, type SeededAccount } from "./helpers.ts";
@@ -52,10 +53,13 @@ describe("toolsets as data", () => {
     expect(agent.tools.length).toBeLessThanOrEqual(25);
   });
 
-  it("the README's catalog heads each group with its toolset name", () => {
-    const heads = [...readme.matchAll(/^\*\*(.+?)\*\* \(toolset `([a-z]+)`: (\d+) read, (\d+) write\)$/gm)].map((m) => [m[1], m[2], Number(m[3]), Number(m[4])]);
+  it("the catalog of docs/tools.md heads each group with its toolset name", () => {
+    const heads = [...toolsDoc.matchAll(/^\*\*(.+?)\*\* \(toolset `([a-z]+)`: (\d+) read, (\d+) write\)$/gm)].map((m) => [m[1], m[2], Number(m[3]), Number(m[4])]);
     expect(heads).toEqual(TOOLSETS.map((t) => [t.title, t.name, t.tools.filter((n) => READ.has(n)).length, t.tools.filter((n) => !READ.has(n)).length]));
-    for (const name of TOOLSET_NAMES) expect(readme, name).toContain(`\`${name}\``);
+  });
+
+  it("docs/connecting.md names every toolset, alias and preset a connection may ask for", () => {
+    for (const name of TOOLSET_NAMES) expect(connectingDoc, name).toContain(`\`${name}\``);
   });
 });
 

@@ -243,7 +243,7 @@ describe("Standard Webhooks and the older Taskgate-Signature", () => {
     expect(seen).toHaveLength(1);
     const [r] = seen;
     expect(await verifyTaskgateSignature(old, r.headers["taskgate-signature"], r.body)).toBe(true);
-    // The README's conversion, and the library verifying with its result.
+    // The conversion docs/webhooks.md gives, and the library verifying with its result.
     const converted = "whsec_" + Buffer.from(old.slice(6), "base64url").toString("base64");
     expect(converted).toBe(standardWebhookSecret(old));
     expect(verifyStandard(converted, r)).toEqual(event);

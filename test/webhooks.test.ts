@@ -193,9 +193,9 @@ describe("run.stale from the minute cron", () => {
   });
 });
 
-describe("the README's verification snippet", () => {
+describe("the verification snippet of docs/webhooks.md", () => {
   it("is examples/verify-webhook.mjs verbatim, the module these tests verify every delivery with", () => {
     expect(env.VERIFY_SNIPPET).toMatch(/export async function verifyTaskgateSignature/);
-    expect(env.README_MD).toContain("```js\n" + env.VERIFY_SNIPPET + "```");
+    expect(env.DOCS_WEBHOOKS_MD).toContain("```js\n" + env.VERIFY_SNIPPET + "```");
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Prints the README's tool catalog as Markdown: the groups are the toolsets
- * of src/mcp/toolsets.ts, the marks come from annotationsFor() and
- * HUMAN_TOOLS (src/mcp/effects.ts), so the README cannot disagree with what
+ * Prints the tool catalog of docs/tools.md as Markdown: the groups are the
+ * toolsets of src/mcp/toolsets.ts, the marks come from annotationsFor() and
+ * HUMAN_TOOLS (src/mcp/effects.ts), so the docs cannot disagree with what
  * tools/list announces. Run: npm run -s catalog
  */
 import { annotationsFor, HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS } from "../../src/mcp/effects.ts";

@@ -16,6 +16,8 @@ import { assert, equal, type Checks } from "./e2e-harness.ts";
 import { cronSchedule, dailyOnRequest, leaseLapsesUnderStart } from "./e2e-crons.ts";
 
 const START = join(ROOT, "scripts", "start.ts");
+/** The tools reference whose tables `npm run -s catalog` prints (from the project's root). */
+const TOOLS_DOC = "docs/tools.md";
 
 interface Started {
   child: ChildProcess;
@@ -172,13 +174,13 @@ async function stopsOn(signal: NodeJS.Signals, s: Started, port: number): Promis
   equal(answer, null, "the port after the stop");
 }
 
-/** `npm run -s catalog` prints exactly the tool tables the README shows (so the README agrees with tools/list). */
+/** `npm run -s catalog` prints exactly the tool tables docs/tools.md shows (so the tools reference agrees with tools/list). */
 export async function catalogCheck(c: Checks): Promise<void> {
-  await c.run("npm run -s catalog: its tables are the README's, verbatim", async () => {
+  await c.run("npm run -s catalog: its tables are docs/tools.md's, verbatim", async () => {
     const npm = process.env.npm_execpath;
     const args = npm && /npm-cli\.js$/.test(npm) ? [npm, "run", "-s", "catalog"] : ["--no-warnings", join(ROOT, "scripts", "lib", "catalog-table.ts")];
     const table = execFileSync(process.execPath, args, { cwd: ROOT, env: wranglerEnv(), encoding: "utf8" }).trim();
     assert(table.startsWith("**Tasks**"), `unexpected output: ${table.slice(0, 80)}`);
-    assert(readFileSync(join(ROOT, "README.md"), "utf8").includes(table), "README.md's tool tables differ from npm run -s catalog; paste its output into the README");
+    assert(readFileSync(join(ROOT, TOOLS_DOC), "utf8").includes(table), `${TOOLS_DOC}'s tool tables differ from npm run -s catalog; paste its output into ${TOOLS_DOC}`);
   });
 }

@@ -2,7 +2,7 @@
  * The webhook checks of the end-to-end script: a real HTTP receiver on this
  * machine, endpoints made with the admin CLI, events caused through MCP and
  * delivered by the local Queue of `wrangler dev`, each verified with the
- * standardwebhooks library and with the README's snippet for the older
+ * standardwebhooks library and with the snippet of docs/webhooks.md for the older
  * Taskgate-Signature (examples/verify-webhook.mjs).
  */
 import { spawnSync } from "node:child_process";

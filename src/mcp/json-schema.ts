@@ -66,7 +66,7 @@ export function detailedSchema(schema: z.ZodType, io: "input" | "output"): JsonO
 const ID_PATTERN = /^\^(?:[a-z]{3}|\([a-z]{3}(?:\|[a-z]{3})*\))_\[0-9a-z\]\{16\}\$$/;
 
 /**
- * Said once for every tool (the server's instructions and the README), or in
+ * Said once for every tool (the server's instructions and docs/limits-and-errors.md), or in
  * the tool's description where it matters (a window of 1–90 days), and always
  * checked by the server, whose error names the field and the limit: text
  * lengths, list sizes, number ranges, the id format, and that unknown fields

@@ -11,7 +11,7 @@ export interface Toolset {
   name: string;
   /** Other names a connection may use for it. */
   aliases?: readonly string[];
-  /** As the README's catalog heads the group. */
+  /** As the catalog of docs/tools.md heads the group. */
   title: string;
   description: string;
   tools: readonly ToolName[];
