@@ -48,7 +48,7 @@ export const ACTIONS: Record<string, ActionSpec> = {
   },
   comment: {
     tool: "comment_on_task",
-    args: (f) => ({ task_id: one(f, "task_id"), body: f.body?.[0] ?? "" }),
+    args: (f) => ({ task_id: one(f, "task_id"), body: f.body?.[0] ?? "", ...opt(f, "idempotency_key") }),
     done: () => "Comment added.",
   },
   complete: {
@@ -86,7 +86,7 @@ export const ACTIONS: Record<string, ActionSpec> = {
   },
   create_task: {
     tool: "create_task",
-    args: (f) => ({ title: f.title?.[0] ?? "", ...opt(f, "project_id") }),
+    args: (f) => ({ title: f.title?.[0] ?? "", ...opt(f, "project_id"), ...opt(f, "idempotency_key") }),
     done: (r) => `Created ${quote(r.task?.title)}.`,
     after: (r) => (r.task?.id ? `/tasks/${r.task.id}` : null),
   },

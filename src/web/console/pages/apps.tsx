@@ -3,6 +3,7 @@ import type { AppsPage as Data } from "../../../db/console.ts";
 import { PROVIDER_NAMES, PROVIDERS } from "../../../connectors/types.ts";
 import { claudeDesktopConfig, cursorConfig, vscodeConfig } from "../../../domain/client-config.ts";
 import { clip, statusWord } from "../format.ts";
+import { newFormId } from "../once.ts";
 import { Act, Badge, Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
 
 /** A tg_ token or an app's OAuth grant, as list_tokens shows it. */
@@ -159,7 +160,7 @@ export const AppsPage: FC<{
         <p class="hint">For agents in CI, scripts and hosts that send a header. The token is shown once, with configurations to paste.</p>
         <form method="post" action="/apps/tokens" aria-label="Create a token">
           <input type="hidden" name="csrf" value={view.csrf} />
-          <input type="hidden" name="form_id" value={crypto.randomUUID()} />
+          <input type="hidden" name="form_id" value={newFormId()} />
           <div class="row">
             <Field id="k-kind" label="Acts as">
               <select id="k-kind" name="kind">
