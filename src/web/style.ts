@@ -12,11 +12,12 @@ html { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; 
 body { margin: 0; }
 a { color: var(--accent); }
 header.top { display: flex; flex-wrap: wrap; align-items: center; gap: .4rem 1rem; padding: .5rem 1rem; background: #1c2430; color: #fff; border: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; }
-header.top .brand { color: #fff; font-weight: 700; text-decoration: none; font-size: 1.05rem; }
+header.top .brand { color: #fff; font-weight: 700; text-decoration: none; font-size: 1.05rem; line-height: 1.5; padding: .35rem 0; }
 header.top form { display: flex; align-items: center; gap: .6rem; margin: 0 0 0 auto; color: #aab3c0; font-size: .85rem; min-width: 0; }
 header.top form span { max-width: 13rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 header.top form button { font: inherit; font-size: .85rem; font-weight: 600; line-height: 1.3; border-radius: 7px; background: transparent; color: #fff; border: 1px solid #55627a; padding: .25rem .6rem; }
 header.top form button:hover { background: #2c3747; }
+@media (max-width: 1200px) { header.top form span { max-width: 9rem; } }
 main { max-width: 34rem; margin: 2rem auto; padding: 0 1rem; }
 main.wide { max-width: 60rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1.5rem; }

@@ -25,6 +25,16 @@ export function horizontalOverflow(page: Page): Promise<string[]> {
   });
 }
 
+/** The short names in code on the page (a tool, an event, a scope: one word up to 40 characters) that are broken over lines. */
+export function brokenNames(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll("main code"))
+      .filter((el) => /^\S{1,40}$/.test(el.textContent ?? ""))
+      .filter((el) => new Set(Array.from(el.getClientRects()).map((r) => Math.round(r.top))).size > 1)
+      .map((el) => el.textContent ?? ""),
+  );
+}
+
 /** How many lines an inline element's text takes. */
 export function lineCount(el: Locator): Promise<number> {
   return el.evaluate((node) => {

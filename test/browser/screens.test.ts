@@ -7,8 +7,9 @@
  * notices: nothing wider than the screen, the reject box's placeholder shown
  * whole, the Pause buttons in one line, the Settings labels in line, tool
  * names never broken inside a word, and the same header on the OAuth pages as
- * in the console. `npm run screenshots:docs`-free: the README's two images
- * (docs/images/) are written from here too when SAVE_DOC_IMAGES=1.
+ * in the console. With SAVE_DOC_IMAGES=1 it also writes the README's two
+ * images, docs/images/inbox.png and docs/images/consent.png:
+ *   SAVE_DOC_IMAGES=1 npx vitest run --config vitest.browser.config.ts test/browser/screens.test.ts
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -20,7 +21,7 @@ import { connect, type McpSession } from "../../scripts/lib/e2e-harness.ts";
 import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 import { adminCli, taskgate } from "./context.ts";
 import { authorizationUrl, discover, register } from "./oauth-client.ts";
-import { headerLook, horizontalOverflow, lineCount, placeholderFits, type HeaderLook } from "./layout.ts";
+import { brokenNames, headerLook, horizontalOverflow, lineCount, placeholderFits, type HeaderLook } from "./layout.ts";
 
 const PASSWORD = "correct horse battery";
 const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
@@ -57,6 +58,7 @@ async function shoot(page: Page, name: string, width: Width, url?: string): Prom
     expect(res?.status(), `${name} status`).toBe(200);
   }
   expect(await horizontalOverflow(page), `${name} at ${width}: elements wider than the screen`).toEqual([]);
+  expect(await brokenNames(page), `${name} at ${width}: names broken inside a word`).toEqual([]);
   await page.screenshot({ path: join(DIR, `${name}-${width}.png`), fullPage: true });
 }
 
@@ -133,6 +135,13 @@ describe("every page at desktop and phone width", () => {
           // Side by side on a desktop, the two cards' buttons sit on one line.
           if (width === "desktop") expect(boxes[0]?.y).toBe(boxes[1]?.y);
         }
+        if (name === "apps") {
+          // The token form's labels start on one line (desktop) or at one left edge (phone).
+          const labels = await Promise.all((await page.getByRole("form", { name: "Create a token" }).locator("label").all()).map((l) => l.boundingBox()));
+          expect(labels.length).toBe(4);
+          const edge = width === "desktop" ? "y" : "x";
+          expect(new Set(labels.map((b) => b?.[edge])).size, `token form labels at ${width}`).toBe(1);
+        }
         if (name === "settings") {
           const labels = await Promise.all(["Time zone", "Trash retention (days)"].map((l) => page.locator(`label:text-is("${l}")`).boundingBox()));
           if (width === "desktop") expect(labels[0]?.y, "the labels of one row at one height").toBe(labels[1]?.y);
@@ -170,9 +179,10 @@ describe("every page at desktop and phone width", () => {
     if (process.env.SAVE_DOC_IMAGES === "1") {
       const out = join(ROOT, "docs", "images");
       mkdirSync(out, { recursive: true });
-      await page.setViewportSize({ width: 1000, height: 760 });
+      await page.setViewportSize({ width: 1100, height: 760 });
       await page.goto(`${base}/`);
       await page.screenshot({ path: join(out, "inbox.png"), fullPage: false });
+      await page.setViewportSize({ width: 1000, height: 760 });
       await page.goto(auth.url);
       await page.screenshot({ path: join(out, "consent.png"), fullPage: false });
     }

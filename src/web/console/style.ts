@@ -53,9 +53,11 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .row{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
 .row>*{margin:0}
 .row.top{align-items:flex-start}
+.row>.end{align-self:flex-end}
 .grow{flex:1 1 16rem}
 label{display:block;font-weight:600;font-size:.85rem;margin:0 0 .2rem}
 .check{display:flex;gap:.4rem;align-items:center;font-weight:400}
+.check code{flex:none}
 input[type=text],input[type=url],input[type=search],input[type=number],input[type=datetime-local],select,textarea{width:100%;font:inherit;padding:.45rem .6rem;border:1px solid #c3c9d2;border-radius:7px;background:#fff;color:var(--ink)}
 textarea{min-height:4.5rem;resize:vertical}
 button,.button{font:inherit;font-weight:600;border:1px solid #c3c9d2;background:#fff;color:var(--ink);padding:.45rem .9rem;border-radius:7px;cursor:pointer;text-decoration:none;display:inline-block;line-height:1.3}
@@ -76,7 +78,10 @@ main>.actions{margin:0 0 1rem}
 table{width:100%;border-collapse:collapse;background:var(--card)}
 th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.8rem;color:var(--muted);font-weight:600;text-transform:uppercase;letter-spacing:.03em}
-.table{border:1px solid var(--line);border-radius:var(--radius);overflow:hidden;margin:0 0 1rem}
+.table{border:1px solid var(--line);border-radius:var(--radius);overflow:hidden;margin:.6rem 0 1rem}
+td code{overflow-wrap:normal}
+td[data-label=URL]{min-width:22rem}
+td[data-label=URL] code{overflow-wrap:anywhere}
 .table tr:last-child td{border-bottom:0}
 .log{list-style:none;margin:.3rem 0;padding:0;border-left:3px solid var(--line)}
 .log li{padding:.15rem 0 .15rem .7rem;font-size:.9rem}
@@ -89,7 +94,8 @@ th{font-size:.8rem;color:var(--muted);font-weight:600;text-transform:uppercase;l
 .card.stretch{display:flex;flex-direction:column}
 .card.stretch>.fill{flex:1 0 auto}
 .card.stretch>.fill>:first-child{margin-top:0}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1rem;margin:0 0 1rem}
+.grid>.card{margin:0}
 .grid.wide{grid-template-columns:repeat(auto-fill,minmax(min(100%,26rem),1fr))}
 .split{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1rem}
 .filters{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:.8rem;margin:0 0 1rem}
@@ -118,9 +124,10 @@ details summary{cursor:pointer;font-weight:600}
  header.top form{margin-left:auto}
  table.stack thead{display:none}
  table.stack tr{display:block;border-bottom:1px solid var(--line);padding:.4rem 0}
- table.stack td{display:block;border:0;padding:.15rem .7rem}
+ table.stack td{display:block;border:0;padding:.15rem .7rem;min-width:0}
  table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.8rem}
  main{padding:.7rem}
+ .card .row>div{flex:1 1 100%}
 }
 `;
 

@@ -161,7 +161,7 @@ export const AppsPage: FC<{
         <form method="post" action="/apps/tokens" aria-label="Create a token">
           <input type="hidden" name="csrf" value={view.csrf} />
           <input type="hidden" name="form_id" value={newFormId()} />
-          <div class="row">
+          <div class="row top">
             <Field id="k-kind" label="Acts as">
               <select id="k-kind" name="kind">
                 <option value="agent">An agent</option>
@@ -181,7 +181,7 @@ export const AppsPage: FC<{
             <Field id="k-label" label="Label" class="grow">
               <input type="text" id="k-label" name="label" maxlength={100} placeholder="e.g. CI on main" />
             </Field>
-            <div><Button kind="primary">Create token</Button></div>
+            <div class="end"><Button kind="primary">Create token</Button></div>
           </div>
           <p class="hint" id="k-agent-hint">Agent name (for a token that acts as an agent): an existing agent or a new one, in lowercase letters, digits, _ . -</p>
         </form>
