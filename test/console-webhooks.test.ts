@@ -1,8 +1,9 @@
 /**
  * The console's webhooks page through real HTTP requests against the Worker,
  * with a real session: it lists the account's endpoints, adds one (the
- * signing secret shown once), removes one, and refuses what the admin CLI
- * refuses, with the reason on the page.
+ * signing secret shown once, on the page the form's answer leads to), removes
+ * one, and refuses what the admin CLI refuses, with the reason on the page.
+ * One form adds one endpoint, however often it is sent.
  */
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
@@ -23,10 +24,18 @@ async function hooksOf(accountId: string) {
   ).results;
 }
 
-/** Posts the add form the way the page does (its CSRF token, the ticked events). */
+/** Posts the add form the way the page does (its CSRF token, its one-time id, the ticked events). */
 async function add(p: Person, url: string, events: string[], via?: Parameters<Person["b"]["post"]>[3]) {
   const { html } = await open(p.b, "/webhooks");
-  return p.b.post("/webhooks", { csrf: field(html, "csrf"), url, events }, {}, via);
+  return p.b.post("/webhooks", { csrf: field(html, "csrf"), form_id: field(html, "form_id"), url, events }, {}, via);
+}
+
+/** Adds an endpoint and follows the answer's redirect: the page that shows the secret once. */
+async function addAndShow(p: Person, url: string, events: string[]) {
+  const res = await add(p, url, events);
+  expect(res.status).toBe(303);
+  expect(res.headers.get("location")).toBe("/webhooks");
+  return { res, shown: await open(p.b, "/webhooks") };
 }
 
 async function remove(p: Person, id: string) {
@@ -46,10 +55,13 @@ describe("the webhooks page", () => {
     expect(empty.html).toContain("No webhooks yet.");
     expect(empty.html).toContain('<a href="/webhooks" aria-current="page">Webhooks</a>');
 
-    const res = await add(p, "https://hooks.example.test/taskgate", ["task.completed", "claim.lapsed"]);
-    expect(res.status).toBe(200);
-    const html = await res.text();
-    expect(res.headers.get("cache-control")).toContain("no-store");
+    const form = await open(p.b, "/webhooks");
+    const fields = { csrf: field(form.html, "csrf"), form_id: field(form.html, "form_id"), url: "https://hooks.example.test/taskgate", events: ["task.completed", "claim.lapsed"] };
+    const res = await p.b.post("/webhooks", fields);
+    expect(res.status, "post/redirect/get: a reload of the next page sends nothing").toBe(303);
+    expect(res.headers.get("location")).toBe("/webhooks");
+    const { res: next, html } = await open(p.b, "/webhooks");
+    expect(next.headers.get("cache-control")).toContain("no-store");
     const secret = SECRET.exec(html)?.[1];
     expect(secret, "the secret is shown once").toBeDefined();
     expect(html).toContain("it is shown only once");
@@ -57,6 +69,8 @@ describe("the webhooks page", () => {
     expect(row).toMatchObject({ url: "https://hooks.example.test/taskgate", events: "task.completed,claim.lapsed" });
     expect(row.secret, "stored sealed").not.toContain(secret!);
     expect(secret!.startsWith(row.secret_prefix.replace("…", ""))).toBe(true);
+    expect(res.headers.getSetCookie().join(";"), "the secret travels sealed").not.toContain(secret!);
+    expect(await snapshotDb()).not.toContain(secret!);
 
     const listed = await open(p.b, "/webhooks");
     expect(listed.html).toContain("<code>https://hooks.example.test/taskgate</code>");
@@ -65,6 +79,17 @@ describe("the webhooks page", () => {
     expect(listed.html).toContain("none yet");
     expect(listed.html).not.toContain(secret!);
     expect(listed.html).not.toContain('aria-label="Signing secret"');
+
+    // The same form again (Back and send, a second click): nothing more is added, and the secret is not shown again.
+    const again = await p.b.post("/webhooks", fields);
+    expect(again.status).toBe(303);
+    expect(await flashOn(p.b, "/webhooks")).toMatch(/^error: This form already added its webhook, and its signing secret was shown once/);
+    expect(await hooksOf(p.acc.accountId)).toHaveLength(1);
+    expect((await open(p.b, "/webhooks")).html).not.toContain(secret!);
+    const older = await p.b.post("/webhooks", { ...fields, form_id: undefined });
+    expect(older.status).toBe(303);
+    expect(await flashOn(p.b, "/webhooks")).toMatch(/^error: This webhook form is from an older page: nothing was added/);
+    expect(await hooksOf(p.acc.accountId)).toHaveLength(1);
 
     const gone = await remove(p, row.id);
     expect(gone.status).toBe(303);
@@ -120,8 +145,7 @@ describe("the webhooks page", () => {
     const page = await viaProduction(new URL("https://taskgate.test/webhooks"), { headers: { cookie: [...p.b.cookies].map(([k, v]) => `${k}=${v}`).join("; ") } });
     expect(await page.text()).toContain("https:// only");
 
-    const allowed = await add(p, "http://127.0.0.1:8787/hook", ["task.completed"]);
-    expect(allowed.status).toBe(200);
+    await addAndShow(p, "http://127.0.0.1:8787/hook", ["task.completed"]);
     expect((await hooksOf(p.acc.accountId)).map((h) => h.url)).toEqual(["http://127.0.0.1:8787/hook"]);
   });
 
@@ -160,14 +184,15 @@ describe("the webhooks page", () => {
     const open1 = await open(p.b, "/webhooks");
     expect(open1.html).toContain(`An account has at most ${WEBHOOKS_PER_ACCOUNT}; this one has ${WEBHOOKS_PER_ACCOUNT - 1}.`);
     expect(open1.html).toContain('aria-label="Add a webhook"');
-    const last = await add(p, "https://hooks.example.test/last", ["task.completed"]);
-    expect(last.status, "the last one that fits").toBe(200);
+    const last = await addAndShow(p, "https://hooks.example.test/last", ["task.completed"]);
+    expect(last.shown.html, "the last one that fits").toMatch(SECRET);
 
     const full = await open(p.b, "/webhooks");
     expect(full.html).not.toContain('aria-label="Add a webhook"');
     expect(full.html).toContain(`This account has ${WEBHOOKS_PER_ACCOUNT} webhooks, the most it may have: remove one to add another.`);
     const before = await snapshotDb();
-    const refused = await p.b.post("/webhooks", { csrf: field(full.html, "csrf"), url: "https://hooks.example.test/one-too-many", events: ["task.completed"] });
+    const formId = crypto.randomUUID();
+    const refused = await p.b.post("/webhooks", { csrf: field(full.html, "csrf"), form_id: formId, url: "https://hooks.example.test/one-too-many", events: ["task.completed"] });
     expect(refused.status).toBe(303);
     expect(await flashOn(p.b, "/webhooks")).toBe(`error: Nothing was added. An account has at most ${WEBHOOKS_PER_ACCOUNT} webhooks; remove one before adding another`);
     await expect(addHook(p.acc.accountId, "https://hooks.example.test/direct")).rejects.toThrow(/at most 20 webhooks/);
@@ -179,15 +204,18 @@ describe("the webhooks page", () => {
     const [first] = await hooksOf(p.acc.accountId);
     await remove(p, first.id);
     expect((await open(p.b, "/webhooks")).html).toContain('aria-label="Add a webhook"');
-    expect((await add(p, "https://hooks.example.test/again", ["task.completed"])).status).toBe(200);
+    expect((await addAndShow(p, "https://hooks.example.test/again", ["task.completed"])).shown.html).toMatch(SECRET);
+    // A form refused at the limit did not use up its id.
+    await remove(p, (await hooksOf(p.acc.accountId))[0].id);
+    const retried = await p.b.post("/webhooks", { csrf: field(full.html, "csrf"), form_id: formId, url: "https://hooks.example.test/one-too-many", events: ["task.completed"] });
+    expect(retried.status).toBe(303);
+    expect((await open(p.b, "/webhooks")).html).toMatch(SECRET);
     expect(await hooksOf(p.acc.accountId)).toHaveLength(WEBHOOKS_PER_ACCOUNT);
   });
 
   it("a URL with markup in it shows as text", async () => {
     const p = await signedInPerson("Webhook escaping");
-    const res = await add(p, `https://hooks.example.test/a?x=1&y="'<b>hi</b>`, ["task.completed"]);
-    expect(res.status).toBe(200);
-    const shown = await res.text();
+    const shown = (await addAndShow(p, `https://hooks.example.test/a?x=1&y="'<b>hi</b>`, ["task.completed"])).shown.html;
     const { html } = await open(p.b, "/webhooks");
     for (const page of [shown, html]) {
       expect(page).not.toContain("<b>hi</b>");

@@ -30,6 +30,20 @@ export function insertIdempotent(db: D1Database, s: IdempotencyScope, requestHas
     .bind(s.accountId, s.tokenId, s.tool, s.key, result, now, requestHash);
 }
 
+/**
+ * The record of a form's one use, written only if the webhook the batch inserts
+ * before it exists: a refused insert (the account's limit) leaves the key
+ * unused, and a key already recorded fails the batch on the primary key.
+ */
+export function insertIdempotentForWebhook(db: D1Database, s: IdempotencyScope, webhookId: string, now: string): D1PreparedStatement {
+  return db
+    .prepare(
+      "INSERT INTO idempotency_keys (account_id, token_id, tool, key, result, created_at, request_hash) " +
+        "SELECT ?, ?, ?, ?, ?, ?, '' WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)",
+    )
+    .bind(s.accountId, s.tokenId, s.tool, s.key, JSON.stringify({ webhook_id: webhookId }), now, webhookId);
+}
+
 /** The result a record holds between its call's batch and the write of a result that batch read. */
 export const PENDING_RESULT = "";
 

@@ -8,6 +8,7 @@ import {
   planWebhook, toSummary, webhookSql, type DeliveryRow, type WebhookRequest, type WebhookSummary, type WebhookTarget,
 } from "./webhook-sql.ts";
 import type { Sql } from "./provisioning.ts";
+import { insertIdempotentForWebhook, type IdempotencyScope } from "./idempotency.ts";
 import { WEBHOOK_LIMIT_REACHED, WebhookInputError } from "../domain/webhooks.ts";
 
 export {
@@ -17,12 +18,19 @@ export {
 
 const bind = (db: D1Database, s: Sql) => db.prepare(s.sql).bind(...s.params);
 
-/** Registers an endpoint for the account; returns it and its secret (shown once). */
-export async function createWebhook(db: D1Database, req: WebhookRequest): Promise<{ webhook: WebhookSummary; secret: string }> {
+/**
+ * Registers an endpoint for the account; returns it and its secret (shown
+ * once). With `once` (a form's one-time key), the batch records that key too
+ * and fails on it when the same form was sent before.
+ */
+export async function createWebhook(db: D1Database, req: WebhookRequest, once?: IdempotencyScope): Promise<{ webhook: WebhookSummary; secret: string }> {
   const exists = await db.prepare("SELECT 1 AS ok FROM accounts WHERE id = ?").bind(req.accountId).first();
   if (!exists) throw new WebhookInputError(`account: no account ${req.accountId}`);
-  const plan = await planWebhook(req, new Date().toISOString());
-  const [inserted] = await db.batch(plan.statements.map((s) => bind(db, s)));
+  const now = new Date().toISOString();
+  const plan = await planWebhook(req, now);
+  const statements = plan.statements.map((s) => bind(db, s));
+  if (once) statements.push(insertIdempotentForWebhook(db, once, plan.webhook.id, now));
+  const [inserted] = await db.batch(statements);
   if (!inserted.meta.changes) throw new WebhookInputError(WEBHOOK_LIMIT_REACHED);
   return { webhook: plan.webhook, secret: plan.secret };
 }

@@ -30,6 +30,13 @@ export interface ConsentDefaults {
 
 const AGENT_PRESET = PRESETS.find((p) => p.name === "agent");
 
+/** The OAuth scopes an app asked for, in words a person reads ("to read your tasks and to change your tasks"). */
+export function askedFor(scopes: string[]): string {
+  const words = scopes.map((s) => (s === READ_SCOPE ? "to read your tasks" : s === WRITE_SCOPE ? "to change your tasks" : `for “${s}”, which Taskgate does not offer`));
+  if (words.length === 0) return "for no access in particular (you choose below)";
+  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+}
+
 export function ConsentPage(props: {
   facts: ConsentFacts;
   handle: string;
@@ -57,9 +64,7 @@ export function ConsentPage(props: {
           <li>
             Access will be sent to <strong>{facts.redirectHost}</strong>.
           </li>
-          <li>
-            It asked for: <code>{facts.requested.length ? facts.requested.join(" ") : "(nothing named)"}</code>
-          </li>
+          <li>It asked {askedFor(facts.requested)}.</li>
         </ul>
         {facts.redirectIsLoopback ? (
           <Notice kind="warn">
@@ -105,7 +110,8 @@ export function ConsentPage(props: {
               Read and write
             </label>
             <p class="muted">
-              Read only grants <code>{READ_SCOPE}</code>; read and write also <code>{WRITE_SCOPE}</code>. You can revoke it any time (revoke_token).
+              Read only lets it look at your tasks, projects and activity; read and write also lets it create, change and complete them. You can
+              revoke its access any time on the Apps &amp; tokens page of your console.
             </p>
           </fieldset>
           <fieldset>

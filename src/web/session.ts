@@ -60,6 +60,19 @@ function sessionSecret(c: WebContext): string | null {
   return raw && SECRET_SHAPE.test(raw) ? raw : null;
 }
 
+/**
+ * An AES-GCM key that only this session's requests derive (HKDF of its cookie
+ * secret, for one `purpose`): what a page hands the next one through the
+ * browser, sealed with it, opens for this session alone. Null when signed out.
+ */
+export async function sessionKey(c: WebContext, purpose: string): Promise<CryptoKey | null> {
+  const secret = sessionSecret(c);
+  if (!secret) return null;
+  const base = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), "HKDF", false, ["deriveKey"]);
+  const info = new TextEncoder().encode(`taskgate-session:${purpose}`);
+  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info }, base, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+}
+
 export async function currentSession(c: WebContext): Promise<Session | null> {
   const known = c.get("session");
   if (known !== undefined) return known;

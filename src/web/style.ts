@@ -1,6 +1,7 @@
 /**
  * The one stylesheet of every page, served under a content-hashed path with a
- * year-long immutable cache: a change of the CSS is a new URL.
+ * year-long immutable cache: a change of the CSS is a new URL. The header
+ * bar is the same on every page (sign-in, setup, consent and the console).
  */
 import { CONSOLE_STYLES } from "./console/style.ts";
 
@@ -10,9 +11,13 @@ const CSS = `
 html { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
 body { margin: 0; }
 a { color: var(--accent); }
-header.top { display: flex; align-items: center; justify-content: space-between; gap: 1rem; padding: .75rem 1.25rem; background: var(--card); border-bottom: 1px solid var(--line); }
-header.top .brand { font-weight: 700; text-decoration: none; color: var(--ink); }
-header.top form { display: flex; align-items: center; gap: .75rem; margin: 0; color: var(--muted); font-size: .9rem; }
+header.top { display: flex; flex-wrap: wrap; align-items: center; gap: .4rem 1rem; padding: .5rem 1rem; background: #1c2430; color: #fff; border: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; }
+header.top .brand { color: #fff; font-weight: 700; text-decoration: none; font-size: 1.05rem; line-height: 1.5; padding: .35rem 0; }
+header.top form { display: flex; align-items: center; gap: .6rem; margin: 0 0 0 auto; color: #aab3c0; font-size: .85rem; min-width: 0; }
+header.top form span { max-width: 13rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+header.top form button { font: inherit; font-size: .85rem; font-weight: 600; line-height: 1.3; border-radius: 7px; background: transparent; color: #fff; border: 1px solid #55627a; padding: .25rem .6rem; }
+header.top form button:hover { background: #2c3747; }
+@media (max-width: 1200px) { header.top form span { max-width: 9rem; } }
 main { max-width: 34rem; margin: 2rem auto; padding: 0 1rem; }
 main.wide { max-width: 60rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1.5rem; }
@@ -30,7 +35,6 @@ fieldset label { font-weight: 400; display: flex; gap: .5rem; align-items: cente
 fieldset label.field { display: block; font-weight: 600; margin-top: .8rem; }
 button { font: inherit; padding: .55rem 1.1rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink); cursor: pointer; }
 button.secondary { background: #fff; color: var(--ink); border-color: var(--line); }
-header.top button { padding: .3rem .7rem; font-size: .9rem; }
 .actions { display: flex; gap: .75rem; margin-top: 1.25rem; }
 .notice { padding: .7rem .9rem; border-radius: 6px; margin: 1rem 0; }
 .notice.error { background: var(--bad-bg); color: var(--bad); }
@@ -38,7 +42,7 @@ header.top button { padding: .3rem .7rem; font-size: .9rem; }
 .facts { margin: 1rem 0; padding: 0; list-style: none; }
 .facts li { padding: .35rem 0; border-bottom: 1px solid var(--line); }
 .facts li:last-child { border-bottom: 0; }
-code { background: var(--bg); padding: .1rem .3rem; border-radius: 4px; font-size: .9em; word-break: break-all; }
+code { background: var(--bg); padding: .1rem .3rem; border-radius: 4px; font-size: .9em; overflow-wrap: anywhere; }
 `.trim() + CONSOLE_STYLES;
 
 /** FNV-1a, 32 bits, hex: enough to version one file. */

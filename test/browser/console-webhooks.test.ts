@@ -43,7 +43,13 @@ describe("the webhooks page in Chromium", () => {
     await form.getByLabel("Endpoint URL").fill("https://hooks.example.com/taskgate");
     await form.getByRole("checkbox", { name: /approval\.requested/ }).uncheck();
     await form.getByRole("checkbox", { name: /task\.rejected/ }).uncheck();
-    const [added] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/webhooks") && r.request().method() === "POST"), form.getByRole("button", { name: "Add webhook" }).click()]);
+    // Post/redirect/get: the POST answers 303 and the page after it, a GET, shows the secret once.
+    const [posted, added] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/webhooks") && r.request().method() === "POST"),
+      page.waitForResponse((r) => r.url().endsWith("/webhooks") && r.request().method() === "GET"),
+      form.getByRole("button", { name: "Add webhook" }).click(),
+    ]);
+    expect(posted.status()).toBe(303);
     expectSafeHeaders(added);
     const secret = (await page.getByLabel("Signing secret").innerText()).trim();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -52,8 +58,9 @@ describe("the webhooks page in Chromium", () => {
     expect(await row.locator('td[data-label="Events"]').innerText()).toBe("task.completed, claim.lapsed");
     await screenshot(page, "console-webhook-added");
 
-    await page.goto(`${base}/webhooks`);
+    await page.reload();
     await expectNoLeak(page, [secret]);
+    expect(await page.locator("tbody tr").count(), "a reload adds nothing").toBe(1);
     expect(await page.getByLabel("Signing secret").count()).toBe(0);
     expect(await row.locator('td[data-label="Deliveries"]').innerText()).toBe("none yet");
     const listed = await adminCli(["list-webhooks", "--account", account.id]);

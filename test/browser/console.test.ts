@@ -190,8 +190,11 @@ describe("the web console in Chromium", () => {
     const scribe = await f.mcp(secret);
     expect((await scribe.ok("whoami")).token).toMatchObject({ kind: "agent", agent: "scribe", scope: "write" });
 
-    await page.goto(`${taskgate().base}/apps`);
+    // The page after the form is a GET: a reload shows it without the secret and creates nothing.
+    expect(new URL(page.url()).pathname).toBe("/apps");
+    await page.reload();
     expect(await page.content()).not.toContain(secret);
+    expect(await page.getByRole("button", { name: "Revoke scribe in CI" }).count()).toBe(1);
     await screenshot(page, "console-apps");
     await page.getByRole("button", { name: "Revoke reader on laptop" }).click();
     expect(await flash(page)).toBe("Revoked “reader on laptop”: its next request is refused.");

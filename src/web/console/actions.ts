@@ -64,7 +64,7 @@ export const ACTIONS: Record<string, ActionSpec> = {
   answer_no: { tool: "reject_task", args: (f) => ({ task_id: one(f, "task_id"), reason: one(f, "reason") ?? "" }), done: (r) => answered(r, "no") },
   comment: {
     tool: "comment_on_task",
-    args: (f) => ({ task_id: one(f, "task_id"), body: f.body?.[0] ?? "" }),
+    args: (f) => ({ task_id: one(f, "task_id"), body: f.body?.[0] ?? "", ...opt(f, "idempotency_key") }),
     done: () => "Comment added.",
   },
   complete: {
@@ -105,7 +105,7 @@ export const ACTIONS: Record<string, ActionSpec> = {
   },
   create_task: {
     tool: "create_task",
-    args: (f) => ({ title: f.title?.[0] ?? "", ...opt(f, "project_id") }),
+    args: (f) => ({ title: f.title?.[0] ?? "", ...opt(f, "project_id"), ...opt(f, "idempotency_key") }),
     done: (r) => `Created ${quote(r.task?.title)}.`,
     after: (r) => (r.task?.id ? `/tasks/${r.task.id}` : null),
   },

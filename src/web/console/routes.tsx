@@ -21,6 +21,7 @@ import { safeReturnTo } from "../return-to.ts";
 import { csrfOk, currentSession, requireSession, sameOrigin, type Session } from "../session.ts";
 import { ACTIONS, type FormFields } from "./actions.ts";
 import { flashCookie, takeFlash } from "./flash.ts";
+import { showOnNextPage, takeShown } from "./once.ts";
 import { callScope, WEB_TOKEN_PREFIX, webPrincipal } from "./respond.ts";
 import { activityFilter, safeCursor, taskQuery, tasksRead, TASKS_PAGE } from "./queries.ts";
 import { createTokenFromForm } from "./tokens.ts";
@@ -48,7 +49,7 @@ async function sessionOf(c: WebContext): Promise<Session> {
 }
 
 /** Renders a page with the frame's data; takes (and clears) the pending flash message. */
-function render(c: WebContext, s: Session, frame: Frame, build: (view: View) => Parameters<typeof page>[0], status = 200): Promise<Response> {
+function render(c: WebContext, s: Session, frame: Frame, build: (view: View) => Parameters<typeof page>[0], status = 200, cookies: (string | null)[] = []): Promise<Response> {
   const url = new URL(c.req.url);
   const { flash, clear } = takeFlash(c);
   const view: View = {
@@ -61,12 +62,21 @@ function render(c: WebContext, s: Session, frame: Frame, build: (view: View) => 
     pendingCount: frame.pendingCount,
     flash,
   };
-  return page(build(view), { status, cookies: [clear] });
+  return page(build(view), { status, cookies: [clear, ...cookies] });
 }
 
 function textOf(r: { content?: unknown }): string {
   const content = (r.content ?? []) as { type: string; text?: string }[];
   return content.filter((x) => x.type === "text").map((x) => x.text ?? "").join("\n");
+}
+
+/** A tool's refusal as the person reads it: a form sent again after an edit is told so in plain words. */
+function refusalText(text: string, form: FormFields): string {
+  const key = form.idempotency_key?.[0];
+  if (key && text.startsWith(`idempotency_key "${key}" was already used`)) {
+    return "This form was already sent and did its work then; nothing more was done. Reload the page for a fresh form to send another.";
+  }
+  return text;
 }
 
 async function formOf(c: WebContext): Promise<FormFields> {
@@ -167,8 +177,10 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     return render(c, s, data, (v) => <AgentsPage view={v} data={data} staleMinutes={minutes} nextAfter={nextAfter} first={afterName === ""} />);
   });
 
-  /** The apps page; its token list is list_tokens itself, one page at a time (revoked ones too with ?tokens=all). */
-  async function apps(c: WebContext, s: Session, created: NewToken | null): Promise<Response> {
+  /** The apps page; its token list is list_tokens itself, one page at a time (revoked ones too with ?tokens=all); a token just made, once. */
+  web.get("/apps", requireSession(), async (c) => {
+    const s = await sessionOf(c);
+    const created = await takeShown<NewToken>(c, "token");
     const all = c.req.query("tokens") === "all";
     const cursor = c.req.query("cursor");
     const args = { include_revoked: all, limit: TOKENS_PAGE, ...(cursor && cursor.length <= 500 ? { cursor } : {}) };
@@ -180,22 +192,20 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     const listing = listed.isError ? null : (listed.structuredContent as { items: TokenItem[]; next_cursor: string | null });
     const tokens = { items: listing?.items ?? [], next: listing?.next_cursor ?? null, all, error: listed.isError ? textOf(listed) : null };
     const mcpUrl = `${originOf(c)}/mcp`;
-    return render(c, s, data, (v) => <AppsPage view={v} data={data} tokens={tokens} setupError={setupError} created={created} mcpUrl={mcpUrl} />);
-  }
+    return render(c, s, data, (v) => <AppsPage view={v} data={data} tokens={tokens} setupError={setupError} created={created.value} mcpUrl={mcpUrl} />, 200, [created.clear]);
+  });
 
-  web.get("/apps", requireSession(), async (c) => apps(c, await sessionOf(c), null));
-
-  /** The webhooks page; a new endpoint's signing secret only in the answer to adding it. */
-  async function webhooks(c: WebContext, s: Session, created: NewWebhook | null): Promise<Response> {
+  /** The webhooks page; a new endpoint's signing secret only on the page right after adding it. */
+  web.get("/webhooks", requireSession(), async (c) => {
+    const s = await sessionOf(c);
+    const created = await takeShown<NewWebhook>(c, "webhook");
     const [frame, hooks, setupError] = await Promise.all([
       readFrame(c.env.DB, s.accountId),
       listWebhooks(c.env.DB, s.accountId),
       importConnectorKey(c.env.CONNECTOR_KEY).then(() => null, (e: Error) => e.message),
     ]);
-    return render(c, s, frame, (v) => <WebhooksPage view={v} hooks={hooks} created={created} setupError={setupError} httpAllowed={httpAllowed(c.env)} />);
-  }
-
-  web.get("/webhooks", requireSession(), async (c) => webhooks(c, await sessionOf(c), null));
+    return render(c, s, frame, (v) => <WebhooksPage view={v} hooks={hooks} created={created.value} setupError={setupError} httpAllowed={httpAllowed(c.env)} />, 200, [created.clear]);
+  });
 
   web.get("/trash", requireSession(), async (c) => {
     const s = await sessionOf(c);
@@ -230,18 +240,18 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     const spec = Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;
     if (!spec) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: `There is no action “${name}”; nothing was changed.` })] });
     const result = await callTool(callScope(c, s), spec.tool, spec.args(form));
-    if (result.isError) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: textOf(result) })] });
+    if (result.isError) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: refusalText(textOf(result), form) })] });
     const r = (result.structuredContent ?? {}) as Record<string, unknown>;
     return redirect(safeReturnTo(spec.after?.(r, form) ?? back), { cookies: [flashCookie(c, { kind: "ok", text: spec.done(r, form) })] });
   });
 
-  /** Adding a webhook answers with the page itself, its secret shown once; a refusal goes back with the reason. */
+  /** Adding a webhook goes back to the page, which shows its secret once; a refusal goes back with the reason. */
   web.post("/webhooks", formLimit, async (c) => {
     const g = await guardedForm(c);
     if (g instanceof Response) return g;
-    const made = await addWebhookFromForm(c.env, g.s.accountId, g.form);
+    const made = await addWebhookFromForm(c.env, webPrincipal(g.s), g.form);
     if ("error" in made) return redirect("/webhooks", { cookies: [flashCookie(c, { kind: "error", text: made.error })] });
-    return webhooks(c, g.s, made);
+    return redirect("/webhooks", { cookies: [await showOnNextPage(c, "webhook", made)] });
   });
 
   web.post("/webhooks/remove", formLimit, async (c) => {
@@ -252,13 +262,12 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     return redirect("/webhooks", { cookies: [flashCookie(c, flash)] });
   });
 
-  /** Creating a token answers with the page itself: the secret is shown once, never stored, never put in a redirect. */
+  /** Creating a token goes back to the page, which shows the secret once: never stored, never in a URL, sealed to this session on its way. */
   web.post("/apps/tokens", formLimit, async (c) => {
     const g = await guardedForm(c);
     if (g instanceof Response) return g;
-    const { s, form } = g;
-    const made = await createTokenFromForm(c.env.DB, webPrincipal(s), form);
+    const made = await createTokenFromForm(c.env.DB, webPrincipal(g.s), g.form);
     if ("error" in made) return redirect("/apps", { cookies: [flashCookie(c, { kind: "error", text: made.error })] });
-    return apps(c, s, made.token);
+    return redirect("/apps", { cookies: [await showOnNextPage(c, "token", made.token)] });
   });
 }

@@ -15,17 +15,11 @@ a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,te
 h4{font-size:.9rem;font-weight:600;margin:.6rem 0 .2rem}
 .skip{position:absolute;left:-999px;top:0;background:var(--card);padding:.5rem 1rem;z-index:2}
 .skip:focus{left:.5rem}
-header.top{background:#1c2430;color:#fff;display:flex;flex-wrap:wrap;align-items:center;gap:.4rem 1rem;padding:.5rem 1rem;border:0}
-header.top .brand{color:#fff;font-weight:700;text-decoration:none;font-size:1.05rem}
 header.top nav{flex:0 1 auto;overflow-x:auto}
 header.top nav ul{display:flex;gap:.2rem;list-style:none;margin:0;padding:0}
 header.top nav a{display:block;color:#d5dae3;text-decoration:none;padding:.35rem .55rem;border-radius:6px;white-space:nowrap}
 header.top nav a:hover{background:#2c3747;color:#fff}
 header.top nav a[aria-current=page]{background:#3a475b;color:#fff;font-weight:600}
-header.top form{display:flex;align-items:center;gap:.6rem;margin:0 0 0 auto;color:#aab3c0;font-size:.85rem;min-width:0}
-header.top form span{max-width:13rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-header.top form button{background:transparent;color:#fff;border:1px solid #55627a;padding:.25rem .6rem;font-size:.85rem}
-header.top form button:hover{background:#2c3747}
 .count{display:inline-block;min-width:1.4em;padding:0 .4em;margin-left:.3em;border-radius:99px;background:#ffb300;color:#1c2430;font-size:.8em;font-weight:700;text-align:center}
 main{max-width:1080px;margin:0 auto;padding:1rem}
 main.wide{max-width:1080px}
@@ -58,9 +52,12 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .meta{display:flex;flex-wrap:wrap;gap:.35rem .9rem;color:var(--muted);font-size:.85rem;margin:.2rem 0 .6rem}
 .row{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
 .row>*{margin:0}
+.row.top{align-items:flex-start}
+.row>.end{align-self:flex-end}
 .grow{flex:1 1 16rem}
 label{display:block;font-weight:600;font-size:.85rem;margin:0 0 .2rem}
 .check{display:flex;gap:.4rem;align-items:center;font-weight:400}
+.check code{flex:none}
 input[type=text],input[type=url],input[type=search],input[type=number],input[type=datetime-local],select,textarea{width:100%;font:inherit;padding:.45rem .6rem;border:1px solid #c3c9d2;border-radius:7px;background:#fff;color:var(--ink)}
 textarea{min-height:4.5rem;resize:vertical}
 button,.button{font:inherit;font-weight:600;border:1px solid #c3c9d2;background:#fff;color:var(--ink);padding:.45rem .9rem;border-radius:7px;cursor:pointer;text-decoration:none;display:inline-block;line-height:1.3}
@@ -75,12 +72,16 @@ form.inline{display:inline}
 .actions form{margin:0}
 main>.actions{margin:0 0 1rem}
 .card form+form{margin-top:.9rem}
+.actions form+form{margin-top:0}
 .reject{display:flex;gap:.5rem;flex:1 1 18rem;align-items:flex-start}
-.reject textarea{min-height:2.4rem}
+.reject textarea{min-height:2.4rem;field-sizing:content}
 table{width:100%;border-collapse:collapse;background:var(--card)}
 th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.8rem;color:var(--muted);font-weight:600;text-transform:uppercase;letter-spacing:.03em}
-.table{border:1px solid var(--line);border-radius:var(--radius);overflow:hidden;margin:0 0 1rem}
+.table{border:1px solid var(--line);border-radius:var(--radius);overflow:hidden;margin:.6rem 0 1rem}
+td code{overflow-wrap:normal}
+td[data-label=URL]{min-width:22rem}
+td[data-label=URL] code{overflow-wrap:anywhere}
 .table tr:last-child td{border-bottom:0}
 .log{list-style:none;margin:.3rem 0;padding:0;border-left:3px solid var(--line)}
 .log li{padding:.15rem 0 .15rem .7rem;font-size:.9rem}
@@ -90,7 +91,11 @@ th{font-size:.8rem;color:var(--muted);font-weight:600;text-transform:uppercase;l
 .comments li:first-child{border-top:0}
 .body{white-space:pre-wrap;overflow-wrap:anywhere}
 .q{background:var(--warn-bg);border-radius:8px;padding:.5rem .7rem;margin:.4rem 0;white-space:pre-wrap;overflow-wrap:anywhere}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1rem}
+.card.stretch{display:flex;flex-direction:column}
+.card.stretch>.fill{flex:1 0 auto}
+.card.stretch>.fill>:first-child{margin-top:0}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1rem;margin:0 0 1rem}
+.grid>.card{margin:0}
 .grid.wide{grid-template-columns:repeat(auto-fill,minmax(min(100%,26rem),1fr))}
 .split{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1rem}
 .filters{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:.8rem;margin:0 0 1rem}
@@ -115,12 +120,14 @@ details summary{cursor:pointer;font-weight:600}
  header.top nav ul{flex-wrap:wrap}
  .reject{flex-direction:column;align-items:stretch}
  .reject button{align-self:flex-start}
+ .reject textarea{min-height:4.2rem}
  header.top form{margin-left:auto}
  table.stack thead{display:none}
  table.stack tr{display:block;border-bottom:1px solid var(--line);padding:.4rem 0}
- table.stack td{display:block;border:0;padding:.15rem .7rem}
+ table.stack td{display:block;border:0;padding:.15rem .7rem;min-width:0}
  table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.8rem}
  main{padding:.7rem}
+ .card .row>div{flex:1 1 100%}
 }
 `;
 

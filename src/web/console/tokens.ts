@@ -11,6 +11,7 @@ import { ID_PREFIX, newId } from "../../domain/ids.ts";
 import { actorName, type Principal } from "../../domain/principal.ts";
 import { AGENT_NAME, planToken } from "../../db/provisioning.ts";
 import { one, type FormFields } from "./actions.ts";
+import { formAlreadyUsed, formOnce } from "./once.ts";
 
 const request = z.discriminatedUnion("kind", [
   z.object({
@@ -37,12 +38,9 @@ export interface CreatedToken {
   agent: string | null;
 }
 
-/** A form's one-time id: what makes a reload or a double click of the same form create nothing more. */
-const FORM_ID = /^[0-9a-f-]{36}$/;
-
 export async function createTokenFromForm(db: D1Database, p: Principal, form: FormFields): Promise<{ token: CreatedToken } | { error: string }> {
-  const formId = one(form, "form_id");
-  if (!formId || !FORM_ID.test(formId)) return { error: "This token form is from an older page: nothing was created. Fill in the form below again." };
+  const once = formOnce(p, form, "create_token");
+  if (!once) return { error: "This token form is from an older page: nothing was created. Fill in the form below again." };
   const kind = one(form, "kind");
   const parsed = request.safeParse({
     kind,
@@ -67,11 +65,10 @@ export async function createTokenFromForm(db: D1Database, p: Principal, form: Fo
     now,
   });
   // The form's id in the same batch: sent again (a reload, a second click), it fails on the key and nothing more is created.
-  const once = insertIdempotent(db, { accountId: p.accountId, tokenId: p.tokenId, tool: "create_token", key: formId }, "", JSON.stringify({ token_id: plan.id }), now);
   try {
-    await storePlannedToken(db, plan.statements, activity, once);
+    await storePlannedToken(db, plan.statements, activity, insertIdempotent(db, once, "", JSON.stringify({ token_id: plan.id }), now));
   } catch (e) {
-    if (e instanceof Error && e.message.includes("idempotency_keys")) {
+    if (formAlreadyUsed(e)) {
       return {
         error:
           "This form already created its token, and its secret was shown once, when it was made; nothing more was created. " +

@@ -6,6 +6,7 @@ import type { Child, FC, PropsWithChildren } from "hono/jsx";
 import { Layout } from "../layout.tsx";
 import type { Session } from "../session.ts";
 import { absolute, relative, statusWord } from "./format.ts";
+import { newFormId } from "./once.ts";
 
 /** What every page and form needs to know about the request it renders for. */
 export interface View {
@@ -68,11 +69,17 @@ export const Shell: FC<PropsWithChildren<{ view: View; section: Section | null; 
   );
 };
 
-/** A POST form to one console action, with the CSRF token and the way back. */
-export const Act: FC<PropsWithChildren<{ view: View; action: string; fields?: Record<string, string>; class?: string; back?: string; label?: string }>> = (p) => (
+/**
+ * A POST form to one console action, with the CSRF token and the way back.
+ * `once`: a form that creates something carries a key of its own for the
+ * tool's idempotency_key, so sending the same form again replays the first
+ * result instead of creating a second one.
+ */
+export const Act: FC<PropsWithChildren<{ view: View; action: string; fields?: Record<string, string>; class?: string; back?: string; label?: string; once?: boolean }>> = (p) => (
   <form method="post" action={`/act/${p.action}`} class={p.class} aria-label={p.label}>
     <input type="hidden" name="csrf" value={p.view.csrf} />
     <input type="hidden" name="back" value={p.back ?? p.view.back} />
+    {p.once ? <input type="hidden" name="idempotency_key" value={`form-${newFormId()}`} /> : null}
     {Object.entries(p.fields ?? {}).map(([name, value]) => (
       <input type="hidden" name={name} value={value} />
     ))}

@@ -3,7 +3,7 @@
  * the db operations (createWebhook, listWebhooks, removeWebhook) with the
  * checks the admin CLI shares (planWebhook: the URL rule and the event
  * list), and http:// only where the Worker delivers to it (ALLOW_HTTP_WEBHOOKS).
- * The signing secret exists only in the response that shows it once.
+ * The signing secret is shown once, on the page right after adding (once.ts).
  */
 import { ConnectorKeyError } from "../../connectors/crypto.ts";
 import { createWebhook, removeWebhook } from "../../db/webhooks.ts";
@@ -11,7 +11,9 @@ import { WebhookInputError } from "../../domain/webhooks.ts";
 import type { EventType } from "../../domain/events.ts";
 import type { Env } from "../../env.ts";
 import { httpAllowed } from "../../webhooks/deliver.ts";
+import type { Principal } from "../../domain/principal.ts";
 import { one, type FormFields } from "./actions.ts";
+import { formAlreadyUsed, formOnce } from "./once.ts";
 
 export interface NewWebhook {
   id: string;
@@ -22,17 +24,26 @@ export interface NewWebhook {
 
 const WEBHOOK_ID = /^whk_[0-9a-z]{16}$/;
 
-export async function addWebhookFromForm(env: Env, accountId: string, form: FormFields): Promise<NewWebhook | { error: string }> {
+export async function addWebhookFromForm(env: Env, p: Principal, form: FormFields): Promise<NewWebhook | { error: string }> {
+  const once = formOnce(p, form, "add_webhook");
+  if (!once) return { error: "This webhook form is from an older page: nothing was added. Fill in the form below again." };
   try {
     const { webhook, secret } = await createWebhook(env.DB, {
-      accountId,
+      accountId: p.accountId,
       url: one(form, "url") ?? "",
       events: (form.events ?? []).join(","),
       key: env.CONNECTOR_KEY,
       allowHttp: httpAllowed(env),
-    });
+    }, once);
     return { id: webhook.id, url: webhook.url, events: webhook.events, secret };
   } catch (e) {
+    if (formAlreadyUsed(e)) {
+      return {
+        error:
+          "This form already added its webhook, and its signing secret was shown once, when it was added; nothing more was added. " +
+          "If the secret is lost, remove that webhook below and add it again.",
+      };
+    }
     if (e instanceof WebhookInputError) {
       const why = e.message.replace(/^url:/, "URL:").replace(/^events:/, "Events:");
       return { error: `Nothing was added. ${why.charAt(0).toUpperCase()}${why.slice(1)}` };

@@ -25,27 +25,29 @@ export const AgentsPage: FC<{ view: View; data: Data; staleMinutes: number; next
           const heldTotal = held[0]?.total ?? 0;
           const paused = g.paused_at !== null;
           return (
-            <article class="card" aria-labelledby={`a-${g.id}`}>
-              <h2 id={`a-${g.id}`}>{g.name} <Badge status={paused ? "paused" : "active"} /></h2>
-              <dl class="kv">
-                <dt>Last seen</dt><dd><When view={view} iso={g.last_seen_at} /></dd>
-                <dt>Working tokens</dt><dd>{tokens.get(g.id) ?? 0}</dd>
-                {paused ? <><dt>Paused</dt><dd><When view={view} iso={g.paused_at} /> by {g.paused_by === "human" ? "you" : g.paused_by}</dd></> : null}
-              </dl>
-              <h3>Current runs{(runs.find((r) => r.stale !== 1)?.total ?? 0) > current.length ? ` (${current.length} of ${runs.find((r) => r.stale !== 1)?.total})` : ""}</h3>
-              {current.length ? (
-                <ul>{current.map((r) => <li><a href={`/tasks/${r.task_id}`}>{clip(r.task_title, TITLE_CLIP).text}</a> <span class="when">last event <When view={view} iso={r.last_event_at} /></span></li>)}</ul>
-              ) : <p class="hint">None.</p>}
-              {stale.length ? (
-                <>
-                  <h3>Stale runs{(stale[0]?.total ?? 0) > stale.length ? ` (${stale.length} of ${stale[0]?.total})` : ""}</h3>
-                  <ul>{stale.map((r) => <li><a href={`/tasks/${r.task_id}`}>{clip(r.task_title, TITLE_CLIP).text}</a> <Badge status="blocked" text="stale" /> <span class="when">silent since <When view={view} iso={r.last_event_at} /></span></li>)}</ul>
-                </>
-              ) : null}
-              <h3>Tasks held{heldTotal > held.length ? ` (${held.length} of ${heldTotal})` : ""}</h3>
-              {held.length ? (
-                <ul>{held.map((t) => <li><a href={`/tasks/${t.id}`}>{clip(t.title, TITLE_CLIP).text}</a> <Badge status={t.status} /></li>)}</ul>
-              ) : <p class="hint">None.</p>}
+            <article class="card stretch" aria-labelledby={`a-${g.id}`}>
+              <div class="fill">
+                <h2 id={`a-${g.id}`}>{g.name} <Badge status={paused ? "paused" : "active"} /></h2>
+                <dl class="kv">
+                  <dt>Last seen</dt><dd><When view={view} iso={g.last_seen_at} /></dd>
+                  <dt>Working tokens</dt><dd>{tokens.get(g.id) ?? 0}</dd>
+                  {paused ? <><dt>Paused</dt><dd><When view={view} iso={g.paused_at} /> by {g.paused_by === "human" ? "you" : g.paused_by}</dd></> : null}
+                </dl>
+                <h3>Current runs{(runs.find((r) => r.stale !== 1)?.total ?? 0) > current.length ? ` (${current.length} of ${runs.find((r) => r.stale !== 1)?.total})` : ""}</h3>
+                {current.length ? (
+                  <ul>{current.map((r) => <li><a href={`/tasks/${r.task_id}`}>{clip(r.task_title, TITLE_CLIP).text}</a> <span class="when">last event <When view={view} iso={r.last_event_at} /></span></li>)}</ul>
+                ) : <p class="hint">None.</p>}
+                {stale.length ? (
+                  <>
+                    <h3>Stale runs{(stale[0]?.total ?? 0) > stale.length ? ` (${stale.length} of ${stale[0]?.total})` : ""}</h3>
+                    <ul>{stale.map((r) => <li><a href={`/tasks/${r.task_id}`}>{clip(r.task_title, TITLE_CLIP).text}</a> <Badge status="blocked" text="stale" /> <span class="when">silent since <When view={view} iso={r.last_event_at} /></span></li>)}</ul>
+                  </>
+                ) : null}
+                <h3>Tasks held{heldTotal > held.length ? ` (${held.length} of ${heldTotal})` : ""}</h3>
+                {held.length ? (
+                  <ul>{held.map((t) => <li><a href={`/tasks/${t.id}`}>{clip(t.title, TITLE_CLIP).text}</a> <Badge status={t.status} /></li>)}</ul>
+                ) : <p class="hint">None.</p>}
+              </div>
               <div class="actions">
                 {paused ? (
                   <Act view={view} action="resume" fields={{ agent: g.name }}><Button kind="primary" label={`Resume ${g.name}`}>Resume</Button></Act>

@@ -3,6 +3,7 @@ import type { AppsPage as Data } from "../../../db/console.ts";
 import { PROVIDER_NAMES, PROVIDERS } from "../../../connectors/types.ts";
 import { claudeDesktopConfig, cursorConfig, vscodeConfig } from "../../../domain/client-config.ts";
 import { clip, statusWord } from "../format.ts";
+import { newFormId } from "../once.ts";
 import { Act, Badge, Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
 
 /** A tg_ token or an app's OAuth grant, as list_tokens shows it. */
@@ -159,8 +160,8 @@ export const AppsPage: FC<{
         <p class="hint">For agents in CI, scripts and hosts that send a header. The token is shown once, with configurations to paste.</p>
         <form method="post" action="/apps/tokens" aria-label="Create a token">
           <input type="hidden" name="csrf" value={view.csrf} />
-          <input type="hidden" name="form_id" value={crypto.randomUUID()} />
-          <div class="row">
+          <input type="hidden" name="form_id" value={newFormId()} />
+          <div class="row top">
             <Field id="k-kind" label="Acts as">
               <select id="k-kind" name="kind">
                 <option value="agent">An agent</option>
@@ -180,7 +181,7 @@ export const AppsPage: FC<{
             <Field id="k-label" label="Label" class="grow">
               <input type="text" id="k-label" name="label" maxlength={100} placeholder="e.g. CI on main" />
             </Field>
-            <div><Button kind="primary">Create token</Button></div>
+            <div class="end"><Button kind="primary">Create token</Button></div>
           </div>
           <p class="hint" id="k-agent-hint">Agent name (for a token that acts as an agent): an existing agent or a new one, in lowercase letters, digits, _ . -</p>
         </form>

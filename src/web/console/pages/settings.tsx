@@ -9,7 +9,7 @@ export const SettingsPage: FC<{ view: View; settings: AccountSettingsRow }> = ({
     <section class="card" aria-labelledby="h-account">
       <h2 id="h-account">{settings.name || "Account"}</h2>
       <Act view={view} action="settings" label="Account settings">
-        <div class="row">
+        <div class="row top">
           <Field id="s-tz" label="Time zone" hint="An IANA name, e.g. Europe/Berlin, America/New_York or UTC. Agendas and due windows use it." class="grow">
             <input type="text" id="s-tz" name="time_zone" value={settings.time_zone} required maxlength={64} aria-describedby="s-tz-hint" />
           </Field>

@@ -159,7 +159,7 @@ export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
                 ))}
               </ul>
             ) : <p class="hint">No comments yet.</p>}
-            <Act view={view} action="comment" fields={{ task_id: t.id }} label="Add a comment">
+            <Act view={view} action="comment" once fields={{ task_id: t.id }} label="Add a comment">
               <label for="c-body">Add a comment</label>
               <textarea id="c-body" name="body" required maxlength={20000}></textarea>
               <div class="actions"><Button kind="primary">Comment</Button></div>

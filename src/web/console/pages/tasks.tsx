@@ -135,7 +135,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
       ) : null}
       <details class="card">
         <summary>New task{current ? ` in ${clip(current.name, NAME_CLIP).text}` : ""}</summary>
-        <Act view={view} action="create_task" label="New task" fields={current ? { project_id: current.id } : {}}>
+        <Act view={view} action="create_task" once label="New task" fields={current ? { project_id: current.id } : {}}>
           <div class="row">
             <Field id="n-title" label="Title" class="grow">
               <input type="text" id="n-title" name="title" required maxlength={500} />

@@ -4,6 +4,7 @@ import { WEBHOOKS_PER_ACCOUNT } from "../../../domain/webhooks.ts";
 import type { WebhookSummary } from "../../../db/webhooks.ts";
 import { clip } from "../format.ts";
 import type { NewWebhook } from "../webhooks.ts";
+import { newFormId } from "../once.ts";
 import { Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
 
 const EVENT_HINTS: Record<(typeof EVENT_TYPES)[number], string> = {
@@ -90,6 +91,7 @@ export const WebhooksPage: FC<{ view: View; hooks: WebhookSummary[]; created: Ne
       ) : (
         <form method="post" action="/webhooks" aria-label="Add a webhook">
           <input type="hidden" name="csrf" value={view.csrf} />
+          <input type="hidden" name="form_id" value={newFormId()} />
           <Field id="w-url" label="Endpoint URL" hint={httpAllowed ? "https:// (http:// too on this development server)" : "https:// only"}>
             <input type="url" id="w-url" name="url" required maxlength={2000} placeholder="https://example.com/hooks/taskgate" aria-describedby="w-url-hint" />
           </Field>
