@@ -5,6 +5,7 @@
  * old failed sign-ins), the pruning of delivery records older than 30 days and
  * the removal of OAuth client registrations that never led to a grant.
  */
+import { accountEnv, shardsOf } from "./db/shards.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
 import { purgeFinishedDeliveries } from "./db/webhooks.ts";
 import type { Env } from "./env.ts";
@@ -23,16 +24,21 @@ function logged(where: string, p: Promise<unknown>): Promise<unknown> {
 
 export async function scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
   const nowMs = Date.now();
+  // Every job that spans accounts runs in every database of the deployment, each as if it were the only one.
+  const shards = shardsOf(env).map((s) => ({ name: s.name, env: accountEnv(env, s.name) }));
+  const each = (where: string, job: (shardEnv: Env) => Promise<unknown>) => {
+    for (const s of shards) ctx.waitUntil(logged(shards.length > 1 ? `${where} ${s.name}` : where, job(s.env)));
+  };
   if (controller.cron === MINUTE_CRON) {
-    ctx.waitUntil(logged("announceStaleRuns", announceStaleRuns(env, nowMs)));
-    ctx.waitUntil(logged("announceLapsedClaims", announceLapsedClaims(env, nowMs)));
+    each("announceStaleRuns", (e) => announceStaleRuns(e, nowMs));
+    each("announceLapsedClaims", (e) => announceLapsedClaims(e, nowMs));
     return;
   }
   const now = new Date(nowMs).toISOString();
-  ctx.waitUntil(purgeExpiredTrash(env.DB, now));
-  ctx.waitUntil(logged("purgeSignInRecords", purgeSignInRecords(env.DB, new Date(nowMs))));
+  each("purgeExpiredTrash", (e) => purgeExpiredTrash(e.DB, now));
+  each("purgeSignInRecords", (e) => purgeSignInRecords(e.DB, new Date(nowMs)));
   ctx.waitUntil(logged("removeUnusedRegistrations", removeUnusedRegistrations(env, nowMs)));
-  ctx.waitUntil(logged("purgeFinishedDeliveries", purgeFinishedDeliveries(env.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString())));
+  each("purgeFinishedDeliveries", (e) => purgeFinishedDeliveries(e.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString()));
 }
 
 export async function queue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {

@@ -69,9 +69,10 @@ export function field(html: string, name: string): string | undefined {
 }
 
 /** An invitation as the admin CLI makes it: the setup link's path (with its one-time token). */
-export async function invite(accountId: string, email: string): Promise<{ path: string; token: string }> {
+export async function invite(accountId: string, email: string, db: D1Database = env.DB): Promise<{ path: string; token: string }> {
   const plan = await planInvite(accountId, email, new Date().toISOString());
-  await run(plan.statements);
+  await run(plan.directory);
+  await run(plan.statements, db);
   return { path: `/setup?token=${encodeURIComponent(plan.secret)}`, token: plan.secret };
 }
 

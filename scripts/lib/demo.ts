@@ -175,7 +175,7 @@ export async function ensureDemo(target: Target): Promise<DemoResult> {
     }
   }
   const account = planAccount("Demo", now);
-  const statements: Sql[] = [...account.statements];
+  const statements: Sql[] = [...account.directory, ...account.statements];
   const tokens = {} as Record<DemoRole, DemoToken>;
   for (const role of Object.keys(DEMO_ROLES) as DemoRole[]) {
     const planned = await planRole(account.id, role, now);
