@@ -147,12 +147,12 @@ export async function connect(secret: string, era: Era = "modern", opts: Connect
 const BOOKKEEPING_COLUMNS = new Set(["last_used_at", "last_seen_at"]);
 
 /** Every row of every table (bookkeeping columns left out), to prove a refused call changed nothing. */
-export async function snapshotDb(): Promise<string> {
-  const { results: tables } = await env.DB.prepare(
+export async function snapshotDb(db: D1Database = env.DB): Promise<string> {
+  const { results: tables } = await db.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'task_fts%' ORDER BY name",
   ).all<{ name: string }>();
   // One batch (one round trip) for every table: the security suites take a snapshot around each refused call.
-  const read = await env.DB.batch(tables.map(({ name }) => env.DB.prepare(`SELECT * FROM "${name}" ORDER BY 1`)));
+  const read = await db.batch(tables.map(({ name }) => db.prepare(`SELECT * FROM "${name}" ORDER BY 1`)));
   const out: Record<string, unknown[]> = {};
   tables.forEach(({ name }, i) => {
     out[name] = (read[i].results as Record<string, unknown>[]).map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !BOOKKEEPING_COLUMNS.has(k))));
