@@ -412,6 +412,23 @@ CREATE TABLE IF NOT EXISTS signin_failures (
 CREATE INDEX IF NOT EXISTS signin_failures_key ON signin_failures (key, failed_at);
 CREATE INDEX IF NOT EXISTS signin_failures_time ON signin_failures (failed_at);
 
+-- The directory: which database holds each account (a deployment may have
+-- several D1 databases; the first one keeps the directory), and what arrives
+-- without an account (a sign-in email, the hash of a token made before tokens
+-- carried their account) → the account.
+CREATE TABLE IF NOT EXISTS directory_accounts (
+  account_id TEXT PRIMARY KEY,
+  shard TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS directory_keys (
+  kind TEXT NOT NULL CHECK (kind IN ('email', 'token')),
+  key TEXT NOT NULL,
+  account_id TEXT NOT NULL,
+  PRIMARY KEY (kind, key)
+);
+CREATE INDEX IF NOT EXISTS directory_keys_account ON directory_keys (account_id);
+
 -- wrangler's migration ledger: a database made from this file already holds
 -- every migration below, so `wrangler d1 migrations apply` later applies only newer ones.
 CREATE TABLE IF NOT EXISTS d1_migrations (
@@ -427,4 +444,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0004_claim_leases.sql'),
   ('0005_search_per_account.sql'),
   ('0006_activity_retention.sql'),
-  ('0007_approval_kinds.sql');
+  ('0007_approval_kinds.sql'),
+  ('0008_directory.sql');

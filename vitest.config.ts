@@ -7,7 +7,8 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
-        d1Databases: ["MIGRATED_DB"],
+        // DB_1: a second database, so every test runs on a deployment with two (src/db/shards.ts).
+        d1Databases: ["DB_1", "MIGRATED_DB", "MIGRATED_DB_1"],
         bindings: {
           SCHEMA_SQL: readFileSync("schema.sql", "utf8"),
           // Every migration, in order, for the upgrade test (it builds a second database from them).

@@ -124,7 +124,7 @@ export interface PlannedAccount {
 /** An account planned exactly as `npm run admin -- create-account` plans it. */
 export function accountSql(name: string, nowIso: string): PlannedAccount {
   const plan = planAccount(name, nowIso);
-  return { id: plan.id, sql: plan.statements.map((s: Sql) => render(s) + ";") };
+  return { id: plan.id, sql: [...plan.directory, ...plan.statements].map((s: Sql) => render(s) + ";") };
 }
 
 export interface PlannedSecret {

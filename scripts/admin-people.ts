@@ -3,16 +3,23 @@
  * invite); `npm run deploy -- --email` makes the first person with the same
  * commands against the deployed database.
  */
-import { planAccount } from "../src/db/provisioning.ts";
+import { FIRST_SHARD, planAccount, roomiest } from "../src/db/provisioning.ts";
 import { normalizeEmail, planInvite, setupUrl } from "../src/db/people-plans.ts";
-import { execute, query, type Target } from "./lib/d1.ts";
+import { databaseSizes, databasesOf, execute, inDatabase, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, required, UsageError, type Values } from "./lib/cli.ts";
 
 export function createAccountCommand(values: Values, target: Target): { id: string; name: string } {
   const name = required(values, "name");
   if (name.length > 200) throw new UsageError("--name is limited to 200 characters");
-  const plan = planAccount(name, new Date().toISOString());
-  execute(target, plan.statements);
+  // A new account goes to the database with the most room; the directory (in the first) says where.
+  const databases = databasesOf(target);
+  const shard = databases.length === 1 ? FIRST_SHARD : roomiest(databaseSizes(target));
+  const plan = planAccount(name, new Date().toISOString(), shard);
+  if (shard === FIRST_SHARD) execute(target, [...plan.directory, ...plan.statements]);
+  else {
+    execute(inDatabase(target, shard), plan.statements);
+    execute(target, plan.directory);
+  }
   return { id: plan.id, name: plan.name };
 }
 
@@ -39,6 +46,7 @@ export async function inviteCommand(values: Values, target: Target): Promise<Inv
   if (owner.length > 0 && owner[0].account_id !== accountId) {
     throw new UsageError(`${plan.email} already signs in to account ${owner[0].account_id}; an email belongs to one account`);
   }
+  execute(inDatabase(target, "DB"), plan.directory);
   execute(target, plan.statements);
   const person = query<{ id: string }>(target, { sql: "SELECT id FROM people WHERE email = ?", params: [plan.email] });
   console.error("Send this link to the person: it works once, until it expires.");

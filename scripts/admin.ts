@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { parseIsoTime } from "../src/domain/dates.ts";
 import { planToken } from "../src/db/provisioning.ts";
 import { findTokenSql, listTokensSql, revokeTokenSql } from "../src/db/admin-tokens.ts";
-import { execute, query, type Target } from "./lib/d1.ts";
+import { accountTarget, applyMigrations, databasesOf, execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
 import { addWebhookCommand, listWebhooksCommand, removeWebhookCommand } from "./admin-webhooks.ts";
@@ -18,7 +18,8 @@ import { deployConfigIfAny } from "./lib/deploy-config.ts";
 const USAGE = `Usage: npm run -s admin -- <command> [--remote | --persist-to DIR]
 
 Commands:
-  create-account --name NAME
+  create-account --name NAME                               (in the database with the most room)
+  migrate                                                  (applies new migrations to every database)
   create-token   --account ID --kind human|agent --scope read|write [--agent NAME] [--label TEXT] [--expires ISO]
   invite         --account ID --email EMAIL [--url BASE]   (prints a one-time setup link, valid 7 days)
   list-tokens    --account ID                              (tg_ tokens and apps connected through OAuth)
@@ -32,6 +33,10 @@ Webhook events: approval.requested, task.completed, task.rejected, run.stale, cl
 
 const commands: Record<string, (values: Values, target: Target) => Promise<unknown> | unknown> = {
   "create-account": createAccountCommand,
+  migrate(_values, target) {
+    applyMigrations(target);
+    return { migrated: databasesOf(target) };
+  },
   async "create-token"(values, target) {
     const accountId = required(values, "account");
     const kind = oneOf(values, "kind", ["human", "agent"] as const);
@@ -123,7 +128,9 @@ async function main(argv: string[]): Promise<number> {
     });
     if (values.remote && values["persist-to"]) throw new UsageError("--persist-to is for the local database; leave it out with --remote");
     // After `npm run deploy`, --remote reaches the database whose id it wrote into wrangler.deploy.toml.
-    const target: Target = { remote: values.remote === true, persistTo: values["persist-to"], config: values.remote ? deployConfigIfAny() : undefined };
+    const deployment: Target = { remote: values.remote === true, persistTo: values["persist-to"], config: values.remote ? deployConfigIfAny() : undefined };
+    // A command about one account runs in that account's database, found in the directory.
+    const target = typeof values.account === "string" ? accountTarget(deployment, values.account) : deployment;
     const result = await handler(values, target);
     process.stdout.write(JSON.stringify(result) + "\n");
     return 0;

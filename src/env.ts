@@ -2,7 +2,15 @@ import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { TaskgateEvent } from "./domain/events.ts";
 
 export interface Env {
+  /**
+   * The first D1 database: it keeps the directory and the accounts placed in it. In an account's
+   * view of the deployment (src/db/shards.ts accountEnv), that account's database.
+   */
   DB: D1Database;
+  /** More databases (shards) of a deployment that outgrew one: DB_1, DB_2, … (wrangler configuration). */
+  DB_1?: D1Database;
+  /** Seconds an account's database stays cached in the isolate (default 60). */
+  SHARD_CACHE_SECONDS?: string;
   /** The OAuth provider's storage: clients, grants, hashed tokens (see wrangler.toml). */
   OAUTH_KV: KVNamespace;
   /**

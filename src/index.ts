@@ -20,6 +20,7 @@ import { MAX_BODY_BYTES } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
 import { queue, scheduled } from "./jobs.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
+import { shardsOf } from "./db/shards.ts";
 import { pingDatabase } from "./db/account.ts";
 import { providerFor, serveTokenCall, TOKEN_PATH } from "./oauth/provider.ts";
 import { serveTokenEndpoint } from "./oauth/token-endpoint.ts";
@@ -51,8 +52,11 @@ app.use("*", async function requestId(c, next) {
 /** Every D1 call a request makes, counted and timed in `Server-Timing` (cheap, and useful in production). */
 app.use("*", async function d1Timing(c, next) {
   if (!c.env?.DB) return next();
+  // One meter over every database of the deployment (src/db/shards.ts).
   const meter = meterD1(c.env.DB);
-  c.env = { ...c.env, DB: meter.db };
+  const metered: Record<string, D1Database> = { DB: meter.db };
+  for (const s of shardsOf(c.env).slice(1)) metered[s.name] = meterD1(s.db, meter).db;
+  c.env = { ...c.env, ...metered };
   await next();
   if (c.res.headers.get("content-type")?.startsWith("text/event-stream") && !c.res.headers.has("content-length")) {
     // A streamed stateless legacy answer is one SSE message: let it finish so the count covers the whole call.

@@ -7,6 +7,7 @@
  * the removal of activity entries and run events past each account's retention.
  */
 import { purgeExpiredActivity } from "./db/retention.ts";
+import { accountEnv, shardsOf } from "./db/shards.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
 import { purgeFinishedDeliveries } from "./db/webhooks.ts";
 import type { Env } from "./env.ts";
@@ -25,17 +26,22 @@ function logged(where: string, p: Promise<unknown>): Promise<unknown> {
 
 export async function scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
   const nowMs = Date.now();
+  // Every job that spans accounts runs in every database of the deployment, each as if it were the only one.
+  const shards = shardsOf(env).map((s) => ({ name: s.name, env: accountEnv(env, s.name) }));
+  const each = (where: string, job: (shardEnv: Env) => Promise<unknown>) => {
+    for (const s of shards) ctx.waitUntil(logged(shards.length > 1 ? `${where} ${s.name}` : where, job(s.env)));
+  };
   if (controller.cron === MINUTE_CRON) {
-    ctx.waitUntil(logged("announceStaleRuns", announceStaleRuns(env, nowMs)));
-    ctx.waitUntil(logged("announceLapsedClaims", announceLapsedClaims(env, nowMs)));
+    each("announceStaleRuns", (e) => announceStaleRuns(e, nowMs));
+    each("announceLapsedClaims", (e) => announceLapsedClaims(e, nowMs));
     return;
   }
   const now = new Date(nowMs).toISOString();
-  ctx.waitUntil(purgeExpiredTrash(env.DB, now));
-  ctx.waitUntil(logged("purgeSignInRecords", purgeSignInRecords(env.DB, new Date(nowMs))));
+  each("purgeExpiredTrash", (e) => purgeExpiredTrash(e.DB, now));
+  each("purgeSignInRecords", (e) => purgeSignInRecords(e.DB, new Date(nowMs)));
   ctx.waitUntil(logged("removeUnusedRegistrations", removeUnusedRegistrations(env, nowMs)));
-  ctx.waitUntil(logged("purgeExpiredActivity", purgeExpiredActivity(env.DB, now).then((r) => console.log(JSON.stringify({ level: "info", where: "purgeExpiredActivity", ...r })))));
-  ctx.waitUntil(logged("purgeFinishedDeliveries", purgeFinishedDeliveries(env.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString())));
+  each("purgeExpiredActivity", (e) => purgeExpiredActivity(e.DB, now).then((r) => console.log(JSON.stringify({ level: "info", where: "purgeExpiredActivity", ...r }))));
+  each("purgeFinishedDeliveries", (e) => purgeFinishedDeliveries(e.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString()));
 }
 
 export async function queue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {

@@ -62,10 +62,10 @@ export const CREDS = { drive: DRIVE_CREDS, slack: SLACK_CREDS, notion: NOTION_CR
 export const SECRET_VALUES = [...Object.values(DRIVE_CREDS), SLACK_CREDS.token, NOTION_CREDS.token];
 
 /** Connects an app the way the admin CLI does: the same planning function, bound to D1. */
-export async function connectApp(accountId: string, provider: Provider, credentials: unknown = CREDS[provider], key = env.CONNECTOR_KEY): Promise<string> {
-  const existing = await env.DB.prepare("SELECT id FROM connectors WHERE account_id = ? AND provider = ?").bind(accountId, provider).first<{ id: string }>();
+export async function connectApp(accountId: string, provider: Provider, credentials: unknown = CREDS[provider], key = env.CONNECTOR_KEY, db: D1Database = env.DB): Promise<string> {
+  const existing = await db.prepare("SELECT id FROM connectors WHERE account_id = ? AND provider = ?").bind(accountId, provider).first<{ id: string }>();
   const plan = await planConnector({ accountId, provider, credentials, key, existingId: existing?.id ?? null }, new Date().toISOString());
-  await run(plan.statements);
+  await run(plan.statements, db);
   return plan.id;
 }
 

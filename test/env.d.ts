@@ -1,12 +1,16 @@
 declare namespace Cloudflare {
   interface Env {
     DB: D1Database;
+    /** The second database: accounts placed there live only there. */
+    DB_1: D1Database;
     OAUTH_KV: KVNamespace;
     SCHEMA_SQL: string;
     /** JSON: [{ name, sql }] of migrations/*.sql in order. */
     MIGRATIONS: string;
     /** An empty database the upgrade test builds from the migrations. */
     MIGRATED_DB: D1Database;
+    /** A second database upgraded the same way (every migration applies to every database). */
+    MIGRATED_DB_1: D1Database;
     VALIDATE_OUTPUT: string;
     CONNECTOR_KEY: string;
     ALLOWED_ORIGINS: string;

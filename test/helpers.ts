@@ -12,13 +12,13 @@ export function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promi
   return (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init));
 }
 
-export async function run(statements: Sql[]): Promise<void> {
-  await env.DB.batch(statements.map((s) => env.DB.prepare(s.sql).bind(...s.params)));
+export async function run(statements: Sql[], db: D1Database = env.DB): Promise<void> {
+  await db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.params)));
 }
 
-export async function createToken(req: TokenRequest): Promise<{ id: string; secret: string }> {
-  const t = await planToken(req, new Date().toISOString());
-  await run(t.statements);
+export async function createToken(req: TokenRequest, db: D1Database = env.DB): Promise<{ id: string; secret: string }> {
+  const t = await planToken({ shard: db === env.DB_1 ? "DB_1" : "DB", ...req }, new Date().toISOString());
+  await run(t.statements, db);
   return { id: t.id, secret: t.secret };
 }
 
@@ -33,15 +33,17 @@ export interface SeededAccount {
   agentName: string;
 }
 
-/** An account with a human write, human read, agent write and agent read token. */
-export async function seedAccount(name = "Test account", agentName = "bot"): Promise<SeededAccount> {
+/** An account with a human write, human read, agent write and agent read token, in database `shard` (default the first). */
+export async function seedAccount(name = "Test account", agentName = "bot", shard: "DB" | "DB_1" = "DB"): Promise<SeededAccount> {
   const now = new Date().toISOString();
-  const account = planAccount(name, now);
-  await run(account.statements);
-  const human = await createToken({ accountId: account.id, kind: "human", scope: "write" });
-  const humanRead = await createToken({ accountId: account.id, kind: "human", scope: "read" });
-  const agent = await createToken({ accountId: account.id, kind: "agent", scope: "write", agent: agentName });
-  const agentRead = await createToken({ accountId: account.id, kind: "agent", scope: "read", agent: agentName });
+  const account = planAccount(name, now, shard);
+  const db = env[shard];
+  await run(account.directory);
+  await run(account.statements, db);
+  const human = await createToken({ accountId: account.id, kind: "human", scope: "write", shard }, db);
+  const humanRead = await createToken({ accountId: account.id, kind: "human", scope: "read", shard }, db);
+  const agent = await createToken({ accountId: account.id, kind: "agent", scope: "write", agent: agentName, shard }, db);
+  const agentRead = await createToken({ accountId: account.id, kind: "agent", scope: "read", agent: agentName, shard }, db);
   return {
     accountId: account.id,
     human: human.secret,
@@ -145,12 +147,12 @@ export async function connect(secret: string, era: Era = "modern", opts: Connect
 const BOOKKEEPING_COLUMNS = new Set(["last_used_at", "last_seen_at"]);
 
 /** Every row of every table (bookkeeping columns left out), to prove a refused call changed nothing. */
-export async function snapshotDb(): Promise<string> {
-  const { results: tables } = await env.DB.prepare(
+export async function snapshotDb(db: D1Database = env.DB): Promise<string> {
+  const { results: tables } = await db.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'task\\_search%' ESCAPE '\\' AND name NOT LIKE 'comment\\_search%' ESCAPE '\\' ORDER BY name",
   ).all<{ name: string }>();
   // One batch (one round trip) for every table: the security suites take a snapshot around each refused call.
-  const read = await env.DB.batch(tables.map(({ name }) => env.DB.prepare(`SELECT * FROM "${name}" ORDER BY 1`)));
+  const read = await db.batch(tables.map(({ name }) => db.prepare(`SELECT * FROM "${name}" ORDER BY 1`)));
   const out: Record<string, unknown[]> = {};
   tables.forEach(({ name }, i) => {
     out[name] = (read[i].results as Record<string, unknown>[]).map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !BOOKKEEPING_COLUMNS.has(k))));

@@ -50,8 +50,10 @@ describe("schema upgrades", () => {
     expect(recorded).toEqual(names);
   });
 
-  it("a database of the first schema, with data, upgraded by every migration equals schema.sql and keeps its rows", async () => {
-    const db = env.MIGRATED_DB;
+  // Every migration applies to every database of a deployment (npm run admin -- migrate): two here, each with its rows.
+  for (const which of ["MIGRATED_DB", "MIGRATED_DB_1"] as const)
+  it(`${which}: a database of the first schema, with data, upgraded by every migration equals schema.sql and keeps its rows`, async () => {
+    const db = env[which];
     await applySchema(db, MIGRATIONS[0].sql);
     const now = "2026-01-05T10:00:00.000Z";
     await db.batch([
@@ -101,6 +103,7 @@ describe("schema upgrades", () => {
     expect(await found(["uber", "not"]), "and the notes, folded, the last word a prefix").toEqual([["tsk_m", null]]);
     expect(await found(["zeppelin"]), "and each comment").toEqual([["tsk_m", "Ask about the zeppelin"]]);
     expect((await searchTaskRows(db, { accountId: "acc_other", words: ["keep"], offset: 0, limit: 5 })).length).toBe(0);
+    expect(await db.prepare("SELECT shard FROM directory_accounts WHERE account_id = 'acc_m'").first("shard"), "accounts from before the directory live in the first database").toBe("DB");
     const key = await db.prepare("SELECT result, request_hash FROM idempotency_keys WHERE key = 'k'").first();
     expect(key, "an idempotency row from before request_hash keeps its result, with no hash").toEqual({ result: "{}", request_hash: null });
   });

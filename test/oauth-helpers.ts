@@ -123,10 +123,10 @@ export interface Connected {
 }
 
 /** An account with a signed-in person, a registered client and a completed authorization with this choice. */
-export async function connectApp(choice: Choice, o: { acc?: SeededAccount; clientName?: string } = {}): Promise<Connected> {
+export async function connectApp(choice: Choice, o: { acc?: SeededAccount; clientName?: string; db?: D1Database } = {}): Promise<Connected> {
   const acc = o.acc ?? (await seedAccount());
   const email = uniqueEmail();
-  const personId = await addPerson(acc.accountId, email, PASSWORD);
+  const personId = await addPerson(acc.accountId, email, PASSWORD, o.db);
   const browser = new Browser();
   expect((await signIn(browser, email, PASSWORD)).status).toBe(303);
   const { clientId, redirectUri } = await registerClient(o.clientName ?? "Flow app");

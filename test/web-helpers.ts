@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { hashPassword } from "../src/domain/passwords.ts";
 import { planInvite } from "../src/db/people-plans.ts";
+import { placeEmailSql } from "../src/db/provisioning.ts";
 import { ID_PREFIX, newId } from "../src/domain/ids.ts";
 import { run, workerFetch } from "./helpers.ts";
 
@@ -69,17 +70,19 @@ export function field(html: string, name: string): string | undefined {
 }
 
 /** An invitation as the admin CLI makes it: the setup link's path (with its one-time token). */
-export async function invite(accountId: string, email: string): Promise<{ path: string; token: string }> {
+export async function invite(accountId: string, email: string, db: D1Database = env.DB): Promise<{ path: string; token: string }> {
   const plan = await planInvite(accountId, email, new Date().toISOString());
-  await run(plan.statements);
+  await run(plan.directory);
+  await run(plan.statements, db);
   return { path: `/setup?token=${encodeURIComponent(plan.secret)}`, token: plan.secret };
 }
 
 /** A person who already set a password (skips the setup page). */
-export async function addPerson(accountId: string, email: string, password: string): Promise<string> {
+export async function addPerson(accountId: string, email: string, password: string, db: D1Database = env.DB): Promise<string> {
   const id = newId(ID_PREFIX.person);
   const now = new Date().toISOString();
-  await env.DB.prepare("INSERT INTO people (id, account_id, email, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
+  if (db !== env.DB) await run([placeEmailSql(accountId, email)]);
+  await db.prepare("INSERT INTO people (id, account_id, email, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
     .bind(id, accountId, email, await hashPassword(password), now, now)
     .run();
   return id;

@@ -3,7 +3,7 @@
  * `wrangler dev` uses, optionally under --persist-to DIR) or --remote.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,6 +20,40 @@ export interface Target {
   config?: string;
   /** A wrangler executable to run instead of the project's own (the one `npm run deploy` found on PATH). */
   wrangler?: string;
+  /** Which database: a binding of the configuration (DB, DB_1, …); the first (`taskgate`) when absent. */
+  database?: string;
+}
+
+/** The databases of the configuration, in order: DB, then DB_1, DB_2, … (src/db/shards.ts reads the same bindings). */
+export function databasesOf(target: Target): string[] {
+  const text = readFileSync(target.config ? resolve(ROOT, target.config) : join(ROOT, "wrangler.toml"), "utf8");
+  const bound = new Set([...text.matchAll(/^\s*binding\s*=\s*"(DB(?:_[1-9][0-9]*)?)"/gm)].map((m) => m[1]));
+  const out = ["DB"];
+  for (let i = 1; bound.has(`DB_${i}`); i++) out.push(`DB_${i}`);
+  return out;
+}
+
+/** The same target in another of its databases. */
+export function inDatabase(target: Target, database: string): Target {
+  return { ...target, database: database === "DB" ? undefined : database };
+}
+
+const nameOf = (target: Target) => target.database ?? "taskgate";
+
+/** The target in the database the directory names for this account (the first when it names none or has one database). */
+export function accountTarget(target: Target, accountId: string): Target {
+  if (databasesOf(target).length === 1) return target;
+  const rows = query<{ shard: string }>(target, { sql: "SELECT shard FROM directory_accounts WHERE account_id = ?", params: [accountId] });
+  return inDatabase(target, rows[0]?.shard ?? "DB");
+}
+
+/** Each database's size in bytes, as D1 reports it after a trivial query. */
+export function databaseSizes(target: Target): { name: string; bytes: number }[] {
+  return databasesOf(target).map((name) => {
+    const out = wrangler(inDatabase(target, name), ["--json", "--command", "SELECT 1"]);
+    const parsed = JSON.parse(out.slice(out.indexOf("["))) as { meta?: { size_after?: number } }[];
+    return { name, bytes: Number(parsed[0]?.meta?.size_after ?? 0) };
+  });
 }
 
 /** A literal for wrangler's SQL text: strings quoted, '' doubled. */
@@ -91,16 +125,19 @@ function runD1Once(target: Target, command: string[], env: NodeJS.ProcessEnv): s
 }
 
 function wrangler(target: Target, args: string[]): string {
-  return runD1(target, ["execute", "taskgate", ...where(target), "--yes", ...args], {});
+  return runD1(target, ["execute", nameOf(target), ...where(target), "--yes", ...args], {});
 }
 
 /**
- * Applies the files of migrations/ that the database has not recorded in
+ * Applies the files of migrations/ that a database has not recorded in
  * d1_migrations yet (schema.sql records every migration it contains), without
- * a prompt. This is how a database made by an older checkout catches up.
+ * a prompt, to every database of the configuration (or only target.database).
+ * This is how a database made by an older checkout catches up.
  */
 export function applyMigrations(target: Target): void {
-  runD1(target, ["migrations", "apply", "taskgate", ...where(target)], { CI: "1" });
+  for (const db of target.database ? [target.database] : databasesOf(target)) {
+    runD1(target, ["migrations", "apply", nameOf(inDatabase(target, db)), ...where(target)], { CI: "1" });
+  }
 }
 
 /** Runs statements as one file (atomic in D1). */

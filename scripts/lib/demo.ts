@@ -10,7 +10,7 @@ import { planAccount, planToken, type Sql } from "../../src/db/provisioning.ts";
 import { planDemoPerson } from "../../src/db/people-plans.ts";
 import { hashPassword, verifyPassword } from "../../src/domain/passwords.ts";
 import type { TokenKind, TokenScope } from "../../src/domain/principal.ts";
-import { applyMigrations, applySchemaFile, execute, query, ROOT, type Target } from "./d1.ts";
+import { applyMigrations, applySchemaFile, databasesOf, execute, inDatabase, query, ROOT, type Target } from "./d1.ts";
 
 /** Where the demo tokens are kept: the project root, or the state directory given with --persist-to. */
 export function demoFile(target: Target): string {
@@ -79,13 +79,19 @@ export function ensureDevVars(target: Target): DevVars {
  * Returns what it did.
  */
 export function ensureSchema(target: Target): "created" | "upgraded" {
-  const rows = query(target, { sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", params: ["tasks"] });
-  if (rows.length > 0) {
-    applyMigrations(target);
-    return "upgraded";
+  let done: "created" | "upgraded" = "upgraded";
+  // Every database of the configuration (DB, and DB_1, … when declared).
+  for (const db of databasesOf(target)) {
+    const one = inDatabase(target, db);
+    const rows = query(one, { sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", params: ["tasks"] });
+    if (rows.length > 0) {
+      applyMigrations(one);
+    } else {
+      applySchemaFile(one, join(ROOT, "schema.sql"));
+      if (db === "DB") done = "created";
+    }
   }
-  applySchemaFile(target, join(ROOT, "schema.sql"));
-  return "created";
+  return done;
 }
 
 /** A readable random password for the demo person: 20 characters, letters and digits. */
@@ -175,7 +181,7 @@ export async function ensureDemo(target: Target): Promise<DemoResult> {
     }
   }
   const account = planAccount("Demo", now);
-  const statements: Sql[] = [...account.statements];
+  const statements: Sql[] = [...account.directory, ...account.statements];
   const tokens = {} as Record<DemoRole, DemoToken>;
   for (const role of Object.keys(DEMO_ROLES) as DemoRole[]) {
     const planned = await planRole(account.id, role, now);

@@ -9,17 +9,19 @@ export interface D1Meter {
   ms: number;
 }
 
-export function meterD1(real: D1Database): D1Meter {
-  const meter: D1Meter = { db: real, calls: 0, ms: 0 };
+/** `shared`: count into another database's meter (a request's calls to every shard make one count); the result's `db` is this one. */
+export function meterD1(real: D1Database, shared?: D1Meter): D1Meter {
+  const counts: D1Meter = shared ?? { db: real, calls: 0, ms: 0 };
+  const meter: D1Meter = shared ? { db: real, calls: 0, ms: 0 } : counts;
   const originals = new WeakMap<object, D1PreparedStatement>();
 
   async function timed<T>(run: () => Promise<T>): Promise<T> {
-    meter.calls++;
+    counts.calls++;
     const start = performance.now();
     try {
       return await run();
     } finally {
-      meter.ms += performance.now() - start;
+      counts.ms += performance.now() - start;
     }
   }
 

@@ -6,8 +6,9 @@
  * tests and rendered by the admin CLI, like provisioning.ts.
  */
 import { ID_PREFIX, newId } from "../domain/ids.ts";
-import type { Sql } from "./provisioning.ts";
-import { base64url, hashToken } from "../domain/tokens.ts";
+import { placeEmailSql, type Sql } from "./provisioning.ts";
+import { base64url, hashToken, newSecretOf } from "../domain/tokens.ts";
+
 
 export const SETUP_LINK_DAYS = 7;
 export const EMAIL_MAX = 254;
@@ -31,6 +32,8 @@ export interface PlannedInvite {
   secret: string;
   expiresAt: string;
   statements: Sql[];
+  /** The email's entry in the directory (first database), run before the statements. */
+  directory: Sql[];
 }
 
 /**
@@ -42,7 +45,7 @@ export interface PlannedInvite {
 export async function planInvite(accountId: string, rawEmail: string, now: string): Promise<PlannedInvite> {
   const email = normalizeEmail(rawEmail);
   if (!isEmail(email)) throw new Error(`--email must be an email address like ada@example.com (got ${rawEmail})`);
-  const secret = newSecret();
+  const secret = newSecretOf(accountId);
   const hash = await hashToken(secret);
   const expiresAt = new Date(Date.parse(now) + SETUP_LINK_DAYS * 86_400_000).toISOString();
   const personOfAccount = "(SELECT id FROM people WHERE email = ? AND account_id = ?)";
@@ -50,6 +53,7 @@ export async function planInvite(accountId: string, rawEmail: string, now: strin
     email,
     secret,
     expiresAt,
+    directory: [placeEmailSql(accountId, email)],
     statements: [
       {
         sql: "INSERT INTO people (id, account_id, email, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING",
@@ -86,6 +90,11 @@ export function planDemoPerson(accountId: string, rawEmail: string, passwordHash
         sql: `INSERT INTO people (id, account_id, email, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
               ON CONFLICT (email) DO UPDATE SET account_id = excluded.account_id, password_hash = excluded.password_hash, updated_at = excluded.updated_at`,
         params: [newId(ID_PREFIX.person), accountId, email, passwordHash, now, now],
+      },
+      // The demo lives in the first database, with the directory.
+      {
+        sql: "INSERT INTO directory_keys (kind, key, account_id) VALUES ('email', ?, ?) ON CONFLICT DO UPDATE SET account_id = excluded.account_id",
+        params: [email, accountId],
       },
     ],
   };

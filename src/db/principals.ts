@@ -9,13 +9,19 @@
  * to lose. A revocation or pause made through this isolate clears it at once;
  * other isolates see it within the window.
  */
+import type { Env } from "../env.ts";
 import type { Principal } from "../domain/principal.ts";
+import { boundShard, FIRST_SHARD, locate, shardDb } from "./shards.ts";
+import { shardName } from "./provisioning.ts";
+import { accountInSecret, shardInSecret } from "../domain/tokens.ts";
 import { findToken, touch, TOUCH_INTERVAL_MS, type ResolvedToken, type TokenKey } from "./tokens.ts";
 
 const CACHE_LIMIT = 2000;
 
 interface CacheEntry {
   token: ResolvedToken | null;
+  /** The database that holds the token's account (src/db/shards.ts). */
+  shard: string;
   fetchedAt: number;
 }
 
@@ -26,25 +32,48 @@ export function forgetResolvedTokens(): void {
 }
 
 export type Resolution =
-  | { ok: true; principal: Principal; resolved: ResolvedToken }
-  | { ok: false; reason: "unknown" | "revoked" | "expired"; resolved: ResolvedToken | null };
+  | { ok: true; principal: Principal; resolved: ResolvedToken; shard: string }
+  | { ok: false; reason: "unknown" | "revoked" | "expired"; resolved: ResolvedToken | null; shard: string };
 
-export async function resolveCredential(db: D1Database, key: TokenKey, ttlMs: number, nowMs = Date.now()): Promise<Resolution> {
+/**
+ * A credential and the account it belongs to, as far as it says: a grant's
+ * props name the account, a new `tg_` token carries it (`account`), an older
+ * token is found in the directory by its hash.
+ */
+export type CredentialKey = TokenKey & { account?: string | null; shard?: string | null };
+
+/** What a `tg_` secret says about where its account lives (see newSecretOf). */
+export function credentialOf(secret: string, hash: string): CredentialKey {
+  const index = shardInSecret(secret);
+  return { hash, account: accountInSecret(secret), shard: index === null ? null : shardName(index) };
+}
+
+export async function resolveCredential(env: Env, key: CredentialKey, ttlMs: number, nowMs = Date.now()): Promise<Resolution> {
   const cacheKey = "hash" in key ? `h:${key.hash}` : `i:${key.id}`;
   const hit = cache.get(cacheKey);
   let resolved: ResolvedToken | null;
+  let shard: string;
   if (hit && nowMs - hit.fetchedAt < ttlMs) {
-    resolved = hit.token;
+    ({ token: resolved, shard } = hit);
   } else {
-    resolved = await findToken(db, key, nowMs);
+    // A token that names its database is looked up there first; a miss (an older token, a moved account) asks the directory.
+    const hinted = "hash" in key && key.shard ? boundShard(env, key.shard) : null;
+    resolved = hinted ? await findToken(shardDb(env, hinted), key, nowMs) : null;
+    if (resolved && resolved.principal.accountId === key.account) {
+      shard = hinted as string;
+    } else {
+      // A secret without its account is from before secrets carried one: its account is in the first database.
+      shard = key.account ? await locate(env, { account: key.account }) : FIRST_SHARD;
+      resolved = shard === hinted ? null : await findToken(shardDb(env, shard), key, nowMs);
+    }
     if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(cacheKey, { token: resolved, fetchedAt: nowMs });
+    cache.set(cacheKey, { token: resolved, shard, fetchedAt: nowMs });
   }
-  if (!resolved) return { ok: false, reason: "unknown", resolved: null };
-  if (resolved.revoked) return { ok: false, reason: "revoked", resolved };
+  if (!resolved) return { ok: false, reason: "unknown", resolved: null, shard };
+  if (resolved.revoked) return { ok: false, reason: "revoked", resolved, shard };
   const p = resolved.principal;
-  if (p.expiresAt && Date.parse(p.expiresAt) <= nowMs) return { ok: false, reason: "expired", resolved };
-  return { ok: true, principal: p, resolved };
+  if (p.expiresAt && Date.parse(p.expiresAt) <= nowMs) return { ok: false, reason: "expired", resolved, shard };
+  return { ok: true, principal: p, resolved, shard };
 }
 
 /**

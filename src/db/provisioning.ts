@@ -12,17 +12,56 @@ export interface Sql {
   params: (string | number | null)[];
 }
 
+/** The first database of a deployment (binding DB): it keeps the directory (src/db/shards.ts). */
+export const FIRST_SHARD = "DB";
+
+/** The directory's record of a new account, and of a person's sign-in email: statements for the first database. */
+export function placeAccountSql(accountId: string, shard: string, now: string): Sql {
+  return {
+    sql: "INSERT INTO directory_accounts (account_id, shard, updated_at) VALUES (?, ?, ?) ON CONFLICT (account_id) DO UPDATE SET shard = excluded.shard, updated_at = excluded.updated_at",
+    params: [accountId, shard, now],
+  };
+}
+
+export function placeEmailSql(accountId: string, email: string): Sql {
+  return { sql: "INSERT INTO directory_keys (kind, key, account_id) VALUES ('email', ?, ?) ON CONFLICT DO NOTHING", params: [email, accountId] };
+}
+
+/** The shard with the most room: the smallest database (ties: the first). */
+export function roomiest(sizes: { name: string; bytes: number }[]): string {
+  return sizes.reduce((best, s) => (s.bytes < best.bytes ? s : best)).name;
+}
+
+/** DB → 0, DB_n → n. */
+export function shardIndex(name: string): number {
+  return name === FIRST_SHARD ? 0 : Number(/^DB_([1-9][0-9]*)$/.exec(name)?.[1] ?? -1);
+}
+
+export function shardName(index: number): string {
+  return index === 0 ? FIRST_SHARD : `DB_${index}`;
+}
+
 export const AGENT_NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
 
 /** How many accounts the database has (`npm run deploy -- --email` invites a first person only into an empty one). */
 export const COUNT_ACCOUNTS_SQL: Sql = { sql: "SELECT count(*) AS n FROM accounts", params: [] };
 
-export function planAccount(name: string, now: string): { id: string; name: string; statements: Sql[] } {
+/**
+ * A new account in database `shard` (statements, run there) and its place in
+ * the directory (run in the first database; the same batch when it is the first).
+ */
+export function planAccount(
+  name: string,
+  now: string,
+  shard: string = FIRST_SHARD,
+): { id: string; name: string; shard: string; statements: Sql[]; directory: Sql[] } {
   const id = newId(ID_PREFIX.account);
   return {
     id,
     name,
+    shard,
     statements: [{ sql: "INSERT INTO accounts (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)", params: [id, name, now, now] }],
+    directory: [placeAccountSql(id, shard, now)],
   };
 }
 
@@ -33,6 +72,8 @@ export interface TokenRequest {
   agent?: string;
   label?: string;
   expiresAt?: string | null;
+  /** The database the account lives in (DB, DB_1, …), when the caller knows it: the token carries it. */
+  shard?: string;
 }
 
 export interface PlannedToken {
@@ -48,7 +89,7 @@ export async function planToken(req: TokenRequest, now: string): Promise<Planned
   }
   if (req.kind === "human" && req.agent) throw new Error("--agent is only for --kind agent");
   const id = newId(ID_PREFIX.token);
-  const secret = newTokenSecret();
+  const secret = newTokenSecret(req.accountId, req.shard === undefined ? undefined : shardIndex(req.shard));
   const hash = await hashToken(secret);
   const label = req.label ?? (req.kind === "agent" ? `${req.agent} (${req.scope})` : `human (${req.scope})`);
   const statements: Sql[] = [];

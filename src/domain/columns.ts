@@ -79,6 +79,8 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   setup_links: { hash: B, person_id: B, account_id: B, created_at: B, expires_at: B, used_at: L },
   sessions: { hash: B, person_id: B, account_id: B, created_at: B, expires_at: B },
   signin_failures: { key: B, failed_at: B },
+  directory_accounts: { account_id: B, shard: B, updated_at: B },
+  directory_keys: { kind: B, key: B, account_id: B },
   d1_migrations: { id: B, name: B, applied_at: B },
 };
 

@@ -13,8 +13,37 @@ export function base64url(bytes: Uint8Array): string {
   return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-export function newTokenSecret(): string {
-  return TOKEN_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
+/**
+ * 43 characters: 26 random (156 bits, base64url), the database the account was
+ * in when the secret was made (one base-36 digit: 0 is DB, n is DB_n; `_` when
+ * not known), and the 16 characters of the account's id. A deployment with
+ * several databases finds the account's without a directory lookup; the hash of
+ * the whole secret is what D1 keeps, so a changed hint matches nothing. Without
+ * an account: 32 random bytes.
+ */
+export function newSecretOf(accountId?: string, shardIndex?: number): string {
+  const tail = accountId ? ACCOUNT_ID.exec(accountId)?.[1] : undefined;
+  if (!tail) return base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const hint = shardIndex !== undefined && shardIndex >= 0 && shardIndex < 36 ? shardIndex.toString(36) : "_";
+  return base64url(crypto.getRandomValues(new Uint8Array(20))).slice(0, 26) + hint + tail;
+}
+
+/** The database index a secret may name (see newSecretOf), or null. */
+export function shardInSecret(secret: string): number | null {
+  const c = secret.charAt(secret.length - 17);
+  return /^[0-9a-z]$/.test(c) ? parseInt(c, 36) : null;
+}
+
+const ACCOUNT_ID = /^acc_([0-9a-z]{16})$/;
+
+/** The account a secret (a token, a session id, a setup link) may carry: the last 16 characters when they can be an account's. */
+export function accountInSecret(secret: string): string | null {
+  const tail = secret.slice(-16);
+  return /^[0-9a-z]{16}$/.test(tail) ? `acc_${tail}` : null;
+}
+
+export function newTokenSecret(accountId?: string, shardIndex?: number): string {
+  return TOKEN_PREFIX + newSecretOf(accountId, shardIndex);
 }
 
 export function hashToken(secret: string): Promise<string> {

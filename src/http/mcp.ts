@@ -9,6 +9,7 @@ import type { Env } from "../env.ts";
 import { effectiveScope, isGrantProps } from "../domain/grants.ts";
 import type { Principal } from "../domain/principal.ts";
 import { resolveCredential, touchIfDue, type Resolution } from "../db/principals.ts";
+import { accountEnv } from "../db/shards.ts";
 import type { ResolvedToken } from "../db/tokens.ts";
 import { serveMcp } from "../mcp/server.ts";
 import { insufficientScope, invalidToken } from "./auth.ts";
@@ -45,10 +46,10 @@ async function grantPrincipal(
   env: Env,
   ctx: ProviderContext,
   nowMs: number,
-): Promise<{ principal: Principal; resolved: ResolvedToken } | Response> {
+): Promise<{ principal: Principal; resolved: ResolvedToken; shard: string } | Response> {
   const props = ctx.props;
   if (!isGrantProps(props)) return invalidToken(request, "The access token carries no Taskgate grant.");
-  const r = await resolveCredential(env.DB, { id: props.tokenId }, authCacheMs(env), nowMs);
+  const r = await resolveCredential(env, { id: props.tokenId, account: props.accountId }, authCacheMs(env), nowMs);
   if (!r.ok) {
     // Revoked in D1 (the admin CLI) but still live in KV: finish the revocation there too.
     const grant = r.resolved?.grant;
@@ -62,7 +63,7 @@ async function grantPrincipal(
     return invalidToken(request, "The access token does not match its grant.");
   }
   const scope = effectiveScope(p.scope, ctx.auth?.scope ?? []);
-  return { principal: scope === p.scope ? p : { ...p, scope }, resolved: r.resolved };
+  return { principal: scope === p.scope ? p : { ...p, scope }, resolved: r.resolved, shard: r.shard };
 }
 
 const STEP_UP = "This call changes data and this app's access is read-only; authorize it again with tasks:write to make it.";
@@ -77,16 +78,19 @@ export const mcpApi = {
     const nowMs = Date.now();
     let principal: Principal;
     let resolved: ResolvedToken;
+    let shard: string;
     const oauth = !isTokenProps(c.props);
     if (!oauth) {
-      ({ principal, resolved } = (c.props as TokenProps).resolution);
+      ({ principal, resolved, shard } = (c.props as TokenProps).resolution);
     } else {
       const g = await grantPrincipal(request, env, c, nowMs);
       if (g instanceof Response) return g;
-      ({ principal, resolved } = g);
+      ({ principal, resolved, shard } = g);
     }
-    touchIfDue(env.DB, resolved, nowMs, (p) => ctx.waitUntil(p));
-    const scope = { env, principal, requestId: requestIdOf(request), toolsets, waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) };
+    // From here on the account's database is env.DB, for the registry, the tools and their SQL.
+    const own = accountEnv(env, shard);
+    touchIfDue(own.DB, resolved, nowMs, (p) => ctx.waitUntil(p));
+    const scope = { env: own, principal, requestId: requestIdOf(request), toolsets, waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) };
     // An app can ask the person for more (step-up); a tg_ token's scope is fixed, and its call gets the registry's refusal.
     const onWriteScopeMissing = oauth && principal.scope === "read" ? () => insufficientScope(request, STEP_UP) : undefined;
     return serveMcp(request, scope, { onWriteScopeMissing });

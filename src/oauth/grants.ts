@@ -4,6 +4,7 @@
  * refresh, so a revocation recorded only in D1 (the admin CLI) ends the
  * grant in the provider too: `invalid_grant` from this callback revokes it.
  */
+import { envOfAccount } from "../db/shards.ts";
 import { OAuthError, type AuthRequest, type OAuthHelpers, type TokenExchangeCallbackOptions } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env.ts";
 import { GRANT_SECONDS, isGrantProps, oauthScopesFor, PENDING_GRANT_SECONDS, type GrantProps } from "../domain/grants.ts";
@@ -19,11 +20,12 @@ export async function onCodeOrRefresh(o: TokenExchangeCallbackOptions<Env>): Pro
   if (!isGrantProps(props)) throw new OAuthError("invalid_grant", { description: WITHDRAWN });
   const nowMs = Date.now();
   const now = new Date(nowMs).toISOString();
+  const { DB: db } = await envOfAccount(o.env, props.accountId);
   if (o.grantType === "authorization_code") {
     const expiresAt = new Date(nowMs + GRANT_SECONDS * 1000).toISOString();
-    if (!(await activateGrant(o.env.DB, props.tokenId, o.grantId, now, expiresAt))) throw new OAuthError("invalid_grant", { description: WITHDRAWN });
+    if (!(await activateGrant(db, props.tokenId, o.grantId, now, expiresAt))) throw new OAuthError("invalid_grant", { description: WITHDRAWN });
   } else if (o.grantType === "refresh_token") {
-    if (!(await grantIsLive(o.env.DB, props.tokenId, o.grantId, now))) throw new OAuthError("invalid_grant", { description: WITHDRAWN });
+    if (!(await grantIsLive(db, props.tokenId, o.grantId, now))) throw new OAuthError("invalid_grant", { description: WITHDRAWN });
   }
 }
 

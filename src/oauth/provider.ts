@@ -16,7 +16,7 @@ import type { Env } from "../env.ts";
 import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS, OAUTH_SCOPES, READ_SCOPE } from "../domain/grants.ts";
 import { CLIENT_REGISTRATION_SECONDS, REGISTRATION_BODY_MAX_BYTES, registrationProblem } from "../domain/client-registration.ts";
 import { looksLikeToken, hashToken } from "../domain/tokens.ts";
-import { resolveCredential } from "../db/principals.ts";
+import { credentialOf, resolveCredential } from "../db/principals.ts";
 import { authCacheMs, mcpApi, type TokenProps } from "../http/mcp.ts";
 import { canonicalOrigin, pathAndQuery } from "../http/url-text.ts";
 import { webApp } from "../web/app.ts";
@@ -80,7 +80,7 @@ function options(origin: string): OAuthProviderOptions<Env> {
 /** A `tg_` token's props: its resolution (revocation, expiry, the agent's pause), or null when it is refused. */
 async function resolveTgToken(token: string, env: Env): Promise<TokenProps | null> {
   if (!looksLikeToken(token)) return null;
-  const resolution = await resolveCredential(env.DB, { hash: await hashToken(token) }, authCacheMs(env));
+  const resolution = await resolveCredential(env, credentialOf(token, await hashToken(token)), authCacheMs(env));
   return resolution.ok ? { via: "token", resolution } : null;
 }
 

@@ -17,6 +17,7 @@
  * under `refresh-retired:<user>:<grant>:<hash>` until the grant expires, so
  * an older token that comes back ends the grant too.
  */
+import { shardsOf } from "../db/shards.ts";
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env.ts";
 import { GRANT_SECONDS } from "../domain/grants.ts";
@@ -71,7 +72,11 @@ export async function replayedGrant(kv: KVNamespace, refreshToken: string, nowMs
 /** Ends the grant in the provider (all its tokens) and in D1, with the audit entry; the token endpoint's answer. */
 export async function endReplayedGrant(env: Env, oauth: OAuthHelpers, g: GrantRef): Promise<Response> {
   await oauth.revokeGrant(g.grantId, g.userId);
-  await env.DB.batch(endGrantStatements(env.DB, g.userId, g.grantId, { activityId: newId(ID_PREFIX.activity), tool: REPLAY_TOOL, why: REPLAY_WHY, now: new Date().toISOString() }));
+  // The grant's account is not known here: its rows are ended wherever they are (the other databases have none).
+  const now = new Date().toISOString();
+  await Promise.all(
+    shardsOf(env).map(({ db }) => db.batch(endGrantStatements(db, g.userId, g.grantId, { activityId: newId(ID_PREFIX.activity), tool: REPLAY_TOOL, why: REPLAY_WHY, now }))),
+  );
   forgetResolvedTokens();
   console.warn(JSON.stringify({ level: "warn", where: "oauth", code: "invalid_grant", reason: "refresh_token_replayed" }));
   return new Response(

@@ -13,6 +13,7 @@
  * deleteClient() would also search every grant of every user for the
  * client's, and a client that never led to a grant has none.
  */
+import { shardsOf } from "../db/shards.ts";
 import type { Env } from "../env.ts";
 import { clientsWithGrants } from "../db/grants.ts";
 import { CLIENT_REGISTRATION_SECONDS } from "../domain/client-registration.ts";
@@ -35,7 +36,8 @@ export async function removeUnusedRegistrations(env: Env, nowMs: number): Promis
     const old = listed.keys
       .filter((k) => k.expiration !== undefined && k.expiration - CLIENT_REGISTRATION_SECONDS <= cutoffSeconds)
       .map((k) => k.name.slice(PREFIX.length));
-    const used = await clientsWithGrants(env.DB, old);
+    const used = new Set<string>();
+    for (const { db } of shardsOf(env)) for (const c of await clientsWithGrants(db, old)) used.add(c);
     for (const id of old.filter((c) => !used.has(c)).slice(0, MAX_REMOVED_PER_RUN - removed)) {
       const record = await kv.get<{ registrationDate?: number }>(`${PREFIX}${id}`, "json");
       if (record?.registrationDate === undefined || record.registrationDate > cutoffSeconds) continue;

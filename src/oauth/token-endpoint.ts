@@ -5,6 +5,7 @@
  * grant (refresh-replay.ts), and a grant the provider ended by itself is
  * ended in D1 too (revocation.ts). The rest is the provider's.
  */
+import { shardsOf } from "../db/shards.ts";
 import type { OAuthProvider } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env.ts";
 import { clientIdProblem, invalidClient, tokenRequestClientIds } from "./client-ids.ts";
@@ -27,6 +28,8 @@ export async function serveTokenEndpoint(request: Request, env: Env, ctx: Execut
   const credential = credentialOf(form);
   // A copy: the provider sets env.OAUTH_PROVIDER on what it gets, and that must not leak to another origin's request.
   const res = await provider.fetch(request, { ...env }, ctx);
-  if (credential && mayHaveEnded(credential, res.status)) await reflectEndedGrant(env.DB, helpersFor(origin, env), credential.value);
+  if (credential && mayHaveEnded(credential, res.status)) {
+    for (const { db } of shardsOf(env)) await reflectEndedGrant(db, helpersFor(origin, env), credential.value);
+  }
   return res;
 }

@@ -22,8 +22,9 @@ import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { newSecret } from "../db/people-plans.ts";
 import { constantTimeEqualText } from "../domain/passwords.ts";
-import { base64url, hashToken } from "../domain/tokens.ts";
+import { base64url, hashToken, newSecretOf } from "../domain/tokens.ts";
 import { deleteSession, deleteSessionStatement, findSession, insertSession } from "../db/sessions.ts";
+import { accountEnv, locateSecret } from "../db/shards.ts";
 import { isHttps, originOf, type WebContext, type WebEnv } from "./context.ts";
 import { formRefused } from "./errors.tsx";
 import { signInPath } from "./return-to.ts";
@@ -79,8 +80,13 @@ export async function currentSession(c: WebContext): Promise<Session | null> {
   const secret = sessionSecret(c);
   let session: Session | null = null;
   if (secret) {
-    const row = await findSession(c.env.DB, await hashToken(secret), new Date().toISOString());
-    if (row) session = { personId: row.person_id, accountId: row.account_id, email: row.email, csrfToken: await csrfFor(secret) };
+    // The session id carries its account: the rest of this request reads and writes that account's database as env.DB.
+    const own = accountEnv(c.env, await locateSecret(c.env, secret, null));
+    const row = await findSession(own.DB, await hashToken(secret), new Date().toISOString());
+    if (row) {
+      session = { personId: row.person_id, accountId: row.account_id, email: row.email, csrfToken: await csrfFor(secret) };
+      c.env = own;
+    }
   }
   c.set("session", session);
   return session;
@@ -114,12 +120,12 @@ export function csrfOk(session: Session, submitted: unknown): boolean {
   return typeof submitted === "string" && constantTimeEqualText(submitted, session.csrfToken);
 }
 
-/** A new session for a person who just proved who they are: the statement to run and the cookie to set. */
+/** A new session for a person who just proved who they are: the statement to run (in c.env.DB, the person's account's database) and the cookie to set. */
 export async function newSession(
   c: WebContext,
   person: { id: string; account_id: string },
 ): Promise<{ statement: D1PreparedStatement; setCookie: string }> {
-  const secret = newSecret();
+  const secret = newSecretOf(person.account_id);
   const now = new Date();
   const statement = insertSession(c.env.DB, {
     hash: await hashToken(secret),

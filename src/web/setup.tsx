@@ -1,4 +1,5 @@
 /** GET/POST /setup: a person sets a password through a one-time link, and is signed in. */
+import { accountEnv, locateSecret } from "../db/shards.ts";
 import type { Hono } from "hono";
 import { hashPassword, passwordProblem, PASSWORD_MIN } from "../domain/passwords.ts";
 import { hashToken } from "../domain/tokens.ts";
@@ -49,6 +50,8 @@ async function lookup(c: WebContext, raw: unknown): Promise<LinkCheck> {
     return refused(400, "This setup link is incomplete", "The link has no valid token in it. Open the whole link as it was given to you.");
   }
   const hash = await hashToken(raw);
+  // The link carries its account: the rest of this request uses that account's database as env.DB.
+  c.env = accountEnv(c.env, await locateSecret(c.env, raw, null));
   const link = await findSetupLink(c.env.DB, hash);
   if (!link) return refused(404, "This setup link is not valid", "No setup link matches it: it may have been replaced by a newer one, or mistyped.");
   if (link.used_at) return refused(410, "This setup link was already used", "Each link works once. Sign in with the password you set, or ask for a new link.");

@@ -3,6 +3,7 @@ import type { Hono } from "hono";
 import { normalizeEmail } from "../db/people-plans.ts";
 import { verifyAgainstNothing, verifyPassword } from "../domain/passwords.ts";
 import { selectPersonByEmail, type PersonRow } from "../db/people.ts";
+import { accountEnv, locate } from "../db/shards.ts";
 import type { WebContext, WebEnv } from "./context.ts";
 import { Layout, Notice } from "./layout.tsx";
 import { page, redirect } from "./render.ts";
@@ -61,11 +62,15 @@ export function signInRoutes(web: Hono<WebEnv>): void {
     }
     if (!email || !password) return signInForm(c, { returnTo, email, status: 400, error: "Enter your email and your password." });
 
+    // Throttling lives in the first database; the person in their account's (the same one unless the deployment has several).
     const db = c.env.DB;
+    const own = accountEnv(c.env, await locate(c.env, { kind: "email", key: email }));
+    const apart = own.DB !== db;
     const nowMs = Date.now();
     const now = new Date(nowMs).toISOString();
     const keys = await signInKeys(email, c.req.header("cf-connecting-ip") ?? "unknown");
-    const results = await db.batch([...throttleStatements(db, keys, nowMs), selectPersonByEmail(db, email)]);
+    const results = await db.batch([...throttleStatements(db, keys, nowMs), ...(apart ? [] : [selectPersonByEmail(db, email)])]);
+    if (apart) results.push(await selectPersonByEmail(own.DB, email).all());
     const until = blockedUntil(results.slice(0, 2));
     if (until) {
       return signInForm(c, {
@@ -82,9 +87,12 @@ export function signInRoutes(web: Hono<WebEnv>): void {
       await db.batch(failureStatements(db, keys, now));
       return signInForm(c, { returnTo, email, status: 401, error: WRONG });
     }
+    c.env = own;
     const session = await newSession(c, person);
     const previous = await endCurrentStatement(c);
-    await db.batch([successStatement(db, keys), ...(previous ? [previous] : []), session.statement]);
+    const sessionStatements = [...(previous ? [previous] : []), session.statement];
+    if (apart) await Promise.all([own.DB.batch(sessionStatements), successStatement(db, keys).run()]);
+    else await db.batch([successStatement(db, keys), ...sessionStatements]);
     return redirect(returnTo, { cookies: [session.setCookie] });
   });
 

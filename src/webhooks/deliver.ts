@@ -7,6 +7,7 @@
  * 1 min, 2 min … at most 1 h apart) until 24 hours after the event, when the
  * delivery is given up and recorded as failed with its last error.
  */
+import { envOfAccount } from "../db/shards.ts";
 import { EVENT_TYPES, type TaskgateEvent } from "../domain/events.ts";
 import { deliveryProblem } from "../domain/webhooks.ts";
 import { ConnectorKeyError, importConnectorKey } from "../connectors/crypto.ts";
@@ -85,12 +86,13 @@ export interface DeliveryOutcome {
 }
 
 /** Delivers one event to the endpoints that still wait for it; `attemptNo` is the queue's attempt count (1 = first). */
-export async function deliverEvent(env: Env, body: unknown, attemptNo: number, nowMs: number): Promise<DeliveryOutcome> {
+export async function deliverEvent(deployment: Env, body: unknown, attemptNo: number, nowMs: number): Promise<DeliveryOutcome> {
   const event = asEvent(body);
   if (!event) {
     console.error(JSON.stringify({ level: "error", where: "webhook consumer", msg: "dropped a message that is not a Taskgate event" }));
     return { retryAfterSeconds: null, results: [] };
   }
+  const env = await envOfAccount(deployment, event.account_id);
   const { targets, deliveries } = await subscribersOf(env.DB, event.account_id, event.type, event.created_at, event.id);
   const settled = new Set(deliveries.filter((d) => d.status !== "pending").map((d) => d.webhook_id));
   const waiting = targets.filter((t) => !settled.has(t.id));
