@@ -174,7 +174,7 @@ describe("the webhooks page", () => {
       expect(await flashOn(p.b, "/webhooks"), url).toMatch(/is (a|the) loopback (address|name).*loopback receivers are accepted only in local development/);
     }
     expect(await snapshotDb()).toBe(before);
-    for (const url of loopback) expect((await add(p, url, ["task.completed"])).status, url).toBe(200);
+    for (const url of loopback) expect((await add(p, url, ["task.completed"])).status, url).toBe(303);
     expect((await hooksOf(p.acc.accountId)).map((h) => h.url).sort()).toEqual(["https://127.0.0.1/hook", "https://127.0.0.1/hook", "https://[::1]/hook", "https://localhost/hook"]);
   });
 
