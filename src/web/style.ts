@@ -33,7 +33,7 @@ legend { font-weight: 600; padding: 0 .3rem; }
 fieldset label { font-weight: 400; display: flex; gap: .5rem; align-items: center; margin: .45rem 0; }
 .toolsets { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 0 1rem; margin-left: 1.6rem; }
 fieldset label.field { display: block; font-weight: 600; margin-top: .8rem; }
-button { font: inherit; padding: .55rem 1.1rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink); cursor: pointer; }
+button { font: inherit; padding: .55rem 1.1rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink); cursor: pointer; white-space: nowrap; }
 button.secondary { background: #fff; color: var(--ink); border-color: var(--line); }
 .actions { display: flex; gap: .75rem; margin-top: 1.25rem; }
 .notice { padding: .7rem .9rem; border-radius: 6px; margin: 1rem 0; }
