@@ -43,6 +43,7 @@ describe("the webhooks page in Chromium", () => {
     await form.getByLabel("Endpoint URL").fill("https://hooks.example.com/taskgate");
     await form.getByRole("checkbox", { name: /approval\.requested/ }).uncheck();
     await form.getByRole("checkbox", { name: /task\.rejected/ }).uncheck();
+    await form.getByRole("checkbox", { name: /approval\.answered/ }).uncheck();
     // Post/redirect/get: the POST answers 303 and the page after it, a GET, shows the secret once.
     const [posted, added] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith("/webhooks") && r.request().method() === "POST"),
