@@ -45,6 +45,12 @@ export function mcpRequest(era: Era, secret: string, method: "tools/list" | "too
   return { method: "POST", path: "/mcp", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) };
 }
 
+/** The same tools/call on the benchmark's floor (src/mcp/floor.ts): edge, token lane and registry, no SDK. Served only with BENCH_FLOOR=1. */
+export function floorRequest(secret: string, name: string, args: Record<string, unknown>): HttpRequest {
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${secret}` };
+  return { method: "POST", path: "/mcp/bench-floor", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }) };
+}
+
 export interface Probe {
   status: number;
   d1Calls: number | null;

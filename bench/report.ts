@@ -5,7 +5,7 @@
 import type { Era } from "./mcp.ts";
 import type { LoadResult } from "./load.ts";
 
-export type RowKind = "route" | "list-tools" | "read" | "write";
+export type RowKind = "route" | "list-tools" | "read" | "write" | "floor";
 
 export interface Row {
   label: string;
@@ -20,6 +20,8 @@ export interface Row {
   /** Median D1 time of single calls (Server-Timing) in the small and the large account, for the scaled rows. */
   d1MsSmall?: number | null;
   d1MsLarge?: number | null;
+  /** A read call's floor: the same call through the edge, token lane and registry without the SDK (small account). */
+  floor?: LoadResult | null;
   /** Why there are no figures (e.g. the tool is not built yet). */
   missing?: string;
 }
@@ -40,6 +42,7 @@ export interface Target {
 export const LIMITS = {
   listToolsVsHealth: 1.2,
   readVsReady: 1.3,
+  readVsFloor: 1.15,
   largeVsSmall: 2,
   d1Calls: 2,
   bundleGzipKiB: 400,
@@ -64,6 +67,7 @@ export function targetsOf(row: Row, health: Row, ready: Row, scaleLabel: string)
   const out: Target[] = [];
   if (row.kind === "list-tools") out.push(check("×health", ratio(row.small?.p50, health.small?.p50), LIMITS.listToolsVsHealth));
   if (row.kind === "read") out.push(check("×ready", ratio(row.small?.p50, ready.small?.p50), LIMITS.readVsReady));
+  if (row.kind === "read" && row.floor) out.push(check("×floor", ratio(row.small?.p50, row.floor.p50), LIMITS.readVsFloor));
   // Judged against /health of the same phase: the phases run minutes apart on a shared machine whose load moves.
   if (row.scaled) out.push(check(`${scaleLabel} (÷/health)`, scaled(row, health), LIMITS.largeVsSmall));
   if (row.kind === "read" || row.kind === "write") {
@@ -89,7 +93,7 @@ export function buildReport(rows: Row[], bundle: Bundle | null, settings: Record
   const largeLabel = count(largeCount);
   const smallLabel = count(smallCount);
   const header = [
-    "measurement", "era", "req/s", "p50 ms", "p99 ms", "×/health", "×/ready", "D1 calls warm/cold", `${largeLabel} p50 ms`, `${largeLabel}/${smallLabel}`,
+    "measurement", "era", "req/s", "p50 ms", "p99 ms", "×/health", "×/ready", "×floor", "D1 calls warm/cold", `${largeLabel} p50 ms`, `${largeLabel}/${smallLabel}`,
     `${largeLabel}/${smallLabel} ÷/health`, `D1 ms ${smallLabel} → ${largeLabel}`, "targets",
   ];
   const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
@@ -101,7 +105,7 @@ export function buildReport(rows: Row[], bundle: Bundle | null, settings: Record
     allTargets.push(...targets);
     const era = row.era === null ? "—" : row.era === "modern" ? "2026-07-28" : "legacy";
     if (row.missing) {
-      lines.push(`| ${row.label} | ${era} | ${row.missing} |  |  |  |  |  |  |  |  |  |  |`);
+      lines.push(`| ${row.label} | ${era} | ${row.missing} |  |  |  |  |  |  |  |  |  |  |  |`);
     } else {
       const d1 = row.d1Warm === null && row.d1Cold === null ? "—" : `${row.d1Warm ?? "—"} / ${row.d1Cold ?? "—"}`;
       lines.push(
@@ -113,6 +117,7 @@ export function buildReport(rows: Row[], bundle: Bundle | null, settings: Record
           f(row.small?.p99),
           f(ratio(row.small?.p50, health.small?.p50)),
           f(ratio(row.small?.p50, ready.small?.p50)),
+          row.floor ? f(ratio(row.small?.p50, row.floor.p50)) : "",
           d1,
           f(row.large?.p50),
           f(ratio(row.large?.p50, row.small?.p50)),
@@ -130,6 +135,7 @@ export function buildReport(rows: Row[], bundle: Bundle | null, settings: Record
       large: row.large,
       ratio_to_health: ratio(row.small?.p50, health.small?.p50),
       ratio_to_ready: ratio(row.small?.p50, ready.small?.p50),
+      ratio_to_floor: row.floor ? ratio(row.small?.p50, row.floor.p50) : null,
       ratio_large_to_small: ratio(row.large?.p50, row.small?.p50),
       ratio_large_to_small_per_health: row.scaled ? scaled(row, health) : null,
       d1_ms_small: row.d1MsSmall ?? null,
@@ -144,7 +150,7 @@ export function buildReport(rows: Row[], bundle: Bundle | null, settings: Record
   if (bundle) {
     bundleTarget = check("gzip KiB", bundle.gzipKiB, LIMITS.bundleGzipKiB);
     allTargets.push(bundleTarget);
-    lines.push(`| bundle (wrangler deploy --dry-run) | — | ${f(bundle.rawKiB, 1)} KiB raw | ${f(bundle.gzipKiB, 1)} KiB gzip |  |  |  |  |  |  |  |  | ${mark(bundleTarget)} |`);
+    lines.push(`| bundle (wrangler deploy --dry-run) | — | ${f(bundle.rawKiB, 1)} KiB raw | ${f(bundle.gzipKiB, 1)} KiB gzip |  |  |  |  |  |  |  |  |  | ${mark(bundleTarget)} |`);
   }
 
   const allOk = allTargets.every((t) => t.ok !== false);

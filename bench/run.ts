@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { applySchemaFile } from "../scripts/lib/d1.ts";
 import { emptySamples, measureInto, summarize, type LoadSettings, type Samples } from "./load.ts";
-import { callOk, ERAS, failure, get, mcpRequest, probe, type Era, type HttpRequest } from "./mcp.ts";
+import { callOk, ERAS, failure, floorRequest, get, mcpRequest, probe, type Era, type HttpRequest } from "./mcp.ts";
 import { buildReport, type Bundle, type Row, type RowKind } from "./report.ts";
 import { formatToolBytes, measureTools, type ListedTool } from "./tool-bytes.ts";
 import { accountSql, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInserts, tokenSql } from "./seed.ts";
@@ -91,6 +91,9 @@ for (const name of ONLY) {
     process.exit(2);
   }
 }
+
+/** The Worker serves the benchmark's floor (src/mcp/floor.ts) only with this variable, which only this bench sets. */
+const FLOOR_VAR = ["--var", "BENCH_FLOOR:1"];
 
 const log = (msg: string) => console.error(`[bench] ${msg}`);
 const elapsed = (start: number) => `${((performance.now() - start) / 1000).toFixed(1)} s`;
@@ -180,7 +183,7 @@ async function main(): Promise<void> {
     applySchemaFile({ remote: false, persistTo: persist }, writeSql(tmp, "small.sql", [...extra, ...projectInserts(account.id, projects, nowIso), ...tasks, ...runs]));
     log(`seeded ${SMALL} tasks in ${elapsed(seedStart)}`);
 
-    dev = await startDev(persist, devLog);
+    dev = await startDev(persist, devLog, FLOOR_VAR);
     log(`wrangler dev on ${dev.base}`);
     const listed = await listTools(dev.base, secrets.human);
     const available = new Set(listed.map((t) => t.name));
@@ -198,6 +201,11 @@ async function main(): Promise<void> {
     const ready: Row = { label: "GET /ready", era: null, kind: "route", scaled: false, small: null, large: null, d1Warm: null, d1Cold: null };
     rows.set("health", health);
     rows.set("ready", ready);
+    for (const spec of TOOL_SPECS.filter((s) => s.kind === "read")) {
+      const row: Row = { label: `floor ${spec.tool} (no SDK)`, era: null, kind: "floor", scaled: false, small: null, large: null, d1Warm: null, d1Cold: null };
+      if (!available.has(spec.tool)) row.missing = "not built yet";
+      rows.set(`floor:${spec.tool}`, row);
+    }
     for (const era of ERAS) {
       if (loads("tools/list")) {
         rows.set(`tools/list/${era}`, { label: "tools/list", era, kind: "list-tools", scaled: false, small: null, large: null, d1Warm: null, d1Cold: null });
@@ -222,6 +230,19 @@ async function main(): Promise<void> {
       if (row.missing) return null;
       if (key === "health") return get("/health");
       if (key === "ready") return get("/ready");
+      if (key.startsWith("floor:")) {
+        const spec = TOOL_SPECS.find((s) => `floor:${s.tool}` === key) as ToolSpec;
+        const req = floorRequest(secretOf(spec.who), spec.tool, spec.args());
+        const p = await probe(dev!.base, req);
+        const problem = failure(p);
+        if (problem) {
+          row.missing = `failed: ${problem.slice(0, 120)}`;
+          log(`${row.label} ${row.missing}`);
+          return null;
+        }
+        row.d1Warm = p.d1Calls;
+        return req;
+      }
       const [name, era] = [key.slice(0, key.lastIndexOf("/")), key.slice(key.lastIndexOf("/") + 1) as Era];
       const who = name === "tools/list" ? "human" : (TOOL_SPECS.find((s) => s.tool === name) as ToolSpec).who;
       const req = requestOf(name, era, secretOf(who));
@@ -265,7 +286,10 @@ async function main(): Promise<void> {
     const readKeys = (era: Era) => TOOL_SPECS.filter((s) => s.kind === "read").map((s) => `${s.tool}/${era}`);
     const writeKeys = (era: Era) => TOOL_SPECS.filter((s) => s.kind === "write").map((s) => `${s.tool}/${era}`);
     const listKeys = (era: Era) => (loads("tools/list") ? [`tools/list/${era}`] : []);
-    await measureAll(["health", "ready", ...ERAS.flatMap((era) => [...listKeys(era), ...readKeys(era), ...writeKeys(era)])], "small");
+    const floorKeys = TOOL_SPECS.filter((s) => s.kind === "read").map((s) => `floor:${s.tool}`);
+    await measureAll(["health", "ready", ...floorKeys, ...ERAS.flatMap((era) => [...listKeys(era), ...readKeys(era), ...writeKeys(era)])], "small");
+    // Each read call beside its floor: what the protocol layer itself adds.
+    for (const era of ERAS) for (const key of readKeys(era)) (rows.get(key) as Row).floor = rows.get(`floor:${key.slice(0, key.lastIndexOf("/"))}`)?.small ?? null;
 
     await dev.stop();
     dev = null;
@@ -275,7 +299,7 @@ async function main(): Promise<void> {
       applySchemaFile({ remote: false, persistTo: persist }, writeSql(tmp, "large.sql", more));
       rmSync(join(tmp, "large.sql"));
       log(`seeded ${LARGE - SMALL} more tasks (${LARGE} in the account) in ${elapsed(bigStart)}`);
-      dev = await startDev(persist, devLog);
+      dev = await startDev(persist, devLog, FLOOR_VAR);
       await probe(dev.base, mcpRequest("modern", secrets.human, "tools/list"));
       await measureAll(["health", "ready", ...ERAS.flatMap(readKeys)], "large");
       await dev.stop();

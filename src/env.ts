@@ -32,6 +32,8 @@ export interface Env {
   CONNECTOR_KEY?: string;
   /** Set in tests: every tool result is checked against its output schema on the server too. */
   VALIDATE_OUTPUT?: string;
+  /** Set only by `npm run bench` on its own `wrangler dev`: "1" serves the benchmark's floor (src/mcp/floor.ts). Never deployed. */
+  BENCH_FLOOR?: string;
 }
 
 export const VERSION = "0.1.0";

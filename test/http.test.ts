@@ -96,6 +96,35 @@ describe("bearer auth", () => {
   });
 });
 
+describe("a legacy answer to a client that accepts JSON", () => {
+  const CALL = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "whoami", arguments: {} } });
+  const legacy = (secret: string, accept: string) => ({ authorization: `Bearer ${secret}`, accept, "mcp-protocol-version": "2025-06-18" });
+
+  it("tools/call and initialize are answered as one JSON body, not an event stream", async () => {
+    const acc = await seedAccount("Legacy JSON");
+    for (const [body, id] of [[CALL(41), 41], [INIT.replace('"id":1', '"id":42'), 42]] as const) {
+      const res = await post(body, legacy(acc.human, "application/json, text/event-stream"));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      const text = await res.text();
+      const message = JSON.parse(text) as { jsonrpc: string; id: number; result?: Record<string, unknown> };
+      expect([message.jsonrpc, message.id]).toEqual(["2.0", id]);
+      expect(message.result).toBeDefined();
+      expect(res.headers.get("mcp-session-id")).toBeNull();
+    }
+    const call = (await readJsonRpc(await post(CALL(43), legacy(acc.human, "application/json, text/event-stream")))) as { result: { structuredContent: { account: unknown } } };
+    expect(call.result.structuredContent).toMatchObject({ account: expect.anything() });
+  });
+
+  it("a client that does not accept JSON gets the SDK's own legacy answer, never a JSON result", async () => {
+    const acc = await seedAccount("Legacy SSE only");
+    // The SDK's stateless legacy transport asks for both media types (2025-06-18): its refusal, not a result.
+    const res = await post(CALL(44), legacy(acc.human, "text/event-stream"));
+    expect(res.status).toBe(406);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/must accept both application\/json and text\/event-stream/);
+  });
+});
+
 describe("a tg_ token's calls without the provider's routing", () => {
   const CALL = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "whoami", arguments: {} } });
 

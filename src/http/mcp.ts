@@ -12,6 +12,7 @@ import { resolveCredential, touchIfDue, type Resolution } from "../db/principals
 import { accountEnv } from "../db/shards.ts";
 import type { ResolvedToken } from "../db/tokens.ts";
 import { serveMcp } from "../mcp/server.ts";
+import { isFloorRequest, serveFloor } from "../mcp/floor.ts";
 import { insufficientScope, invalidToken } from "./auth.ts";
 import { requestIdOf } from "./request-id.ts";
 import { readToolSelection } from "./toolsets.ts";
@@ -73,7 +74,9 @@ export const mcpApi = {
     const c = ctx as ProviderContext;
     // The connection's toolsets (URL, query, header) narrowed by those the person chose for the grant.
     const grantToolsets = isGrantProps(c.props) && c.props.toolsets?.length ? [c.props.toolsets.join(",")] : [];
-    const toolsets = readToolSelection(request, grantToolsets);
+    // The benchmark's floor (src/mcp/floor.ts) only where BENCH_FLOOR=1; elsewhere its path is refused like any unknown one.
+    const floor = isFloorRequest(request, env);
+    const toolsets = floor ? undefined : readToolSelection(request, grantToolsets);
     if (toolsets instanceof Response) return toolsets;
     const nowMs = Date.now();
     let principal: Principal;
@@ -93,6 +96,7 @@ export const mcpApi = {
     const scope = { env: own, principal, requestId: requestIdOf(request), toolsets, waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) };
     // An app can ask the person for more (step-up); a tg_ token's scope is fixed, and its call gets the registry's refusal.
     const onWriteScopeMissing = oauth && principal.scope === "read" ? () => insufficientScope(request, STEP_UP) : undefined;
+    if (floor) return serveFloor(request, scope);
     return serveMcp(request, scope, { onWriteScopeMissing });
   },
 };

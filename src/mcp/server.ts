@@ -1,7 +1,7 @@
 import { z } from "zod";
 import {
-  createMcpHandler, isJsonContentType, MissingRequiredClientCapabilityError, ProtocolErrorCode, Server, UnsupportedProtocolVersionError,
-  type CallToolResult, type McpRequestContext, type RequestId,
+  createMcpHandler, isJsonContentType, isLegacyRequest, MissingRequiredClientCapabilityError, ProtocolErrorCode, Server, UnsupportedProtocolVersionError,
+  WebStandardStreamableHTTPServerTransport, type CallToolResult, type McpHandlerRequestOptions, type McpRequestContext, type RequestId,
 } from "@modelcontextprotocol/server";
 import { VERSION } from "../env.ts";
 import { callTool, listResultFor, outputSchemaOf, type CallScope } from "./registry.ts";
@@ -122,13 +122,34 @@ export async function serveMcp(request: Request, scope: CallScope, options: Serv
   if (Array.isArray(parsedBody)) return batchRefused();
   if (options.onWriteScopeMissing && wantsWriteScope(parsedBody, scope)) return options.onWriteScopeMissing();
   const list = listRequestKey(request, parsedBody, scope.principal, scope.toolsets);
+  const json = acceptsJson(request.headers.get("accept")) && (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: MAX_BODY_BYTES }));
+  const handle = json ? legacyAsJson : mcpHandler.fetch;
   if (list) {
     return cachedList(list.key, list.id, parsedBody as Record<string, unknown>, acceptsJson(request.headers.get("accept")), (body) =>
-      mcpHandler.fetch(request, { authInfo: authInfo(), parsedBody: body }),
+      handle(request, { authInfo: authInfo(), parsedBody: body }),
     );
   }
   const setAside = setAsideNonObjectArguments(parsedBody);
-  return mcpHandler.fetch(request, { authInfo: authInfo(setAside), parsedBody });
+  return handle(request, { authInfo: authInfo(setAside), parsedBody });
+}
+
+/**
+ * A 2025-era request from a client that accepts JSON: served like the SDK's
+ * stateless legacy leg (a fresh server from the same factory on a stateless
+ * streamable HTTP transport), with the transport's JSON responses, so its one
+ * answer needs no event framing. Nothing in the 2025 era sends a message
+ * before its result here (waiting for approval is 2026-07-28 only).
+ */
+async function legacyAsJson(request: Request, options: McpHandlerRequestOptions): Promise<Response> {
+  const server = await serverFor({ era: "legacy", authInfo: options.authInfo, requestInfo: request });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, options);
+  } finally {
+    transport.close().catch(() => {});
+    server.close().catch(() => {});
+  }
 }
 
 /**
