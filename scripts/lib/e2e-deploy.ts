@@ -105,7 +105,7 @@ async function firstDeploy(a: FakeAccount): Promise<void> {
   expectOk(r, "npm run deploy");
   equal(
     commands(r).join(", "),
-    "whoami, d1 list, d1 create, d1 list, kv namespace list, kv namespace create, kv namespace list, queues list, queues create, d1 execute, d1 migrations apply, secret list, secret put, deploy, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute",
+    "whoami, d1 list, d1 create, d1 list, kv namespace list, kv namespace create, kv namespace list, queues list, queues create, d1 execute, d1 migrations apply, secret list, secret put, deploy, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute",
     "wrangler commands",
   );
   const state = a.account();

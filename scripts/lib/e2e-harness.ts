@@ -64,7 +64,7 @@ export function stopCommands(): void {
 
 export interface RunOptions {
   /** Added to the environment wrangler gets. */
-  env?: Record<string, string>;
+  env?: NodeJS.ProcessEnv;
   /** Exit codes that count as finished, not failed (0 only unless given). */
   exitCodes?: number[];
 }
@@ -101,7 +101,7 @@ export function run(file: string, args: string[], timeoutMs: number, options: Ru
 
 /** `npm run admin -- …` against the temporary database; returns its one line of JSON. */
 export async function admin(persistTo: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Record<string, string>> {
-  const { stdout } = await run(process.execPath, ["--no-warnings", join(ROOT, "scripts", "admin.ts"), ...args, "--persist-to", persistTo], 120_000, env);
+  const { stdout } = await run(process.execPath, ["--no-warnings", join(ROOT, "scripts", "admin.ts"), ...args, "--persist-to", persistTo], 120_000, { env });
   return JSON.parse(stdout.trim().split("\n").pop() as string);
 }
 

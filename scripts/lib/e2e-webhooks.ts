@@ -12,6 +12,7 @@ import { verifyTaskgateSignature } from "../../examples/verify-webhook.mjs";
 import { ROOT } from "./d1.ts";
 import { wranglerEnv } from "./dev-server.ts";
 import { WEBHOOKS_PER_ACCOUNT } from "../../src/domain/webhooks.ts";
+import { EVENT_TYPES } from "../../src/domain/events.ts";
 import { admin, assert, d1File, equal, type Checks, type McpSession } from "./e2e-harness.ts";
 
 interface Delivery {
@@ -74,7 +75,7 @@ export async function webhookDeliveries(c: Checks, { dir, base, accountId, human
       id: string; secret: string; events: string[];
     };
     assert(/^whk_/.test(r.id) && /^whsec_/.test(r.secret), `an id and a secret, got ${JSON.stringify(r).slice(0, 120)}`);
-    equal(r.events.length, 5, "events");
+    equal(r.events.length, EVENT_TYPES.length, "events");
     return r;
   });
   await step("admin CLI add-webhook --remote refuses an http:// URL before touching any database", async () => {
