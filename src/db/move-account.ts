@@ -274,7 +274,9 @@ export async function moveAccountIn(
   const placed = await locate(env, { account: accountId });
   let from = shards.find((s) => s.name === placed && s.name !== to);
   for (const s of shards) if (!from && s.name !== to && (await hasAccount(d1Handle(s.db), accountId))) from = s;
-  if (!from) throw new Error(`Account ${accountId} is already in ${to}.`);
+  // Switched and deleted already: the run ends the move (the mark in the target).
+  if (!from && placed === to) from = shards.find((s) => s.name !== to);
+  if (!from) throw new Error(`Account ${accountId} is in no database of this deployment.`);
   const report = await moveAccount({
     accountId,
     from: { name: from.name, db: d1Handle(from.db) },
