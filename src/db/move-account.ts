@@ -5,32 +5,19 @@
  * step is idempotent and the state is read from the databases themselves, so a
  * run that failed at any point completes when run again.
  *
- * The steps run over `SqlDb`, which the Worker's D1 (`d1Handle`) and the admin
- * CLI's wrangler runner (scripts/lib/d1.ts) both provide.
+ * The steps run over `SqlDb`, which the Worker's D1 (src/db/account-moves.ts)
+ * and the admin CLI's wrangler runner (scripts/admin-move.ts) both provide.
  */
 import { indexText } from "../domain/search-terms.ts";
-import type { Env } from "../env.ts";
 import type { Sql } from "./provisioning.ts";
-import { directoryOf, forgetShardPlacements, locate, shardsOf } from "./shards.ts";
 
 type Value = string | number | null;
-type Row = Record<string, Value>;
+export type Row = Record<string, Value>;
 
 export interface SqlDb {
   all(s: Sql): Promise<Row[]>;
   /** The statements as one transaction. */
   batch(statements: Sql[]): Promise<void>;
-}
-
-export function d1Handle(db: D1Database): SqlDb {
-  return {
-    async all(s) {
-      return (await db.prepare(s.sql).bind(...s.params).all<Row>()).results;
-    },
-    async batch(statements) {
-      if (statements.length) await db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.params)));
-    },
-  };
 }
 
 /**
@@ -198,7 +185,7 @@ async function deleteAccountRows(db: SqlDb, accountId: string): Promise<void> {
   }
 }
 
-async function hasAccount(db: SqlDb, accountId: string): Promise<boolean> {
+export async function hasAccount(db: SqlDb, accountId: string): Promise<boolean> {
   return (await db.all({ sql: "SELECT 1 AS x FROM accounts WHERE id = ?", params: [accountId] })).length > 0;
 }
 
@@ -254,36 +241,4 @@ export async function moveAccount(o: MoveOptions): Promise<MoveReport> {
   await step("delete", () => deleteAccountRows(o.from.db, o.accountId));
   await step("finish", () => o.to.db.batch([{ sql: "UPDATE accounts SET moving_to = NULL WHERE id = ? AND moving_to IS NOT NULL", params: [o.accountId] }]));
   return { account: o.accountId, from: o.from.name, to: o.to.name, steps: done, tables };
-}
-
-/**
- * The move inside a deployment (the Worker's bindings): from where the
- * directory places the account, or, when it already names the target (a run
- * that stopped after the switch), from the other database that still holds it.
- */
-export async function moveAccountIn(
-  env: Env,
-  accountId: string,
-  to: string,
-  extra: Pick<MoveOptions, "settle" | "after" | "now"> = {},
-): Promise<MoveReport> {
-  const shards = shardsOf(env);
-  const target = shards.find((s) => s.name === to);
-  if (!target) throw new Error(`This deployment has no database ${to}; it has ${shards.map((s) => s.name).join(", ")}.`);
-  forgetShardPlacements();
-  const placed = await locate(env, { account: accountId });
-  let from = shards.find((s) => s.name === placed && s.name !== to);
-  for (const s of shards) if (!from && s.name !== to && (await hasAccount(d1Handle(s.db), accountId))) from = s;
-  // Switched and deleted already: the run ends the move (the mark in the target).
-  if (!from && placed === to) from = shards.find((s) => s.name !== to);
-  if (!from) throw new Error(`Account ${accountId} is in no database of this deployment.`);
-  const report = await moveAccount({
-    accountId,
-    from: { name: from.name, db: d1Handle(from.db) },
-    to: { name: to, db: d1Handle(target.db) },
-    directory: d1Handle(directoryOf(env)),
-    ...extra,
-  });
-  forgetShardPlacements();
-  return report;
 }
