@@ -13,7 +13,10 @@ CREATE TABLE IF NOT EXISTS accounts (
   -- Activity entries and run events older than this are removed by the daily job.
   activity_retention_days INTEGER NOT NULL DEFAULT 180,
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
+  updated_at TEXT NOT NULL,
+  -- While the account moves to another database (src/db/move-account.ts): that
+  -- database's name, on the row in the database it leaves; writes are refused.
+  moving_to TEXT
 );
 
 CREATE TABLE IF NOT EXISTS agents (
@@ -445,4 +448,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0005_search_per_account.sql'),
   ('0006_activity_retention.sql'),
   ('0007_approval_kinds.sql'),
-  ('0008_directory.sql');
+  ('0008_directory.sql'),
+  ('0009_account_moves.sql');

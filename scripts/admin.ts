@@ -14,6 +14,7 @@ import { connectCommand } from "./admin-connect.ts";
 import { addWebhookCommand, listWebhooksCommand, removeWebhookCommand } from "./admin-webhooks.ts";
 import { createAccountCommand, inviteCommand } from "./admin-people.ts";
 import { deployConfigIfAny } from "./lib/deploy-config.ts";
+import { moveAccountCommand } from "./admin-move.ts";
 
 const USAGE = `Usage: npm run -s admin -- <command> [--remote | --persist-to DIR]
 
@@ -28,6 +29,8 @@ Commands:
   add-webhook    --account ID --url URL --events TYPE,…|all   (https:// only with --remote)
   list-webhooks  --account ID
   remove-webhook --id ID
+  move-account   --account ID --to DB_n [--settle SECONDS]  (copies, verifies, switches, deletes; safe to run again;
+                                                           writes to the account are refused meanwhile)
 
 Webhook events: approval.requested, task.completed, task.rejected, run.stale, claim.lapsed`;
 
@@ -91,6 +94,7 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
   "add-webhook": addWebhookCommand,
   "list-webhooks": listWebhooksCommand,
   "remove-webhook": removeWebhookCommand,
+  "move-account": moveAccountCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -124,6 +128,8 @@ async function main(argv: string[]): Promise<number> {
         provider: { type: "string" },
         "credentials-file": { type: "string" },
         events: { type: "string" },
+        to: { type: "string" },
+        settle: { type: "string" },
       },
     });
     if (values.remote && values["persist-to"]) throw new UsageError("--persist-to is for the local database; leave it out with --remote");

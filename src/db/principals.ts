@@ -62,9 +62,14 @@ export async function resolveCredential(env: Env, key: CredentialKey, ttlMs: num
     if (resolved && resolved.principal.accountId === key.account) {
       shard = hinted as string;
     } else {
-      // A secret without its account is from before secrets carried one: its account is in the first database.
+      // A secret without its account is from before secrets carried one: its account is in the first database,
+      // unless it moved (the move writes the token's hash into the directory).
       shard = key.account ? await locate(env, { account: key.account }) : FIRST_SHARD;
       resolved = shard === hinted ? null : await findToken(shardDb(env, shard), key, nowMs);
+      if (!resolved && !key.account && "hash" in key) {
+        const moved = await locate(env, { kind: "token", key: key.hash });
+        if (moved !== shard) [shard, resolved] = [moved, await findToken(shardDb(env, moved), key, nowMs)];
+      }
     }
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(cacheKey, { token: resolved, shard, fetchedAt: nowMs });

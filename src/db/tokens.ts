@@ -14,6 +14,7 @@ interface PrincipalRow {
   last_used_at: string | null;
   person_id: string | null;
   grant_id: string | null;
+  moving_to: string | null;
 }
 
 export interface ResolvedToken {
@@ -44,8 +45,8 @@ export async function findToken(db: D1Database, key: TokenKey, nowMs = Date.now(
     db
       .prepare(
         `SELECT t.id, t.account_id, t.kind, t.scope, t.agent_id, a.name AS agent_name, a.paused_at,
-                t.label, t.expires_at, t.revoked_at, t.last_used_at, t.person_id, t.grant_id
-           FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id
+                t.label, t.expires_at, t.revoked_at, t.last_used_at, t.person_id, t.grant_id, m.moving_to
+           FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id LEFT JOIN accounts m ON m.id = t.account_id
           WHERE t.${column} = ?`,
       )
       .bind(value),
@@ -73,6 +74,7 @@ export async function findToken(db: D1Database, key: TokenKey, nowMs = Date.now(
       paused: row.paused_at !== null,
       label: row.label,
       expiresAt: row.expires_at,
+      ...(row.moving_to ? { moving: true } : {}),
     },
     revoked: row.revoked_at !== null,
     lastUsedAt: touched ? now : row.last_used_at,

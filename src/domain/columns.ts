@@ -29,6 +29,7 @@ const B = "bookkeeping" as const;
 export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, ColumnClass>>>> = {
   accounts: {
     id: B, name: W, time_zone: W, default_auto_ok: W, trash_retention_days: W, activity_retention_days: W, created_at: B, updated_at: B,
+    moving_to: B,
   },
   agents: { id: B, account_id: B, name: W, paused_at: L, paused_by: L, last_seen_at: B, created_at: B },
   tokens: {

@@ -12,6 +12,8 @@ export interface Principal {
   paused: boolean;
   label: string;
   expiresAt: string | null;
+  /** The account is moving to another database: its writes are refused until it has moved. */
+  moving?: boolean;
 }
 
 /** The name a principal acts under: the agent's name, or `human` for the person. */

@@ -50,6 +50,11 @@ export function lacksOnlyWriteScope(p: Principal, name: ToolName): boolean {
   return WRITE_TOOLS.has(name) && p.scope !== "write" && (p.kind === "human" || !HUMAN_TOOLS.has(name));
 }
 
+/** While the account moves to another database its reads go on and its writes wait (src/db/move-account.ts). */
+export function movingRefusal(p: Principal, name: ToolName): string | null {
+  return p.moving && WRITE_TOOLS.has(name) ? `${name} changes data, but this account is moving to another database; try again shortly (within a minute or two).` : null;
+}
+
 /**
  * Why this principal may not call this tool, or null when it may. The one
  * permission rule: tools/list filters with it and tools/call enforces it.

@@ -15,7 +15,7 @@ import { conditionsHold, guardStatement } from "../db/guards.ts";
 import { claimTargetOf, noClaimByOthersOn, readClaimOf, type ClaimTarget } from "../db/claims.ts";
 import { claimRefusal } from "../domain/claims.ts";
 import { annotationsFor, CLAIM_GUARDED_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
-import { refusal } from "./permissions.ts";
+import { movingRefusal, refusal } from "./permissions.ts";
 import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
 import type { AnyTool, GuardError, ToolContext, Write } from "./tool.ts";
@@ -330,7 +330,8 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list names the tools this connection offers.`);
   const selection = scope.toolsets ?? ALL_TOOLS_SELECTED;
   // What the token may not do comes first: no other connection would let it.
-  const why = refusal(scope.principal, tool.name) ?? (selection.tools.has(tool.name) ? null : outsideSelection(selection, tool.name));
+  const why =
+    refusal(scope.principal, tool.name) ?? (selection.tools.has(tool.name) ? null : outsideSelection(selection, tool.name)) ?? movingRefusal(scope.principal, tool.name);
   if (why) return errorResult(why);
 
   const inputSchema = detailedInputSchema(tool.name);

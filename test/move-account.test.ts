@@ -1,0 +1,219 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { CATALOG_CALLS, type Call, type Fixture } from "../bench/catalog-calls.ts";
+import { TOOL_NAMES } from "../src/mcp/effects.ts";
+import { forgetResolvedTokens } from "../src/db/principals.ts";
+import { forgetShardPlacements } from "../src/db/shards.ts";
+import { planToken } from "../src/db/provisioning.ts";
+import { ACCOUNT_TABLES, MOVE_STEPS, type MoveStep } from "../src/db/move-account.ts";
+import { moveAccountIn } from "../src/db/account-moves.ts";
+import { connect, createToken, run, seedAccount, type SeededAccount, type TestClient } from "./helpers.ts";
+import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
+import { mcpStatus, PASSWORD } from "./oauth-helpers.ts";
+import { addPerson, Browser, signIn, uniqueEmail } from "./web-helpers.ts";
+
+/**
+ * Moving an account from DB to DB_1 (src/db/move-account.ts): everything it
+ * has arrives, nothing stays behind, every way in keeps working, a move that
+ * fails between any two steps completes when run again, and writes wait while it moves.
+ */
+const asCall = (c: TestClient): Call => (name, args) => c.ok(name, args);
+const keyOf = (table: string) => (table === "accounts" ? "id" : "account_id");
+
+async function countsOf(db: D1Database, accountId: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const t of ACCOUNT_TABLES) out[t] = (await db.prepare(`SELECT count(*) AS n FROM ${t} WHERE ${keyOf(t)} = ?`).bind(accountId).first<number>("n"))!;
+  return out;
+}
+
+async function othersOf(db: D1Database, accountId: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const t of ACCOUNT_TABLES) out[t] = (await db.prepare(`SELECT count(*) AS n FROM ${t} WHERE ${keyOf(t)} != ?`).bind(accountId).first<number>("n"))!;
+  return out;
+}
+
+const none = Object.fromEntries(ACCOUNT_TABLES.map((t) => [t, 0]));
+
+function forgetCaches(): void {
+  forgetResolvedTokens();
+  forgetShardPlacements();
+}
+
+/** A token as they were made before secrets carried their account: found by its hash only. */
+async function legacyToken(accountId: string): Promise<string> {
+  const planned = await planToken({ accountId, kind: "human", scope: "write" }, new Date().toISOString());
+  const secret = "tg_" + [...crypto.getRandomValues(new Uint8Array(43))].map((b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[b % 26]).join("");
+  planned.statements[planned.statements.length - 1].params[7] = await crypto.subtle
+    .digest("SHA-256", new TextEncoder().encode(secret))
+    .then((d) => [...new Uint8Array(d)].map((x) => x.toString(16).padStart(2, "0")).join(""));
+  await run(planned.statements, env.DB);
+  return secret;
+}
+
+/** An account in DB with a bit of everything: tasks, steps, comments, labels, runs with events, an approval, activity, tokens and a person. */
+async function busyAccount(name: string): Promise<{ acc: SeededAccount; legacy: string; email: string }> {
+  const acc = await seedAccount(name, "bot", "DB");
+  const human = await connect(acc.human);
+  const agent = await connect(acc.agent);
+  for (let i = 0; i < 3; i++) {
+    const { task } = await human.ok("create_task", { title: `Quarterly report ${i}`, notes: "Figures for the board." });
+    await agent.ok("add_steps", { task_id: task.id, steps: ["Collect", "Draft", "Review"] });
+    await agent.ok("comment_on_task", { task_id: task.id, body: `Progress on part ${i}: halfway.` });
+    await agent.ok("label_task", { task_id: task.id, labels: ["finance", `part-${i}`] });
+    const { run: r } = await agent.ok("start_run", { task_id: task.id });
+    await agent.ok("log_run_event", { run_id: r.id, kind: "progress", message: "Halfway." });
+    if (i === 0) await agent.ok("request_approval", { task_id: task.id, question: "May I send it?" });
+  }
+  await human.close();
+  await agent.close();
+  const email = uniqueEmail("mover");
+  await addPerson(acc.accountId, email, PASSWORD, env.DB);
+  return { acc, legacy: await legacyToken(acc.accountId), email };
+}
+
+describe("moving an account to another database", () => {
+  it("covers every table that holds an account's rows", async () => {
+    const tables = (await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'").all<{ name: string }>()).results.map((r) => r.name);
+    const withAccount: string[] = [];
+    for (const t of tables) {
+      const cols = (await env.DB.prepare(`SELECT name FROM pragma_table_info('${t}')`).all<{ name: string }>()).results.map((r) => r.name);
+      if (cols.includes("account_id") && !t.startsWith("directory_")) withAccount.push(t);
+    }
+    expect([...withAccount, "accounts"].sort()).toEqual([...ACCOUNT_TABLES].sort());
+  });
+
+  it("a busy account moves whole: every tool works after through its old and new tokens, the first database keeps none of it, others are untouched", async () => {
+    fakeConnectedApps();
+    const acc = await seedAccount("Busy mover", "bot", "DB");
+    for (const provider of ["drive", "slack", "notion"] as const) await connectApp(acc.accountId, provider);
+    const human = await connect(acc.human);
+    const agent = await connect(acc.agent);
+    const fixture = (h: TestClient, a: TestClient, db: D1Database): Fixture => ({
+      human: asCall(h),
+      agent: asCall(a),
+      agentName: acc.agentName,
+      searchWord: "quarterly",
+      spareTokenId: async () => (await createToken({ accountId: acc.accountId, kind: "human", scope: "read" }, db)).id,
+      connectors: true,
+    });
+    const catalog = async (h: TestClient, a: TestClient, f: Fixture) => {
+      const failed: string[] = [];
+      for (const name of TOOL_NAMES) {
+        const spec = CATALOG_CALLS[name];
+        const args = await spec.prepare(f);
+        const r = await (spec.who === "agent" ? a : h).call(name, args);
+        if (r.isError) failed.push(`${name}: ${r.text}`);
+        await spec.after?.(f);
+      }
+      return failed;
+    };
+    await human.ok("create_task", { title: "The quarterly report" });
+    expect(await catalog(human, agent, fixture(human, agent, env.DB))).toEqual([]);
+    await human.close();
+    await agent.close();
+    const legacy = await legacyToken(acc.accountId);
+    const email = uniqueEmail("busy");
+    await addPerson(acc.accountId, email, PASSWORD, env.DB);
+    const browser = new Browser();
+    expect((await signIn(browser, email, PASSWORD)).status).toBe(303);
+
+    const before = await countsOf(env.DB, acc.accountId);
+    for (const t of ["tasks", "steps", "comments", "labels", "task_labels", "runs", "run_events", "approvals", "activity", "tokens", "sessions", "connectors"]) {
+      expect(before[t], t).toBeGreaterThan(0);
+    }
+    const others = [await othersOf(env.DB, acc.accountId), await othersOf(env.DB_1, acc.accountId)];
+    const report = await moveAccountIn(env, acc.accountId, "DB_1");
+    expect(report.steps).toEqual([...MOVE_STEPS]);
+    forgetCaches();
+
+    expect(await countsOf(env.DB_1, acc.accountId)).toEqual(before);
+    expect(await countsOf(env.DB, acc.accountId), "the first database keeps none of its rows").toEqual(none);
+    expect([await othersOf(env.DB, acc.accountId), await othersOf(env.DB_1, acc.accountId)], "other accounts untouched").toEqual(others);
+    expect(await env.DB.prepare("SELECT shard FROM directory_accounts WHERE account_id = ?").bind(acc.accountId).first("shard")).toBe("DB_1");
+    expect(await env.DB_1.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(acc.accountId).first("moving_to")).toBeNull();
+
+    // Its old tokens (naming DB), a token from before tokens carried their account, and its session keep working.
+    const h2 = await connect(acc.human);
+    const a2 = await connect(acc.agent);
+    expect((await h2.ok("search_tasks", { query: "quarterly" })).items.length).toBeGreaterThan(0);
+    expect(await catalog(h2, a2, fixture(h2, a2, env.DB_1))).toEqual([]);
+    await h2.close();
+    await a2.close();
+    const old = await connect(legacy);
+    expect((await old.ok("whoami")).account.id).toBe(acc.accountId);
+    await old.ok("create_task", { title: "Made through a token from before" });
+    await old.close();
+    expect(await (await browser.get("/tasks")).text()).toContain("Made through a token from before");
+    // A new token made in DB_1 (naming it) works too.
+    const fresh = await createToken({ accountId: acc.accountId, kind: "human", scope: "write", shard: "DB_1" }, env.DB_1);
+    expect(await mcpStatus(fresh.secret)).toBe(200);
+    expect(await countsOf(env.DB, acc.accountId), "nothing reached the first database after the move").toEqual(none);
+  });
+
+  for (const failAfter of MOVE_STEPS.slice(0, -1)) {
+    it(`a move that fails after ${failAfter} completes when run again, nothing lost or doubled`, async () => {
+      const { acc, legacy } = await busyAccount(`Fails after ${failAfter}`);
+      const before = await countsOf(env.DB, acc.accountId);
+      const others = [await othersOf(env.DB, acc.accountId), await othersOf(env.DB_1, acc.accountId)];
+      const inject = (step: MoveStep) => {
+        if (step === failAfter) throw new Error(`injected after ${step}`);
+      };
+      await expect(moveAccountIn(env, acc.accountId, "DB_1", { after: inject })).rejects.toThrow(`injected after ${failAfter}`);
+      forgetCaches();
+      // Half-moved: reads answer, writes are refused with a clear "try again shortly".
+      const c = await connect(acc.human);
+      expect((await c.ok("list_tasks")).items.length).toBe(3);
+      expect(await c.fails("create_task", { title: "Not now" })).toMatch(/moving to another database; try again shortly/);
+      await c.close();
+
+      const again = await moveAccountIn(env, acc.accountId, "DB_1");
+      expect(again.steps.at(-1)).toBe("finish");
+      forgetCaches();
+      expect(await countsOf(env.DB_1, acc.accountId)).toEqual(before);
+      expect(await countsOf(env.DB, acc.accountId)).toEqual(none);
+      expect([await othersOf(env.DB, acc.accountId), await othersOf(env.DB_1, acc.accountId)]).toEqual(others);
+      for (const secret of [acc.human, legacy]) {
+        const after = await connect(secret);
+        expect((await after.ok("search_tasks", { query: "quarterly" })).items.length).toBe(3);
+        await after.ok("create_task", { title: "After the move" });
+        await after.close();
+      }
+    });
+  }
+
+  it("while it moves, writes are refused with 'try again shortly' and reads go on; nothing written is lost", async () => {
+    const { acc } = await busyAccount("Moving now");
+    const seen: { step: MoveStep; read: number; write: string }[] = [];
+    await moveAccountIn(env, acc.accountId, "DB_1", {
+      after: async (step) => {
+        if (step === "finish") return;
+        forgetCaches();
+        const c = await connect(acc.agent);
+        seen.push({ step, read: (await c.ok("list_my_tasks")).items.length, write: await c.fails("comment_on_task", { task_id: "x", body: "Now?" }) });
+        await c.close();
+      },
+    });
+    expect(seen.map((s) => s.step)).toEqual(["mark", "copy", "verify", "switch", "delete"]);
+    for (const s of seen) expect(s.write, s.step).toMatch(/comment_on_task changes data, but this account is moving to another database; try again shortly/);
+    forgetCaches();
+    const c = await connect(acc.human);
+    expect((await c.ok("list_tasks")).items.length).toBe(3);
+    await c.ok("create_task", { title: "Once it has moved" });
+    await c.close();
+  });
+});
+
+describe("the verification", () => {
+  it("refuses to switch when a row in the target differs, naming the table, and leaves the account where it was", async () => {
+    const { acc } = await busyAccount("Tampered copy");
+    await expect(
+      moveAccountIn(env, acc.accountId, "DB_1", {
+        after: async (step) => {
+          if (step === "copy") await env.DB_1.prepare("UPDATE comments SET body = 'changed' WHERE account_id = ?").bind(acc.accountId).run();
+        },
+      }),
+    ).rejects.toThrow(/differs from DB: comments \(3 rows/);
+    expect(await env.DB.prepare("SELECT shard FROM directory_accounts WHERE account_id = ?").bind(acc.accountId).first("shard")).toBe("DB");
+    expect((await countsOf(env.DB, acc.accountId)).comments).toBe(3);
+  });
+});
