@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CATALOG_CALLS, ROUND_TRIP_EXCEPTIONS, ROUND_TRIP_LIMIT, type Call, type Fixture } from "../bench/catalog-calls.ts";
+import { CATALOG_CALLS, ROUND_TRIP_EXCEPTIONS, ROUND_TRIP_LIMIT } from "../bench/catalog-calls.ts";
+import { catalogFixture } from "./catalog-fixture.ts";
 import { TOOL_NAMES } from "../src/mcp/effects.ts";
 import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { connect, createToken, ERAS, seedAccount, type Era, type TestClient } from "./helpers.ts";
@@ -25,8 +26,6 @@ async function metered(secret: string, era: Era): Promise<{ client: TestClient; 
   return { client, lastCalls: () => last };
 }
 
-const asCall = (c: TestClient): Call => (name, args) => c.ok(name, args);
-
 describe("D1 round trips of every tool", () => {
   // Both eras on the first database, and an account in the second one (its tokens name it; the directory is not asked).
   const cases = [...ERAS.map((era) => [era, "DB"] as const), ["modern", "DB_1"] as const];
@@ -38,14 +37,7 @@ describe("D1 round trips of every tool", () => {
       for (const provider of ["drive", "slack", "notion"] as const) await connectApp(acc.accountId, provider, undefined, undefined, db);
       const human = await connect(acc.human);
       const agent = await connect(acc.agent);
-      const f: Fixture = {
-        human: asCall(human),
-        agent: asCall(agent),
-        agentName: acc.agentName,
-        searchWord: "quarterly",
-        spareTokenId: async () => (await createToken({ accountId: acc.accountId, kind: "human", scope: "read" }, db)).id,
-        connectors: true,
-      };
+      const f = catalogFixture(acc, human, agent, db);
       await f.human("create_task", { title: "The quarterly report" });
       const blocked = await f.human("create_task", { title: "Waits on the numbers" });
       const numbers = await f.human("create_task", { title: "The numbers" });

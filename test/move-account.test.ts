@@ -1,13 +1,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CATALOG_CALLS, type Call, type Fixture } from "../bench/catalog-calls.ts";
-import { TOOL_NAMES } from "../src/mcp/effects.ts";
+import { callCatalog, catalogFixture } from "./catalog-fixture.ts";
 import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { forgetShardPlacements } from "../src/db/shards.ts";
 import { planToken } from "../src/db/provisioning.ts";
 import { ACCOUNT_TABLES, MOVE_STEPS, type MoveStep } from "../src/db/move-account.ts";
 import { moveAccountIn } from "../src/db/account-moves.ts";
-import { connect, createToken, run, seedAccount, type SeededAccount, type TestClient } from "./helpers.ts";
+import { connect, createToken, run, seedAccount, type SeededAccount } from "./helpers.ts";
 import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
 import { mcpStatus, PASSWORD } from "./oauth-helpers.ts";
 import { addPerson, Browser, signIn, uniqueEmail } from "./web-helpers.ts";
@@ -17,7 +16,6 @@ import { addPerson, Browser, signIn, uniqueEmail } from "./web-helpers.ts";
  * has arrives, nothing stays behind, every way in keeps working, a move that
  * fails between any two steps completes when run again, and writes wait while it moves.
  */
-const asCall = (c: TestClient): Call => (name, args) => c.ok(name, args);
 const keyOf = (table: string) => (table === "accounts" ? "id" : "account_id");
 
 async function countsOf(db: D1Database, accountId: string): Promise<Record<string, number>> {
@@ -88,27 +86,8 @@ describe("moving an account to another database", () => {
     for (const provider of ["drive", "slack", "notion"] as const) await connectApp(acc.accountId, provider);
     const human = await connect(acc.human);
     const agent = await connect(acc.agent);
-    const fixture = (h: TestClient, a: TestClient, db: D1Database): Fixture => ({
-      human: asCall(h),
-      agent: asCall(a),
-      agentName: acc.agentName,
-      searchWord: "quarterly",
-      spareTokenId: async () => (await createToken({ accountId: acc.accountId, kind: "human", scope: "read" }, db)).id,
-      connectors: true,
-    });
-    const catalog = async (h: TestClient, a: TestClient, f: Fixture) => {
-      const failed: string[] = [];
-      for (const name of TOOL_NAMES) {
-        const spec = CATALOG_CALLS[name];
-        const args = await spec.prepare(f);
-        const r = await (spec.who === "agent" ? a : h).call(name, args);
-        if (r.isError) failed.push(`${name}: ${r.text}`);
-        await spec.after?.(f);
-      }
-      return failed;
-    };
     await human.ok("create_task", { title: "The quarterly report" });
-    expect(await catalog(human, agent, fixture(human, agent, env.DB))).toEqual([]);
+    expect(await callCatalog(human, agent, catalogFixture(acc, human, agent, env.DB))).toEqual([]);
     await human.close();
     await agent.close();
     const legacy = await legacyToken(acc.accountId);
@@ -136,7 +115,7 @@ describe("moving an account to another database", () => {
     const h2 = await connect(acc.human);
     const a2 = await connect(acc.agent);
     expect((await h2.ok("search_tasks", { query: "quarterly" })).items.length).toBeGreaterThan(0);
-    expect(await catalog(h2, a2, fixture(h2, a2, env.DB_1))).toEqual([]);
+    expect(await callCatalog(h2, a2, catalogFixture(acc, h2, a2, env.DB_1))).toEqual([]);
     await h2.close();
     await a2.close();
     const old = await connect(legacy);

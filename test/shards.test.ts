@@ -1,11 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CATALOG_CALLS, type Call, type Fixture } from "../bench/catalog-calls.ts";
-import { TOOL_NAMES } from "../src/mcp/effects.ts";
+import { callCatalog, catalogFixture } from "./catalog-fixture.ts";
 import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { forgetShardPlacements } from "../src/db/shards.ts";
 import { planToken } from "../src/db/provisioning.ts";
-import { connect, createToken, run, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { connect, run, seedAccount, snapshotDb } from "./helpers.ts";
 import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
 import { connectApp as connectByUrl, mcp, mcpStatus, PASSWORD } from "./oauth-helpers.ts";
 import { addPerson, Browser, field, invite, signIn, uniqueEmail } from "./web-helpers.ts";
@@ -15,8 +14,6 @@ import { addPerson, Browser, field, invite, signIn, uniqueEmail } from "./web-he
  * placed in DB_1 works through every tool and every way in (tokens, sessions,
  * setup links, sign-in by email, OAuth grants), and nothing it does reaches DB.
  */
-const asCall = (c: TestClient): Call => (name, args) => c.ok(name, args);
-
 async function rowsOf(db: D1Database, accountId: string, table: string): Promise<number> {
   return (await db.prepare(`SELECT count(*) AS n FROM ${table} WHERE account_id = ?`).bind(accountId).first<{ n: number }>())!.n;
 }
@@ -29,23 +26,9 @@ describe("an account in the second database", () => {
     const first = await snapshotDb(env.DB);
     const human = await connect(acc.human);
     const agent = await connect(acc.agent);
-    const f: Fixture = {
-      human: asCall(human),
-      agent: asCall(agent),
-      agentName: acc.agentName,
-      searchWord: "quarterly",
-      spareTokenId: async () => (await createToken({ accountId: acc.accountId, kind: "human", scope: "read" }, env.DB_1)).id,
-      connectors: true,
-    };
+    const f = catalogFixture(acc, human, agent, env.DB_1);
     await f.human("create_task", { title: "The quarterly report" });
-    const failed: string[] = [];
-    for (const name of TOOL_NAMES) {
-      const spec = CATALOG_CALLS[name];
-      const args = await spec.prepare(f);
-      const r = await (spec.who === "agent" ? agent : human).call(name, args);
-      if (r.isError) failed.push(`${name}: ${r.text}`);
-      await spec.after?.(f);
-    }
+    const failed = await callCatalog(human, agent, f);
     expect(failed).toEqual([]);
     expect(await snapshotDb(env.DB), "nothing reached the first database").toBe(first);
     for (const table of ["tasks", "activity", "comments", "runs"]) expect(await rowsOf(env.DB_1, acc.accountId, table), table).toBeGreaterThan(0);
