@@ -26,7 +26,10 @@ export class Checks {
       return value;
     } catch (e) {
       this.failed++;
-      console.log(`FAIL  ${name}: ${(e as Error).message.split("\n").slice(0, 4).join(" | ")}`);
+      // The whole message: a failure's cause is often in its last lines (wrangler's own error).
+      const [first, ...rest] = (e as Error).message.split("\n").filter((l) => l.trim());
+      console.log(`FAIL  ${name}: ${first ?? ""}`);
+      for (const line of rest.slice(-40)) console.log(`      ${line}`);
       return undefined;
     }
   }
@@ -123,9 +126,25 @@ export class DevServer {
   private output: string[] = [];
   base = "";
 
+  /**
+   * Starts wrangler dev on free ports. If it exits before serving (a port
+   * taken between choosing and binding it, say), it is started once more on
+   * new ports; the first attempt's last lines stay in the output for a report.
+   */
   async start(persistTo: string, vars: Record<string, string>): Promise<void> {
+    try {
+      await this.attempt(persistTo, vars);
+    } catch (e) {
+      if (!/stopped before it served/.test((e as Error).message)) throw e;
+      this.output.push(`(wrangler dev exited before serving: ${(e as Error).message}; starting it again on new ports)`);
+      await this.attempt(persistTo, vars);
+    }
+  }
+
+  private async attempt(persistTo: string, vars: Record<string, string>): Promise<void> {
     const port = await freePort();
-    const inspectorPort = await freePort();
+    let inspectorPort = await freePort();
+    while (inspectorPort === port) inspectorPort = await freePort();
     this.base = `http://127.0.0.1:${port}`;
     const args = wranglerDevArgs({ host: "127.0.0.1", port, persistTo, inspectorPort, vars });
     // --test-scheduled: GET /__scheduled?cron=… runs the scheduled handler (the crons do not fire in wrangler dev).
@@ -147,7 +166,7 @@ export class DevServer {
   }
 
   /** The last lines wrangler printed, for a failure report. */
-  tail(lines = 15): string {
+  tail(lines = 40): string {
     return this.output.filter((l) => l.trim()).slice(-lines).join("\n");
   }
 
