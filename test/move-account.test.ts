@@ -9,7 +9,8 @@ import { moveAccountIn } from "../src/db/account-moves.ts";
 import { connect, createToken, run, seedAccount, type SeededAccount } from "./helpers.ts";
 import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
 import { mcpStatus, PASSWORD } from "./oauth-helpers.ts";
-import { addPerson, Browser, signIn, uniqueEmail } from "./web-helpers.ts";
+import { addPerson, Browser, field, signIn, uniqueEmail } from "./web-helpers.ts";
+import { act, open } from "./console.helpers.ts";
 
 /**
  * Moving an account from DB to DB_1 (src/db/move-account.ts): everything it
@@ -123,6 +124,8 @@ describe("moving an account to another database", () => {
     await old.ok("create_task", { title: "Made through a token from before" });
     await old.close();
     expect(await (await browser.get("/tasks")).text()).toContain("Made through a token from before");
+    // A person of an account from before the directory (no email there) signs in anew after the move.
+    expect((await signIn(new Browser("203.0.113.9"), email, PASSWORD)).status).toBe(303);
     // A new token made in DB_1 (naming it) works too.
     const fresh = await createToken({ accountId: acc.accountId, kind: "human", scope: "write", shard: "DB_1" }, env.DB_1);
     expect(await mcpStatus(fresh.secret)).toBe(200);
@@ -178,6 +181,45 @@ describe("moving an account to another database", () => {
     const c = await connect(acc.human);
     expect((await c.ok("list_tasks")).items.length).toBe(3);
     await c.ok("create_task", { title: "Once it has moved" });
+    await c.close();
+  });
+  it("while it moves, the console and sign-in refuse every form with 'try again' and pages still show; afterwards the same session acts", async () => {
+    const { acc, email } = await busyAccount("Moving console");
+    const b = new Browser();
+    expect((await signIn(b, email, PASSWORD)).status).toBe(303);
+    const { task } = await (await connect(acc.human)).ok("create_task", { title: "Paint the fence" });
+    const seen: MoveStep[] = [];
+    await moveAccountIn(env, acc.accountId, "DB_1", {
+      after: async (step) => {
+        if (step === "finish") return;
+        forgetCaches();
+        seen.push(step);
+        const page = await open(b, `/tasks/${task.id}`);
+        expect(page.res.status, step).toBe(200);
+        expect(page.html).toContain("Paint the fence");
+        const comment = await act(b, `/tasks/${task.id}`, "comment", { task_id: task.id, body: "Started sanding." });
+        expect(comment.status, step).toBe(503);
+        expect(comment.headers.get("retry-after")).toBe("60");
+        const text = await comment.text();
+        expect(text).toContain("Your account is moving to another database right now, so nothing was changed.");
+        expect(text).toContain("Try again in a minute or two");
+        const hook = await b.post("/webhooks", { csrf: field(page.html, "csrf"), url: "https://hooks.example.com/taskgate" });
+        expect(hook.status, step).toBe(503);
+        // A new sign-in would write a session the move has already copied or is about to delete: refused after the password check.
+        const other = new Browser("203.0.113.8");
+        const signin = await signIn(other, email, PASSWORD);
+        expect(signin.status, step).toBe(503);
+        expect(await signin.text()).toContain("moving to another database");
+        expect(signin.headers.getSetCookie().some((c) => /session=/.test(c) && !/Max-Age=0/i.test(c))).toBe(false);
+      },
+    });
+    expect(seen).toEqual(["mark", "copy", "verify", "switch", "delete"]);
+    forgetCaches();
+    const res = await act(b, `/tasks/${task.id}`, "comment", { task_id: task.id, body: "Started sanding." });
+    expect(res.status).toBe(303);
+    const c = await connect(acc.human);
+    const { items } = await c.ok("list_comments", { task_id: task.id });
+    expect(items.map((i: { body: string }) => i.body)).toEqual(["Started sanding."]);
     await c.close();
   });
 });

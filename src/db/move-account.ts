@@ -218,14 +218,18 @@ export async function moveAccount(o: MoveOptions): Promise<MoveReport> {
       tables = await verifyCopy(o);
     });
     await step("switch", async () => {
-      // Tokens from before secrets carried their account are found by their hash in the directory.
-      const tokens = await o.to.db.all({ sql: "SELECT hash FROM tokens WHERE account_id = ?", params: [o.accountId] });
+      // Tokens from before secrets carried their account are found by their hash in the directory,
+      // and a sign-in by its email (an account from before the directory may have none there yet).
+      const found = await o.to.db.all({
+        sql: "SELECT 'token' AS kind, hash AS key FROM tokens WHERE account_id = ? UNION ALL SELECT 'email', email FROM people WHERE account_id = ?",
+        params: [o.accountId, o.accountId],
+      });
       const keys: Sql[] = [];
-      for (let i = 0; i < tokens.length; i += 40) {
-        const chunk = tokens.slice(i, i + 40);
+      for (let i = 0; i < found.length; i += 30) {
+        const chunk = found.slice(i, i + 30);
         keys.push({
-          sql: `INSERT INTO directory_keys (kind, key, account_id) VALUES ${chunk.map(() => "('token', ?, ?)").join(", ")} ON CONFLICT DO UPDATE SET account_id = excluded.account_id`,
-          params: chunk.flatMap((t) => [t.hash, o.accountId]),
+          sql: `INSERT INTO directory_keys (kind, key, account_id) VALUES ${chunk.map(() => "(?, ?, ?)").join(", ")} ON CONFLICT DO UPDATE SET account_id = excluded.account_id`,
+          params: chunk.flatMap((k) => [k.kind, k.key, o.accountId]),
         });
       }
       await runInBatches(o.directory, [

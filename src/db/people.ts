@@ -5,10 +5,14 @@ export interface PersonRow {
   account_id: string;
   email: string;
   password_hash: string | null;
+  /** Set while the account moves to another database (src/db/move-account.ts): nothing may be written for it. */
+  moving_to: string | null;
 }
 
 export function selectPersonByEmail(db: D1Database, email: string): D1PreparedStatement {
-  return db.prepare("SELECT id, account_id, email, password_hash FROM people WHERE email = ?").bind(email);
+  return db
+    .prepare("SELECT p.id, p.account_id, p.email, p.password_hash, m.moving_to FROM people p LEFT JOIN accounts m ON m.id = p.account_id WHERE p.email = ?")
+    .bind(email);
 }
 
 export interface SetupLinkRow {
@@ -18,14 +22,17 @@ export interface SetupLinkRow {
   expires_at: string;
   used_at: string | null;
   has_password: number;
+  /** Set while the account moves to another database. */
+  moving_to: string | null;
 }
 
 /** A setup link by its secret's hash, with its person; null when there is none. */
 export async function findSetupLink(db: D1Database, hash: string): Promise<SetupLinkRow | null> {
   return db
     .prepare(
-      `SELECT s.person_id, s.account_id, p.email, s.expires_at, s.used_at, p.password_hash IS NOT NULL AS has_password
+      `SELECT s.person_id, s.account_id, p.email, s.expires_at, s.used_at, p.password_hash IS NOT NULL AS has_password, m.moving_to
          FROM setup_links s JOIN people p ON p.id = s.person_id AND p.account_id = s.account_id
+              LEFT JOIN accounts m ON m.id = s.account_id
         WHERE s.hash = ?`,
     )
     .bind(hash)

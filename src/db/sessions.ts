@@ -5,6 +5,8 @@ export interface SessionRow {
   account_id: string;
   email: string;
   expires_at: string;
+  /** Set while the account moves to another database: its writes are refused until it has moved. */
+  moving_to: string | null;
 }
 
 export function insertSession(
@@ -20,8 +22,9 @@ export function insertSession(
 export async function findSession(db: D1Database, hash: string, now: string): Promise<SessionRow | null> {
   return db
     .prepare(
-      `SELECT s.person_id, s.account_id, p.email, s.expires_at
+      `SELECT s.person_id, s.account_id, p.email, s.expires_at, m.moving_to
          FROM sessions s JOIN people p ON p.id = s.person_id AND p.account_id = s.account_id
+              LEFT JOIN accounts m ON m.id = s.account_id
         WHERE s.hash = ? AND s.expires_at > ?`,
     )
     .bind(hash, now)

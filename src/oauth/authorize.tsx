@@ -20,6 +20,7 @@ import { ErrorPage } from "../web/layout.tsx";
 import { page, redirect } from "../web/render.ts";
 import { signInPath } from "../web/return-to.ts";
 import { csrfOk, currentSession, sameOrigin, type Session } from "../web/session.ts";
+import { accountMoving } from "../web/errors.tsx";
 import { clientIdProblem } from "./client-ids.ts";
 import { completeGrant, type ConsentChoice } from "./grants.ts";
 
@@ -144,6 +145,7 @@ export function authorizeRoutes(web: Hono<WebEnv>): void {
     if (!sameOrigin(c) || !csrfOk(session, form.csrf)) {
       return refused(403, "This form did not come from your session", "The consent form was not sent from the Taskgate page shown to you in this session, so nothing was allowed.", session);
     }
+    if (session.moving) return accountMoving(session);
     const handle = typeof form.handle === "string" ? form.handle : "";
     if (!handle) return refused(400, "This consent form is incomplete", "It has no consent handle, so Taskgate can't tell which request it answers. Nothing was allowed.", session);
     if (form.decision !== "allow" && form.decision !== "deny") {

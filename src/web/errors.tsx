@@ -30,6 +30,18 @@ export function errorResponse(c: Context, err: Error): Response | Promise<Respon
   return c.json({ error: "internal_error", error_description: "Something failed on our side; try again.", request_id: requestId }, 500);
 }
 
+/** What a person is told when their account is moving to another database (`npm run admin -- move-account`). */
+export const MOVING_MESSAGE = "Your account is moving to another database right now, so nothing was changed.";
+export const MOVING_HINT = "Try again in a minute or two; everything you made is kept.";
+
+/** A form of an account that is moving: refused, nothing written, with when to try again. */
+export function accountMoving(session: Session | null): Promise<Response> {
+  return page(<ErrorPage title="Try again in a minute" message={MOVING_MESSAGE} hint={MOVING_HINT} session={session} />, {
+    status: 503,
+    headers: { "retry-after": "60" },
+  });
+}
+
 /** A signed-in form that did not come from this session's page: nothing changed. */
 export function formRefused(session: Session | null): Promise<Response> {
   return page(

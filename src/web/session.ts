@@ -39,6 +39,8 @@ export interface Session {
   email: string;
   /** The value every signed-in form posts as `csrf`. */
   csrfToken: string;
+  /** The account is moving to another database: every form is refused until it has moved. */
+  moving?: boolean;
 }
 
 /** `__Host-` cookies need https; on http (local development only) the plain name. */
@@ -84,7 +86,7 @@ export async function currentSession(c: WebContext): Promise<Session | null> {
     const own = accountEnv(c.env, await locateSecret(c.env, secret, null));
     const row = await findSession(own.DB, await hashToken(secret), new Date().toISOString());
     if (row) {
-      session = { personId: row.person_id, accountId: row.account_id, email: row.email, csrfToken: await csrfFor(secret) };
+      session = { personId: row.person_id, accountId: row.account_id, email: row.email, csrfToken: await csrfFor(secret), ...(row.moving_to ? { moving: true } : {}) };
       c.env = own;
     }
   }

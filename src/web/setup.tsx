@@ -6,6 +6,7 @@ import { hashToken } from "../domain/tokens.ts";
 import { completeSetup, findSetupLink, SetupLinkGone, type SetupLinkRow } from "../db/people.ts";
 import type { WebContext, WebEnv } from "./context.ts";
 import { ErrorPage, Layout, Notice } from "./layout.tsx";
+import { MOVING_HINT, MOVING_MESSAGE } from "./errors.tsx";
 import { page, redirect } from "./render.ts";
 import { formToken, formTokenOk, newSession, sameOrigin } from "./session.ts";
 
@@ -90,6 +91,7 @@ export function setupRoutes(web: Hono<WebEnv>): void {
     const confirm = typeof form.confirm === "string" ? form.confirm : "";
     const problem = passwordProblem(password, confirm);
     if (problem) return again(400, problem);
+    if (link.moving_to) return again(503, `${MOVING_MESSAGE} ${MOVING_HINT}`);
 
     const session = await newSession(c, { id: link.person_id, account_id: link.account_id });
     try {

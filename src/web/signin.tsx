@@ -3,6 +3,7 @@ import type { Hono } from "hono";
 import { normalizeEmail } from "../db/people-plans.ts";
 import { verifyAgainstNothing, verifyPassword } from "../domain/passwords.ts";
 import { selectPersonByEmail, type PersonRow } from "../db/people.ts";
+import { MOVING_HINT, MOVING_MESSAGE } from "./errors.tsx";
 import { accountEnv, locate } from "../db/shards.ts";
 import type { WebContext, WebEnv } from "./context.ts";
 import { Layout, Notice } from "./layout.tsx";
@@ -87,6 +88,7 @@ export function signInRoutes(web: Hono<WebEnv>): void {
       await db.batch(failureStatements(db, keys, now));
       return signInForm(c, { returnTo, email, status: 401, error: WRONG });
     }
+    if (person.moving_to) return signInForm(c, { returnTo, email, status: 503, error: `${MOVING_MESSAGE} ${MOVING_HINT}`, headers: { "retry-after": "60" } });
     c.env = own;
     const session = await newSession(c, person);
     const previous = await endCurrentStatement(c);

@@ -27,6 +27,7 @@ export function webPrincipal(s: Session): Principal {
     paused: false,
     label: `web console (${s.email})`,
     expiresAt: null,
+    ...(s.moving ? { moving: true } : {}),
   };
 }
 

@@ -18,6 +18,7 @@ import type { WebContext, WebEnv } from "../context.ts";
 import { originOf } from "../context.ts";
 import { page, redirect } from "../render.ts";
 import { safeReturnTo } from "../return-to.ts";
+import { accountMoving } from "../errors.tsx";
 import { csrfOk, currentSession, requireSession, sameOrigin, type Session } from "../session.ts";
 import { ACTIONS, type FormFields } from "./actions.ts";
 import { flashCookie, takeFlash } from "./flash.ts";
@@ -95,7 +96,7 @@ async function guardedForm(c: WebContext): Promise<{ s: Session; form: FormField
   const s = await currentSession(c);
   if (!s) return redirect("/signin", { status: 303 });
   const form = await formOf(c);
-  if (sameOrigin(c) && csrfOk(s, form.csrf?.[0])) return { s, form };
+  if (sameOrigin(c) && csrfOk(s, form.csrf?.[0])) return s.moving ? accountMoving(s) : { s, form };
   const frame = await readFrame(c.env.DB, s.accountId);
   return render(
     c, s, frame,
