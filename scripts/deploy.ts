@@ -2,9 +2,10 @@
  * `npm run deploy [-- --email EMAIL] [-- --plan]`: from a Cloudflare account
  * with nothing in it to a working Taskgate, and on a later run an upgrade of
  * it, with wrangler's own commands (scripts/lib/deploy-steps.ts):
- * login checked, the D1 database, the KV namespace and the queue found or
+ * login checked, every D1 database of the configuration (DB, and DB_1, DB_2,
+ * … once a deployment grows), the KV namespace and the queue found or
  * created, their ids written to wrangler.deploy.toml (wrangler.toml keeps its
- * placeholders), the migrations the database has not recorded applied,
+ * placeholders), the migrations each database has not recorded applied,
  * CONNECTOR_KEY set once when the Worker has none (printed once, never
  * replaced), `wrangler deploy`, then the MCP and console URLs and, with
  * --email into a database without accounts, a setup link for the first person.
@@ -12,30 +13,34 @@
  * changes nothing. A failing step shows wrangler's error and what to do.
  */
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { normalizeEmail, isEmail } from "../src/db/people-plans.ts";
 import { createAccountCommand, inviteCommand } from "./admin-people.ts";
-import { DEPLOY_CONFIG_NAME } from "./lib/deploy-config.ts";
+import { DEPLOY_CONFIG_NAME, WRANGLER_TOML } from "./lib/deploy-config.ts";
 import { DeployFailure, Deployment, type Step } from "./lib/deploy-steps.ts";
 import { resolveWrangler } from "./lib/wrangler-run.ts";
 
-const USAGE = `Usage: npm run deploy [-- --email EMAIL [--account-name NAME]] [-- --plan]
+const USAGE = `Usage: npm run deploy [-- --email EMAIL [--account-name NAME]] [-- --plan] [-- --config FILE]
 
   --email EMAIL          on the first deploy (a database without accounts): an account and a setup link for this person
   --account-name NAME    that account's name (default "Taskgate")
-  --plan                 print, as one JSON object, each step it would take and why; change nothing`;
+  --plan                 print, as one JSON object, each step it would take and why; change nothing
+  --config FILE          the wrangler configuration to deploy (default wrangler.toml); its ids may be placeholders`;
 
 interface Options {
   plan: boolean;
   email: string | null;
   accountName: string;
+  config: string;
 }
 
 function options(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
     strict: true,
-    options: { plan: { type: "boolean" }, email: { type: "string" }, "account-name": { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: { plan: { type: "boolean" }, email: { type: "string" }, "account-name": { type: "string" }, config: { type: "string" }, help: { type: "boolean", short: "h" } },
   });
   if (values.help) {
     console.error(USAGE);
@@ -45,7 +50,9 @@ function options(argv: string[]): Options {
   if (email !== null && !isEmail(email)) throw new Error(`--email must be an email address (got ${values.email})`);
   const accountName = (values["account-name"] ?? "Taskgate").trim();
   if (!accountName || accountName.length > 200) throw new Error("--account-name must be 1 to 200 characters");
-  return { plan: values.plan === true, email, accountName };
+  const config = values.config === undefined ? WRANGLER_TOML : resolve(values.config);
+  if (!existsSync(config)) throw new Error(`--config: there is no file ${values.config}`);
+  return { plan: values.plan === true, email, accountName, config };
 }
 
 /** The first person: an account and a one-time setup link, with the admin CLI's own commands against the deployed database. */
@@ -79,10 +86,16 @@ async function main(argv: string[]): Promise<number> {
     console.error("npm run deploy: no wrangler on PATH nor in node_modules/.bin; run npm install first.");
     return 1;
   }
-  const d = new Deployment(wrangler, o.plan);
+  let d: Deployment;
+  try {
+    d = new Deployment(wrangler, o.plan, o.config);
+  } catch (e) {
+    console.error(`npm run deploy: ${(e as Error).message}`);
+    return 2;
+  }
   try {
     await d.login();
-    await d.database();
+    await d.databases();
     await d.kvNamespace();
     await d.queue();
     d.writeConfig();

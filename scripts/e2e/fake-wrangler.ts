@@ -248,12 +248,18 @@ switch (command) {
   }
   case "deploy": {
     const name = workerName();
-    const d1 = configValue("database_id", "[[d1_databases]]") ?? "";
+    const d1 = (configText ?? "").split(/^\[\[d1_databases\]\]/m).slice(1).map((b) => ({
+      binding: /binding\s*=\s*"([^"]*)"/.exec(b)?.[1] ?? "",
+      name: /database_name\s*=\s*"([^"]*)"/.exec(b)?.[1] ?? "",
+      id: /database_id\s*=\s*"([^"]*)"/.exec(b)?.[1] ?? "",
+    }));
     const kv = configValue("id", "[[kv_namespaces]]") ?? "";
     const queue = configValue("queue", "[[queues.producers]]") ?? "";
     banner();
     out("Total Upload: 1265.41 KiB / gzip: 249.09 KiB\nWorker Startup Time: 31 ms");
-    if (!state.d1.some((d) => d.uuid === d1)) apiFail(`/workers/scripts/${name}/versions`, `binding DB of type d1 must have a valid \`id\` specified`, 10021);
+    for (const db of d1) {
+      if (!state.d1.some((d) => d.uuid === db.id)) apiFail(`/workers/scripts/${name}/versions`, `binding ${db.binding} of type d1 must have a valid \`id\` specified`, 10021);
+    }
     if (!state.kv.some((n) => n.id === kv)) apiFail(`/workers/scripts/${name}/versions`, `KV namespace '${kv}' is not valid.`, 10041);
     if (!state.queues.some((q) => q.queue_name === queue)) apiFail(`/workers/scripts/${name}/versions`, `Queue "${queue}" does not exist. To create it, run: wrangler queues create ${queue}`, 11000);
     state.workers[name] ??= { secrets: {}, deployments: 0 };
@@ -262,7 +268,7 @@ switch (command) {
     const bindings = [
       [`env.WEBHOOK_QUEUE (${queue})`, "Queue"],
       [`env.OAUTH_KV (${kv})`, "KV Namespace"],
-      ["env.DB (taskgate)", "D1 Database"],
+      ...d1.map((db) => [`env.${db.binding} (${db.name})`, "D1 Database"]),
       ['env.ALLOWED_ORIGINS ("")', "Environment Variable"],
       ['env.STALE_RUN_MINUTES ("15")', "Environment Variable"],
     ];

@@ -5,12 +5,12 @@
  * table), `secret list` (JSON), `d1 execute --json`. Each step records what
  * it does and why; with `plan` nothing is created, written or deployed.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { COUNT_ACCOUNTS_SQL } from "../../src/db/provisioning.ts";
 import { query, ROOT, type Target } from "./d1.ts";
-import { DEPLOY_CONFIG, DEPLOY_CONFIG_NAME, deployConfigText, isPlaceholder, readNames, type Names } from "./deploy-config.ts";
+import { DEPLOY_CONFIG, DEPLOY_CONFIG_NAME, deployConfigText, isPlaceholder, readNames, WRANGLER_TOML, type Names } from "./deploy-config.ts";
 import { jsonIn, runWrangler, tableRows, WranglerError, type RunOptions, type WranglerResult } from "./wrangler-run.ts";
 
 export interface Step {
@@ -38,19 +38,25 @@ export class Deployment {
   readonly steps: Step[] = [];
   account: { id: string; name: string } | null = null;
   willInvite = false;
-  private readonly names: Names = readNames();
-  private db: { uuid: string; name: string } | null = null;
+  private readonly names: Names;
+  private readonly source: string;
+  /** Each D1 binding's database in the account (DB, DB_1, …), once found or made. */
+  private readonly dbs = new Map<string, { uuid: string; name: string }>();
   private kvId: string | null = null;
-  private pending: string[] = [];
+  /** Each database's migrations not yet recorded, by binding. */
+  private pending = new Map<string, string[]>();
   private workerExists = false;
   private configWritten = false;
   private scratch: string | null = null;
   private readonly wrangler: string;
   private readonly plan: boolean;
 
-  constructor(wrangler: string, plan: boolean) {
+  /** `source`: the wrangler configuration to deploy (wrangler.toml unless --config names another). */
+  constructor(wrangler: string, plan: boolean, source = WRANGLER_TOML) {
     this.wrangler = wrangler;
     this.plan = plan;
+    this.source = source;
+    this.names = readNames(readFileSync(source, "utf8"));
   }
 
   /** Runs one step's work; a wrangler failure becomes a DeployFailure with the step's advice. */
@@ -99,24 +105,31 @@ export class Deployment {
     this.record({ step: "login", action: "check", why: `logged in${who.email ? ` as ${who.email}` : ""}, deploying to the account ${account.name} (${account.id})` });
   }
 
-  async database(): Promise<void> {
-    const { database, databaseId } = this.names;
+  /** Every D1 database of the configuration (DB, then DB_1, DB_2, …): found by its id or name, or created. */
+  async databases(): Promise<void> {
     const advice = "check that this login may list and create D1 databases (an API token needs D1 Edit) and that the account is below its number of databases";
     const list = () => this.run("d1", advice, async () => jsonIn<{ uuid: string; name: string }[]>((await this.w(["d1", "list", "--json"])).stdout));
-    const find = (all: { uuid: string; name: string }[]) => all.find((d) => (databaseId ? d.uuid === databaseId : d.name === database)) ?? null;
-    this.db = find(await list());
-    if (databaseId && !this.db) {
-      throw new DeployFailure("d1", `wrangler.toml names the D1 database ${databaseId}, which this account does not have.`, "log in to the account that has it, or put the placeholder id back in wrangler.toml so that npm run deploy finds or creates the database by its name");
+    let all = await list();
+    for (const { binding, name, id } of this.names.databases) {
+      const find = () => all.find((d) => (id ? d.uuid === id : d.name === name)) ?? null;
+      const found = find();
+      if (id && !found) {
+        throw new DeployFailure("d1", `wrangler.toml names the D1 database ${id} (binding ${binding}), which this account does not have.`, "log in to the account that has it, or put the placeholder id back in wrangler.toml so that npm run deploy finds or creates the database by its name");
+      }
+      if (found) {
+        this.dbs.set(binding, found);
+        this.record({ step: "d1", action: "reuse", binding, name: found.name, id: found.uuid, why: id ? `the database_id of ${binding} in wrangler.toml` : `the account has a D1 database named ${name}` });
+        continue;
+      }
+      const why = binding === "DB" ? `the account has no D1 database named ${name}` : `wrangler.toml adds the database ${binding}, and the account has none named ${name}: new accounts will go to it`;
+      this.record({ step: "d1", action: "create", binding, name, why });
+      if (this.plan) continue;
+      await this.run("d1", advice, () => this.w(["d1", "create", name]));
+      all = await list();
+      const made = find();
+      if (!made) throw new DeployFailure("d1", `wrangler d1 create ${name} succeeded, but d1 list does not show it.`, "run npm run deploy again in a minute");
+      this.dbs.set(binding, made);
     }
-    if (this.db) {
-      this.record({ step: "d1", action: "reuse", name: this.db.name, id: this.db.uuid, why: databaseId ? "the database_id in wrangler.toml" : `the account has a D1 database named ${database}` });
-      return;
-    }
-    this.record({ step: "d1", action: "create", name: database, why: `the account has no D1 database named ${database}` });
-    if (this.plan) return;
-    await this.run("d1", advice, () => this.w(["d1", "create", database]));
-    this.db = find(await list());
-    if (!this.db) throw new DeployFailure("d1", `wrangler d1 create ${database} succeeded, but d1 list does not show it.`, "run npm run deploy again in a minute");
   }
 
   async kvNamespace(): Promise<void> {
@@ -160,8 +173,9 @@ export class Deployment {
     const why = `wrangler.toml with this account's D1 and KV ids, for every wrangler command that follows (wrangler.toml keeps its placeholders)`;
     this.record({ step: "config", action: "write", file: DEPLOY_CONFIG_NAME, why });
     if (this.plan) return;
-    if (!this.db || !this.kvId) throw new DeployFailure("config", "the D1 database or the KV namespace has no id", "run npm run deploy again");
-    writeFileSync(DEPLOY_CONFIG, deployConfigText({ databaseId: this.db.uuid, kvId: this.kvId }));
+    const databaseIds = Object.fromEntries([...this.dbs].map(([binding, d]) => [binding, d.uuid]));
+    if (this.dbs.size !== this.names.databases.length || !this.kvId) throw new DeployFailure("config", "a D1 database or the KV namespace has no id", "run npm run deploy again");
+    writeFileSync(DEPLOY_CONFIG, deployConfigText({ databaseIds, kvId: this.kvId }, DEPLOY_CONFIG, readFileSync(this.source, "utf8"), dirname(this.source)));
     this.configWritten = true;
   }
 
@@ -174,37 +188,41 @@ export class Deployment {
     if (this.configWritten) return DEPLOY_CONFIG;
     this.scratch ??= mkdtempSync(join(tmpdir(), "taskgate-plan-"));
     const file = join(this.scratch, "wrangler.toml");
-    const d1 = this.db
-      ? `\n[[d1_databases]]\nbinding = "DB"\ndatabase_name = "${this.db.name}"\ndatabase_id = "${this.db.uuid}"\nmigrations_dir = ${JSON.stringify(MIGRATIONS_DIR)}\n`
-      : "";
+    const d1 = [...this.dbs]
+      .map(([binding, d]) => `\n[[d1_databases]]\nbinding = "${binding}"\ndatabase_name = "${d.name}"\ndatabase_id = "${d.uuid}"\nmigrations_dir = ${JSON.stringify(MIGRATIONS_DIR)}\n`)
+      .join("");
     writeFileSync(file, `name = "${this.names.worker}"\nmain = ${JSON.stringify(join(ROOT, "src", "index.ts"))}\ncompatibility_date = "2026-10-01"\n${d1}`);
     return file;
   }
 
-  /** The admin CLI's target for the deployed database, through the same wrangler. */
-  adminTarget(): Target {
-    return { remote: true, config: this.readConfig(), wrangler: this.wrangler };
+  /** The admin CLI's target for the deployed databases (or one of them, by binding), through the same wrangler. */
+  adminTarget(database?: string): Target {
+    return { remote: true, config: this.readConfig(), wrangler: this.wrangler, ...(database ? { database } : {}) };
   }
 
+  /** Each database's migrations that it has not recorded, applied (a new database gets every one: its whole schema). */
   async migrations(): Promise<void> {
     const all = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith(".sql")).sort();
     const advice = "wrangler's error names the migration and its statement; the migrations before it stay applied. Fix the cause, then run npm run deploy again";
-    let applied: string[] = [];
-    if (this.db) {
-      applied = await this.run("migrations", advice, () => {
-        try {
-          return query<{ name: string }>(this.adminTarget(), { sql: "SELECT name FROM d1_migrations ORDER BY id", params: [] }).map((r) => r.name);
-        } catch (e) {
-          if (/no such table: d1_migrations/.test((e as Error).message)) return [];
-          throw e;
-        }
-      });
+    for (const { binding, name } of this.names.databases) {
+      let applied: string[] = [];
+      if (this.dbs.has(binding)) {
+        applied = await this.run("migrations", advice, () => {
+          try {
+            return query<{ name: string }>(this.adminTarget(binding), { sql: "SELECT name FROM d1_migrations ORDER BY id", params: [] }).map((r) => r.name);
+          } catch (e) {
+            if (/no such table: d1_migrations/.test((e as Error).message)) return [];
+            throw e;
+          }
+        });
+      }
+      const pending = all.filter((f) => !applied.includes(f.replace(/\.sql$/, "")) && !applied.includes(f));
+      this.pending.set(binding, pending);
+      const why = pending.length === 0 ? "the database has recorded every file of migrations/" : applied.length === 0 ? "a new database: every file of migrations/ builds the schema" : `the database has not recorded ${pending.length === 1 ? "this file" : "these files"} of migrations/ yet`;
+      this.record({ step: "migrations", action: pending.length ? "apply" : "none", binding, migrations: pending, why });
+      if (pending.length === 0 || this.plan) continue;
+      await this.run("migrations", advice, () => this.w(["d1", "migrations", "apply", name, "--remote", "--config", DEPLOY_CONFIG], { echo: true }));
     }
-    this.pending = all.filter((f) => !applied.includes(f.replace(/\.sql$/, "")) && !applied.includes(f));
-    const why = this.pending.length === 0 ? "the database has recorded every file of migrations/" : applied.length === 0 ? "a new database: every file of migrations/ builds the schema" : `the database has not recorded ${this.pending.length === 1 ? "this file" : "these files"} of migrations/ yet`;
-    this.record({ step: "migrations", action: this.pending.length ? "apply" : "none", migrations: this.pending, why });
-    if (this.pending.length === 0 || this.plan) return;
-    await this.run("migrations", advice, () => this.w(["d1", "migrations", "apply", this.names.database, "--remote", "--config", DEPLOY_CONFIG], { echo: true }));
   }
 
   /** Sets CONNECTOR_KEY when the Worker has none; returns the new key (to print once), or null when it was kept. */
@@ -232,13 +250,16 @@ export class Deployment {
     return key;
   }
 
-  /** Whether the first person is made after the deploy: --email, and a database without accounts. */
+  /** Whether the first person is made after the deploy: --email, and no database with an account in it. */
   async firstPersonStep(email: string | null): Promise<void> {
     if (!email) return;
+    const every = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith(".sql")).length;
     let accounts = 0;
-    if (this.db && this.pending.length < readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith(".sql")).length) {
-      const count = () => Number(query<{ n: number }>(this.adminTarget(), COUNT_ACCOUNTS_SQL)[0]?.n ?? 0);
-      accounts = await this.run("first-person", "check that the database answers (npx wrangler d1 execute taskgate --remote --command \"SELECT 1\")", count);
+    for (const { binding } of this.names.databases) {
+      // A database with no schema yet (or none at all) has no account.
+      if (!this.dbs.has(binding) || (this.pending.get(binding)?.length ?? every) >= every) continue;
+      const count = () => Number(query<{ n: number }>(this.adminTarget(binding), COUNT_ACCOUNTS_SQL)[0]?.n ?? 0);
+      accounts += await this.run("first-person", `check that the database answers (npx wrangler d1 execute ${binding} --remote --command "SELECT 1")`, count);
     }
     this.willInvite = accounts === 0;
     this.record({
@@ -247,7 +268,7 @@ export class Deployment {
       email,
       why: this.willInvite
         ? "the database has no account yet: an account and a one-time setup link for this person"
-        : `the database already has ${accounts} account${accounts === 1 ? "" : "s"}; invite more people with npm run -s admin -- invite --account ID --email EMAIL --remote --url https://…`,
+        : `the deployment already has ${accounts} account${accounts === 1 ? "" : "s"}; invite more people with npm run -s admin -- invite --account ID --email EMAIL --remote --url https://…`,
     });
   }
 
@@ -256,7 +277,10 @@ export class Deployment {
     this.record({ step: "deploy", action: "deploy", why: this.workerExists ? "upload this checkout's code to the Worker" : "the first upload of the Worker" });
     if (this.plan) return null;
     const advice = "read wrangler's error above; a new account registers its workers.dev subdomain once, in the dashboard (Workers & Pages)";
-    if (!this.db || !this.kvId || isPlaceholder(this.db.uuid) || isPlaceholder(this.kvId)) throw new DeployFailure("deploy", "refusing to deploy with a placeholder id", advice);
+    const ids = [...this.dbs.values()].map((d) => d.uuid);
+    if (ids.length !== this.names.databases.length || ids.some(isPlaceholder) || !this.kvId || isPlaceholder(this.kvId)) {
+      throw new DeployFailure("deploy", "refusing to deploy with a placeholder id", advice);
+    }
     const out = await this.run("deploy", advice, () => this.w(["deploy", "--config", DEPLOY_CONFIG], { echo: true }));
     return workersDevOrigin(out.stdout);
   }

@@ -82,8 +82,10 @@ class FakeAccount {
     return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : { d1: [], kv: [], queues: [], workers: {} };
   }
 
-  database(): DatabaseSync {
-    return new DatabaseSync(join(this.state, `d1-${this.account().d1[0].uuid}.sqlite`));
+  database(name = "taskgate"): DatabaseSync {
+    const db = this.account().d1.find((d) => d.name === name);
+    if (!db) throw new Error(`the account has no D1 database named ${name}`);
+    return new DatabaseSync(join(this.state, `d1-${db.uuid}.sqlite`));
   }
 
   stop(): void {
@@ -167,6 +169,44 @@ export async function deployChecks(c: Checks): Promise<void> {
       assert(!/CONNECTOR_KEY=/.test(r.stdout), "a key printed on the second deploy");
       const plan = JSON.parse((await a.deploy(["--plan", "--email", "bob@example.com"])).stdout);
       equal(plan.steps.map((s: { step: string; action: string }) => `${s.step}:${s.action}`).join(" "), "login:check d1:reuse kv:reuse queue:reuse config:write migrations:none secret:keep first-person:skip deploy:deploy", "steps of the plan");
+    });
+
+    await c.run("a second database declared in the configuration (DB_1): npm run deploy -- --config creates it, builds its schema, leaves the first as it is, deploys with both ids", async () => {
+      // wrangler.toml as an operator grows it: a DB_1 block beside DB, with a placeholder id. Paths absolute, as the file is elsewhere.
+      const grown = readFileSync(join(ROOT, "wrangler.toml"), "utf8")
+        .replace(/^main = "src\/index.ts"$/m, `main = ${JSON.stringify(join(ROOT, "src", "index.ts"))}`)
+        .replace(/^database_id = "0{8}-0{4}-0{4}-0{4}-0{12}"$/m, (line) =>
+          `${line}\nmigrations_dir = ${JSON.stringify(join(ROOT, "migrations"))}\n\n[[d1_databases]]\nbinding = "DB_1"\ndatabase_name = "taskgate-1"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = ${JSON.stringify(join(ROOT, "migrations"))}`);
+      assert(grown.includes('binding = "DB_1"'), "the configuration with DB_1");
+      const file = join(a.dir, "wrangler.grown.toml");
+      writeFileSync(file, grown);
+      const people = () => a.database().prepare("SELECT count(*) AS n FROM people").get()?.n;
+      const before = people();
+      const plan = JSON.parse((await a.deploy(["--plan", "--config", file])).stdout);
+      equal(
+        plan.steps.filter((s: { step: string }) => ["d1", "migrations"].includes(s.step)).map((s: { step: string; action: string; binding: string }) => `${s.step}:${s.action}:${s.binding}`).join(" "),
+        "d1:reuse:DB d1:create:DB_1 migrations:none:DB migrations:apply:DB_1",
+        "the plan for the databases",
+      );
+      const r = await a.deploy(["--config", file, "--email", "bob@example.com"]);
+      expectOk(r, "npm run deploy -- --config");
+      equal(a.account().d1.map((d) => d.name).join(), "taskgate,taskgate-1", "D1 databases");
+      const applied = a.database("taskgate-1").prepare("SELECT name FROM d1_migrations ORDER BY id").all().map((x) => (x as { name: string }).name);
+      equal(applied.join(), MIGRATIONS.join(), "migrations recorded in the new database");
+      equal(r.calls.filter((x) => x.command === "d1 migrations apply").map((x) => x.argv[3]).join(), "taskgate-1", "databases migrated");
+      const deployCall = r.calls.find((x) => x.command === "deploy") as Call;
+      const ids = a.account().d1.map((d) => d.uuid);
+      assert(ids.every((id) => deployCall.config?.includes(`database_id = "${id}"`)), "the deployed configuration carries both ids");
+      assert(!/"0{8}-0{4}/.test(deployCall.config ?? ""), "a placeholder id in the deployed configuration");
+      assert(r.stderr.includes("new accounts will go to it"), `says what the new database is for:\n${r.stderr}`);
+      assert(!/setup\?token=/.test(r.stdout), "a setup link although the deployment has an account");
+      equal(people(), before, "people in the first database");
+      const again = JSON.parse((await a.deploy(["--plan", "--config", file])).stdout);
+      equal(
+        again.steps.filter((s: { step: string }) => ["d1", "migrations"].includes(s.step)).map((s: { step: string; action: string }) => `${s.step}:${s.action}`).join(" "),
+        "d1:reuse d1:reuse migrations:none migrations:none",
+        "the plan once both exist",
+      );
     });
 
     const old = account();
