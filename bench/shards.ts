@@ -262,7 +262,7 @@ export function shardsMarkdown(r: ShardsReport, o: { connections: number; second
     }
   }
   lines.push(
-    `\nToken forms: ${TOKEN_FORMS.map((form) => `${form}: ${FORM_LABEL[form]}`).join("; ")}. A token that names its database is looked up there; one that names only its account asks the directory once (the account's database, cached for a minute), hence one round trip more cold; one without its account is looked for in the first database, where every account from before the directory lives, and then through the directory by its hash.`,
+    `\nToken forms: ${TOKEN_FORMS.map((form) => `${form}: ${FORM_LABEL[form]}`).join("; ")}. A token that names its database is looked up there: one round trip, then the call's own. One that names only its account asks the directory once (where the account lives, cached for a minute), hence ≤ 3 cold. One without its account (from before secrets carried one) is looked up in the first database, where every account from before the directory lives, with the directory asked in the same batch; only when its account has moved is it looked up once more there: also ≤ 3 cold. Warm, none of them asks anything but the call's own queries.`,
     `\nThe directory lookup's cost: resolving a credential of an account in ${SECOND}, cold (a new credential and account each time) and warm (the same credential again), whoami or the settings page, median of ${o.samples}:\n`,
     "| credential | cold D1 calls | cold ms | cold D1 ms | warm D1 calls | warm ms | warm D1 ms |",
     "|---|---|---|---|---|---|---|",
