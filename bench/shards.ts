@@ -175,6 +175,10 @@ export async function runShards(tmp: string, o: ShardsOptions): Promise<ShardsRe
     const two = devs[DATABASE_COUNTS.indexOf(2)];
     const s = second as SecondDb;
     for (const req of s.warmup) await ok(two.base, req, `warm-up ${req.path}`);
+    // A session the Worker did not find would be sent on to /signin (which fetch follows): it must be the page itself.
+    const page = await fetch(two.base + s.warmup[3].path, { headers: s.warmup[3].headers, redirect: "manual" });
+    await page.text();
+    if (page.status !== 200) throw new Error(`shards: a session in ${SECOND} was not signed in (HTTP ${page.status})`);
 
     // 2. Round trips per call in the second database, before any load.
     const roundTrips: RoundTripRow[] = [];
