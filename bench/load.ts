@@ -15,6 +15,8 @@ interface AutocannonOptions {
   method: string;
   headers: Record<string, string>;
   body?: string;
+  /** Each connection sends these in turn (instead of one request). */
+  requests?: { method: string; path: string; headers: Record<string, string>; body?: string }[];
 }
 interface AutocannonResult {
   non2xx: number;
@@ -53,11 +55,15 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[rank];
 }
 
-function once(base: string, req: HttpRequest, connections: number, seconds: number, record: boolean): Promise<{ latencies: number[]; failed: number; ms: number }> {
+/** One request, or several that each connection sends in turn (the same call spread over accounts' tokens). */
+export type Load = HttpRequest | HttpRequest[];
+
+function once(base: string, load: Load, connections: number, seconds: number, record: boolean): Promise<{ latencies: number[]; failed: number; ms: number }> {
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
     let failed = 0;
     const started = performance.now();
+    const req = Array.isArray(load) ? load[0] : load;
     const instance = autocannon({
       url: base + req.path,
       connections,
@@ -65,6 +71,7 @@ function once(base: string, req: HttpRequest, connections: number, seconds: numb
       method: req.method,
       headers: req.headers,
       body: req.body,
+      ...(Array.isArray(load) ? { requests: load.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body })) } : {}),
     });
     instance.on("response", (_client, status, _bytes, ms) => {
       if (!record) return;
@@ -88,7 +95,7 @@ export function emptySamples(): Samples {
 }
 
 /** Optionally warm up, then load for `seconds` and add what was measured to `into`. */
-export async function measureInto(into: Samples, base: string, req: HttpRequest, connections: number, seconds: number, warmupSeconds: number): Promise<void> {
+export async function measureInto(into: Samples, base: string, req: Load, connections: number, seconds: number, warmupSeconds: number): Promise<void> {
   if (warmupSeconds > 0) await once(base, req, connections, warmupSeconds, false);
   const { latencies, failed, ms } = await once(base, req, connections, seconds, true);
   for (const l of latencies) into.latencies.push(l);

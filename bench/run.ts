@@ -8,12 +8,13 @@
  * Options: --seconds N (5, per request, split over --rounds 5) --warmup N (1) --connections N (10)
  *          --small N (1000) --large N (100000) --keep (leave the temporary directory)
  *          --only a,b (load only these rows: tools/list and tool names; /health and /ready always;
- *                      `tenancy` alone: only the tenancy part, bench/tenancy.ts)
+ *                      `tenancy` and/or `shards` alone: only those parts, bench/tenancy.ts and bench/shards.ts)
  *          --skip-catalog (leave out the D1 count of every tool)
  *          --others N (100: accounts beside the measured one in the tenancy part, each with --small tasks)
  *          --tenancy-calls N (20: sequential calls per tool, database and round in the tenancy part)
+ *          --shard-samples N (11: cold and warm resolutions per credential in the shards part)
  */
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -27,6 +28,7 @@ import { accountSql, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInse
 import { admin, ROOT, runQuiet, startDev, WRANGLER, type DevServer } from "./worker.ts";
 import { runTenancy, tenancyMarkdown } from "./tenancy.ts";
 import { growthMarkdown } from "./growth.ts";
+import { runShards, shardsMarkdown } from "./shards.ts";
 import { catalogTable, countCatalog, planCatalogAccount, type CatalogCount } from "./catalog-run.ts";
 
 const { values: opts } = parseArgs({
@@ -42,11 +44,14 @@ const { values: opts } = parseArgs({
     "skip-catalog": { type: "boolean", default: false },
     others: { type: "string", default: "100" },
     "tenancy-calls": { type: "string", default: "20" },
+    "shard-samples": { type: "string", default: "11" },
   },
 });
 const ONLY = new Set(opts.only.split(",").map((s) => s.trim()).filter(Boolean));
 const loads = (name: string) => ONLY.size === 0 || ONLY.has(name);
-const TENANCY_ONLY = ONLY.size === 1 && ONLY.has("tenancy");
+/** The parts measured on deployments of their own; `--only` with nothing else runs just them. */
+const PARTS = ["tenancy", "shards"];
+const PARTS_ONLY = ONLY.size > 0 && [...ONLY].every((name) => PARTS.includes(name));
 const load: LoadSettings = {
   seconds: Number(opts.seconds),
   warmupSeconds: Number(opts.warmup),
@@ -55,7 +60,8 @@ const load: LoadSettings = {
 };
 const OTHERS = Number(opts.others);
 const TENANCY_CALLS = Number(opts["tenancy-calls"]);
-for (const [name, value] of Object.entries({ ...load, small: Number(opts.small), large: Number(opts.large), others: OTHERS, "tenancy-calls": TENANCY_CALLS })) {
+const SHARD_SAMPLES = Math.max(1, Math.round(Number(opts["shard-samples"])));
+for (const [name, value] of Object.entries({ ...load, small: Number(opts.small), large: Number(opts.large), others: OTHERS, "tenancy-calls": TENANCY_CALLS, "shard-samples": SHARD_SAMPLES })) {
   if (!Number.isFinite(value) || value < 0) {
     console.error(`--${name} must be a non-negative number`);
     process.exit(2);
@@ -86,8 +92,8 @@ const ALL_SPECS: ToolSpec[] = [
 ];
 const TOOL_SPECS = ALL_SPECS.filter((s) => loads(s.tool));
 for (const name of ONLY) {
-  if (name !== "tools/list" && name !== "tenancy" && !ALL_SPECS.some((s) => s.tool === name)) {
-    console.error(`--only: ${name} is not a row of the benchmark (tools/list, ${ALL_SPECS.map((s) => s.tool).join(", ")})`);
+  if (name !== "tools/list" && !PARTS.includes(name) && !ALL_SPECS.some((s) => s.tool === name)) {
+    console.error(`--only: ${name} is not a row of the benchmark (tools/list, ${PARTS.join(", ")}, ${ALL_SPECS.map((s) => s.tool).join(", ")})`);
     process.exit(2);
   }
 }
@@ -140,9 +146,22 @@ async function main(): Promise<void> {
       console.log(`Tenancy targets met: ${t.ok ? "yes ✓" : "no (see ✗ above)"}; the other accounts were seeded in ${t.seedSeconds.toFixed(0)} s.`);
       return t;
     });
+  const shards = () =>
+    runShards(tmp, { ...load, samples: SHARD_SAMPLES, log, devLog }).then((r) => {
+      console.log(`\n${shardsMarkdown(r, { ...load, samples: SHARD_SAMPLES })}`);
+      console.log(`Shard targets met: ${r.ok ? "yes ✓" : "no (see ✗ above)"}.`);
+      return r;
+    });
   try {
-    if (TENANCY_ONLY) {
-      await tenancy();
+    if (PARTS_ONLY) {
+      // The other figures of bench/results.json stay; only the parts measured now are replaced.
+      const parts: Record<string, unknown> = {};
+      if (ONLY.has("tenancy")) parts.tenancy = await tenancy();
+      if (ONLY.has("shards")) parts.shards = await shards();
+      const file = join(ROOT, "bench", "results.json");
+      const before = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+      writeFileSync(file, JSON.stringify({ ...before, ...parts }, null, 2) + "\n");
+      log(`total time ${elapsed(t0)}; ${Object.keys(parts).join(" and ")} written into bench/results.json`);
       return;
     }
     log(`bundle: wrangler deploy --dry-run`);
@@ -307,6 +326,7 @@ async function main(): Promise<void> {
     }
 
     const tenancyReport = ONLY.size === 0 ? await tenancy() : null;
+    const shardsReport = ONLY.size === 0 ? await shards() : null;
     const catalogReport = catalog ? catalogTable(catalogCounts) : null;
     const report = buildReport(
       [...rows.values()],
@@ -324,14 +344,14 @@ async function main(): Promise<void> {
       console.log(`\nD1 round trips of every tool of the catalog (auth included; warm: a token the Worker resolved a moment ago, cold: a token's first request):\n`);
       console.log(catalogReport.markdown);
     }
-    const allOk = report.allOk && (catalogReport?.allOk ?? true) && (tenancyReport?.ok ?? true) && toolBytes.ok.total && toolBytes.ok.model && toolBytes.ok.meta;
+    const allOk = report.allOk && (catalogReport?.allOk ?? true) && (tenancyReport?.ok ?? true) && (shardsReport?.ok ?? true) && toolBytes.ok.total && toolBytes.ok.model && toolBytes.ok.meta;
     console.log(
       `\nD1 calls: x-d1-calls per request, auth included; "cold" is a token's first request (the token lookup, with its last-used bookkeeping in the same batch).` +
         `\nAll targets met: ${allOk ? "yes ✓" : "no (see ✗ above)"}. Total time ${elapsed(t0)}. JSON: bench/results.json`,
     );
     writeFileSync(
       join(ROOT, "bench", "results.json"),
-      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, tenancy: tenancyReport, all_targets_met: allOk }, null, 2) + "\n",
+      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, tenancy: tenancyReport, shards: shardsReport, all_targets_met: allOk }, null, 2) + "\n",
     );
   } catch (e) {
     failed = true;

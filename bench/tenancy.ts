@@ -65,7 +65,7 @@ export function d1File(persist: string): string {
   return join(dir, name);
 }
 
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 };

@@ -61,6 +61,8 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
           agent: typeof values.agent === "string" ? values.agent : undefined,
           label: typeof values.label === "string" ? values.label : undefined,
           expiresAt: expires ?? null,
+          // The secret names the account's database, so a call finds it without asking the directory.
+          shard: target.database ?? "DB",
         },
         new Date().toISOString(),
       );

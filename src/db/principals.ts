@@ -11,10 +11,10 @@
  */
 import type { Env } from "../env.ts";
 import type { Principal } from "../domain/principal.ts";
-import { boundShard, FIRST_SHARD, locate, shardDb } from "./shards.ts";
+import { boundShard, directoryLookup, directoryOf, FIRST_SHARD, isSharded, locate, placedBy, shardDb, type DirectoryRow } from "./shards.ts";
 import { shardName } from "./provisioning.ts";
 import { accountInSecret, shardInSecret } from "../domain/tokens.ts";
-import { findToken, touch, TOUCH_INTERVAL_MS, type ResolvedToken, type TokenKey } from "./tokens.ts";
+import { findToken, findTokenBeside, touch, TOUCH_INTERVAL_MS, type ResolvedToken, type TokenKey } from "./tokens.ts";
 
 const CACHE_LIMIT = 2000;
 
@@ -44,8 +44,10 @@ export type CredentialKey = TokenKey & { account?: string | null; shard?: string
 
 /** What a `tg_` secret says about where its account lives (see newSecretOf). */
 export function credentialOf(secret: string, hash: string): CredentialKey {
-  const index = shardInSecret(secret);
-  return { hash, account: accountInSecret(secret), shard: index === null ? null : shardName(index) };
+  // A database is named only beside an account: in a secret from before secrets carried one, that character is random.
+  const account = accountInSecret(secret);
+  const index = account ? shardInSecret(secret) : null;
+  return { hash, account, shard: index === null ? null : shardName(index) };
 }
 
 export async function resolveCredential(env: Env, key: CredentialKey, ttlMs: number, nowMs = Date.now()): Promise<Resolution> {
@@ -63,12 +65,15 @@ export async function resolveCredential(env: Env, key: CredentialKey, ttlMs: num
       shard = hinted as string;
     } else {
       // A secret without its account is from before secrets carried one: its account is in the first database,
-      // unless it moved (the move writes the token's hash into the directory).
+      // unless it moved (the move writes the token's hash into the directory, which the same batch asks).
       shard = key.account ? await locate(env, { account: key.account }) : FIRST_SHARD;
-      resolved = shard === hinted ? null : await findToken(shardDb(env, shard), key, nowMs);
-      if (!resolved && !key.account && "hash" in key) {
-        const moved = await locate(env, { kind: "token", key: key.hash });
-        if (moved !== shard) [shard, resolved] = [moved, await findToken(shardDb(env, moved), key, nowMs)];
+      if (!key.account && "hash" in key && isSharded(env)) {
+        const found = await findTokenBeside<DirectoryRow>(directoryOf(env), key, nowMs, directoryLookup(env, { kind: "token", key: key.hash }));
+        resolved = found.token;
+        const moved = placedBy(found.beside);
+        if (!resolved && moved !== shard) [shard, resolved] = [moved, await findToken(shardDb(env, moved), key, nowMs)];
+      } else {
+        resolved = shard === hinted ? null : await findToken(shardDb(env, shard), key, nowMs);
       }
     }
     if (cache.size >= CACHE_LIMIT) cache.clear();

@@ -102,23 +102,37 @@ function cacheMs(env: Env): number {
  * account is not cached, none with one database. Unknown → the first shard,
  * where everything from before the directory lives.
  */
-export async function locate(env: Env, by: { account?: string | null; kind?: "email" | "token"; key?: string }): Promise<string> {
+export async function locate(env: Env, by: Placement): Promise<string> {
   if (!isSharded(env)) return FIRST_SHARD;
-  const nowMs = Date.now();
   const hit = by.account ? accounts.get(by.account) : undefined;
-  if (hit && nowMs - hit.at < cacheMs(env)) return hit.shard;
-  const row = await directoryOf(env)
+  if (hit && Date.now() - hit.at < cacheMs(env)) return hit.shard;
+  return placedBy(await directoryLookup(env, by).all<DirectoryRow>().then((r) => r.results));
+}
+
+type Placement = { account?: string | null; kind?: "email" | "token"; key?: string };
+export interface DirectoryRow {
+  account_id: string;
+  shard: string;
+}
+
+/** The directory's query behind locate, to send in a batch of the first database (placedBy reads its rows). */
+export function directoryLookup(env: Env, by: Placement): D1PreparedStatement {
+  return directoryOf(env)
     .prepare(
       `SELECT account_id, shard FROM directory_accounts WHERE account_id = ?1
        UNION ALL
        SELECT a.account_id, a.shard FROM directory_keys k JOIN directory_accounts a ON a.account_id = k.account_id WHERE k.kind = ?2 AND k.key = ?3
        LIMIT 1`,
     )
-    .bind(by.account ?? null, by.kind ?? null, by.key ?? null)
-    .first<{ account_id: string; shard: string }>();
+    .bind(by.account ?? null, by.kind ?? null, by.key ?? null);
+}
+
+/** The shard the directory's answer names (cached for its account); none → the first. */
+export function placedBy(rows: DirectoryRow[]): string {
+  const row = rows[0];
   if (!row) return FIRST_SHARD;
   if (accounts.size >= CACHE_LIMIT) accounts.clear();
-  accounts.set(row.account_id, { shard: row.shard, at: nowMs });
+  accounts.set(row.account_id, { shard: row.shard, at: Date.now() });
   return row.shard;
 }
 

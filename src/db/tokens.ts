@@ -37,11 +37,21 @@ export type TokenKey = { hash: string } | { id: string };
  * last-used bookkeeping when it is due — so a cold token costs one call, not two.
  */
 export async function findToken(db: D1Database, key: TokenKey, nowMs = Date.now()): Promise<ResolvedToken | null> {
+  return (await findTokenBeside(db, key, nowMs)).token;
+}
+
+/** findToken with one more statement of the same database in its batch (the directory's, in the first): its rows beside the token. */
+export async function findTokenBeside<T>(
+  db: D1Database,
+  key: TokenKey,
+  nowMs: number,
+  beside?: D1PreparedStatement,
+): Promise<{ token: ResolvedToken | null; beside: T[] }> {
   const now = new Date(nowMs).toISOString();
   const due = new Date(nowMs - TOUCH_INTERVAL_MS).toISOString();
   const [column, value] = "hash" in key ? ["hash", key.hash] : ["id", key.id];
   const live = "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?1)";
-  const [lookup] = await db.batch([
+  const results = await db.batch([
     db
       .prepare(
         `SELECT t.id, t.account_id, t.kind, t.scope, t.agent_id, a.name AS agent_name, a.paused_at,
@@ -59,11 +69,13 @@ export async function findToken(db: D1Database, key: TokenKey, nowMs = Date.now(
           WHERE id = (SELECT agent_id FROM tokens WHERE ${column} = ?2 AND ${live}) AND (last_seen_at IS NULL OR last_seen_at < ?3)`,
       )
       .bind(now, value, due),
+    ...(beside ? [beside] : []),
   ]);
-  const row = lookup.results[0] as PrincipalRow | undefined;
-  if (!row) return null;
+  const besideRows = ((beside ? results[results.length - 1].results : []) ?? []) as T[];
+  const row = results[0].results[0] as PrincipalRow | undefined;
+  if (!row) return { token: null, beside: besideRows };
   const touched = row.revoked_at === null && (row.expires_at === null || row.expires_at > now) && (row.last_used_at === null || row.last_used_at < due);
-  return {
+  const token: ResolvedToken = {
     principal: {
       tokenId: row.id,
       accountId: row.account_id,
@@ -80,6 +92,7 @@ export async function findToken(db: D1Database, key: TokenKey, nowMs = Date.now(
     lastUsedAt: touched ? now : row.last_used_at,
     grant: row.person_id ? { id: row.grant_id, personId: row.person_id } : null,
   };
+  return { token, beside: besideRows };
 }
 
 /** The lookup of a tg_ token by the SHA-256 of its secret. */
