@@ -5,6 +5,8 @@ import { forgetShardPlacements } from "../src/db/shards.ts";
 import { planToken, type Sql } from "../src/db/provisioning.ts";
 import { base64url, displayPrefix, hashToken, TOKEN_PREFIX } from "../src/domain/tokens.ts";
 import { MCP_URL, run, seedAccount, workerFetch } from "./helpers.ts";
+import { addPerson, Browser, field, signIn, uniqueEmail } from "./web-helpers.ts";
+import { open, PASSWORD } from "./console.helpers.ts";
 
 /** The D1 round trips (x-d1-calls, auth included) and D1 milliseconds (Server-Timing) of one 2025-era whoami call. */
 async function whoami(secret: string): Promise<{ calls: number; ms: number }> {
@@ -36,6 +38,23 @@ describe("the directory's cost on a call", () => {
       "through the directory cold": 3,
       "through the directory warm": 1,
     });
+  });
+
+  it("a token made on the console's Tokens page names its account's database: its first call asks no directory", async () => {
+    const acc = await seedAccount("Console token, second database", "bot", "DB_1");
+    const email = uniqueEmail("tokens");
+    await addPerson(acc.accountId, email, PASSWORD, env.DB_1);
+    const b = new Browser();
+    expect((await signIn(b, email, PASSWORD)).status).toBe(303);
+    const { html } = await open(b, "/apps");
+    const made = await b.post("/apps/tokens", { csrf: field(html, "csrf"), form_id: field(html, "form_id"), kind: "human", scope: "read" });
+    expect(made.status).toBe(303);
+    const secret = /<pre class="secret" aria-label="Token">(tg_[A-Za-z0-9_-]{43})<\/pre>/.exec((await open(b, "/apps")).html)?.[1] as string;
+    expect(secret).toBeDefined();
+    forgetResolvedTokens();
+    forgetShardPlacements();
+    expect((await whoami(secret)).calls).toBe(2);
+    expect((await whoami(secret)).calls).toBe(1);
   });
 
   it("a token from before secrets carried their account costs one lookup in the first database, and one more after its account moved", async () => {

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { planAccount, planToken, type Sql } from "../../src/db/provisioning.ts";
+import { FIRST_SHARD, planAccount, planToken, type Sql } from "../../src/db/provisioning.ts";
 import { planDemoPerson } from "../../src/db/people-plans.ts";
 import { hashPassword, verifyPassword } from "../../src/domain/passwords.ts";
 import type { TokenKind, TokenScope } from "../../src/domain/principal.ts";
@@ -134,7 +134,8 @@ function writeDemo(file: string, demo: Demo): void {
 
 async function planRole(accountId: string, role: DemoRole, now: string): Promise<{ token: DemoToken; statements: Sql[] }> {
   const r = DEMO_ROLES[role];
-  const plan = await planToken({ accountId, kind: r.kind, scope: r.scope, agent: r.agent, label: `demo: ${r.kind} ${r.scope}` }, now);
+  // The demo account lives in the first database; its secrets say so, so a call asks no directory.
+  const plan = await planToken({ accountId, kind: r.kind, scope: r.scope, agent: r.agent, label: `demo: ${r.kind} ${r.scope}`, shard: FIRST_SHARD }, now);
   return { token: { id: plan.id, secret: plan.secret }, statements: plan.statements };
 }
 

@@ -41,6 +41,8 @@ export interface Session {
   csrfToken: string;
   /** The account is moving to another database: every form is refused until it has moved. */
   moving?: boolean;
+  /** The database the account lives in (src/db/shards.ts). */
+  shard: string;
 }
 
 /** `__Host-` cookies need https; on http (local development only) the plain name. */
@@ -83,10 +85,11 @@ export async function currentSession(c: WebContext): Promise<Session | null> {
   let session: Session | null = null;
   if (secret) {
     // The session id carries its account: the rest of this request reads and writes that account's database as env.DB.
-    const own = accountEnv(c.env, await locateSecret(c.env, secret, null));
+    const shard = await locateSecret(c.env, secret, null);
+    const own = accountEnv(c.env, shard);
     const row = await findSession(own.DB, await hashToken(secret), new Date().toISOString());
     if (row) {
-      session = { personId: row.person_id, accountId: row.account_id, email: row.email, csrfToken: await csrfFor(secret), ...(row.moving_to ? { moving: true } : {}) };
+      session = { personId: row.person_id, accountId: row.account_id, email: row.email, csrfToken: await csrfFor(secret), shard, ...(row.moving_to ? { moving: true } : {}) };
       c.env = own;
     }
   }

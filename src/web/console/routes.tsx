@@ -267,7 +267,7 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
   web.post("/apps/tokens", formLimit, async (c) => {
     const g = await guardedForm(c);
     if (g instanceof Response) return g;
-    const made = await createTokenFromForm(c.env.DB, webPrincipal(g.s), g.form);
+    const made = await createTokenFromForm(c.env.DB, webPrincipal(g.s), g.form, g.s.shard);
     if ("error" in made) return redirect("/apps", { cookies: [flashCookie(c, { kind: "error", text: made.error })] });
     return redirect("/apps", { cookies: [await showOnNextPage(c, "token", made.token)] });
   });

@@ -38,7 +38,8 @@ export interface CreatedToken {
   agent: string | null;
 }
 
-export async function createTokenFromForm(db: D1Database, p: Principal, form: FormFields): Promise<{ token: CreatedToken } | { error: string }> {
+/** `shard`: the database the person's account lives in, named in the secret so that its calls ask no directory. */
+export async function createTokenFromForm(db: D1Database, p: Principal, form: FormFields, shard: string): Promise<{ token: CreatedToken } | { error: string }> {
   const once = formOnce(p, form, "create_token");
   if (!once) return { error: "This token form is from an older page: nothing was created. Fill in the form below again." };
   const kind = one(form, "kind");
@@ -52,7 +53,7 @@ export async function createTokenFromForm(db: D1Database, p: Principal, form: Fo
   const r = parsed.data;
   const agent = r.kind === "agent" ? r.agent : null;
   const now = new Date().toISOString();
-  const plan = await planToken({ accountId: p.accountId, kind: r.kind, scope: r.scope, agent: agent ?? undefined, label: r.label }, now);
+  const plan = await planToken({ accountId: p.accountId, kind: r.kind, scope: r.scope, agent: agent ?? undefined, label: r.label, shard }, now);
   const label = r.label ?? (agent ? `${agent} (${r.scope})` : `human (${r.scope})`);
   const activity = insertActivity(db, {
     id: newId(ID_PREFIX.activity),
