@@ -137,9 +137,9 @@ function wrangler(target: Target, args: string[]): string {
 export function applyMigrations(target: Target): { database: string; applied: string[] }[] {
   return (target.database ? [target.database] : databasesOf(target)).map((database) => {
     const out = runD1(target, ["migrations", "apply", nameOf(inDatabase(target, database)), ...where(target)], { CI: "1" });
-    // wrangler lists each migration it applied with its status (✅ once applied); "No migrations to apply!" otherwise.
-    const applied = [...out.matchAll(/^\W*([0-9]{4}_[\w.-]+\.sql)\W+✅/gmu)].map((m) => m[1]);
-    return { database, applied };
+    // wrangler lists the migrations with their status (✅ once applied) after each one; "No migrations to apply!" when none.
+    const applied = new Set([...out.matchAll(/^\W*([0-9]{4}_[\w.-]+\.sql)\W+✅/gmu)].map((m) => m[1]));
+    return { database, applied: [...applied] };
   });
 }
 
