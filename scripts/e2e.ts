@@ -9,6 +9,8 @@
  * client support, the sign-in and consent done in the browser by Playwright.
  * The official MCP conformance suite runs against the same server with a real
  * token (its verdicts reviewed in scripts/lib/e2e-conformance.ts).
+ * The server has two databases (DB and DB_1): migrations, every tool on an
+ * account in DB_1, tenancy and moving an account (scripts/lib/e2e-shards.ts).
  * Last, `npm start` itself (a taken port; its minute cron lapsing a claim
  * lease; stopping it with SIGTERM and SIGINT), that the tool tables of
  * docs/tools.md are what `npm run -s catalog` prints, and `npm run deploy` against a
