@@ -156,7 +156,7 @@ export async function shardChecks(c: Checks, stack: LocalStack, accountIds: stri
   });
 
   const human = clients.modern?.human;
-  const taskId = human ? ((await human.ok("list_tasks", { limit: 1 })).tasks?.[0]?.id as string | undefined) : undefined;
+  const taskId = human ? ((await human.ok("list_tasks", { limit: 1 })).items?.[0]?.id as string | undefined) : undefined;
   await c.run("tenancy: a token of an account in DB cannot see a task of the account in DB_1", async () => {
     assert(taskId, "no task of the account in DB_1");
     assert(inDb, "no other account in DB");
