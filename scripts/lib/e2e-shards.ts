@@ -17,6 +17,13 @@ import { ROOT } from "./d1.ts";
 import { assert, connect, equal, type Checks, type Era, type McpSession } from "./e2e-harness.ts";
 import type { LocalStack } from "./local-stack.ts";
 
+/**
+ * What a move waits after marking and after switching: longer than the edge
+ * keeps a token's resolution with its database (AUTH_CACHE_SECONDS, 5) and an
+ * account's database (SHARD_CACHE_SECONDS, 1 in the e2e server).
+ */
+const SETTLE = "6";
+
 const MIGRATIONS = readdirSync(join(ROOT, "migrations")).filter((f) => f.endsWith(".sql")).sort();
 
 interface Migrated {
@@ -128,7 +135,7 @@ export async function shardChecks(c: Checks, stack: LocalStack, accountIds: stri
   const inDb = accountIds.find((id) => id !== main.id && placed.get(id) === "DB");
   if (placed.get(main.id) !== "DB_1") {
     const moved = await c.run("admin CLI move-account: the account with tokens moves to DB_1 (both new accounts went to DB, the roomiest)", async () => {
-      await stack.admin(["move-account", "--account", main.id, "--to", "DB_1", "--settle", "2"]);
+      await stack.admin(["move-account", "--account", main.id, "--to", "DB_1", "--settle", SETTLE]);
       equal(placements(stack, [main.id]).get(main.id), "DB_1", "the directory's word");
       equal(total(rowCounts(stack.file("DB"), main.id)), 0, "rows left in DB");
       return true;
@@ -173,7 +180,7 @@ export async function shardChecks(c: Checks, stack: LocalStack, accountIds: stri
   await c.run("admin CLI move-account: the account in DB_1 moves to DB while its token reads; same counts, none left in DB_1", async () => {
     let reads = 0;
     let moving = true;
-    const move = stack.admin(["move-account", "--account", main.id, "--to", "DB", "--settle", "2"]).finally(() => (moving = false));
+    const move = stack.admin(["move-account", "--account", main.id, "--to", "DB", "--settle", SETTLE]).finally(() => (moving = false));
     const reading = (async () => {
       while (moving) {
         await human.ok("get_task", { task_id: taskId });
