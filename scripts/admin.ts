@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { parseIsoTime } from "../src/domain/dates.ts";
 import { planToken } from "../src/db/provisioning.ts";
 import { findTokenSql, listTokensSql, revokeTokenSql } from "../src/db/admin-tokens.ts";
-import { accountTarget, applyMigrations, databasesOf, execute, query, type Target } from "./lib/d1.ts";
+import { accountTarget, applyMigrations, execute, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
 import { addWebhookCommand, listWebhooksCommand, removeWebhookCommand } from "./admin-webhooks.ts";
@@ -16,7 +16,7 @@ import { createAccountCommand, inviteCommand } from "./admin-people.ts";
 import { deployConfigIfAny } from "./lib/deploy-config.ts";
 import { moveAccountCommand } from "./admin-move.ts";
 
-const USAGE = `Usage: npm run -s admin -- <command> [--remote | --persist-to DIR]
+const USAGE = `Usage: npm run -s admin -- <command> [--remote | --persist-to DIR] [--config FILE]
 
 Commands:
   create-account --name NAME                               (in the database with the most room)
@@ -37,8 +37,8 @@ Webhook events: approval.requested, task.completed, task.rejected, run.stale, cl
 const commands: Record<string, (values: Values, target: Target) => Promise<unknown> | unknown> = {
   "create-account": createAccountCommand,
   migrate(_values, target) {
-    applyMigrations(target);
-    return { migrated: databasesOf(target) };
+    const done = applyMigrations(target);
+    return { migrated: done.map((d) => d.database), applied: Object.fromEntries(done.map((d) => [d.database, d.applied])) };
   },
   async "create-token"(values, target) {
     const accountId = required(values, "account");
@@ -117,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
       options: {
         remote: { type: "boolean" },
         "persist-to": { type: "string" },
+        config: { type: "string" },
         name: { type: "string" },
         account: { type: "string" },
         kind: { type: "string" },
@@ -136,7 +137,9 @@ async function main(argv: string[]): Promise<number> {
     });
     if (values.remote && values["persist-to"]) throw new UsageError("--persist-to is for the local database; leave it out with --remote");
     // After `npm run deploy`, --remote reaches the database whose id it wrote into wrangler.deploy.toml.
-    const deployment: Target = { remote: values.remote === true, persistTo: values["persist-to"], config: values.remote ? deployConfigIfAny() : undefined };
+    // --config: another wrangler configuration (a local deployment of several databases, say).
+    const config = values.config ?? (values.remote ? deployConfigIfAny() : undefined);
+    const deployment: Target = { remote: values.remote === true, persistTo: values["persist-to"], config };
     // A command about one account runs in that account's database, found in the directory.
     const target = typeof values.account === "string" ? accountTarget(deployment, values.account) : deployment;
     const result = await handler(values, target);

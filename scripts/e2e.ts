@@ -9,6 +9,8 @@
  * client support, the sign-in and consent done in the browser by Playwright.
  * The official MCP conformance suite runs against the same server with a real
  * token (its verdicts reviewed in scripts/lib/e2e-conformance.ts).
+ * The server has two databases (DB and DB_1): migrations, every tool on an
+ * account in DB_1, tenancy and moving an account (scripts/lib/e2e-shards.ts).
  * Last, `npm start` itself (a taken port; its minute cron lapsing a claim
  * lease; stopping it with SIGTERM and SIGINT), that the tool tables of
  * docs/tools.md are what `npm run -s catalog` prints, and `npm run deploy` against a
@@ -31,6 +33,7 @@ import { oauthFlows } from "./lib/e2e-oauth-checks.ts";
 import { catalogCheck, startScriptChecks, stopStartScripts } from "./lib/e2e-start.ts";
 import { deployChecks } from "./lib/e2e-deploy.ts";
 import { conformance } from "./lib/e2e-conformance.ts";
+import { migrateChecks, shardChecks } from "./lib/e2e-shards.ts";
 
 // The claim lease that lapses under npm start alone waits up to two minutes.
 const HARD_TIMEOUT_MS = Number(process.env.E2E_TIMEOUT_MS ?? 20 * 60_000);
@@ -44,7 +47,8 @@ const ROLES: { role: TokenRole; args: string[] }[] = [
 ];
 
 const checks = new Checks();
-const stack = new LocalStack("taskgate-e2e-");
+// Two databases (DB and DB_1, a generated configuration): the admin CLI's accounts land in both.
+const stack = new LocalStack("taskgate-e2e-", { databases: 2 });
 const receiver = new Receiver();
 const sessions: McpSession[] = [];
 
@@ -60,6 +64,8 @@ const SERVER_VARS: Record<string, string> = {
   // Local development: the webhook receiver below listens on http://127.0.0.1; a run is stale after 1.2 s.
   ALLOW_HTTP_WEBHOOKS: "1",
   STALE_RUN_MINUTES: "0.02",
+  // Where an account lives is cached for a second, so a move settles in two.
+  SHARD_CACHE_SECONDS: "1",
   ...(runKey ? { CONNECTOR_KEY: runKey } : {}),
 };
 let cleaning: Promise<void> | null = null;
@@ -96,35 +102,46 @@ const overall = setTimeout(() => {
   void cleanup().finally(finish);
 }, HARD_TIMEOUT_MS);
 
-async function setup(): Promise<{ accountId: string; tokens: Record<TokenRole, string> } | null> {
-  const schema = await checks.run("temporary D1 database: schema.sql applied", async () => {
+interface Ready {
+  accountId: string;
+  tokens: Record<TokenRole, string>;
+  tokenIds: Record<TokenRole, string>;
+  /** Every account the admin CLI made. */
+  accountIds: string[];
+}
+
+async function setup(): Promise<Ready | null> {
+  const schema = await checks.run("temporary D1 databases: schema.sql applied to DB (DB_1 starts empty)", async () => {
     await stack.applySchema();
     return true;
   });
-  if (schema === undefined) return null;
+  if (schema === undefined || !(await migrateChecks(checks, stack))) return null;
   const started = await checks.run("wrangler dev answers GET /health on a free local port", async () => {
     await stack.start(SERVER_VARS);
     return stack.base;
   });
   if (started === undefined) return null;
   // The server holds the same SQLite file: a write that meets its lock is run again, not lost.
-  await checks.run("admin CLI: waits out a write lock another process holds on the database", async () => {
+  const locked = await checks.run("admin CLI: waits out a write lock another process holds on the database", async () => {
     const lock = await stack.holdWriteLock(2_000);
     const other = await stack.admin(["create-account", "--name", "E2E while locked"]);
     assert(/^acc_/.test(other.id), `an account id, got ${JSON.stringify(other)}`);
     await lock.released;
+    return other.id;
   });
   return (
     (await checks.run("admin CLI: create-account, then one token of each kind and scope", async () => {
       const account = await stack.admin(["create-account", "--name", "E2E"]);
       assert(/^acc_/.test(account.id), `an account id, got ${JSON.stringify(account)}`);
       const tokens = {} as Record<TokenRole, string>;
+      const tokenIds = {} as Record<TokenRole, string>;
       for (const { role, args } of ROLES) {
         const t = await stack.admin(["create-token", "--account", account.id, ...args]);
         assert(/^tg_/.test(t.token), `a token for ${role}`);
         tokens[role] = t.token;
+        tokenIds[role] = t.id;
       }
-      return { accountId: account.id, tokens };
+      return { accountId: account.id, tokens, tokenIds, accountIds: [...(locked ? [locked] : []), account.id] };
     })) ?? null
   );
 }
@@ -143,7 +160,7 @@ async function main(): Promise<void> {
   console.log(`e2e: temporary state in ${stack.dir}`);
   const ready = await setup();
   if (!ready) return;
-  const { accountId, tokens } = ready;
+  const { accountId, tokens, tokenIds, accountIds } = ready;
   await httpEdges(checks, stack.base, tokens["human write"], ALLOWED_ORIGIN);
   const suiteRoles: TokenRole[] = ["human write", "agent read"];
   await conformance(checks, stack.base, suiteRoles.map((role) => ({ role, token: tokens[role] })), stack.dir);
@@ -183,6 +200,10 @@ async function main(): Promise<void> {
   }
 
   sessions.push(...(await oauthFlows(checks, stack, accountId)));
+
+  // The read tokens have served their checks: revoke_token of the catalog revokes them, one in each era.
+  const main = { id: accountId, human: tokens["human write"], agent: tokens["agent write"], agentName: AGENT, spares: [tokenIds["human read"], tokenIds["agent read"]] };
+  await shardChecks(checks, stack, accountIds, main, sessions);
 
   await startScriptChecks(checks, join(stack.dir, "npm-start"));
   await catalogCheck(checks);

@@ -134,10 +134,13 @@ function wrangler(target: Target, args: string[]): string {
  * a prompt, to every database of the configuration (or only target.database).
  * This is how a database made by an older checkout catches up.
  */
-export function applyMigrations(target: Target): void {
-  for (const db of target.database ? [target.database] : databasesOf(target)) {
-    runD1(target, ["migrations", "apply", nameOf(inDatabase(target, db)), ...where(target)], { CI: "1" });
-  }
+export function applyMigrations(target: Target): { database: string; applied: string[] }[] {
+  return (target.database ? [target.database] : databasesOf(target)).map((database) => {
+    const out = runD1(target, ["migrations", "apply", nameOf(inDatabase(target, database)), ...where(target)], { CI: "1" });
+    // wrangler lists the migrations with their status (✅ once applied) after each one; "No migrations to apply!" when none.
+    const applied = new Set([...out.matchAll(/^\W*([0-9]{4}_[\w.-]+\.sql)\W+✅/gmu)].map((m) => m[1]));
+    return { database, applied: [...applied] };
+  });
 }
 
 /** Runs statements as one file (atomic in D1). */

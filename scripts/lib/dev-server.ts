@@ -18,6 +18,8 @@ export interface DevOptions {
   port: number;
   /** Local state directory (D1 and the rest); wrangler's default `.wrangler/state` when left out. */
   persistTo?: string;
+  /** A wrangler configuration other than wrangler.toml (a local deployment of several databases). */
+  config?: string;
   inspectorPort?: number;
   vars?: Record<string, string>;
 }
@@ -26,6 +28,7 @@ export interface DevOptions {
 export function wranglerDevArgs(o: DevOptions): string[] {
   const args = ["dev", "--ip", o.host, "--port", String(o.port)];
   if (o.persistTo) args.push("--persist-to", o.persistTo);
+  if (o.config) args.push("--config", o.config);
   if (o.inspectorPort) args.push("--inspector-port", String(o.inspectorPort));
   for (const [k, v] of Object.entries(o.vars ?? {})) args.push("--var", `${k}:${v}`);
   return args;

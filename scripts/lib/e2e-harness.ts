@@ -4,7 +4,8 @@
  * and the two real MCP clients (2.x negotiating 2026-07-28, 1.x with initialize).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,6 +13,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextp
 import { ROOT } from "./d1.ts";
 import { freePort, waitForHealth, WRANGLER_JS, wranglerDevArgs, wranglerEnv } from "./dev-server.ts";
 import { groupAlive, settle } from "./processes.ts";
+import { SHARD_CONFIG } from "./shard-config.ts";
 
 export class Checks {
   passed = 0;
@@ -102,22 +104,61 @@ export function run(file: string, args: string[], timeoutMs: number, options: Ru
   });
 }
 
-/** `npm run admin -- …` against the temporary database; returns its one line of JSON. */
+/** The configuration of a state directory that serves several databases (scripts/lib/shard-config.ts), if it has one. */
+export function stateConfig(persistTo: string): string | undefined {
+  const file = join(persistTo, SHARD_CONFIG);
+  return existsSync(file) ? file : undefined;
+}
+
+/** `npm run admin -- …` against the temporary database (and its configuration, when it has one); returns its one line of JSON. */
 export async function admin(persistTo: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Record<string, string>> {
-  const { stdout } = await run(process.execPath, ["--no-warnings", join(ROOT, "scripts", "admin.ts"), ...args, "--persist-to", persistTo], 120_000, { env });
+  const config = stateConfig(persistTo);
+  const where = ["--persist-to", persistTo, ...(config ? ["--config", config] : [])];
+  const { stdout } = await run(process.execPath, ["--no-warnings", join(ROOT, "scripts", "admin.ts"), ...args, ...where], 120_000, { env });
   return JSON.parse(stdout.trim().split("\n").pop() as string);
 }
 
-/** The SQLite file of the local D1 database under a `--persist-to` directory. */
-export function d1File(persistTo: string): string {
-  const folder = join(persistTo, "v3", "d1", "miniflare-D1DatabaseObject");
-  const file = readdirSync(folder).find((f) => /^[0-9a-f]{64}\.sqlite$/.test(f));
-  if (!file) throw new Error(`no D1 database file in ${folder}`);
-  return join(folder, file);
+const FILES = "d1-files.json";
+
+function d1Folder(persistTo: string): string {
+  return join(persistTo, "v3", "d1", "miniflare-D1DatabaseObject");
 }
 
+function sqliteFiles(persistTo: string): string[] {
+  return readdirSync(d1Folder(persistTo)).filter((f) => /^[0-9a-f]{64}\.sqlite$/.test(f));
+}
+
+/**
+ * The SQLite file of a local D1 database under a `--persist-to` directory: the
+ * first (DB) as applySchema found it; with two databases, DB_1 is the other one.
+ */
+export function d1File(persistTo: string, database = "DB"): string {
+  const files = sqliteFiles(persistTo);
+  const first = existsSync(join(persistTo, FILES)) ? (JSON.parse(readFileSync(join(persistTo, FILES), "utf8")) as { DB: string }).DB : files[0];
+  const file = database === "DB" ? first : files.filter((f) => f !== first).length === 1 ? files.find((f) => f !== first) : undefined;
+  if (!file) throw new Error(`no D1 database file for ${database} in ${d1Folder(persistTo)} (${files.length} files)`);
+  return join(d1Folder(persistTo), file);
+}
+
+/** The SQLite file of the database the directory (in DB) places an account in. */
+export function accountFile(persistTo: string, accountId: string): string {
+  const db = new DatabaseSync(d1File(persistTo), { readOnly: true });
+  try {
+    const row = db.prepare("SELECT shard FROM directory_accounts WHERE account_id = ?").get(accountId) as { shard: string } | undefined;
+    return d1File(persistTo, row?.shard ?? "DB");
+  } finally {
+    db.close();
+  }
+}
+
+/** schema.sql in the first database (DB); its file is remembered, so that d1File tells the databases apart. */
 export async function applySchema(persistTo: string): Promise<void> {
-  await run(process.execPath, [WRANGLER_JS, "d1", "execute", "taskgate", "--local", "--persist-to", persistTo, "--yes", "--file", join(ROOT, "schema.sql")], 120_000);
+  const config = stateConfig(persistTo);
+  const args = [WRANGLER_JS, "d1", "execute", "taskgate", "--local", "--persist-to", persistTo, ...(config ? ["--config", config] : []), "--yes", "--file", join(ROOT, "schema.sql")];
+  await run(process.execPath, args, 120_000);
+  const files = sqliteFiles(persistTo);
+  if (files.length !== 1) throw new Error(`expected one D1 database file after the schema, found ${files.length}`);
+  writeFileSync(join(persistTo, FILES), JSON.stringify({ DB: files[0] }));
 }
 
 /** `wrangler dev` in its own process group, so that stopping it stops workerd and esbuild too. */
@@ -141,12 +182,13 @@ export class DevServer {
     }
   }
 
+  /** The state directory's own configuration (several databases) when it has one, else wrangler.toml. */
   private async attempt(persistTo: string, vars: Record<string, string>): Promise<void> {
     const port = await freePort();
     let inspectorPort = await freePort();
     while (inspectorPort === port) inspectorPort = await freePort();
     this.base = `http://127.0.0.1:${port}`;
-    const args = wranglerDevArgs({ host: "127.0.0.1", port, persistTo, inspectorPort, vars });
+    const args = wranglerDevArgs({ host: "127.0.0.1", port, persistTo, config: stateConfig(persistTo), inspectorPort, vars });
     // --test-scheduled: GET /__scheduled?cron=… runs the scheduled handler (the crons do not fire in wrangler dev).
     const child = spawn(process.execPath, [WRANGLER_JS, ...args, "--show-interactive-dev-session=false", "--test-scheduled"], {
       cwd: ROOT,

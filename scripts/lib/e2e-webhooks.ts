@@ -13,7 +13,7 @@ import { ROOT } from "./d1.ts";
 import { wranglerEnv } from "./dev-server.ts";
 import { WEBHOOKS_PER_ACCOUNT } from "../../src/domain/webhooks.ts";
 import { EVENT_TYPES } from "../../src/domain/events.ts";
-import { admin, assert, d1File, equal, type Checks, type McpSession } from "./e2e-harness.ts";
+import { accountFile, admin, assert, equal, type Checks, type McpSession } from "./e2e-harness.ts";
 
 interface Delivery {
   path: string;
@@ -134,7 +134,7 @@ export async function webhookDeliveries(c: Checks, { dir, base, accountId, human
   await step(`admin CLI add-webhook refuses an account's endpoint past ${WEBHOOKS_PER_ACCOUNT}, adding nothing`, async () => {
     // The endpoints that fill the account are written straight into the database file: 20 runs of the CLI would take a minute.
     const { DatabaseSync } = await import("node:sqlite");
-    const db = new DatabaseSync(d1File(dir));
+    const db = new DatabaseSync(accountFile(dir, accountId));
     db.exec("PRAGMA busy_timeout = 10000");
     const count = () => (db.prepare("SELECT count(*) AS n FROM webhooks WHERE account_id = ?").get(accountId) as { n: number }).n;
     try {

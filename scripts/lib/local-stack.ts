@@ -1,7 +1,8 @@
 /**
  * A whole local Taskgate for the end-to-end script and the browser tests: a
- * temporary directory as wrangler's `--persist-to` state, schema.sql applied
- * to its D1, `wrangler dev` on a free port, and the admin CLI against the same
+ * temporary directory as wrangler's `--persist-to` state (with a generated
+ * configuration when it serves several databases), schema.sql applied to its
+ * first D1 database, `wrangler dev` on a free port, and the admin CLI against the same
  * directory. stop() ends every process it started and removes the directory;
  * if the caller's process exits first, a synchronous last resort does the same.
  */
@@ -10,17 +11,27 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { admin, applySchema, d1File, DevServer, removeDir, stopCommands } from "./e2e-harness.ts";
+import { writeShardConfig } from "./shard-config.ts";
 
 export class LocalStack {
   readonly dir: string;
   readonly server = new DevServer();
+  /** With several databases, the generated wrangler configuration in the directory (wrangler dev and the admin CLI both read it). */
+  readonly config: string | undefined;
   private stopping: Promise<void> | null = null;
   private stopped = false;
   private readonly onExit = () => this.killNow();
 
-  constructor(prefix = "taskgate-") {
+  /** `databases`: 1 serves wrangler.toml as it is; more serves DB, DB_1, … from a configuration made for the run. */
+  constructor(prefix = "taskgate-", o: { databases?: number } = {}) {
     this.dir = mkdtempSync(join(tmpdir(), prefix));
     process.on("exit", this.onExit);
+    this.config = (o.databases ?? 1) > 1 ? writeShardConfig(this.dir, o.databases as number) : undefined;
+  }
+
+  /** The SQLite file of one of the databases (DB, DB_1). */
+  file(database = "DB"): string {
+    return d1File(this.dir, database);
   }
 
   /** `http://127.0.0.1:<port>` once started. */
