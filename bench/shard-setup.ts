@@ -6,10 +6,11 @@
  * accounts, tokens, tasks and sessions planned by the same code as the admin
  * CLI, each in the database it is placed in, with its place in the directory.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { applySchemaFile, query, render, type Target } from "../scripts/lib/d1.ts";
-import { planAccount, planToken, shardName, type Sql } from "../src/db/provisioning.ts";
+import { shardNames, writeShardConfig } from "../scripts/lib/shard-config.ts";
+import { planAccount, planToken, type Sql } from "../src/db/provisioning.ts";
 import { ID_PREFIX, newId } from "../src/domain/ids.ts";
 import { displayPrefix, hashToken, newSecretOf, TOKEN_PREFIX } from "../src/domain/tokens.ts";
 import { taskIdAt, taskInserts } from "./seed.ts";
@@ -34,14 +35,8 @@ export interface Deployment {
 
 /** wrangler.toml with `count` D1 databases (DB, DB_1, …) and its paths made absolute, written under `dir`. */
 export function generateConfig(dir: string, count: number): Deployment {
-  const databases = Array.from({ length: count }, (_, i) => shardName(i));
-  let toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8").replace(/^main\s*=\s*"([^"]+)"/m, (_m, p: string) => `main = "${join(ROOT, p)}"`);
-  for (const name of databases.slice(1)) {
-    const i = Number(name.slice(3));
-    toml += `\n[[d1_databases]]\nbinding = "${name}"\ndatabase_name = "taskgate-${i}"\ndatabase_id = "00000000-0000-0000-0000-${String(i).padStart(12, "0")}"\n`;
-  }
-  const config = join(dir, `wrangler-${count}db.toml`);
-  writeFileSync(config, toml);
+  const databases = shardNames(count);
+  const config = writeShardConfig(dir, count, `wrangler-${count}db.toml`);
   const persistTo = join(dir, `state-${count}db`);
   return { databases, persistTo, config, target: { remote: false, persistTo, config } };
 }

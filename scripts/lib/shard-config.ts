@@ -23,7 +23,7 @@ export function shardNames(count: number): string[] {
  * path. wrangler reads .dev.vars beside the configuration, so the project's
  * own (when there is one) is copied there too.
  */
-export function writeShardConfig(dir: string, count: number): string {
+export function writeShardConfig(dir: string, count: number, name = SHARD_CONFIG): string {
   const migrations = `migrations_dir = "${join(ROOT, "migrations")}"`;
   let toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8")
     .replace(/^main\s*=\s*"([^"]+)"/m, (_m, p: string) => `main = "${join(ROOT, p)}"`)
@@ -32,7 +32,7 @@ export function writeShardConfig(dir: string, count: number): string {
     const i = Number(name.slice(3));
     toml += `\n[[d1_databases]]\nbinding = "${name}"\ndatabase_name = "taskgate-${i}"\ndatabase_id = "00000000-0000-0000-0000-${String(i).padStart(12, "0")}"\n${migrations}\n`;
   }
-  const config = join(dir, SHARD_CONFIG);
+  const config = join(dir, name);
   writeFileSync(config, toml);
   if (existsSync(join(ROOT, ".dev.vars"))) copyFileSync(join(ROOT, ".dev.vars"), join(dir, ".dev.vars"));
   return config;
