@@ -4,7 +4,6 @@
  * with the steps of src/db/move-account.ts. Safe to run again after a failure.
  */
 import { join } from "node:path";
-import { getPlatformProxy } from "wrangler";
 import { hasAccount, moveAccount, type Row, type SqlDb } from "../src/db/move-account.ts";
 import type { Sql } from "../src/db/provisioning.ts";
 import { databasesOf, execute, inDatabase, query, ROOT, type Target } from "./lib/d1.ts";
@@ -53,6 +52,8 @@ function localDb(db: LocalD1): SqlDb {
  * statements take milliseconds each rather than a `wrangler d1 execute` apiece.
  */
 async function localDatabases(target: Target): Promise<{ db(name: string): SqlDb; dispose(): Promise<void> }> {
+  // Loaded here, not at the top: every other admin command starts without wrangler's module.
+  const { getPlatformProxy } = await import("wrangler");
   const proxy = await getPlatformProxy<Record<string, LocalD1>>({
     configPath: target.config ?? join(ROOT, "wrangler.toml"),
     persist: { path: join(target.persistTo ?? join(ROOT, ".wrangler", "state"), "v3") },
