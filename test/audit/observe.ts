@@ -129,3 +129,30 @@ export function describeChange(c: Change): string {
   const where = c.column ? `${c.table}.${c.column}` : c.table;
   return c.column ? `${c.effect} ${where} (${JSON.stringify(c.from)} → ${JSON.stringify(c.to)})` : `${c.effect} ${where} row ${c.key}`;
 }
+
+/**
+ * Puts the account's rows back as `snap` holds them, in one batch: every
+ * account-scoped table emptied of the account's rows and refilled, the
+ * account's own row updated in place (rows of other accounts untouched).
+ */
+export async function restoreAccount(accountId: string, snap: Snapshot): Promise<void> {
+  const metas = await tableMeta();
+  const db = env.DB;
+  const statements: D1PreparedStatement[] = [];
+  // Rows that others reference go in first, and out last.
+  const order = (name: string) => (name === "agents" ? 0 : name === "people" ? 1 : 2);
+  const scoped = metas.filter((t) => t.scope === "account_id").sort((a, b) => order(a.name) - order(b.name));
+  for (const t of [...scoped].reverse()) statements.push(db.prepare(`DELETE FROM "${t.name}" WHERE account_id = ?`).bind(accountId));
+  for (const t of scoped) {
+    for (const row of snap.get(t.name)?.values() ?? []) {
+      const cols = Object.keys(row);
+      statements.push(db.prepare(`INSERT INTO "${t.name}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).bind(...cols.map((c) => row[c])));
+    }
+  }
+  const account = [...(snap.get("accounts")?.values() ?? [])][0];
+  if (account) {
+    const cols = Object.keys(account).filter((c) => c !== "id");
+    statements.push(db.prepare(`UPDATE accounts SET ${cols.map((c) => `"${c}" = ?`).join(", ")} WHERE id = ?`).bind(...cols.map((c) => account[c]), accountId));
+  }
+  await db.batch(statements);
+}

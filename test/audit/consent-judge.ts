@@ -1,0 +1,101 @@
+import { classOf } from "../../src/domain/columns.ts";
+import type { Change, Snapshot } from "./observe.ts";
+import { HOLDER, type StateName } from "./consent-situations.ts";
+
+/**
+ * The consent rules as judgements over rows (docs/approvals-and-claims.md,
+ * C1–C5): given the rows before and after a call and who made it, every
+ * change the rules forbid. Error texts are never read: a refusal that
+ * changed a forbidden row is a breach, a success that changed none is not.
+ */
+
+export type Caller = { kind: "human" | "agent" | "reader"; name: string };
+
+type Row = Record<string, unknown>;
+
+/** Tables whose rows belong to one task (task_id): a held task's are its holder's and a person's to change. */
+const TASK_PARTS = ["steps", "runs", "approvals", "task_labels", "calendar_links", "task_dependencies"] as const;
+
+function rowOf(c: Change, snap: Snapshot): Row | undefined {
+  return snap.get(c.table)?.get(c.key);
+}
+
+const substantiveColumn = (table: string, column: string | undefined) => column === undefined || classOf(table, column) !== "bookkeeping";
+
+export interface Judged {
+  breaches: string[];
+  /** Whether the call changed a row of X's (its own, its parts', its place in the tree): the route reaches the held task. */
+  reachedX: boolean;
+}
+
+export function judge(state: StateName, ids: Record<string, string>, caller: Caller, before: Snapshot, after: Snapshot, changes: Change[]): Judged {
+  const X = ids.X;
+  const breaches: string[] = [];
+  const changed = changes.filter((c) => c.effect !== "presence");
+  const say = (rule: string, c: Change, what: string) =>
+    breaches.push(`${rule}: ${what} (${c.op} ${c.table}${c.column ? `.${c.column}` : ""}${c.column ? ` ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}` : ""})`);
+  const either = (c: Change) => ({ old: rowOf(c, before), now: rowOf(c, after) });
+
+  // What of X the change touches: X's own row, a part of X, or X's place in the tree (a child added, moved, removed).
+  const ofX = (c: Change): boolean => {
+    const { old, now } = either(c);
+    const rows = [old, now].filter(Boolean) as Row[];
+    if (!substantiveColumn(c.table, c.column)) return false;
+    if (c.table === "tasks") {
+      if (rows.some((r) => r.id === X)) return true;
+      return rows.some((r) => r.parent_id === X) && (c.op !== "update" || ["parent_id", "trash_id", "project_id"].includes(c.column as string));
+    }
+    if ((TASK_PARTS as readonly string[]).includes(c.table)) return rows.some((r) => r.task_id === X);
+    if (c.table === "run_events") return rows.some((r) => r.run_id === ids.run);
+    return false;
+  };
+  const reachedX = changed.some(ofX);
+
+  if (caller.kind === "reader") {
+    for (const c of changed) say("scope", c, "a read token changed a row");
+    return { breaches, reachedX };
+  }
+
+  const agent = caller.kind === "agent";
+  const holder = HOLDER[state];
+  // C1: a held task's rows change only by its holder or a person.
+  if (agent && holder !== null && holder !== caller.name) {
+    for (const c of changed) if (ofX(c)) say("C1", c, `${caller.name} changed task X held by ${holder}`);
+  }
+
+  for (const c of changed) {
+    const { old, now } = either(c);
+    // C5: a paused agent is given nothing, by anyone.
+    if (c.table === "tasks" && (c.op === "insert" || c.column === "assignee") && now?.assignee === "idle") say("C5", c, "a task was given to the paused agent idle");
+    if (!agent) continue;
+    // C2: consent fields are a person's.
+    if (c.table === "tasks" && c.column === "auto_ok") say("C2", c, "an agent changed a task's auto-OK");
+    if (c.table === "tasks" && c.op === "insert" && now?.auto_ok === 1 && !inheritsAutoOk(now, before)) say("C2", c, "an agent created a task with auto-OK no person chose");
+    if (c.table === "projects" && (c.column === "default_auto_ok" || (c.op === "insert" && now?.default_auto_ok != null))) say("C2", c, "an agent set a project's default auto-OK");
+    if (c.table === "accounts" && substantiveColumn(c.table, c.column)) say("C2", c, "an agent changed the account's settings");
+    if (c.table === "agents" && (c.column === "paused_at" || c.column === "paused_by")) say("C2", c, "an agent paused or resumed an agent");
+    if (c.table === "tokens" && c.column === "revoked_at") say("C2", c, "an agent revoked a token");
+    // C3: decisions are a person's; the agent that asked may withdraw its own request.
+    if (c.table === "approvals" && c.column === "status" && c.from === "pending" && !(c.to === "withdrawn" && old?.requested_by === caller.name)) {
+      say("C3", c, `${caller.name} closed a request as ${String(c.to)}`);
+    }
+    // C4: agents do not undo what a person decided.
+    if (state === "approved_by_person" && c.table === "tasks" && c.column === "status" && old?.id === X) say("C4", c, "an agent undid the person's approval");
+    if (state === "trashed_by_person" && ((c.table === "trash" && c.op === "delete" && old?.id === ids.item) || (c.table === "tasks" && c.column === "trash_id" && old?.id === X))) {
+      say("C4", c, "an agent restored what the person trashed");
+    }
+    if (state === "archived_by_person" && c.table === "projects" && c.column === "archived_at" && old?.id === ids.P) say("C4", c, "an agent unarchived the person's project");
+  }
+  return { breaches, reachedX };
+}
+
+/** A new task's auto-OK as a person chose it before: its project's default, else the account's; its parent's; its series'. */
+function inheritsAutoOk(task: Row, before: Snapshot): boolean {
+  const project = [...(before.get("projects")?.values() ?? [])].find((p) => p.id === task.project_id);
+  const account = [...(before.get("accounts")?.values() ?? [])][0];
+  const byDefault = project?.default_auto_ok ?? account?.default_auto_ok ?? 0;
+  const tasks = [...(before.get("tasks")?.values() ?? [])];
+  const parent = tasks.find((t) => t.id === task.parent_id);
+  const series = task.series_id ? tasks.find((t) => t.series_id === task.series_id && t.id !== task.id) : undefined;
+  return byDefault === 1 || parent?.auto_ok === 1 || series?.auto_ok === 1;
+}
