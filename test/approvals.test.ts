@@ -165,11 +165,16 @@ describe("request_approval", () => {
     expect(await snapshotDb()).toBe(before);
     expect((await agent.ok("get_task", { task_id: task.id })).task.status).toBe("in_progress");
 
-    // Completing the work closes the unanswered question and asks for the sign-off instead.
+    // A pending question waits for the person (C3): the agent's completion is refused until it withdraws it.
+    expect(await agent.fails("complete_task", { task_id: task.id })).toMatch(/has a pending question .*Only a person decides it, so the task was not completed.*"withdraw": true/);
+    expect(await snapshotDb()).toBe(before);
+    const withdrawn = await agent.ok("request_approval", { task_id: task.id, withdraw: true });
+    expect(withdrawn).toMatchObject({ changed: true, approval: { id: first.approval.id, status: "withdrawn", decided_by: acc.agentName } });
+    expect(await agent.ok("request_approval", { task_id: task.id, withdraw: true })).toEqual({ ...withdrawn, changed: false });
     const r = await agent.ok("complete_task", { task_id: task.id });
     expect(r).toMatchObject({ outcome: "awaiting_approval", approval: { kind: "signoff", status: "pending" } });
     expect(r.approval.id).not.toBe(first.approval.id);
-    expect((await approvalsOf(task.id)).map((a) => a.status).sort()).toEqual(["closed", "pending"]);
+    expect((await approvalsOf(task.id)).map((a) => a.status).sort()).toEqual(["pending", "withdrawn"]);
     await human.ok("approve_task", { task_id: task.id });
     expect(await human.fails("request_approval", { task_id: task.id, question: "Late?" })).toMatch(/is done; there is nothing left to ask about/);
     expect(await agent.fails("request_approval", { task_id: task.id, question: "" })).toMatch(/question: must not be empty/);

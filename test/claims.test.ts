@@ -51,6 +51,8 @@ describe("a claim stops other agents", () => {
     const { run } = await builder.ok("start_run", { task_id: taskId });
     expect(run.agent).toBe("builder");
     expect((await builder.ok("request_approval", { task_id: taskId, question: "Looks done?" })).approval.requested_by).toBe("builder");
+    // Its own question waits for the person (C3): withdrawn first, the completion asks for the sign-off.
+    expect((await builder.ok("request_approval", { task_id: taskId, withdraw: true })).approval.status).toBe("withdrawn");
     expect((await builder.ok("complete_task", { task_id: taskId })).outcome).toBe("awaiting_approval");
     await close();
   });
@@ -64,13 +66,14 @@ describe("a claim stops other agents", () => {
     await close();
   });
 
-  it("only an agent's in-progress task is a claim: assigned to the person, or not started, others may work on it", async () => {
+  it("a task the person holds is held too (C1); assigned but not started, others may work on it", async () => {
     const acc = await seedAccount("Unclaimed", "builder");
     const human = await connect(acc.human);
     const agent = await connect(acc.agent);
     const { task: mine } = await human.ok("create_task", { title: "The person's", assignee: "human" });
     await human.ok("claim_task", { task_id: mine.id });
-    expect((await agent.ok("start_run", { task_id: mine.id })).run.agent).toBe("builder");
+    expect(await agent.fails("start_run", { task_id: mine.id })).toMatch(/held by the person \(in progress\), so builder may not change it/);
+    expect(await count("SELECT count(*) AS n FROM runs WHERE task_id = ?", mine.id)).toBe(0);
     await createToken({ accountId: acc.accountId, kind: "agent", scope: "write", agent: "helper" });
     const { task: planned } = await human.ok("create_task", { title: "Assigned, not started", assignee: "helper" });
     expect((await agent.ok("request_approval", { task_id: planned.id, question: "May I?" })).changed).toBe(true);

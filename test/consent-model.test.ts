@@ -309,7 +309,7 @@ describe("the inbox shows every run of a task", () => {
     const p = await signedInPerson("Console runs");
     const alpha = await connect(p.acc.agent);
     const beta = await connect((await createToken({ accountId: p.acc.accountId, kind: "agent", scope: "write", agent: "beta" })).secret, "legacy");
-    const { task } = await alpha.ok("create_task", { title: "Port the importer", auto_ok: false });
+    const { task } = await alpha.ok("create_task", { title: "Port the importer" });
     await alpha.ok("claim_task", { task_id: task.id });
     const { run: first } = await alpha.ok("start_run", { task_id: task.id });
     await alpha.ok("log_run_event", { run_id: first.id, kind: "progress", message: "Parsed the CSV side" });

@@ -122,8 +122,9 @@ describe("reopen_task", () => {
     const { task: awaiting } = await human.ok("create_task", { title: "Awaiting one" });
     const { approval } = await agent.ok("complete_task", { task_id: awaiting.id });
     const r2 = await agent.ok("reopen_task", { task_id: awaiting.id });
-    expect(r2).toMatchObject({ changed: true, task: { status: "open" }, closed_approval: { id: approval.id, status: "closed", decided_by: acc.agentName } });
-    expect(await approvalsOf(awaiting.id)).toEqual([expect.objectContaining({ status: "closed" })]);
+    // The agent that asked withdraws its own sign-off (C3): withdrawn, not decided.
+    expect(r2).toMatchObject({ changed: true, task: { status: "open" }, closed_approval: { id: approval.id, status: "withdrawn", decided_by: acc.agentName } });
+    expect(await approvalsOf(awaiting.id)).toEqual([expect.objectContaining({ status: "withdrawn" })]);
     expect((await human.ok("list_pending_approvals", {})).items).toEqual([]);
 
     const { task: cancelled } = await human.ok("create_task", { title: "Cancelled one" });

@@ -1,7 +1,7 @@
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 
-export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "closed"] as const;
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "closed", "withdrawn"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 /** A question about unfinished work (answered, the task stays where it is) or a sign-off on finished work (approved, it is done). */
 export const APPROVAL_KINDS = ["question", "signoff"] as const;

@@ -55,7 +55,7 @@ export function decidePendingApproval(
   db: D1Database,
   accountId: string,
   taskId: string,
-  d: { status: "approved" | "rejected" | "closed"; decidedBy: string; reason: string | null; now: string },
+  d: { status: "approved" | "rejected" | "closed" | "withdrawn"; decidedBy: string; reason: string | null; now: string },
 ): D1PreparedStatement {
   return db
     .prepare(

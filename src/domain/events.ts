@@ -7,7 +7,7 @@
  */
 import { ID_PREFIX, newId } from "./ids.ts";
 
-export const EVENT_TYPES = ["approval.requested", "approval.answered", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
+export const EVENT_TYPES = ["approval.requested", "approval.answered", "approval.withdrawn", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(s: string): s is EventType {
@@ -33,6 +33,12 @@ export interface EventData {
     answer: "yes" | "no";
     reason: string | null;
     answered_by: string;
+  };
+  /** The agent that asked withdrew its request before a person decided it. */
+  "approval.withdrawn": {
+    task: EventTask;
+    approval: { id: string; kind: "question" | "signoff"; question: string; requested_by: string };
+    reason: string | null;
   };
   "task.completed": {
     task: EventTask;

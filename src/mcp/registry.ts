@@ -2,23 +2,19 @@ import { z } from "zod";
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
 import type { Env } from "../env.ts";
 import type { Principal } from "../domain/principal.ts";
-import { actorName } from "../domain/principal.ts";
-import { conflict, ToolError } from "../domain/errors.ts";
-import { ID_PREFIX, newId } from "../domain/ids.ts";
+import { ToolError } from "../domain/errors.ts";
 import { requestHash } from "../domain/canonical.ts";
-import { findIdempotent, insertIdempotent, PENDING_RESULT, recordIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
+import { findIdempotent, PENDING_RESULT } from "../db/idempotency.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import { enqueueEvents } from "../webhooks/queue.ts";
-import { insertActivity, insertActivityFrom } from "../db/activity.ts";
-import { conditionsHold, guardStatement } from "../db/guards.ts";
-import { claimTargetOf, noClaimByOthersOn, readClaimOf, type ClaimTarget } from "../db/claims.ts";
-import { claimRefusal } from "../domain/claims.ts";
-import { annotationsFor, CLAIM_GUARDED_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
+import { consentFieldRefusal, consentFieldsIn } from "../domain/consent.ts";
+import { IdempotentReplay, makeContext, type CallScope, type Idempotency } from "./engine.ts";
+import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { movingRefusal, refusal } from "./permissions.ts";
 import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
-import type { AnyTool, GuardError, ToolContext, Write } from "./tool.ts";
+import type { AnyTool } from "./tool.ts";
 import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema } from "./json-schema.ts";
 import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "./contract.ts";
 
@@ -136,151 +132,6 @@ function successResult(result: Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
 }
 
-class IdempotentReplay extends Error {}
-
-interface Guard {
-  condition: string;
-  binds: unknown[];
-  error: GuardError;
-}
-
-export interface CallScope {
-  env: Env;
-  principal: Principal;
-  requestId: string;
-  waitUntil(promise: Promise<unknown>): void;
-  /** The tools this connection narrowed itself to (none given: all). */
-  toolsets?: ToolSelection;
-}
-
-/** An idempotency key with the fingerprint of the call that carries it. */
-interface Idempotency {
-  scope: IdempotencyScope;
-  requestHash: string;
-}
-
-/**
- * `committed` collects the events of every batch that committed, for callTool
- * to enqueue. `claimed` is the task an agent's claim-guarded call works on:
- * every batch of the call then starts with the claim rule's guard.
- */
-function makeContext(
-  scope: CallScope,
-  tool: ToolName,
-  idempotency: Idempotency | null,
-  committed: TaskgateEvent[],
-  claimed: ClaimTarget | null,
-): ToolContext & { committedOnce: boolean } {
-  const db = scope.env.DB;
-  const nowMs = Date.now();
-  const now = new Date(nowMs).toISOString();
-  const p = scope.principal;
-
-  // Each guard statement knows its condition and error, so a failed batch diagnoses only its own guards.
-  const guards = new WeakMap<D1PreparedStatement, Guard>();
-
-  const activityStatement = (write: Write) => {
-    const a = {
-      id: newId(ID_PREFIX.activity),
-      accountId: p.accountId,
-      tokenId: p.tokenId,
-      actor: actorName(p),
-      tool,
-      targetId: write.activity.target,
-      summary: write.activity.summary ?? "",
-      now,
-    };
-    const fromSql = write.activity.summarySql || write.activity.targetSql;
-    return fromSql ? insertActivityFrom(db, a, write.activity.summarySql, write.activity.targetSql) : insertActivity(db, a);
-  };
-
-  /** The statements of a write's batch: the activity row first when it reads the rows before the change, else last. */
-  const readsFirst = (write: Write) => Boolean(write.activity.summarySql || write.activity.targetSql);
-  const withActivity = (write: Write) =>
-    readsFirst(write) ? [activityStatement(write), ...write.statements] : [...write.statements, activityStatement(write)];
-  const withActivityLength = (write: Write) => write.statements.length + 1;
-  const ownResults = (write: Write, results: D1Result[]) =>
-    readsFirst(write) ? results.slice(1, write.statements.length + 1) : results.slice(0, write.statements.length);
-
-  async function runBatch(statements: D1PreparedStatement[]): Promise<D1Result[]> {
-    try {
-      return await db.batch(statements);
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      if (message.includes("CHECK constraint failed: guard")) {
-        // The batch rolled back: its guards, evaluated again in one round trip, name the one that failed.
-        const own = statements.map((s) => guards.get(s)).filter((g): g is Guard => g !== undefined);
-        if (own.length === 0) throw e;
-        if (own.every((g) => g.error === own[0].error)) throw await errorOf(own[0]);
-        const holds = await conditionsHold(db, own);
-        const failed = own.find((_, i) => !holds[i]) ?? own[0];
-        throw await errorOf(failed);
-      }
-      if (idempotency && message.includes("idempotency_keys")) throw new IdempotentReplay();
-      throw e;
-    }
-  }
-
-  const errorOf = async (g: Guard) => (typeof g.error === "function" ? g.error() : g.error);
-
-  const eventsOf = (write: Write, results: D1Result[]) =>
-    typeof write.events === "function" ? write.events(results) : write.events ?? [];
-
-  /** The claim rule's guard, before the write's own statements: the call's task is no other agent's at this point of the batch. */
-  const claimGuards = (): D1PreparedStatement[] => {
-    if (!claimed) return [];
-    const { condition, binds } = noClaimByOthersOn(claimed, p.accountId, actorName(p), now);
-    return [ctx.guard(condition, binds, () => claimError(claimed))];
-  };
-  const claimError = async (target: ClaimTarget) => {
-    const t = await readClaimOf(db, p.accountId, target);
-    const why = t && claimRefusal(p, t, tool, now);
-    return conflict(why || `the task of this call was claimed by another agent while it ran, and nothing was written; get_task shows who holds it now.`);
-  };
-
-  const ctx: ToolContext & { committedOnce: boolean } = {
-    committedOnce: false,
-    db,
-    env: scope.env,
-    principal: p,
-    now,
-    nowMs,
-    async commit(write, result) {
-      const statements = [...claimGuards(), ...withActivity(write)];
-      const computed = typeof result === "function";
-      if (idempotency) {
-        // First in the batch, so a retry stops at the key (and replays) before any guard; a result read by the
-        // batch itself is recorded right after it, until then the record holds the key (a racing retry waits for it).
-        const recorded = computed ? PENDING_RESULT : JSON.stringify(result);
-        statements.unshift(insertIdempotent(db, idempotency.scope, idempotency.requestHash, recorded, now));
-      }
-      const results = await runBatch(statements);
-      ctx.committedOnce = true;
-      const own = ownResults(write, results.slice(statements.length - withActivityLength(write)));
-      committed.push(...eventsOf(write, own));
-      if (!computed) return result;
-      const value = (result as (r: D1Result[]) => unknown)(own);
-      if (idempotency) await recordIdempotent(db, idempotency.scope, JSON.stringify(value));
-      return value as never;
-    },
-    async commitWithResults(write) {
-      const guards = claimGuards();
-      const results = await runBatch([...guards, ...withActivity(write)]);
-      ctx.committedOnce = true;
-      const own = ownResults(write, results.slice(guards.length));
-      committed.push(...eventsOf(write, own));
-      return own;
-    },
-    guard(condition, binds, error) {
-      const statement = guardStatement(db, condition, binds);
-      guards.set(statement, { condition, binds, error });
-      return statement;
-    },
-    waitUntil: scope.waitUntil,
-  };
-  return ctx;
-}
-
 /**
  * What an earlier call with this key answers for this call: its result when
  * the arguments are the same (or the record predates argument hashes), a
@@ -325,6 +176,8 @@ const LOOK_UP_KEY_FIRST = new Set<string>(["save_context"]);
  * bug or fault → logged, generic isError. Success → structuredContent + text.
  * The webhook events of committed batches are enqueued after the response.
  */
+export type { CallScope };
+
 export async function callTool(scope: CallScope, name: string, rawArgs: unknown): Promise<CallToolResult> {
   const tool = TOOLS.get(name);
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list names the tools this connection offers.`);
@@ -341,6 +194,9 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
   const parsed = tool.input.safeParse(rawArgs ?? {});
   if (!parsed.success) return errorResult(describeIssues(name, parsed.error, rawArgs ?? {}, inputSchema));
   const args = parsed.data as Record<string, unknown>;
+  // C2: consent fields are the person's, whatever the tool; the rows' own rule (schema.sql) holds the same.
+  const consentFields = scope.principal.kind === "agent" && WRITE_TOOLS.has(tool.name) ? consentFieldsIn(args) : [];
+  if (consentFields.length) return errorResult(consentFieldRefusal(tool.name, consentFields));
 
   const key = WRITE_TOOLS.has(tool.name) && typeof args.idempotency_key === "string" ? args.idempotency_key : null;
   const p = scope.principal;
@@ -353,9 +209,7 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       if (earlier) return earlier;
     }
     const committed: TaskgateEvent[] = [];
-    // An agent's write on one task: another agent's claim on it refuses every batch (a person may do anything).
-    const claimed = p.kind === "agent" && CLAIM_GUARDED_TOOLS.has(tool.name) ? claimTargetOf(args) : null;
-    const ctx = makeContext(scope, tool.name, idem, committed, claimed);
+    const ctx = makeContext(scope, tool.name, args, idem, committed);
     let result: Record<string, unknown>;
     try {
       result = (await tool.handler(ctx, args)) as Record<string, unknown>;

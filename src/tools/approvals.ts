@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conflict } from "../domain/errors.ts";
+import { conflict, forbidden, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
@@ -68,32 +68,83 @@ function alreadyPending(taskId: string, pending: Approval) {
   );
 }
 
+/**
+ * The asking agent takes its pending request back (C3): recorded as
+ * withdrawn, not decided; a sign-off's task goes back to in_progress. A
+ * repeat answers with the withdrawal it made.
+ */
+async function withdrawRequest(ctx: ToolContext, taskId: string) {
+  const { db, principal: p, now } = ctx;
+  const a = p.accountId;
+  const me = actorName(p);
+  return optimistic(`task ${taskId}`, async (lost) => {
+    const { task: t, pending, latest } = await readTaskState(db, a, taskId);
+    if (!pending) {
+      if (latest && latest.status === "withdrawn" && latest.decided_by === me) return { approval: latest, changed: false };
+      throw conflict(`task ${t.id} has no pending request to withdraw; get_task shows its latest answer.`);
+    }
+    if (pending.requested_by !== me) {
+      throw forbidden(
+        `${pending.kind === "question" ? "question" : "sign-off"} ${pending.id} on task ${t.id} was asked by ${pending.requested_by}; only the one who asked may withdraw it, and only a person decides it (approve_task, reject_task).`,
+      );
+    }
+    const d = { status: "withdrawn" as const, decidedBy: me, reason: "withdrawn by the one who asked", now };
+    const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d)];
+    let task = t;
+    if (t.status === "awaiting_approval" && pending.kind === "signoff") {
+      const change: TaskTransition = { status: "in_progress" };
+      statements.push(transitionTask(db, a, t, change, now));
+      task = transitioned(t, change, now);
+    }
+    const approval = decidedValue(pending, d);
+    const event = newEvent("approval.withdrawn", a, now, {
+      task: eventTask(toTask(task)),
+      approval: { id: pending.id, kind: pending.kind, question: pending.question, requested_by: pending.requested_by },
+      reason: null,
+    });
+    return ctx.commit(
+      { statements, activity: { target: t.id, summary: `withdrew ${pending.kind === "question" ? "question" : "sign-off request"} ${pending.id}` }, events: [event] },
+      { approval, changed: true },
+    );
+  });
+}
+
 const requestApproval = defineTool({
   name: "request_approval",
   description:
     "Ask a person a yes/no question on unfinished work; the task stays put, get_task shows the answer. One per task (a different one is refused). Returns approval.",
-  input: z.strictObject({ task_id: taskId, question: reason.meta({ detail: "what the person should decide" }) }),
+  input: z.strictObject({
+    task_id: taskId,
+    question: reason.optional().meta({ detail: "what the person should decide; required unless withdraw" }),
+    withdraw: z.literal(true).optional().meta({ detail: "withdraw the caller's own pending request instead of asking" }),
+  }),
   output: z.object({ approval: approvalShape, changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
+    if (args.withdraw) {
+      if (args.question !== undefined) throw invalid("question: leave it out with withdraw: true (a withdrawal asks nothing).");
+      return withdrawRequest(ctx, args.task_id);
+    }
+    if (args.question === undefined) throw invalid("question: required: what the person should decide (or pass withdraw: true to withdraw your pending request).");
+    const question = args.question;
     const newRequest = (kind: ApprovalKind, taskTitle: string) => ({
       id: newId(ID_PREFIX.approval),
       kind,
       accountId: a,
       taskId: args.task_id,
       taskTitle,
-      question: args.question,
+      question: question,
       requestedBy: actorName(p),
       requestedByToken: p.tokenId,
       now,
     });
-    const summary = (kind: ApprovalKind, id: string) => `${kind === "question" ? "asked question" : "requested sign-off"} ${id}: ${args.question}`;
+    const summary = (kind: ApprovalKind, id: string) => `${kind === "question" ? "asked question" : "requested sign-off"} ${id}: ${question}`;
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
         const { task: t, pending } = await readTaskState(db, a, args.task_id);
         if (pending) {
-          if (pending.question === args.question) return { approval: pending, changed: false };
+          if (pending.question === question) return { approval: pending, changed: false };
           throw alreadyPending(t.id, pending);
         }
         if (t.status === "done" || t.status === "cancelled") {

@@ -8,7 +8,7 @@ import {
 } from "../db/approvals.ts";
 import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type Task } from "../db/tasks.ts";
-import { claimHolder, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
+import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
 import { LAPSE_UNANNOUNCED, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
 import { defineTool } from "../mcp/tool.ts";
 import { endTaskRuns } from "../db/runs.ts";
@@ -104,10 +104,14 @@ const completeTask = defineTool({
           let approval: Approval | null = null;
           let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
           if (pending) {
-            // A person's completion signs off a pending sign-off; an open question it closes unanswered, as auto-OK closes either.
+            // A person's completion signs off a pending sign-off and closes an open question unanswered. An agent decides
+            // nothing (C3): under auto-OK it withdraws its own sign-off request; a question waits for its answer.
+            if (p.kind === "agent" && (pending.kind === "question" || pending.requested_by !== me)) throw questionPending(me, t.id, pending);
             const d = p.kind === "human" && pending.kind === "signoff"
               ? { status: "approved" as const, decidedBy: me, reason: args.note ?? null, now }
-              : { status: "closed" as const, decidedBy: me, reason: p.kind === "human" ? `the task was completed by ${me}` : "completed by the agent under auto-OK", now };
+              : p.kind === "human"
+                ? { status: "closed" as const, decidedBy: me, reason: `the task was completed by ${me}`, now }
+                : { status: "withdrawn" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
             statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
             approval = decidedValue(pending, d);
             summary += `; approval ${pending.id} ${d.status}`;
@@ -129,13 +133,9 @@ const completeTask = defineTool({
           return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
         }
         let approval = pending?.kind === "signoff" ? pending : null;
-        let closing = "";
-        if (pending?.kind === "question") {
-          // The work is done: a question about it that no one answered closes, and the sign-off takes its place.
-          const d = { status: "closed" as const, decidedBy: me, reason: "the task was completed before an answer", now };
-          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
-          closing = `; question ${pending.id} closed unanswered`;
-        }
+        const closing = "";
+        // A question waits for a person's answer (C3): the agent that asked it waits, or withdraws it first.
+        if (pending?.kind === "question") throw questionPending(me, t.id, pending);
         if (!approval) {
           const created = {
             id: newId(ID_PREFIX.approval),
@@ -213,6 +213,19 @@ const completeTask = defineTool({
   },
 });
 
+/** How reopening closes a pending request: a person closes it; an agent withdraws its own (C3: the rows refuse anyone else's). */
+const closingStatus = (p: { kind: string }) => (p.kind === "human" ? ("closed" as const) : ("withdrawn" as const));
+
+/** C3: an agent's completion waits while a question is pending (or a request someone else made). */
+function questionPending(me: string, taskId: string, pending: Approval) {
+  const own = pending.requested_by === me;
+  return conflict(
+    `task ${taskId} has a pending ${pending.kind === "question" ? "question" : "sign-off"} (${pending.id}${own ? "" : `, asked by ${pending.requested_by}`}): "${pending.question}". ` +
+      "Only a person decides it, so the task was not completed. " +
+      (own ? `Wait for the answer (get_task shows it), or withdraw it with request_approval {"task_id": "${taskId}", "withdraw": true}, then complete.` : "Wait for the person's answer (get_task shows it)."),
+  );
+}
+
 const reopenTask = defineTool({
   name: "reopen_task",
   description: "Reopen a done, cancelled or awaiting_approval task, closing its pending approval. Returns task.",
@@ -236,7 +249,7 @@ const reopenTask = defineTool({
         const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)];
         let closed: Approval | null = null;
         if (pending) {
-          const d = { status: "closed" as const, decidedBy: actorName(p), reason: args.reason ?? "task reopened", now };
+          const d = { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now };
           statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
           closed = decidedValue(pending, d);
         }
@@ -249,7 +262,7 @@ const reopenTask = defineTool({
     };
     return fastOr(async (miss) => {
       const g = liveTaskIs(a, args.task_id, REOPENABLE);
-      const close = decidePendingApproval(db, a, args.task_id, { status: "closed", decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
+      const close = decidePendingApproval(db, a, args.task_id, { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
       return ctx.commit(
         {
           statements: [ctx.guard(g.condition, g.binds, miss), close, setTask(db, a, args.task_id, REOPEN_SET, [], now)],
@@ -297,7 +310,10 @@ const claimTask = defineTool({
         const lapsed = t.assignee !== me ? lapsedHolder(t, now) : null;
         if (t.assignee !== null && t.assignee !== me && !lapsed) {
           const until = claimHolder(t, now) && t.claim_expires_at ? ` Its claim lapses at ${t.claim_expires_at} unless renewed.` : "";
-          throw conflict(`task ${t.id} is claimed by ${t.assignee}.${until} Pick another task (list_tasks with unassigned: true, or list_my_tasks), or ask a person to decide (comment_on_task reaches them).`);
+          throw conflict(
+            claimRefusal(p, t, "claim_task", now) ??
+              `task ${t.id} is claimed by ${t.assignee}.${until} Pick another task (list_tasks with unassigned: true, or list_my_tasks), or ask a person to decide (comment_on_task reaches them).`,
+          );
         }
         if (t.status === "awaiting_approval") {
           throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);

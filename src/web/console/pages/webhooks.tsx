@@ -10,6 +10,7 @@ import { Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
 const EVENT_HINTS: Record<(typeof EVENT_TYPES)[number], string> = {
   "approval.requested": "an agent asks a person a question or to sign off",
   "approval.answered": "a person answers an agent's question (yes or no)",
+  "approval.withdrawn": "the agent that asked withdraws its question or sign-off before a person decides",
   "task.completed": "a task is done",
   "task.rejected": "a person sends a task back",
   "run.stale": "a running run has gone silent",

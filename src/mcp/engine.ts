@@ -1,0 +1,184 @@
+import type { Env } from "../env.ts";
+import type { Principal } from "../domain/principal.ts";
+import { actorName } from "../domain/principal.ts";
+import { conflict, forbidden, ToolError } from "../domain/errors.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
+import type { TaskgateEvent } from "../domain/events.ts";
+import { claimRefusal, PERSON_ASSIGNEE } from "../domain/claims.ts";
+import { claimRefusalFor, consentRefusal, decisionRefusal, namedIds, pausedRefusal, undoRefusal } from "../domain/consent.ts";
+import { insertIdempotent, PENDING_RESULT, recordIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
+import { insertActivity, insertActivityFrom } from "../db/activity.ts";
+import { conditionsHold, guardStatement } from "../db/guards.ts";
+import { actorIn, actorOut, consentCodeOf, heldTasksNamed, pausedAgentsNamed, pendingRequestsNamed, type ConsentCode } from "../db/consent.ts";
+import type { ToolName } from "./effects.ts";
+import type { ToolSelection } from "./toolsets.ts";
+import type { GuardError, ToolContext, Write } from "./tool.ts";
+
+/**
+ * The write engine: every batch a tool call commits runs here. It opens the
+ * batch with the caller (for the consent rules, which schema.sql's triggers
+ * hold every row to), adds the idempotency record, appends the activity row,
+ * closes the batch, and turns a refusal into the caller's answer: a guard's
+ * own error, or for a consent rule one read of what stood in the way.
+ */
+
+export interface CallScope {
+  env: Env;
+  principal: Principal;
+  requestId: string;
+  waitUntil(promise: Promise<unknown>): void;
+  /** The tools this connection narrowed itself to (none given: all). */
+  toolsets?: ToolSelection;
+}
+
+/** An idempotency key with the fingerprint of the call that carries it. */
+export interface Idempotency {
+  scope: IdempotencyScope;
+  requestHash: string;
+}
+
+/** A keyed call lost the race for its key to an earlier call with it. */
+export class IdempotentReplay extends Error {}
+
+interface Guard {
+  condition: string;
+  binds: unknown[];
+  error: GuardError;
+}
+
+/**
+ * The context a handler gets for one call. `committed` collects the events
+ * of every batch that committed, for the registry to enqueue; `args` are the
+ * call's arguments, which a consent refusal reads to name what it reached.
+ */
+export function makeContext(
+  scope: CallScope,
+  tool: ToolName,
+  args: Record<string, unknown>,
+  idempotency: Idempotency | null,
+  committed: TaskgateEvent[],
+): ToolContext & { committedOnce: boolean } {
+  const db = scope.env.DB;
+  const nowMs = Date.now();
+  const now = new Date(nowMs).toISOString();
+  const p = scope.principal;
+  const me = actorName(p);
+
+  // Each guard statement knows its condition and error, so a failed batch diagnoses only its own guards.
+  const guards = new WeakMap<D1PreparedStatement, Guard>();
+
+  const activityStatement = (write: Write) => {
+    const a = {
+      id: newId(ID_PREFIX.activity),
+      accountId: p.accountId,
+      tokenId: p.tokenId,
+      actor: me,
+      tool,
+      targetId: write.activity.target,
+      summary: write.activity.summary ?? "",
+      now,
+    };
+    const fromSql = write.activity.summarySql || write.activity.targetSql;
+    return fromSql ? insertActivityFrom(db, a, write.activity.summarySql, write.activity.targetSql) : insertActivity(db, a);
+  };
+
+  /** The statements of a write's batch: the activity row first when it reads the rows before the change, else last. */
+  const readsFirst = (write: Write) => Boolean(write.activity.summarySql || write.activity.targetSql);
+  const withActivity = (write: Write) =>
+    readsFirst(write) ? [activityStatement(write), ...write.statements] : [...write.statements, activityStatement(write)];
+  const ownResults = (write: Write, results: D1Result[]) =>
+    readsFirst(write) ? results.slice(1, write.statements.length + 1) : results.slice(0, write.statements.length);
+
+  /** Why the consent rules refused the batch, read once after it rolled back. */
+  async function consentError(code: ConsentCode): Promise<ToolError> {
+    const named = namedIds(args);
+    switch (code) {
+      case "claim": {
+        const held = await heldTasksNamed(db, p.accountId, me, now, named);
+        // The task the call names, claimed by an agent: the claim rule's own words (src/domain/claims.ts).
+        const direct = held.find((t) => t.named === 1 && t.status === "in_progress" && t.holder !== PERSON_ASSIGNEE);
+        const words = direct && claimRefusal(p, { ...direct, assignee: direct.holder }, tool, now);
+        return conflict(words || claimRefusalFor(me, tool, held));
+      }
+      case "decision":
+        return forbidden(decisionRefusal(me, tool, await pendingRequestsNamed(db, p.accountId, named)));
+      case "consent":
+        return forbidden(consentRefusal(tool));
+      case "undo":
+        return forbidden(undoRefusal(tool));
+      case "paused":
+        return conflict(pausedRefusal(tool, await pausedAgentsNamed(db, p.accountId, named)));
+    }
+  }
+
+  /**
+   * One batch: the caller first (the consent triggers read it), then the
+   * statements, then the caller removed. Results are the statements' own.
+   */
+  async function runBatch(statements: D1PreparedStatement[]): Promise<D1Result[]> {
+    const batch = newId("cal");
+    try {
+      const results = await db.batch([actorIn(db, batch, { kind: p.kind, name: me, now }), ...statements, actorOut(db, batch)]);
+      return results.slice(1, -1);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      const code = consentCodeOf(message);
+      if (code) throw await consentError(code);
+      if (message.includes("CHECK constraint failed: guard")) {
+        // The batch rolled back: its guards, evaluated again in one round trip, name the one that failed.
+        const own = statements.map((s) => guards.get(s)).filter((g): g is Guard => g !== undefined);
+        if (own.length === 0) throw e;
+        if (own.every((g) => g.error === own[0].error)) throw await errorOf(own[0]);
+        const holds = await conditionsHold(db, own);
+        const failed = own.find((_, i) => !holds[i]) ?? own[0];
+        throw await errorOf(failed);
+      }
+      if (idempotency && message.includes("idempotency_keys")) throw new IdempotentReplay();
+      throw e;
+    }
+  }
+
+  const errorOf = async (g: Guard) => (typeof g.error === "function" ? g.error() : g.error);
+
+  const eventsOf = (write: Write, results: D1Result[]) =>
+    typeof write.events === "function" ? write.events(results) : write.events ?? [];
+
+  const ctx: ToolContext & { committedOnce: boolean } = {
+    committedOnce: false,
+    db,
+    env: scope.env,
+    principal: p,
+    now,
+    nowMs,
+    async commit(write, result) {
+      const computed = typeof result === "function";
+      // First in the batch, so a retry stops at the key (and replays) before any guard; a result read by the
+      // batch itself is recorded right after it, until then the record holds the key (a racing retry waits for it).
+      const prefix = idempotency
+        ? [insertIdempotent(db, idempotency.scope, idempotency.requestHash, computed ? PENDING_RESULT : JSON.stringify(result), now)]
+        : [];
+      const body = withActivity(write);
+      const results = await runBatch([...prefix, ...body]);
+      ctx.committedOnce = true;
+      const own = ownResults(write, results.slice(prefix.length));
+      committed.push(...eventsOf(write, own));
+      if (!computed) return result;
+      const value = (result as (r: D1Result[]) => unknown)(own);
+      if (idempotency) await recordIdempotent(db, idempotency.scope, JSON.stringify(value));
+      return value as never;
+    },
+    async commitWithResults(write) {
+      const own = ownResults(write, await runBatch(withActivity(write)));
+      ctx.committedOnce = true;
+      committed.push(...eventsOf(write, own));
+      return own;
+    },
+    guard(condition, binds, error) {
+      const statement = guardStatement(db, condition, binds);
+      guards.set(statement, { condition, binds, error });
+      return statement;
+    },
+    waitUntil: scope.waitUntil,
+  };
+  return ctx;
+}
