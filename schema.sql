@@ -108,7 +108,11 @@ CREATE TABLE IF NOT EXISTS tasks (
   claim_lease_minutes INTEGER,
   -- Who closed it (done or cancelled): `human` or the agent's name; NULL while
   -- open, or closed by the server. An agent may not reopen what a person closed.
-  closed_by TEXT
+  closed_by TEXT,
+  -- The task's last block (reason, who, when), kept after unblock_task ends it.
+  last_block_reason TEXT,
+  last_block_by TEXT,
+  last_block_at TEXT
 );
 CREATE INDEX IF NOT EXISTS tasks_account_created ON tasks (account_id, trash_id, created_at, id);
 CREATE INDEX IF NOT EXISTS tasks_account_status ON tasks (account_id, status, created_at, id);
@@ -407,7 +411,7 @@ BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS consent_project_held BEFORE UPDATE OF archived_at, trash_id ON projects
 WHEN EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
-  AND (OLD.archived_at IS NOT NEW.archived_at OR OLD.trash_id IS NOT NEW.trash_id)
+  AND ((OLD.archived_at IS NULL AND NEW.archived_at IS NOT NULL) OR (OLD.trash_id IS NULL AND NEW.trash_id IS NOT NULL))
   AND EXISTS (SELECT 1 FROM held_by_other WHERE account_id = OLD.account_id AND project_id = OLD.id)
 BEGIN
   SELECT RAISE(ABORT, 'taskgate:claim');
@@ -586,6 +590,16 @@ WHEN OLD.archived_at IS NOT NULL AND NEW.archived_at IS NULL AND OLD.archived_by
   AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
 BEGIN
   SELECT RAISE(ABORT, 'taskgate:undo');
+END;
+
+-- C6: a block's reason ends with the block, and stays readable as the task's last block.
+CREATE TRIGGER IF NOT EXISTS tasks_last_block AFTER UPDATE OF blocked_reason ON tasks
+WHEN NEW.blocked_reason IS NOT NULL AND NEW.blocked_reason IS NOT OLD.blocked_reason
+BEGIN
+  UPDATE tasks SET last_block_reason = NEW.blocked_reason,
+         last_block_by = (SELECT CASE kind WHEN 'human' THEN 'human' ELSE name END FROM call_actor),
+         last_block_at = coalesce((SELECT now FROM call_actor), NEW.updated_at)
+   WHERE rid = NEW.rid;
 END;
 
 -- C5: a paused agent is given nothing, by anyone, through any route.

@@ -2,6 +2,9 @@
 -- C1–C5): who closed a task and who archived a project, a withdrawn request, the
 -- caller of each write batch, and the triggers that hold every batch to the rules.
 ALTER TABLE tasks ADD COLUMN closed_by TEXT;
+ALTER TABLE tasks ADD COLUMN last_block_reason TEXT;
+ALTER TABLE tasks ADD COLUMN last_block_by TEXT;
+ALTER TABLE tasks ADD COLUMN last_block_at TEXT;
 ALTER TABLE projects ADD COLUMN archived_by TEXT;
 -- A task done through a person's approval was closed by a person.
 UPDATE tasks SET closed_by = 'human'
@@ -82,7 +85,7 @@ BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS consent_project_held BEFORE UPDATE OF archived_at, trash_id ON projects
 WHEN EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
-  AND (OLD.archived_at IS NOT NEW.archived_at OR OLD.trash_id IS NOT NEW.trash_id)
+  AND ((OLD.archived_at IS NULL AND NEW.archived_at IS NOT NULL) OR (OLD.trash_id IS NULL AND NEW.trash_id IS NOT NULL))
   AND EXISTS (SELECT 1 FROM held_by_other WHERE account_id = OLD.account_id AND project_id = OLD.id)
 BEGIN
   SELECT RAISE(ABORT, 'taskgate:claim');
@@ -261,6 +264,16 @@ WHEN OLD.archived_at IS NOT NULL AND NEW.archived_at IS NULL AND OLD.archived_by
   AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
 BEGIN
   SELECT RAISE(ABORT, 'taskgate:undo');
+END;
+
+-- C6: a block's reason ends with the block, and stays readable as the task's last block.
+CREATE TRIGGER IF NOT EXISTS tasks_last_block AFTER UPDATE OF blocked_reason ON tasks
+WHEN NEW.blocked_reason IS NOT NULL AND NEW.blocked_reason IS NOT OLD.blocked_reason
+BEGIN
+  UPDATE tasks SET last_block_reason = NEW.blocked_reason,
+         last_block_by = (SELECT CASE kind WHEN 'human' THEN 'human' ELSE name END FROM call_actor),
+         last_block_at = coalesce((SELECT now FROM call_actor), NEW.updated_at)
+   WHERE rid = NEW.rid;
 END;
 
 -- C5: a paused agent is given nothing, by anyone, through any route.

@@ -77,12 +77,15 @@ export async function readTaskLabelling(db: D1Database, accountId: string, taskI
 }
 
 /** Has this label id been deleted by delete_label in this account (so a repeated delete has nothing to do)? */
-export async function wasLabelDeleted(db: D1Database, accountId: string, id: string): Promise<boolean> {
+/** What the first delete_label of this label answered (from its activity entry), or null when it was never deleted. */
+export async function labelDeletion(db: D1Database, accountId: string, id: string): Promise<{ name: string; removed_from_tasks: number } | null> {
   const row = await db
-    .prepare("SELECT 1 AS hit FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'delete_label' LIMIT 1")
+    .prepare("SELECT summary FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'delete_label' ORDER BY created_at LIMIT 1")
     .bind(id, accountId)
-    .first();
-  return row !== null;
+    .first<{ summary: string }>();
+  if (!row) return null;
+  const m = /^deleted label "(.*)" \(on (\d+) task\(s\)\)$/s.exec(row.summary);
+  return m ? { name: m[1], removed_from_tasks: Number(m[2]) } : { name: "", removed_from_tasks: 0 };
 }
 
 export function insertLabel(

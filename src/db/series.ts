@@ -11,7 +11,7 @@ import { insertTask, TASK_COLUMNS, type NewTask, type TaskRow } from "./tasks.ts
 /** The statements that create the next occurrence `next` as a copy of `fromId`: the task, its labels, its steps (reset). */
 export function insertOccurrence(db: D1Database, next: NewTask, fromId: string): D1PreparedStatement[] {
   return [
-    insertTask(db, next),
+    insertTask(db, next, { unlessPaused: true }),
     indexNewTask(db, next.accountId, next),
     db
       .prepare(

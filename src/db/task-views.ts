@@ -61,5 +61,8 @@ export function taskDetailStatements(db: D1Database, a: string, taskId: string, 
     approval: db.prepare("SELECT id, kind, question, requested_by, created_at FROM approvals WHERE task_id = ? AND account_id = ? AND status = 'pending'").bind(taskId, a),
     answer: selectLatestAnswer(db, a, taskId),
     subtasks: db.prepare("SELECT count(*) AS n FROM tasks WHERE parent_id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
+    lastBlock: db
+      .prepare("SELECT last_block_reason AS reason, last_block_by AS blocked_by, last_block_at AS blocked_at FROM tasks WHERE id = ? AND account_id = ? AND last_block_reason IS NOT NULL")
+      .bind(taskId, a),
   };
 }

@@ -129,12 +129,20 @@ export interface NewTask {
   seriesId?: string | null;
 }
 
-export function insertTask(db: D1Database, t: NewTask): D1PreparedStatement {
+/**
+ * A new task. `unlessPaused`: its assignee only while that agent is not
+ * paused, else none (a recurring task's next occurrence: a paused agent is
+ * given nothing, C5).
+ */
+export function insertTask(db: D1Database, t: NewTask, o: { unlessPaused?: boolean } = {}): D1PreparedStatement {
+  const assignee = o.unlessPaused
+    ? "CASE WHEN EXISTS (SELECT 1 FROM agents WHERE account_id = ?2 AND name = ?10 AND paused_at IS NOT NULL) THEN NULL ELSE ?10 END"
+    : "?10";
   return db
     .prepare(
       `INSERT INTO tasks (id, account_id, project_id, parent_id, title, notes, status, priority, due_at, estimate_minutes,
                           assignee, auto_ok, version, created_by, created_at, updated_at, recurrence, series_id)
-       VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9, ${assignee}, ?11, 1, ?12, ?13, ?14, ?15, ?16)`,
     )
     .bind(
       t.id, t.accountId, t.projectId, t.parentId, t.title, t.notes, t.priority, t.dueAt, t.estimateMinutes,

@@ -164,12 +164,28 @@ export async function allTrashItems(db: D1Database, accountId: string, limit: nu
 }
 
 /** Whether restore_from_trash already restored this item (its activity entry is the record of it). */
-export async function wasRestored(db: D1Database, accountId: string, trashId: string): Promise<boolean> {
-  const row = await db
-    .prepare("SELECT 1 AS ok FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'restore_from_trash' LIMIT 1")
-    .bind(trashId, accountId)
-    .first();
-  return row !== null;
+/** What the first restore_from_trash of a trash item (or of the record it held) answered, from its activity entry; null when none did. */
+export async function restoration(
+  db: D1Database,
+  accountId: string,
+  by: { trashId: string } | { targetId: string },
+): Promise<{ trash_id: string; kind: TrashKind; target_id: string; item_count: number; detached: string[] } | null> {
+  const row =
+    "trashId" in by
+      ? await db
+          .prepare("SELECT target_id, summary FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'restore_from_trash' ORDER BY created_at LIMIT 1")
+          .bind(by.trashId, accountId)
+          .first<{ target_id: string; summary: string }>()
+      : await db
+          .prepare(
+            "SELECT target_id, summary FROM activity WHERE account_id = ? AND tool = 'restore_from_trash' AND summary LIKE 'restored % ' || ? || ' %' ORDER BY created_at DESC LIMIT 1",
+          )
+          .bind(accountId, by.targetId)
+          .first<{ target_id: string; summary: string }>();
+  if (!row) return null;
+  const m = /^restored (\w+) (\S+) ".*" \((\d+) row\(s\)\)(?:; detached from purged project\/parent: (.*))?$/s.exec(row.summary);
+  if (!m) return null;
+  return { trash_id: row.target_id, kind: m[1] as TrashKind, target_id: m[2], item_count: Number(m[3]), detached: m[4] ? m[4].split(", ") : [] };
 }
 
 const RECORD_TABLES = { tsk: "tasks", prj: "projects", stp: "steps", cmt: "comments" } as const;

@@ -134,7 +134,7 @@ export const WRITE_TOOLS = set(
 
 /** Writes that remove a record or replace a value someone wrote. */
 export const DESTRUCTIVE_TOOLS = set(
-  "update_task", "delete_task", "assign_task", "move_task", "remove_dependency", "set_auto_ok",
+  "update_task", "delete_task", "assign_task", "move_task", "snooze_task", "remove_dependency", "set_auto_ok",
   "update_project", "delete_project",
   "update_step", "delete_step", "reorder_steps",
   "edit_comment", "delete_comment",
@@ -173,25 +173,25 @@ export const HUMAN_TOOLS = set(
 );
 
 /**
- * Writes on one task (or its steps, runs, labels, dependencies, links and
- * approvals) that another agent's claim refuses: while an agent holds a task,
- * no other agent may change it or take it. Comments stay open to everyone,
- * and a person may do anything. The registry enforces this set inside the
- * write's own batch.
- *
- * log_run_event, finish_run and cancel_run are not in it: only the run's own
- * agent may write to a run, and a run ends in the same batch as its task is
- * claimed, reassigned or taken over by anyone else, so a running run is never
- * on a task another agent holds (its agent is told the run ended, and why).
+ * Writes that can reach the rows of a held task (C1 of
+ * docs/approvals-and-claims.md): the task itself, its steps, runs, requests,
+ * labels, dependencies and links, its subtasks, and its project. While a task
+ * is held, a call by anyone but its holder or a person changes none of those
+ * rows, whatever the tool and whichever route reaches them: the triggers of
+ * schema.sql refuse each such row inside the write's own batch. This set is
+ * what each tool publishes as `claim_guarded`; the consent audit
+ * (test/consent-audit-*.test.ts) holds it to the tools whose calls it saw
+ * reach a held task's rows. Comments stay open to everyone.
  */
 export const CLAIM_GUARDED_TOOLS = set(
-  "update_task", "delete_task", "complete_task", "reopen_task", "block_task", "unblock_task",
+  "create_task", "update_task", "delete_task", "complete_task", "reopen_task", "block_task", "unblock_task",
   "claim_task", "assign_task", "move_task", "snooze_task", "decompose_task",
   "add_dependency", "remove_dependency",
+  "archive_project", "delete_project",
   "add_steps", "set_step_status", "update_step", "delete_step", "reorder_steps",
-  "start_run",
+  "start_run", "log_run_event", "finish_run", "cancel_run",
   "request_approval",
-  "label_task", "unlabel_task",
+  "delete_label", "label_task", "unlabel_task",
   "link_calendar_event", "unlink_calendar_event",
 );
 

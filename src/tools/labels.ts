@@ -3,7 +3,7 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   attachLabelByName, deleteLabel, detachLabels, findLabel, findLabelByName, insertLabel, insertLabelIfMissing, LABEL_NOT_FOUND_HINT,
-  foldName, listLabelRows, NAME_FREE, readTaskLabelling, renameLabel, requireLabel, selectTaskLabels, TASK_LIVE, wasLabelDeleted,
+  foldName, listLabelRows, NAME_FREE, readTaskLabelling, renameLabel, requireLabel, selectTaskLabels, TASK_LIVE, labelDeletion,
   type LabelRow, type TaskLabel,
 } from "../db/labels.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
@@ -168,7 +168,7 @@ const deleteLabelTool = defineTool({
   input: z.strictObject({ label_id: labelId }),
   output: z.object({
     label_id: z.string(),
-    name: z.string().nullable().describe("null when the label was already deleted"),
+    name: z.string().describe("the deleted label's name (a repeat names it as the first call did)"),
     removed_from_tasks: z.number(),
     changed: z.boolean().describe("false when the label was already deleted"),
   }),
@@ -177,7 +177,9 @@ const deleteLabelTool = defineTool({
     const slowly = async () => {
       const label = await findLabel(ctx.db, a, label_id);
       if (!label) {
-        if (await wasLabelDeleted(ctx.db, a, label_id)) return { label_id, name: null, removed_from_tasks: 0, changed: false };
+        // A repeat answers as the first call did (C7), from that call's record.
+        const first = await labelDeletion(ctx.db, a, label_id);
+        if (first) return { label_id, ...first, changed: false };
         throw notFound("label", label_id, LABEL_NOT_FOUND_HINT);
       }
       return ctx.commit(

@@ -126,7 +126,7 @@ const createTask = defineTool({
 
 const getTask = defineTool({
   name: "get_task",
-  description: "One task with its steps, labels, waits_on, blocks, latest_comments, recent_runs, pending_approval, latest_answer and recurrence.",
+  description: "One task with its steps, labels, waits_on, blocks, latest_comments, recent_runs, pending_approval, latest_answer, last_block and recurrence.",
   input: z.strictObject({ task_id: taskId }),
   output: z.object({
     task: taskShape,
@@ -155,12 +155,16 @@ const getTask = defineTool({
     recurrence: recurrenceView.describe("the schedule the live occurrence of a recurring task repeats by"),
     series: seriesView.describe("the occurrences of the task's series (a recurring task, or a past occurrence)"),
     claim_expires_at: CLAIM_EXPIRES,
+    last_block: z
+      .object({ reason: z.string(), blocked_by: z.string().nullable(), blocked_at: z.string() })
+      .nullable()
+      .describe("the task's latest block, kept after it ends: its reason, who blocked it, when"),
   }),
   async handler(ctx, { task_id }) {
     const { db, principal: p } = ctx;
     const a = p.accountId;
     const [seriesRows, seriesCount] = selectSeries(db, a, task_id);
-    const { task, steps, labels, waitsOn, blocks, comments, runs, approval, answer, subtasks, zone, series, count } = await readBatch(db, {
+    const { task, steps, labels, waitsOn, blocks, comments, runs, approval, answer, subtasks, lastBlock, zone, series, count } = await readBatch(db, {
       ...taskDetailStatements(db, a, task_id),
       zone: selectTimeZone(db, a),
       series: seriesRows,
@@ -183,6 +187,7 @@ const getTask = defineTool({
       recurrence: describeRecurrence(row, (zone[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC", ctx.nowMs),
       series: describeSeries(row, series as OccurrenceRow[], (count[0] as { n: number }).n),
       claim_expires_at: claimExpiry(row),
+      last_block: (lastBlock[0] as { reason: string; blocked_by: string | null; blocked_at: string } | undefined) ?? null,
     };
   },
 });

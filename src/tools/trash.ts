@@ -3,7 +3,7 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import {
   allStillInTrash, allTrashItems, countTrash, dependentItems, findTrashItem, findTrashItemByTarget, findTrashItems, listTrashRows, locateRecord, PURGE_CHUNK, purgeStatements,
-  restorableCondition, restoreCheck, restoreStatements, wasRestored, type RecordPrefix, type TrashKind, type TrashRow,
+  restorableCondition, restoreCheck, restoreStatements, restoration, type RecordPrefix, type TrashKind, type TrashRow,
 } from "../db/trash.ts";
 import { defineTool, type AnyTool } from "../mcp/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
@@ -84,7 +84,9 @@ const restoreFromTrash = defineTool({
       if (prefix === "trs") {
         item = await findTrashItem(db, a, item_id);
         if (!item) {
-          if (await wasRestored(db, a, item_id)) return { restored: false, trash_id: item_id, kind: null, target_id: null, item_count: 0, detached: [] };
+          // A repeat answers as the first call did (C7), from that call's record.
+          const first = await restoration(db, a, { trashId: item_id });
+          if (first) return { restored: false, ...first };
           throw notFound("trash item", item_id, LIST_HINT);
         }
       } else {
@@ -93,7 +95,10 @@ const restoreFromTrash = defineTool({
         if (!item) {
           const where = await locateRecord(db, a, prefix as RecordPrefix, item_id);
           if (!where) throw notFound(kind, item_id, LIST_HINT);
-          if (where.trash_id === null) return { restored: false, trash_id: null, kind, target_id: item_id, item_count: 0, detached: [] };
+          if (where.trash_id === null) {
+            const first = await restoration(db, a, { targetId: item_id });
+            return first ? { restored: false, ...first } : { restored: false, trash_id: null, kind, target_id: item_id, item_count: 0, detached: [] };
+          }
           throw conflict(
             `${kind} ${item_id} was deleted as part of trash item ${where.trash_id}; restore_from_trash with item_id ${where.trash_id} brings back that whole unit (list_trash shows it).`,
           );

@@ -30,6 +30,7 @@ export interface Judged {
 
 export function judge(state: StateName, ids: Record<string, string>, caller: Caller, before: Snapshot, after: Snapshot, changes: Change[]): Judged {
   const X = ids.X;
+  const xProject = [...(before.get("tasks")?.values() ?? [])].find((t) => t.id === X)?.project_id;
   const breaches: string[] = [];
   const changed = changes.filter((c) => c.effect !== "presence");
   const say = (rule: string, c: Change, what: string) =>
@@ -40,7 +41,9 @@ export function judge(state: StateName, ids: Record<string, string>, caller: Cal
   const ofX = (c: Change): boolean => {
     const { old, now } = either(c);
     const rows = [old, now].filter(Boolean) as Row[];
-    if (!substantiveColumn(c.table, c.column)) return false;
+    if (!substantiveColumn(c.table, c.column) || c.effect === "renewed") return false;
+    // X's project archived or trashed: where X lives.
+    if (c.table === "projects") return rows.some((r) => r.id === xProject) && (c.column === "archived_at" || c.column === "trash_id");
     if (c.table === "tasks") {
       if (rows.some((r) => r.id === X)) return true;
       return rows.some((r) => r.parent_id === X) && (c.op !== "update" || ["parent_id", "trash_id", "project_id"].includes(c.column as string));

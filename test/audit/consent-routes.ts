@@ -18,13 +18,13 @@ export const RELATIONS: Record<string, (ids: Record<string, string>) => unknown[
   task_id: (i) => [i.X, i.T0, i.T00, i.XC, i.D],
   parent_id: (i) => [i.X, i.T0],
   project_id: (i) => [i.P, i.P2],
-  depends_on_id: (i) => [i.X, i.F],
+  depends_on_id: (i) => [i.X, i.D, i.F],
   step_id: (i) => [i.step1],
   step_ids: (i) => [[i.step2, i.step1]],
   run_id: (i) => [i.run],
   approval_id: (i) => [i.approval],
   label_id: (i) => [i.L],
-  labels: () => [["audit", "fresh"]],
+  labels: () => [["audit"], ["audit", "fresh"]],
   link_id: (i) => [i.link],
   comment_id: (i) => [i.comment],
   item_id: (i) => [i.item],
@@ -57,7 +57,6 @@ const VALUES: Record<string, () => unknown> = {
   status: () => "done",
   kind: () => "note",
   outcome: () => "succeeded",
-  provider: () => undefined, // by the schema's enum
   confirm: () => true,
 };
 
@@ -72,6 +71,7 @@ function valueOf(name: string, s: Schema): unknown {
   if (byName !== undefined) return byName;
   if (s.anyOf) return valueOf(name, s.anyOf.find((x) => x.type !== "null") ?? s.anyOf[0]);
   if (s.enum) return s.enum.find((v) => v !== null);
+  if (name === "provider") return "google"; // a calendar's; a connected app's comes from its enum
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
   switch (type) {
     case "boolean":

@@ -1,4 +1,5 @@
-import { CLAIM_GUARDED_TOOLS, HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
+import { HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
+import { toolMeta } from "../../src/mcp/contract.ts";
 import { connect, createToken, type TestClient, type ToolCallResult } from "../helpers.ts";
 import { closeWorld, RIVAL } from "./harness.ts";
 import { diff, restoreAccount, snapshotAccount } from "./observe.ts";
@@ -111,7 +112,7 @@ export function enforcementMismatch(tool: ToolName, reaching: string[]): string 
   // Only a person or the holder reaches; whether anyone else is refused there is the breaches' part.
   if (HUMAN_TOOLS.has(tool)) return null;
   const reaches = reaching.length > 0;
-  const published = CLAIM_GUARDED_TOOLS.has(tool);
+  const published = (toolMeta(tool)["dev.taskgate/enforcement"] as { claim_guarded: boolean }).claim_guarded;
   if (reaches === published) return null;
   return reaches
     ? `${tool} reaches a held task's rows (${reaching.slice(0, 3).join("; ")}) but is not published claim-guarded`
