@@ -183,6 +183,7 @@ describe("a lapsed claim", () => {
     await expireAt(taskId, -1000);
     expect((await other.ok("start_run", { task_id: taskId })).run.agent).toBe("other");
     expect((await other.ok("request_approval", { task_id: taskId, question: "Shall I finish it?" })).changed).toBe(true);
+    expect((await other.ok("request_approval", { task_id: taskId, withdraw: true })).approval.status).toBe("withdrawn");
     expect((await other.ok("complete_task", { task_id: taskId })).outcome).toBe("awaiting_approval");
     await close();
   });

@@ -43,7 +43,8 @@ describe("start_run", () => {
     expect(b).toEqual(a);
     expect((await agent.ok("list_runs", { task_id: task.id })).items).toHaveLength(1);
 
-    const { task: done } = await agent.ok("create_task", { title: "Already done", auto_ok: true });
+    const human = await connect(acc.human);
+    const { task: done } = await human.ok("create_task", { title: "Already done", auto_ok: true });
     await agent.ok("complete_task", { task_id: done.id });
     const before = await snapshotDb();
     expect(await agent.fails("start_run", { task_id: done.id })).toMatch(/is done; a run needs an unfinished task/);

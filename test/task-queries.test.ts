@@ -299,7 +299,7 @@ describe("get_task_history", () => {
     const c = await connect(acc.agent);
     const t = await task(c, { title: "history" });
     const other = await task(c, { title: "other" });
-    await c.ok("assign_task", { task_id: t.id, assignee: "human" });
+    await c.ok("assign_task", { task_id: t.id, assignee: "bot" });
     await c.ok("block_task", { task_id: t.id, reason: "waiting" });
     await c.ok("add_dependency", { task_id: t.id, depends_on_id: other.id });
     await c.ok("unblock_task", { task_id: t.id });

@@ -112,11 +112,11 @@ async function withdrawRequest(ctx: ToolContext, taskId: string) {
 const requestApproval = defineTool({
   name: "request_approval",
   description:
-    "Ask a person a yes/no question on unfinished work; the task stays put, get_task shows the answer. One per task (a different one is refused). Returns approval.",
+    "Ask a person a yes/no question on unfinished work, one per task (get_task shows the answer), or withdraw your own. Returns approval.",
   input: z.strictObject({
     task_id: taskId,
-    question: reason.optional().meta({ detail: "what the person should decide; required unless withdraw" }),
-    withdraw: z.literal(true).optional().meta({ detail: "withdraw the caller's own pending request instead of asking" }),
+    question: reason.optional().meta({ detail: "what the person should decide" }),
+    withdraw: z.literal(true).optional(),
   }),
   output: z.object({ approval: approvalShape, changed: z.boolean() }),
   async handler(ctx, args) {

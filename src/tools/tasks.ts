@@ -126,7 +126,7 @@ const createTask = defineTool({
 
 const getTask = defineTool({
   name: "get_task",
-  description: "One task with its steps, labels, waits_on, blocks, latest_comments, recent_runs, pending_approval, latest_answer, last_block and recurrence.",
+  description: "One task with its steps, labels, dependencies, comments, runs, pending request, latest answer, last block and recurrence.",
   input: z.strictObject({ task_id: taskId }),
   output: z.object({
     task: taskShape,

@@ -113,7 +113,7 @@ export async function seedShapes(acc: SeededAccount): Promise<Shapes> {
         .event.id,
     );
 
-    const finished = await task(agent, { title: text(`Finished work ${m}`), project_id: project.id, auto_ok: false });
+    const finished = await task(agent, { title: text(`Finished work ${m}`), project_id: project.id });
     const { run: done } = await agent.ok("start_run", { task_id: finished });
     add(done.id);
     add((await agent.ok("log_run_event", { run_id: done.id, kind: "note", message: text(`All checks green ${m}`) })).event.id);
