@@ -126,7 +126,10 @@ const requestApproval = defineTool({
       if (args.question !== undefined) throw invalid("question: leave it out with withdraw: true (a withdrawal asks nothing).");
       return withdrawRequest(ctx, args.task_id);
     }
-    if (args.question === undefined) throw invalid("question: required: what the person should decide (or pass withdraw: true to withdraw your pending request).");
+    if (args.question === undefined) {
+      await readTaskState(db, a, args.task_id); // a task that is gone or in the trash says so first
+      throw invalid("question: required: what the person should decide (or pass withdraw: true to withdraw your pending request).");
+    }
     const question = args.question;
     const newRequest = (kind: ApprovalKind, taskTitle: string) => ({
       id: newId(ID_PREFIX.approval),

@@ -144,7 +144,8 @@ export const MORE_SCENARIOS: Scenarios = {
     path("a project", "agent", async (w) => {
       const id = await project(w);
       await richTask(w, { project_id: id });
-      await w.person.ok("delete_project", { project_id: id });
+      // The agent's own deletion: what a person trashed, only a person restores (C4).
+      await w.agent.ok("delete_project", { project_id: id });
       return { item_id: await trashItemOf(w, id) };
     }),
   ],
