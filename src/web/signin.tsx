@@ -9,7 +9,7 @@ import type { WebContext, WebEnv } from "./context.ts";
 import { Layout, Notice } from "./layout.tsx";
 import { page, redirect } from "./render.ts";
 import { safeReturnTo } from "./return-to.ts";
-import { currentSession, endCurrentStatement, endSession, formToken, formTokenOk, newSession, requireCsrf, sameOrigin } from "./session.ts";
+import { currentSession, endReplacedSession, endSession, formToken, formTokenOk, newSession, requireCsrf, sameOrigin } from "./session.ts";
 import { blockedUntil, failureStatements, refusalSummary, signInKeys, successStatements, throttleStatements, whenAgain, type Block } from "./throttle.ts";
 import { insertSignInRefusal } from "../db/sessions.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
@@ -111,10 +111,11 @@ export function signInRoutes(web: Hono<WebEnv>): void {
     if (person.moving_to) return signInForm(c, { returnTo, email, status: 503, error: `${MOVING_MESSAGE} ${MOVING_HINT}`, headers: { "retry-after": "60" } });
     c.env = own;
     const session = await newSession(c, person);
-    const previous = await endCurrentStatement(c);
-    const sessionStatements = [...(previous ? [previous] : []), session.statement];
-    if (apart) await Promise.all([own.DB.batch(sessionStatements), db.batch(successStatements(db, keys))]);
-    else await db.batch([...successStatements(db, keys), ...sessionStatements]);
+    // The session this browser held (maybe another person's, in another database) ends wherever it lives.
+    const previous = await endReplacedSession(c);
+    const sessionStatements = [...previous.here, session.statement];
+    if (apart) await Promise.all([own.DB.batch(sessionStatements), db.batch(successStatements(db, keys)), previous.elsewhere()]);
+    else await Promise.all([db.batch([...successStatements(db, keys), ...sessionStatements]), previous.elsewhere()]);
     return redirect(returnTo, { cookies: [session.setCookie] });
   });
 
