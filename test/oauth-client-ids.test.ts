@@ -254,3 +254,18 @@ describe("the guard on the library's own fetches", () => {
     await expect(fetch("https://[::1]/x", { headers: { "user-agent": ua } })).rejects.toThrow(/not fetched: .*the loopback address/);
   });
 });
+
+describe("the guard leaves every other request alone", () => {
+  it("a request with a streamed body, or a Request object, reaches the network as it was sent", async () => {
+    const seen: string[] = [];
+    const guarded = guardLibraryFetch(async (input, init) => {
+      const req = new Request(input, init);
+      seen.push(`${req.method} ${req.url} ${await req.text()}`);
+      return new Response("ok");
+    });
+    const stream = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode("streamed")), c.close()) });
+    await guarded("http://127.0.0.1:8788/hook", { method: "POST", body: stream });
+    await guarded(new Request("https://api.example.com/x", { method: "PUT", body: "object" }));
+    expect(seen).toEqual(["POST http://127.0.0.1:8788/hook streamed", "PUT https://api.example.com/x object"]);
+  });
+});

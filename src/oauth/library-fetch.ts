@@ -34,9 +34,10 @@ function refusal(url: string): string | null {
 /** `next` with the outbound rule applied to the OAuth library's requests. */
 export function guardLibraryFetch(next: typeof fetch): typeof fetch {
   const guarded = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const request = new Request(input, init);
-    if (!LIBRARY_USER_AGENT.test(request.headers.get("user-agent") ?? "")) return next(input, init);
-    let hop = request;
+    // Read without building a Request, which would take over the body of every other request the Worker sends.
+    const headers = init?.headers !== undefined ? new Headers(init.headers) : input instanceof Request ? input.headers : null;
+    if (!LIBRARY_USER_AGENT.test(headers?.get("user-agent") ?? "")) return next(input, init);
+    let hop = new Request(input, init);
     for (let hops = 0; ; hops++) {
       const problem = refusal(hop.url);
       if (problem) throw new TypeError(`not fetched: ${hop.url.slice(0, 200)} ${problem}`);
