@@ -24,6 +24,10 @@ import { shardsOf } from "./db/shards.ts";
 import { pingDatabase } from "./db/account.ts";
 import { providerFor, serveTokenCall, TOKEN_PATH } from "./oauth/provider.ts";
 import { serveTokenEndpoint } from "./oauth/token-endpoint.ts";
+import { installLibraryFetchGuard } from "./oauth/library-fetch.ts";
+
+// The OAuth library fetches client metadata documents with the global fetch: held to the outbound rule there.
+installLibraryFetchGuard();
 
 export const app = new Hono<AppEnv>();
 

@@ -86,4 +86,29 @@ describe("forms that create something", () => {
     expect(p.b.cookies.has(name), "the page that shows it clears it").toBe(false);
     expect((await open(p.b, "/apps")).html).not.toContain('aria-label="Token"');
   });
+
+  it("a shown-once secret is single-use on the server: its cookie replayed in the same session shows nothing", async () => {
+    const p = await signedInPerson("Shown once");
+    const cases: [string, string, Record<string, string | string[]>, string][] = [
+      ["/apps", "/apps/tokens", { kind: "human", scope: "read" }, 'aria-label="Token"'],
+      ["/webhooks", "/webhooks", { url: "https://hooks.example.com/taskgate", events: ["task.completed"] }, 'aria-label="Signing secret"'],
+    ];
+    for (const [pagePath, action, fields, secretMark] of cases) {
+      const { html } = await open(p.b, pagePath);
+      const made = await p.b.post(action, { csrf: field(html, "csrf"), form_id: field(html, "form_id"), ...fields });
+      expect(made.status, action).toBe(303);
+      const carried = made.headers.getSetCookie().find((c) => /^(__Host-)?tg_new_(token|webhook)=/.test(c)) as string;
+      const [name, sealed] = carried.split(";")[0].split("=");
+      const shown = await open(p.b, pagePath);
+      expect(shown.html, `${pagePath}: shown the first time`).toContain(secretMark);
+      // The same cookie again, within its minute, in the same session: nothing.
+      for (let i = 0; i < 3; i++) {
+        p.b.cookies.set(name, sealed);
+        const replayed = await open(p.b, pagePath);
+        expect(replayed.res.status).toBe(200);
+        expect(replayed.html, `${pagePath}: replay ${i + 1}`).not.toContain(secretMark);
+        expect(p.b.cookies.has(name), "and the replayed cookie is cleared").toBe(false);
+      }
+    }
+  });
 });

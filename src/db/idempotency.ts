@@ -54,3 +54,16 @@ export async function recordIdempotent(db: D1Database, s: IdempotencyScope, resu
     .bind(result, s.accountId, s.tokenId, s.tool, s.key)
     .run();
 }
+
+/**
+ * Claims a one-time key: true for the first claim, false ever after (the
+ * primary key holds it). The console marks a shown-once secret's cookie
+ * as shown with it, so a replayed cookie shows nothing.
+ */
+export async function claimOnce(db: D1Database, s: IdempotencyScope, now: string): Promise<boolean> {
+  const r = await db
+    .prepare("INSERT OR IGNORE INTO idempotency_keys (account_id, token_id, tool, key, result, created_at, request_hash) VALUES (?, ?, ?, ?, '', ?, '')")
+    .bind(s.accountId, s.tokenId, s.tool, s.key, now)
+    .run();
+  return r.meta.changes === 1;
+}

@@ -51,7 +51,7 @@ export class SetupLinkGone extends Error {}
 export async function completeSetup(
   db: D1Database,
   o: { hash: string; personId: string; accountId: string; passwordHash: string; now: string },
-  session: D1PreparedStatement,
+  session: D1PreparedStatement | D1PreparedStatement[],
 ): Promise<void> {
   try {
     await db.batch([
@@ -64,7 +64,7 @@ export async function completeSetup(
       db.prepare("UPDATE setup_links SET used_at = ? WHERE hash = ?").bind(o.now, o.hash),
       db.prepare("UPDATE people SET password_hash = ?, updated_at = ? WHERE id = ? AND account_id = ?").bind(o.passwordHash, o.now, o.personId, o.accountId),
       db.prepare("DELETE FROM sessions WHERE person_id = ?").bind(o.personId),
-      session,
+      ...[session].flat(),
     ]);
   } catch (e) {
     if (String(e instanceof Error ? e.message : e).includes("CHECK constraint failed: guard")) throw new SetupLinkGone();

@@ -39,20 +39,9 @@ export async function deleteSession(db: D1Database, hash: string): Promise<void>
   await deleteSessionStatement(db, hash).run();
 }
 
-export interface ThrottleKey {
-  key: string;
-  /** Failures allowed within the window before the key must wait. */
-  limit: number;
-}
-
-/**
- * For each key: the `limit`-th most recent failure inside the window, if there
- * is one (the key is blocked until it leaves the window). One statement a key.
- */
-export function selectThrottle(db: D1Database, k: ThrottleKey, since: string): D1PreparedStatement {
-  return db
-    .prepare("SELECT failed_at FROM signin_failures WHERE key = ? AND failed_at > ? ORDER BY failed_at DESC LIMIT 1 OFFSET ?")
-    .bind(k.key, since, k.limit - 1);
+/** The failures of one throttle key within the window: how many, and the latest. One indexed range read. */
+export function selectThrottle(db: D1Database, key: string, since: string): D1PreparedStatement {
+  return db.prepare("SELECT count(*) AS n, max(failed_at) AS last FROM signin_failures WHERE key = ? AND failed_at > ?").bind(key, since);
 }
 
 export function recordFailure(db: D1Database, key: string, now: string): D1PreparedStatement {
@@ -69,4 +58,27 @@ export function purgeSignInState(db: D1Database, now: string, failuresBefore: st
     db.prepare("DELETE FROM sessions WHERE expires_at <= ?").bind(now),
     db.prepare("DELETE FROM signin_failures WHERE failed_at <= ?").bind(failuresBefore),
   ];
+}
+
+export interface SignInRefusal {
+  id: string;
+  accountId: string;
+  personId: string;
+  /** `sign_in_failed` (a wrong password) or `sign_in_throttled` (refused while a throttle key waits). */
+  tool: "sign_in_failed" | "sign_in_throttled";
+  summary: string;
+  now: string;
+  /** For `sign_in_throttled`: the latest failure the waiting key counts; one such row per failure, however many tries are refused. */
+  after?: string;
+}
+
+/** A refused sign-in in the account's activity feed (actor `human`, target the person). */
+export function insertSignInRefusal(db: D1Database, r: SignInRefusal): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
+       SELECT ?1, ?2, 'web_' || ?3, 'human', ?4, ?3, substr(?5, 1, 500), ?6
+        WHERE ?7 IS NULL OR NOT EXISTS (SELECT 1 FROM activity WHERE target_id = ?3 AND created_at >= ?7 AND tool = ?4 AND account_id = ?2)`,
+    )
+    .bind(r.id, r.accountId, r.personId, r.tool, r.summary, r.now, r.after ?? null);
 }

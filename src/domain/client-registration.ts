@@ -16,15 +16,41 @@ export const CLIENT_NAME_MAX = 200;
 export const REDIRECT_URIS_MAX = 10;
 export const REDIRECT_URI_MAX = 2000;
 
-/** Markup, C0/C1 controls, and the invisible characters that reorder or hide text (bidi controls, zero-width). */
-const FORBIDDEN_IN_NAME = /[<>\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+/**
+ * What a client name may not hold, by Unicode property rather than by list, so
+ * that every character of a class is refused, those of later Unicode versions
+ * too: controls (Cc), format characters (Cf: soft hyphen, bidi and Arabic
+ * letter marks, zero-width characters, the Mongolian vowel separator,
+ * interlinear annotation marks, tag characters), private use (Co), unassigned
+ * code points and noncharacters (Cn), lone surrogates (Cs), line and paragraph
+ * separators (Zl, Zp), every default-ignorable code point (which renders as
+ * nothing: Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the combining
+ * grapheme joiner, variation selectors, Mongolian free variation selectors),
+ * and every space but the plain one (U+0020). The braille pattern blank
+ * (U+2800) is a symbol that shows as an empty cell; it is refused too, since a
+ * name is there to be read, and a blank one is a favourite of impostors.
+ */
+const INVISIBLE_IN_NAME = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u;
+const SPACE_IN_NAME = /\p{White_Space}/u;
+
+/** The first character of a name that may not be in it, or null. */
+function forbiddenInName(value: string): string | null {
+  for (const ch of value) {
+    if (ch === "<" || ch === ">" || INVISIBLE_IN_NAME.test(ch) || (ch !== " " && SPACE_IN_NAME.test(ch))) return ch;
+  }
+  return null;
+}
+
+const codePoint = (ch: string) => `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 
 /** Why a client name (`client_name` or one of its `client_name#lang` variants) is refused, or null. */
 function nameProblem(field: string, value: unknown): string | null {
   if (value === undefined) return null;
   if (typeof value !== "string") return `${field}: must be a string`;
   if (value.length > CLIENT_NAME_MAX) return `${field}: at most ${CLIENT_NAME_MAX} characters (this one has ${value.length})`;
-  if (FORBIDDEN_IN_NAME.test(value)) return `${field}: must not contain < or >, control characters or invisible formatting characters`;
+  const bad = forbiddenInName(value);
+  if (bad === "<" || bad === ">") return `${field}: must not contain < or >`;
+  if (bad) return `${field}: must not contain control characters, invisible formatting characters or spaces other than the plain space (it has ${codePoint(bad)})`;
   return null;
 }
 

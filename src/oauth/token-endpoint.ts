@@ -1,14 +1,15 @@
 /**
  * Taskgate's side of the provider's token endpoint (code exchange, refresh,
- * RFC 7009 revocation): a client id the provider would fetch is checked with
- * the outbound rule first, a refresh token that was already replaced ends its
+ * RFC 7009 revocation): a request that names its client ambiguously is
+ * refused and a client id the provider would fetch is checked with the
+ * outbound rule first (client-ids.ts), a refresh token that was already replaced ends its
  * grant (refresh-replay.ts), and a grant the provider ended by itself is
  * ended in D1 too (revocation.ts). The rest is the provider's.
  */
 import { shardsOf } from "../db/shards.ts";
 import type { OAuthProvider } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env.ts";
-import { clientIdProblem, invalidClient, tokenRequestClientIds } from "./client-ids.ts";
+import { basicClientId, clientIdProblem, invalidClient, tokenRequestClients } from "./client-ids.ts";
 import { helpersFor } from "./provider.ts";
 import { endReplayedGrant, replayedGrant } from "./refresh-replay.ts";
 import { credentialOf, mayHaveEnded, reflectEndedGrant } from "./revocation.ts";
@@ -16,9 +17,12 @@ import { credentialOf, mayHaveEnded, reflectEndedGrant } from "./revocation.ts";
 export async function serveTokenEndpoint(request: Request, env: Env, ctx: ExecutionContext, origin: string, provider: OAuthProvider<Env>): Promise<Response> {
   const form = await request.clone().formData().catch(() => null);
   const authorization = request.headers.get("authorization");
-  for (const clientId of tokenRequestClientIds(form, authorization)) {
+  const basic = basicClientId(authorization) !== null;
+  const clients = tokenRequestClients(form, authorization);
+  if ("refused" in clients) return invalidClient(clients.refused, basic);
+  for (const clientId of clients.ids) {
     const problem = clientIdProblem(clientId);
-    if (problem) return invalidClient(problem, /^Basic[\t ]/i.test(authorization ?? ""));
+    if (problem) return invalidClient(problem, basic);
   }
   const refreshToken = form?.get("grant_type") === "refresh_token" ? form.get("refresh_token") : null;
   if (typeof refreshToken === "string") {

@@ -1,6 +1,7 @@
 /** The answers for unknown paths and for failures: a page for browsers, JSON for API clients. */
 import type { Context } from "hono";
 import { requestIdOf } from "../http/request-id.ts";
+import { ToolError, type ToolErrorCode } from "../domain/errors.ts";
 import { ErrorPage } from "./layout.tsx";
 import type { Session } from "./session.ts";
 import { page } from "./render.ts";
@@ -18,7 +19,23 @@ export function notFoundResponse(c: Context): Response | Promise<Response> {
   return c.json({ error: "not_found", error_description: "Taskgate serves MCP at POST /mcp and a probe at GET /health." }, 404);
 }
 
+/** A caller's mistake as the tools answer it (src/domain/errors.ts), as an HTTP status: never a 5xx for what the person can fix. */
+const TOOL_ERROR_STATUS: Record<ToolErrorCode, 400 | 403 | 404 | 409 | 429 | 502 | 503> = {
+  invalid_argument: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  upstream: 502,
+  not_connected: 409,
+};
+
 export function errorResponse(c: Context, err: Error): Response | Promise<Response> {
+  if (err instanceof ToolError) {
+    const status = TOOL_ERROR_STATUS[err.code];
+    if (wantsHtml(c)) return page(<ErrorPage title="That did not work" message={err.message} hint="Go back, change what the message says, and try again." />, { status });
+    return c.json({ error: err.code, error_description: err.message }, status);
+  }
   const requestId = requestIdOf(c.req.raw);
   console.error(JSON.stringify({ level: "error", requestId, error: err.stack ?? err.message }));
   if (wantsHtml(c)) {

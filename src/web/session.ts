@@ -24,7 +24,7 @@ import { newSecret } from "../db/people-plans.ts";
 import { constantTimeEqualText } from "../domain/passwords.ts";
 import { base64url, hashToken, newSecretOf } from "../domain/tokens.ts";
 import { deleteSession, deleteSessionStatement, findSession, insertSession } from "../db/sessions.ts";
-import { accountEnv, locateSecret } from "../db/shards.ts";
+import { accountEnv, locateSecret, shardsOf } from "../db/shards.ts";
 import { isHttps, originOf, type WebContext, type WebEnv } from "./context.ts";
 import { formRefused } from "./errors.tsx";
 import { signInPath } from "./return-to.ts";
@@ -142,10 +142,22 @@ export async function newSession(
   return { statement, setCookie: cookie(c, "tg_session", secret, SESSION_SECONDS) };
 }
 
-/** The statement that ends the session this browser holds now, if any (a new sign-in replaces it). */
-export async function endCurrentStatement(c: WebContext): Promise<D1PreparedStatement | null> {
+/**
+ * Ends the session this browser holds now, if any, when a new sign-in replaces
+ * it, wherever it lives: that session may be another person's, of an account in
+ * another database (or one moving between two). Its row is deleted by hash in
+ * every database; the new session's database gets it in its own batch (`here`),
+ * the others are run by `elsewhere`.
+ */
+export async function endReplacedSession(c: WebContext): Promise<{ here: D1PreparedStatement[]; elsewhere: () => Promise<unknown> }> {
   const secret = sessionSecret(c);
-  return secret ? deleteSessionStatement(c.env.DB, await hashToken(secret)) : null;
+  if (!secret) return { here: [], elsewhere: async () => undefined };
+  const hash = await hashToken(secret);
+  const others = shardsOf(c.env).filter((s) => s.db !== c.env.DB);
+  return {
+    here: [deleteSessionStatement(c.env.DB, hash)],
+    elsewhere: () => Promise.all(others.map((s) => deleteSessionStatement(s.db, hash).run())),
+  };
 }
 
 /** Ends this browser's session (the row and the cookie); returns the Set-Cookie that clears it. */

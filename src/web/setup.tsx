@@ -8,7 +8,7 @@ import type { WebContext, WebEnv } from "./context.ts";
 import { ErrorPage, Layout, Notice } from "./layout.tsx";
 import { MOVING_HINT, MOVING_MESSAGE } from "./errors.tsx";
 import { page, redirect } from "./render.ts";
-import { formToken, formTokenOk, newSession, sameOrigin } from "./session.ts";
+import { endReplacedSession, formToken, formTokenOk, newSession, sameOrigin } from "./session.ts";
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 const ASK_AGAIN = "Ask whoever runs this Taskgate for a new link (npm run admin -- invite --account … --email …).";
@@ -94,12 +94,15 @@ export function setupRoutes(web: Hono<WebEnv>): void {
     if (link.moving_to) return again(503, `${MOVING_MESSAGE} ${MOVING_HINT}`);
 
     const session = await newSession(c, { id: link.person_id, account_id: link.account_id });
+    // The session this browser held (maybe another person's, in another database) ends wherever it lives.
+    const previous = await endReplacedSession(c);
     try {
       await completeSetup(
         c.env.DB,
         { hash: found.hash, personId: link.person_id, accountId: link.account_id, passwordHash: await hashPassword(password), now: new Date().toISOString() },
-        session.statement,
+        [...previous.here, session.statement],
       );
+      await previous.elsewhere();
     } catch (e) {
       if (e instanceof SetupLinkGone) {
         return page(<ErrorPage title="This setup link was already used" message="Each link works once; it was used a moment ago." hint={ASK_AGAIN} />, { status: 410 });

@@ -9,8 +9,10 @@ import type { WebContext, WebEnv } from "./context.ts";
 import { Layout, Notice } from "./layout.tsx";
 import { page, redirect } from "./render.ts";
 import { safeReturnTo } from "./return-to.ts";
-import { currentSession, endCurrentStatement, endSession, formToken, formTokenOk, newSession, requireCsrf, sameOrigin } from "./session.ts";
-import { blockedUntil, failureStatements, signInKeys, successStatement, throttleStatements, whenAgain } from "./throttle.ts";
+import { currentSession, endReplacedSession, endSession, formToken, formTokenOk, newSession, requireCsrf, sameOrigin } from "./session.ts";
+import { blockedUntil, failureStatements, refusalSummary, signInKeys, successStatements, throttleStatements, whenAgain, type Block } from "./throttle.ts";
+import { insertSignInRefusal } from "../db/sessions.ts";
+import { ID_PREFIX, newId } from "../domain/ids.ts";
 
 function SignInPage(props: { csrf: string; returnTo: string; email?: string; error?: string; forApp?: boolean }) {
   return (
@@ -69,32 +71,51 @@ export function signInRoutes(web: Hono<WebEnv>): void {
     const apart = own.DB !== db;
     const nowMs = Date.now();
     const now = new Date(nowMs).toISOString();
-    const keys = await signInKeys(email, c.req.header("cf-connecting-ip") ?? "unknown");
-    const results = await db.batch([...throttleStatements(db, keys, nowMs), ...(apart ? [] : [selectPersonByEmail(db, email)])]);
+    const address = c.req.header("cf-connecting-ip") ?? "unknown";
+    const keys = await signInKeys(email, address);
+    const throttles = throttleStatements(db, keys, nowMs);
+    const results = await db.batch([...throttles, ...(apart ? [] : [selectPersonByEmail(db, email)])]);
     if (apart) results.push(await selectPersonByEmail(own.DB, email).all());
-    const until = blockedUntil(results.slice(0, 2));
-    if (until) {
+    const person = results[throttles.length].results[0] as PersonRow | undefined;
+    const block = blockedUntil(results.slice(0, throttles.length), nowMs);
+    // A refused attempt on a person's email is in their account's activity (the throttled ones once per failure that caused the wait).
+    const refusal = (reason: "wrong" | Block) =>
+      person &&
+      insertSignInRefusal(own.DB, {
+        id: newId(ID_PREFIX.activity),
+        accountId: person.account_id,
+        personId: person.id,
+        tool: reason === "wrong" ? "sign_in_failed" : "sign_in_throttled",
+        summary: refusalSummary(email, address, reason, nowMs),
+        now,
+        after: reason === "wrong" ? undefined : reason.lastFailure,
+      });
+    if (block) {
+      const row = refusal(block);
+      if (row) await row.run();
       return signInForm(c, {
         returnTo,
         email,
         status: 429,
-        error: `Too many failed sign-ins. Try again ${whenAgain(until, nowMs)}.`,
-        headers: { "retry-after": String(Math.max(1, Math.ceil((until.getTime() - nowMs) / 1000))) },
+        error: `Too many failed sign-ins. Try again ${whenAgain(block.until, nowMs)}.`,
+        headers: { "retry-after": String(Math.max(1, Math.ceil((block.until.getTime() - nowMs) / 1000))) },
       });
     }
-    const person = results[2].results[0] as PersonRow | undefined;
     const ok = person?.password_hash ? await verifyPassword(password, person.password_hash) : await verifyAgainstNothing(password);
     if (!ok || !person) {
-      await db.batch(failureStatements(db, keys, now));
+      const row = refusal("wrong");
+      if (row && apart) await Promise.all([db.batch(failureStatements(db, keys, now)), row.run()]);
+      else await db.batch([...failureStatements(db, keys, now), ...(row ? [row] : [])]);
       return signInForm(c, { returnTo, email, status: 401, error: WRONG });
     }
     if (person.moving_to) return signInForm(c, { returnTo, email, status: 503, error: `${MOVING_MESSAGE} ${MOVING_HINT}`, headers: { "retry-after": "60" } });
     c.env = own;
     const session = await newSession(c, person);
-    const previous = await endCurrentStatement(c);
-    const sessionStatements = [...(previous ? [previous] : []), session.statement];
-    if (apart) await Promise.all([own.DB.batch(sessionStatements), successStatement(db, keys).run()]);
-    else await db.batch([successStatement(db, keys), ...sessionStatements]);
+    // The session this browser held (maybe another person's, in another database) ends wherever it lives.
+    const previous = await endReplacedSession(c);
+    const sessionStatements = [...previous.here, session.statement];
+    if (apart) await Promise.all([own.DB.batch(sessionStatements), db.batch(successStatements(db, keys)), previous.elsewhere()]);
+    else await Promise.all([db.batch([...successStatements(db, keys), ...sessionStatements]), previous.elsewhere()]);
     return redirect(returnTo, { cookies: [session.setCookie] });
   });
 

@@ -9,14 +9,17 @@
  * - the answer to the POST is a 303 to the page, and what must be shown once
  *   (a new secret) rides along in a cookie sealed with a key of this session,
  *   living a minute and cleared by the page that shows it: a reload shows the
- *   page without it.
+ *   page without it. The sealed value carries a one-time key that the page
+ *   claims in D1 before it shows anything, so the same cookie sent again
+ *   (replayed within its minute, in the same session) shows nothing.
  */
 import { getCookie } from "hono/cookie";
 import { openText, sealText } from "../../connectors/crypto.ts";
-import type { IdempotencyScope } from "../../db/idempotency.ts";
+import { claimOnce, type IdempotencyScope } from "../../db/idempotency.ts";
 import type { Principal } from "../../domain/principal.ts";
 import type { WebContext } from "../context.ts";
-import { cookie, cookieName, sessionKey } from "../session.ts";
+import { cookie, cookieName, currentSession, sessionKey } from "../session.ts";
+import { WEB_TOKEN_PREFIX } from "./respond.ts";
 import { one, type FormFields } from "./actions.ts";
 
 const FORM_ID = /^[0-9a-f-]{36}$/;
@@ -43,7 +46,7 @@ const SECONDS = 60;
 export async function showOnNextPage(c: WebContext, what: Shown, value: unknown): Promise<string> {
   const key = await sessionKey(c, `shown-once:${what}`);
   if (!key) throw new Error("showOnNextPage needs a signed-in session");
-  return cookie(c, COOKIE[what], await sealText(key, what, JSON.stringify(value)), SECONDS);
+  return cookie(c, COOKIE[what], await sealText(key, what, JSON.stringify({ once: crypto.randomUUID(), value })), SECONDS);
 }
 
 /** What the last POST left to show, if it opens for this session, and the Set-Cookie that clears it (a reload shows nothing). */
@@ -52,9 +55,15 @@ export async function takeShown<T>(c: WebContext, what: Shown): Promise<{ value:
   if (!raw) return { value: null, clear: null };
   const clear = cookie(c, COOKIE[what], "", 0);
   const key = await sessionKey(c, `shown-once:${what}`);
+  const session = await currentSession(c);
+  let sealed: { once?: unknown; value?: T };
   try {
-    return { value: key ? (JSON.parse(await openText(key, what, raw)) as T) : null, clear };
+    if (!key || !session) return { value: null, clear };
+    sealed = JSON.parse(await openText(key, what, raw)) as { once?: unknown; value?: T };
   } catch {
     return { value: null, clear };
   }
+  if (typeof sealed.once !== "string" || sealed.value === undefined) return { value: null, clear };
+  const scope = { accountId: session.accountId, tokenId: `${WEB_TOKEN_PREFIX}${session.personId}`, tool: `shown-once:${what}`, key: sealed.once };
+  return { value: (await claimOnce(c.env.DB, scope, new Date().toISOString())) ? sealed.value : null, clear };
 }

@@ -8,6 +8,7 @@ import { decodeCursor } from "../../db/cursor.ts";
 import type { TaskListFilter } from "../../db/task-views.ts";
 import type { SearchQuery } from "../../db/task-search.ts";
 import { searchWords } from "../../domain/search-terms.ts";
+import { ToolError } from "../../domain/errors.ts";
 import { TASK_STATUSES } from "../../domain/vocabulary.ts";
 import { DUE_CHOICES, type DueChoice, type TaskQuery } from "./pages/tasks.tsx";
 
@@ -41,8 +42,18 @@ export function safeCursor(raw: string | undefined): CursorKey | null {
   }
 }
 
-/** The list filter (or the search) a task query asks for. */
-export function tasksRead(q: TaskQuery, cursor: string | undefined, now: string): { filter: TaskListFilter; search: Omit<SearchQuery, "accountId"> | null } {
+/** Search words of a query, or why it searches for nothing (punctuation only): the list is shown instead, with that message. */
+function searchOf(text: string): { words: string[] } | { problem: string } {
+  try {
+    return { words: searchWords(text) };
+  } catch (e) {
+    if (e instanceof ToolError) return { problem: `Search: ${e.message.replace(/^query: /, "")} Showing the tasks without a search.` };
+    throw e;
+  }
+}
+
+/** The list filter (or the search) a task query asks for, and why a search was not made. */
+export function tasksRead(q: TaskQuery, cursor: string | undefined, now: string): { filter: TaskListFilter; search: Omit<SearchQuery, "accountId"> | null; problem: string | null } {
   const nowMs = Date.parse(now);
   const statuses = q.status === "unfinished" || (q.due && !q.status) ? UNFINISHED : q.status ? [q.status] : undefined;
   const days = q.due === "week" ? 7 : q.due === "month" ? 30 : 0;
@@ -56,10 +67,9 @@ export function tasksRead(q: TaskQuery, cursor: string | undefined, now: string)
     after: safeCursor(cursor),
     limit: TASKS_PAGE,
   };
-  const search = q.q
-    ? { words: searchWords(q.q), projectId: q.project || undefined, statuses, offset: 0, limit: TASKS_PAGE }
-    : null;
-  return { filter, search };
+  const searched = q.q ? searchOf(q.q) : null;
+  const search = searched && "words" in searched ? { words: searched.words, projectId: q.project || undefined, statuses, offset: 0, limit: TASKS_PAGE } : null;
+  return { filter, search, problem: searched && "problem" in searched ? searched.problem : null };
 }
 
 export function activityFilter(q: Record<string, string>, after: CursorKey | null): { query: Record<"actor" | "tool" | "target", string>; filter: ActivityFilter } {

@@ -39,7 +39,7 @@ import { AppsPage, type NewToken, type TokenItem } from "./pages/apps.tsx";
 import { TrashPage } from "./pages/trash.tsx";
 import { ActivityPage } from "./pages/activity.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
-import type { View } from "./ui.tsx";
+import type { Flash, View } from "./ui.tsx";
 
 const TRASH_PAGE = 30;
 const TOKENS_PAGE = 40;
@@ -50,9 +50,11 @@ async function sessionOf(c: WebContext): Promise<Session> {
 }
 
 /** Renders a page with the frame's data; takes (and clears) the pending flash message. */
-function render(c: WebContext, s: Session, frame: Frame, build: (view: View) => Parameters<typeof page>[0], status = 200, cookies: (string | null)[] = []): Promise<Response> {
+function render(c: WebContext, s: Session, frame: Frame, build: (view: View) => Parameters<typeof page>[0], status = 200, cookies: (string | null)[] = [], notice?: Flash): Promise<Response> {
   const url = new URL(c.req.url);
-  const { flash, clear } = takeFlash(c);
+  const taken = takeFlash(c);
+  const { clear } = taken;
+  const flash = notice ?? taken.flash;
   const view: View = {
     session: s,
     csrf: s.csrfToken,
@@ -121,11 +123,13 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
   web.get("/tasks", requireSession(), async (c) => {
     const s = await sessionOf(c);
     const query = taskQuery(c.req.query());
-    const data = await readTasksPage(c.env.DB, s.accountId, tasksRead(query, c.req.query("cursor"), new Date().toISOString()));
+    const { problem, ...read } = tasksRead(query, c.req.query("cursor"), new Date().toISOString());
+    const data = await readTasksPage(c.env.DB, s.accountId, read);
     let next: string | null = null;
     if (data.search) data.search = data.search.slice(0, TASKS_PAGE);
     else ({ items: data.tasks, next_cursor: next } = pageOf(data.tasks, TASKS_PAGE, (r) => ({ k: r.created_at, id: r.id })));
-    return render(c, s, data, (v) => <TasksPage view={v} data={data} query={query} nextCursor={next} />);
+    const notice = problem ? { kind: "error" as const, text: problem } : undefined;
+    return render(c, s, data, (v) => <TasksPage view={v} data={data} query={query} nextCursor={next} />, problem ? 400 : 200, [], notice);
   });
 
   web.get("/tasks/:id", requireSession(), async (c) => {
