@@ -31,6 +31,9 @@ async function othersOf(db: D1Database, accountId: string): Promise<Record<strin
   return out;
 }
 
+/** These tests forget the isolate's cached routes themselves after each step, so the move need not wait for them to lapse. */
+const NO_WAIT = { lifetimeMs: 0 };
+
 const none = Object.fromEntries(ACCOUNT_TABLES.map((t) => [t, 0]));
 
 function forgetCaches(): void {
@@ -102,7 +105,7 @@ describe("moving an account to another database", () => {
       expect(before[t], t).toBeGreaterThan(0);
     }
     const others = [await othersOf(env.DB, acc.accountId), await othersOf(env.DB_1, acc.accountId)];
-    const report = await moveAccountIn(env, acc.accountId, "DB_1");
+    const report = await moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT);
     expect(report.steps).toEqual([...MOVE_STEPS]);
     forgetCaches();
 
@@ -140,7 +143,7 @@ describe("moving an account to another database", () => {
       const inject = (step: MoveStep) => {
         if (step === failAfter) throw new Error(`injected after ${step}`);
       };
-      await expect(moveAccountIn(env, acc.accountId, "DB_1", { after: inject })).rejects.toThrow(`injected after ${failAfter}`);
+      await expect(moveAccountIn(env, acc.accountId, "DB_1", { ...NO_WAIT, after: inject })).rejects.toThrow(`injected after ${failAfter}`);
       forgetCaches();
       // Half-moved: reads answer, writes are refused with a clear "try again shortly".
       const c = await connect(acc.human);
@@ -148,7 +151,7 @@ describe("moving an account to another database", () => {
       expect(await c.fails("create_task", { title: "Not now" })).toMatch(/moving to another database; try again shortly/);
       await c.close();
 
-      const again = await moveAccountIn(env, acc.accountId, "DB_1");
+      const again = await moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT);
       expect(again.steps.at(-1)).toBe("finish");
       forgetCaches();
       expect(await countsOf(env.DB_1, acc.accountId)).toEqual(before);
@@ -167,6 +170,7 @@ describe("moving an account to another database", () => {
     const { acc } = await busyAccount("Moving now");
     const seen: { step: MoveStep; read: number; write: string }[] = [];
     await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
       after: async (step) => {
         if (step === "finish") return;
         forgetCaches();
@@ -190,6 +194,7 @@ describe("moving an account to another database", () => {
     const { task } = await (await connect(acc.human)).ok("create_task", { title: "Paint the fence" });
     const seen: MoveStep[] = [];
     await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
       after: async (step) => {
         if (step === "finish") return;
         forgetCaches();
@@ -224,17 +229,57 @@ describe("moving an account to another database", () => {
   });
 });
 
+/** A write that passes the databases' fence, as only the move's own batches may (a copy tampered with, say). */
+async function pastTheFence(db: D1Database, sql: string, ...params: unknown[]): Promise<void> {
+  await db.batch([db.prepare("INSERT INTO move_permit (held) VALUES (1)"), db.prepare(sql).bind(...params), db.prepare("DELETE FROM move_permit")]);
+}
+
 describe("the verification", () => {
-  it("refuses to switch when a row in the target differs, naming the table, and leaves the account where it was", async () => {
+  it("a copy changed after it was made converges: the next copy replaces the target's wholesale (changed, extra and missing rows)", async () => {
     const { acc } = await busyAccount("Tampered copy");
-    await expect(
-      moveAccountIn(env, acc.accountId, "DB_1", {
-        after: async (step) => {
-          if (step === "copy") await env.DB_1.prepare("UPDATE comments SET body = 'changed' WHERE account_id = ?").bind(acc.accountId).run();
-        },
-      }),
-    ).rejects.toThrow(/differs from DB: comments \(3 rows/);
-    expect(await env.DB.prepare("SELECT shard FROM directory_accounts WHERE account_id = ?").bind(acc.accountId).first("shard")).toBe("DB");
-    expect((await countsOf(env.DB, acc.accountId)).comments).toBe(3);
+    const before = await countsOf(env.DB, acc.accountId);
+    const report = await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
+      after: async (step) => {
+        if (step !== "copy") return;
+        await pastTheFence(env.DB_1, "UPDATE comments SET body = 'changed' WHERE account_id = ?", acc.accountId);
+        await pastTheFence(env.DB_1, "DELETE FROM task_labels WHERE rowid = (SELECT max(rowid) FROM task_labels WHERE account_id = ?)", acc.accountId);
+        await pastTheFence(env.DB_1, "INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) SELECT 'act_extra_' || account_id, account_id, token_id, actor, tool, target_id, summary, created_at FROM activity WHERE account_id = ? LIMIT 1", acc.accountId);
+      },
+    });
+    expect(report.steps.at(-1)).toBe("finish");
+    forgetCaches();
+    expect(await countsOf(env.DB_1, acc.accountId)).toEqual(before);
+    const bodies = (await env.DB_1.prepare("SELECT body FROM comments WHERE account_id = ?").bind(acc.accountId).all<{ body: string }>()).results;
+    expect(bodies.every((b) => b.body !== "changed")).toBe(true);
+  });
+
+  it("a copy that can never be made equal is undone: the mark cleared, the target's copy removed, the account writable where it was; a rerun fails the same clear way, never half-done", async () => {
+    const { acc } = await busyAccount("Never equal");
+    const before = await countsOf(env.DB, acc.accountId);
+    // Whatever is copied into DB_1, one comment's body differs there.
+    await env.DB_1.prepare(
+      `CREATE TRIGGER test_tamper AFTER INSERT ON comments WHEN NEW.account_id = '${acc.accountId}' BEGIN UPDATE comments SET body = 'changed' WHERE rowid = NEW.rowid; END`,
+    ).run();
+    try {
+      for (let run = 0; run < 2; run++) {
+        await expect(moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT)).rejects.toThrow(/differs from DB: comments \(3 rows.*The move was undone: account \S+ stays in DB and takes writes again/);
+        expect(await env.DB.prepare("SELECT shard FROM directory_accounts WHERE account_id = ?").bind(acc.accountId).first("shard")).toBe("DB");
+        expect(await env.DB.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(acc.accountId).first("moving_to")).toBeNull();
+        expect(await countsOf(env.DB, acc.accountId)).toEqual(before);
+        expect(await countsOf(env.DB_1, acc.accountId)).toEqual(none);
+        forgetCaches();
+        const c = await connect(acc.human);
+        await c.ok("create_task", { title: `Written after undone move ${run}` });
+        await c.close();
+        before.tasks++;
+        before.activity++;
+      }
+    } finally {
+      await env.DB_1.prepare("DROP TRIGGER test_tamper").run();
+    }
+    // Without the fault, the same move completes.
+    await moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT);
+    expect(await countsOf(env.DB_1, acc.accountId)).toEqual(before);
   });
 });

@@ -76,6 +76,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   stale_run_notices: { run_id: B, account_id: B, last_event_at: B, event_id: B, notified_at: B },
   claim_lapse_notices: { task_id: B, account_id: B, expired_at: B, event_id: B, notified_at: B },
   guard: { failed: B },
+  move_permit: { held: B },
   people: { id: B, account_id: B, email: W, password_hash: W, created_at: B, updated_at: B },
   setup_links: { hash: B, person_id: B, account_id: B, created_at: B, expires_at: B, used_at: L },
   sessions: { hash: B, person_id: B, account_id: B, created_at: B, expires_at: B },

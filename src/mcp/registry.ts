@@ -15,7 +15,8 @@ import { conditionsHold, guardStatement } from "../db/guards.ts";
 import { claimTargetOf, noClaimByOthersOn, readClaimOf, type ClaimTarget } from "../db/claims.ts";
 import { claimRefusal } from "../domain/claims.ts";
 import { annotationsFor, CLAIM_GUARDED_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
-import { movingRefusal, refusal } from "./permissions.ts";
+import { movingMessage, movingRefusal, refusal } from "./permissions.ts";
+import { isFenced } from "../db/move-account.ts";
 import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
 import type { AnyTool, GuardError, ToolContext, Write } from "./tool.ts";
@@ -380,6 +381,8 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       if (earlier) return earlier;
     }
     if (e instanceof ToolError) return errorResult(e.message);
+    // The databases' fence refused the batch: the account was marked as moving after this call's token was resolved.
+    if (isFenced(e)) return errorResult(movingMessage(name));
     console.error(JSON.stringify({ level: "error", requestId: scope.requestId, tool: name, error: e instanceof Error ? e.stack ?? e.message : String(e) }));
     return errorResult(`Internal error while running ${name}. Try again; if it persists, report request id ${scope.requestId}.`);
   }

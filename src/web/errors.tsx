@@ -4,6 +4,7 @@ import { requestIdOf } from "../http/request-id.ts";
 import { ErrorPage } from "./layout.tsx";
 import type { Session } from "./session.ts";
 import { page } from "./render.ts";
+import { isFenced } from "../db/move-account.ts";
 
 function wantsHtml(c: Context): boolean {
   return (c.req.header("accept") ?? "").includes("text/html");
@@ -19,6 +20,11 @@ export function notFoundResponse(c: Context): Response | Promise<Response> {
 }
 
 export function errorResponse(c: Context, err: Error): Response | Promise<Response> {
+  // The databases' fence refused a write: the account began to move after this request found it.
+  if (isFenced(err)) {
+    if (wantsHtml(c)) return accountMoving(null);
+    return c.json({ error: "temporarily_unavailable", error_description: "This account is moving to another database; try again shortly." }, 503, { "retry-after": "60" });
+  }
   const requestId = requestIdOf(c.req.raw);
   console.error(JSON.stringify({ level: "error", requestId, error: err.stack ?? err.message }));
   if (wantsHtml(c)) {
