@@ -7,6 +7,13 @@ import { FIRST_SHARD, planAccount, roomiest } from "../src/db/provisioning.ts";
 import { normalizeEmail, planInvite, setupUrl } from "../src/db/people-plans.ts";
 import { databaseSizes, databasesOf, execute, inDatabase, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, required, UsageError, type Values } from "./lib/cli.ts";
+import { emailOwnerElsewhere } from "../src/db/email-owners.ts";
+import type { Row, SqlDb } from "../src/db/move-account.ts";
+
+/** A database of the target as the shared checks read it (wrangler d1 execute). */
+function sqlOf(target: Target): SqlDb {
+  return { all: async (s) => query<Row>(target, s), batch: async (statements) => execute(target, statements) };
+}
 
 export function createAccountCommand(values: Values, target: Target): { id: string; name: string } {
   const name = required(values, "name");
@@ -42,9 +49,16 @@ export async function inviteCommand(values: Values, target: Target): Promise<Inv
     throw new UsageError((e as Error).message);
   }
   accountMustExist(target, accountId);
-  const owner = query<{ account_id: string }>(target, { sql: "SELECT account_id FROM people WHERE email = ?", params: [plan.email] });
-  if (owner.length > 0 && owner[0].account_id !== accountId) {
-    throw new UsageError(`${plan.email} already signs in to account ${owner[0].account_id}; an email belongs to one account`);
+  // Every database of the deployment, and the directory: an email belongs to one account wherever it lives.
+  const deployment = inDatabase(target, "DB");
+  const owner = await emailOwnerElsewhere(
+    plan.email,
+    accountId,
+    sqlOf(deployment),
+    databasesOf(target).map((name) => ({ name, db: sqlOf(inDatabase(target, name)) })),
+  );
+  if (owner) {
+    throw new UsageError(`${plan.email} already signs in to account ${owner.account} (${owner.where}); an email belongs to one account in the whole deployment`);
   }
   execute(inDatabase(target, "DB"), plan.directory);
   execute(target, plan.statements);

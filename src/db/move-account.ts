@@ -58,6 +58,16 @@ export function isFenced(e: unknown): boolean {
   return String(e instanceof Error ? e.message : e).includes(FENCE_MESSAGE);
 }
 
+/**
+ * For the statements of jobs that span accounts (purges, notices): the rows of
+ * accounts that are moving are left for the next run, so the fence never
+ * refuses a job's batch and the copy is not changed under the move. Qualify
+ * `account_id` with the alias the statement needs.
+ */
+export function notMoving(column = "account_id"): string {
+  return `${column} NOT IN (SELECT id FROM accounts WHERE moving_to IS NOT NULL)`;
+}
+
 /** A pre-condition of the move does not hold: nothing was marked or changed. */
 export class MoveRefused extends Error {}
 
