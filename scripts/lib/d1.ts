@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Sql } from "../../src/db/provisioning.ts";
+import { sharedDatabaseIdProblem } from "./database-ids.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** wrangler run by the same Node as this script (npm puts the pinned Node 22 first). */
@@ -26,7 +27,10 @@ export interface Target {
 
 /** The databases of the configuration, in order: DB, then DB_1, DB_2, … (src/db/shards.ts reads the same bindings). */
 export function databasesOf(target: Target): string[] {
-  const text = readFileSync(target.config ? resolve(ROOT, target.config) : join(ROOT, "wrangler.toml"), "utf8");
+  const file = target.config ? resolve(ROOT, target.config) : join(ROOT, "wrangler.toml");
+  const text = readFileSync(file, "utf8");
+  const shared = sharedDatabaseIdProblem(text, target.config ?? "wrangler.toml");
+  if (shared) throw new Error(shared);
   const bound = new Set([...text.matchAll(/^\s*binding\s*=\s*"(DB(?:_[1-9][0-9]*)?)"/gm)].map((m) => m[1]));
   const out = ["DB"];
   for (let i = 1; bound.has(`DB_${i}`); i++) out.push(`DB_${i}`);
