@@ -3,9 +3,9 @@
  * invite); `npm run deploy -- --email` makes the first person with the same
  * commands against the deployed database.
  */
-import { FIRST_SHARD, planAccount, roomiest } from "../src/db/provisioning.ts";
+import { FIRST_SHARD, planAccount, roomiestOf } from "../src/db/provisioning.ts";
 import { normalizeEmail, planInvite, setupUrl } from "../src/db/people-plans.ts";
-import { databaseSizes, databasesOf, execute, inDatabase, query, type Target } from "./lib/d1.ts";
+import { databaseUses, databasesOf, execute, inDatabase, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, required, UsageError, type Values } from "./lib/cli.ts";
 import { emailOwnerElsewhere } from "../src/db/email-owners.ts";
 import type { Row, SqlDb } from "../src/db/move-account.ts";
@@ -20,7 +20,7 @@ export function createAccountCommand(values: Values, target: Target): { id: stri
   if (name.length > 200) throw new UsageError("--name is limited to 200 characters");
   // A new account goes to the database with the most room; the directory (in the first) says where.
   const databases = databasesOf(target);
-  const shard = databases.length === 1 ? FIRST_SHARD : roomiest(databaseSizes(target));
+  const shard = databases.length === 1 ? FIRST_SHARD : roomiestOf(databaseUses(target));
   const plan = planAccount(name, new Date().toISOString(), shard);
   if (shard === FIRST_SHARD) execute(target, [...plan.directory, ...plan.statements]);
   else {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Sql } from "../../src/db/provisioning.ts";
+import { FILLING_ROWS_SQL, type DatabaseUse, type Sql } from "../../src/db/provisioning.ts";
 import { sharedDatabaseIdProblem } from "./database-ids.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -51,12 +51,17 @@ export function accountTarget(target: Target, accountId: string): Target {
   return inDatabase(target, rows[0]?.shard ?? "DB");
 }
 
-/** Each database's size in bytes, as D1 reports it after a trivial query. */
-export function databaseSizes(target: Target): { name: string; bytes: number }[] {
+/**
+ * Each database's use, one query apiece: its size in bytes as D1 reports it
+ * (remote D1 does; a local `d1 execute` reports none) and the rows that fill it,
+ * so that the roomiest can be told locally too (roomiestOf).
+ */
+export function databaseUses(target: Target): DatabaseUse[] {
   return databasesOf(target).map((name) => {
-    const out = wrangler(inDatabase(target, name), ["--json", "--command", "SELECT 1"]);
-    const parsed = JSON.parse(out.slice(out.indexOf("["))) as { meta?: { size_after?: number } }[];
-    return { name, bytes: Number(parsed[0]?.meta?.size_after ?? 0) };
+    const out = wrangler(inDatabase(target, name), ["--json", "--command", render(FILLING_ROWS_SQL)]);
+    const parsed = JSON.parse(out.slice(out.indexOf("["))) as { results?: { rows: number }[]; meta?: { size_after?: number } }[];
+    const size = Number(parsed[0]?.meta?.size_after ?? 0);
+    return { name, bytes: size > 0 ? size : null, rows: Number(parsed[0]?.results?.[0]?.rows ?? 0) };
   });
 }
 
