@@ -5,7 +5,8 @@ import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { forgetShardPlacements } from "../src/db/shards.ts";
 import { planToken } from "../src/db/provisioning.ts";
 import { ACCOUNT_TABLES, MOVE_STEPS, type MoveStep } from "../src/db/move-account.ts";
-import { moveAccountIn } from "../src/db/account-moves.ts";
+import { d1Handle, moveAccountIn } from "../src/db/account-moves.ts";
+import { emailOwnerElsewhere } from "../src/db/email-owners.ts";
 import { connect, createToken, run, seedAccount, type SeededAccount } from "./helpers.ts";
 import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
 import { mcpStatus, PASSWORD } from "./oauth-helpers.ts";
@@ -283,3 +284,52 @@ describe("the verification", () => {
     expect(await countsOf(env.DB_1, acc.accountId)).toEqual(before);
   });
 });
+
+describe("what a move checks before it marks anything", () => {
+  it("an email of the account that another account holds in the target refuses the move up front: nothing marked or copied, the account writable", async () => {
+    const { acc, email } = await busyAccount("Email clash");
+    const other = await seedAccount("Holds the email", "bot", "DB_1");
+    // Before invites asked every database, the same email could be given to an account in another database.
+    await env.DB_1.prepare("INSERT INTO people (id, account_id, email, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
+      .bind(`per_clash${Date.now()}`, other.accountId, email, new Date().toISOString(), new Date().toISOString())
+      .run();
+    await expect(moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT)).rejects.toThrow(
+      new RegExp(`cannot move to DB_1: the email ${email.replace(/[.+]/g, "\\$&")} belongs to account ${other.accountId} in DB_1\\. Nothing was marked or copied`),
+    );
+    expect(await env.DB.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(acc.accountId).first("moving_to")).toBeNull();
+    expect(await countsOf(env.DB_1, acc.accountId)).toEqual(none);
+    forgetCaches();
+    const c = await connect(acc.human);
+    await c.ok("create_task", { title: "Still writable" });
+    await c.close();
+  });
+
+  it("a reference to a row outside the account refuses the move up front, naming the table", async () => {
+    const { acc } = await busyAccount("Dangling reference");
+    const stranger = await seedAccount("Stranger", "bot", "DB");
+    // A token of the account that names another account's agent: the target's foreign keys would refuse its copy.
+    await env.DB.prepare("UPDATE tokens SET agent_id = (SELECT id FROM agents WHERE account_id = ? LIMIT 1) WHERE account_id = ? AND kind = 'agent'")
+      .bind(stranger.accountId, acc.accountId)
+      .run();
+    await expect(moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT)).rejects.toThrow(/tokens row\(s\) name a agents row \(agent_id\) that is not the account's/);
+    expect(await env.DB.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(acc.accountId).first("moving_to")).toBeNull();
+    expect(await countsOf(env.DB_1, acc.accountId)).toEqual(none);
+  });
+
+  it("an invite refuses an email that another account holds in any database or in the directory", async () => {
+    const here = await seedAccount("Invites", "bot", "DB");
+    const there = await seedAccount("Holds it", "bot", "DB_1");
+    const email = uniqueEmail("taken");
+    // A person of an account in DB_1 from before the directory: no key for the email, only the row.
+    await env.DB_1.prepare("INSERT INTO people (id, account_id, email, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
+      .bind(`per_taken${Date.now()}`, there.accountId, email, new Date().toISOString(), new Date().toISOString())
+      .run();
+    const all = [{ name: "DB", db: d1Handle(env.DB) }, { name: "DB_1", db: d1Handle(env.DB_1) }];
+    expect(await emailOwnerElsewhere(email, here.accountId, d1Handle(env.DB), all)).toEqual({ account: there.accountId, where: "DB_1" });
+    expect(await emailOwnerElsewhere(email, there.accountId, d1Handle(env.DB), all)).toBeNull();
+    const keyed = uniqueEmail("keyed");
+    await env.DB.prepare("INSERT INTO directory_keys (kind, key, account_id) VALUES ('email', ?, ?)").bind(keyed, there.accountId).run();
+    expect(await emailOwnerElsewhere(keyed, here.accountId, d1Handle(env.DB), all)).toEqual({ account: there.accountId, where: "the directory" });
+  });
+});
+
