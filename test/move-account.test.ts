@@ -85,6 +85,21 @@ describe("moving an account to another database", () => {
     expect([...withAccount, "accounts"].sort()).toEqual([...ACCOUNT_TABLES].sort());
   });
 
+  it("the databases' fence covers every table that holds an account's rows, every column but a read's bookkeeping", async () => {
+    const triggers = (await env.DB.prepare("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'move_fence_%'").all<{ name: string; tbl_name: string; sql: string }>()).results;
+    const bookkeeping: Record<string, string[]> = { tokens: ["last_used_at"], agents: ["last_seen_at"] };
+    for (const t of ACCOUNT_TABLES) {
+      const ops = triggers.filter((x) => x.tbl_name === t).map((x) => x.name.replace(`move_fence_${t}_`, "")).sort();
+      // A session's end is let through (a sign-out ends it in every database); a new account's row is not an account's write.
+      const expected = t === "accounts" ? ["delete", "update"] : t === "sessions" ? ["insert", "update"] : ["delete", "insert", "update"];
+      expect(ops, t).toEqual(expected);
+      const update = triggers.find((x) => x.name === `move_fence_${t}_update`)!;
+      const of = /BEFORE UPDATE OF ([\w, ]+) ON/.exec(update.sql)?.[1]?.split(",").map((c) => c.trim());
+      const columns = (await env.DB.prepare(`SELECT name FROM pragma_table_info('${t}')`).all<{ name: string }>()).results.map((r) => r.name);
+      expect(of ?? columns, `${t}: the columns an update may not change while it moves`).toEqual(columns.filter((c) => !(bookkeeping[t] ?? []).includes(c)));
+    }
+  });
+
   it("a busy account moves whole: every tool works after through its old and new tokens, the first database keeps none of it, others are untouched", async () => {
     fakeConnectedApps();
     const acc = await seedAccount("Busy mover", "bot", "DB");
