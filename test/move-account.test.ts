@@ -7,7 +7,7 @@ import { planToken } from "../src/db/provisioning.ts";
 import { ACCOUNT_TABLES, MOVE_STEPS, type MoveStep } from "../src/db/move-account.ts";
 import { d1Handle, moveAccountIn } from "../src/db/account-moves.ts";
 import { emailOwnerElsewhere } from "../src/db/email-owners.ts";
-import { connect, createToken, run, seedAccount, type SeededAccount } from "./helpers.ts";
+import { connect, createToken, run, seedAccount, workerFetch, type SeededAccount } from "./helpers.ts";
 import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
 import { mcpStatus, PASSWORD } from "./oauth-helpers.ts";
 import { addPerson, Browser, field, signIn, uniqueEmail } from "./web-helpers.ts";
@@ -348,3 +348,82 @@ describe("what a move checks before it marks anything", () => {
   });
 });
 
+
+describe("routes the edge cached before or during a move", () => {
+  it("a write through a token resolved just before the mark is refused by the databases' fence, and nothing of it is written", async () => {
+    const { acc } = await busyAccount("Cached before the mark");
+    forgetCaches();
+    const c = await connect(acc.human);
+    await c.ok("list_tasks"); // the resolution (not moving) is cached now
+    let refusal = "";
+    await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
+      after: async (step) => {
+        if (step === "mark") refusal = await c.fails("create_task", { title: "Slipped in after the mark" });
+      },
+    });
+    expect(refusal).toMatch(/create_task changes data, but this account is moving to another database; try again shortly/);
+    forgetCaches();
+    const after = await connect(acc.human);
+    expect((await after.ok("search_tasks", { query: "Slipped" })).items).toEqual([]);
+    await after.ok("create_task", { title: "Slipped in after the move" });
+    await after.close();
+    await c.close();
+  });
+
+  it("a sign-out while the edge still routes the session to the old database ends it in both: the cookie signs in nowhere after the move", async () => {
+    const { acc, email } = await busyAccount("Signs out mid-move");
+    forgetCaches();
+    const b = new Browser("203.0.113.31");
+    expect((await signIn(b, email, PASSWORD)).status).toBe(303);
+    const cookie = [...b.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    expect((await open(b, "/tasks")).res.status).toBe(200); // the account's database (DB) is cached for 60 s now
+    await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
+      after: async (step) => {
+        if (step !== "switch") return;
+        const page = await open(b, "/");
+        expect((await b.post("/signout", { csrf: field(page.html, "csrf") })).status).toBe(303);
+      },
+    });
+    const again = await workerFetch("https://taskgate.test/tasks", { headers: { cookie, accept: "text/html" }, redirect: "manual" });
+    expect(again.status).toBe(302);
+    expect(await env.DB_1.prepare("SELECT count(*) AS n FROM sessions WHERE account_id = ?").bind(acc.accountId).first("n")).toBe(0);
+  });
+
+  it("a token that names the target is not answered from a half-made copy there: the directory names the whole one", async () => {
+    const { acc } = await busyAccount("Half copied");
+    const naming = await createToken({ accountId: acc.accountId, kind: "human", scope: "read", shard: "DB_1" }, env.DB);
+    forgetCaches();
+    const reader = await connect(naming.secret);
+    const whole = (await reader.ok("list_tasks")).items.length;
+    expect(whole).toBe(3);
+    const seen: number[] = [];
+    await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
+      after: async (step) => {
+        if (step !== "mark") return;
+        // The copy under way: the account's row (with its mark) and its tokens are in DB_1, its tasks not yet.
+        for (const table of ["accounts", "agents", "tokens"]) {
+          const key = table === "accounts" ? "id" : "account_id";
+          const rows = (await env.DB.prepare(`SELECT * FROM ${table} WHERE ${key} = ?`).bind(acc.accountId).all<Record<string, unknown>>()).results;
+          for (const r of rows) {
+            const cols = Object.keys(r).filter((c) => c !== "rid");
+            await env.DB_1.batch([
+              env.DB_1.prepare("INSERT INTO move_permit (held) VALUES (1)"),
+              env.DB_1.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).bind(...cols.map((c) => r[c])),
+              env.DB_1.prepare("DELETE FROM move_permit"),
+            ]);
+          }
+        }
+        forgetCaches();
+        seen.push((await reader.ok("list_tasks")).items.length);
+        seen.push((await reader.ok("list_tasks")).items.length);
+      },
+    });
+    expect(seen).toEqual([whole, whole]);
+    forgetCaches();
+    expect((await reader.ok("list_tasks")).items.length).toBe(whole);
+    await reader.close();
+  });
+});
