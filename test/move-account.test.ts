@@ -149,7 +149,7 @@ describe("moving an account to another database", () => {
     const fresh = await createToken({ accountId: acc.accountId, kind: "human", scope: "write", shard: "DB_1" }, env.DB_1);
     expect(await mcpStatus(fresh.secret)).toBe(200);
     expect(await countsOf(env.DB, acc.accountId), "nothing reached the first database after the move").toEqual(none);
-  });
+  }, 90_000);
 
   for (const failAfter of MOVE_STEPS.slice(0, -1)) {
     it(`a move that fails after ${failAfter} completes when run again, nothing lost or doubled`, async () => {

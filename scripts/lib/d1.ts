@@ -9,6 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FILLING_ROWS_SQL, type DatabaseUse, type Sql } from "../../src/db/provisioning.ts";
 import { sharedDatabaseIdProblem } from "./database-ids.ts";
+import { FENCE_MESSAGE } from "../../src/db/move-account.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** wrangler run by the same Node as this script (npm puts the pinned Node 22 first). */
@@ -127,6 +128,10 @@ function runD1Once(target: Target, command: string[], env: NodeJS.ProcessEnv): s
     const lines = (res.stderr || res.stdout || "").split("\n").filter((l) => l.trim());
     const errors = lines.filter((l) => /error|✘|requires/i.test(l));
     const detail = (errors.length ? errors : lines.slice(-3)).slice(0, 5).join("\n");
+    // The databases' fence (schema.sql): the account is moving, and the whole file was refused.
+    if ((res.stderr + res.stdout).includes(FENCE_MESSAGE)) {
+      throw new Error("This account is moving to another database (move-account), so nothing was written; try again shortly, once the move has finished.");
+    }
     const message = `wrangler d1 ${command[0]} failed${detail ? `:\n${detail}` : ""}`;
     throw BUSY.test(res.stderr + res.stdout) && command.includes("--local") ? new BusyError(message) : new Error(message);
   }
