@@ -24,6 +24,9 @@ export default defineConfig({
           // The webhooks page, for the test that holds its verification snippet to examples/verify-webhook.mjs.
           DOCS_WEBHOOKS_MD: readFileSync("docs/webhooks.md", "utf8"),
           VERIFY_SNIPPET: readFileSync("examples/verify-webhook.mjs", "utf8"),
+          // The configuration and the page that shows how to add a database, for the test that each binding has an id of its own.
+          WRANGLER_TOML: readFileSync("wrangler.toml", "utf8"),
+          DOCS_DEPLOY_MD: readFileSync("docs/deploy.md", "utf8"),
           ALLOWED_ORIGINS: "https://app.example.com",
           // A test-only key (32 zero-free bytes, base64); production uses a wrangler secret.
           CONNECTOR_KEY: "dGFza2dhdGUtdGVzdC1rZXktMDEyMzQ1Njc4OWFiY2Q=",

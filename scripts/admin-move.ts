@@ -4,7 +4,7 @@
  * with the steps of src/db/move-account.ts. Safe to run again after a failure.
  */
 import { join } from "node:path";
-import { hasAccount, moveAccount, type Row, type SqlDb } from "../src/db/move-account.ts";
+import { DEFAULT_ROUTE_LIFETIME_MS, hasAccount, moveAccount, type Row, type SqlDb } from "../src/db/move-account.ts";
 import type { Sql } from "../src/db/provisioning.ts";
 import { databasesOf, execute, inDatabase, query, ROOT, type Target } from "./lib/d1.ts";
 import { required, UsageError, type Values } from "./lib/cli.ts";
@@ -62,8 +62,8 @@ async function localDatabases(target: Target): Promise<{ db(name: string): SqlDb
   return { db: (name) => localDb(proxy.env[name]), dispose: () => proxy.dispose() };
 }
 
-/** How long routes cached at the edge may live (SHARD_CACHE_SECONDS, 60 by default), with a margin. */
-const SETTLE_SECONDS = 65;
+/** How long routes cached at the edge may live: an account's database (SHARD_CACHE_SECONDS, 60) and a token's resolution (AUTH_CACHE_SECONDS, 5). */
+const SETTLE_SECONDS = DEFAULT_ROUTE_LIFETIME_MS / 1000;
 
 export async function moveAccountCommand(values: Values, target: Target): Promise<unknown> {
   const accountId = required(values, "account");
@@ -104,9 +104,11 @@ async function move(accountId: string, to: string, names: string[], db: (name: s
     from: { name: from, db: db(from) },
     to: { name: to, db: db(to) },
     directory: db("DB"),
-    settle: async () => {
-      if (settleSeconds > 0) console.error(`Waiting ${settleSeconds} s for routes cached at the edge to expire…`);
-      await new Promise((r) => setTimeout(r, settleSeconds * 1000));
+    all: names.map((name) => ({ name, db: db(name) })),
+    lifetimeMs: settleSeconds * 1000,
+    sleep: async (ms) => {
+      console.error(`Waiting ${Math.ceil(ms / 1000)} s for routes cached at the edge before the switch to lapse…`);
+      await new Promise((r) => setTimeout(r, ms));
     },
     after: (step) => console.error(`${step}: done`),
   });

@@ -3,17 +3,24 @@
  * invite); `npm run deploy -- --email` makes the first person with the same
  * commands against the deployed database.
  */
-import { FIRST_SHARD, planAccount, roomiest } from "../src/db/provisioning.ts";
+import { FIRST_SHARD, planAccount, roomiestOf } from "../src/db/provisioning.ts";
 import { normalizeEmail, planInvite, setupUrl } from "../src/db/people-plans.ts";
-import { databaseSizes, databasesOf, execute, inDatabase, query, type Target } from "./lib/d1.ts";
+import { databaseUses, databasesOf, execute, inDatabase, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, required, UsageError, type Values } from "./lib/cli.ts";
+import { emailOwnerElsewhere } from "../src/db/email-owners.ts";
+import type { Row, SqlDb } from "../src/db/move-account.ts";
+
+/** A database of the target as the shared checks read it (wrangler d1 execute). */
+function sqlOf(target: Target): SqlDb {
+  return { all: async (s) => query<Row>(target, s), batch: async (statements) => execute(target, statements) };
+}
 
 export function createAccountCommand(values: Values, target: Target): { id: string; name: string } {
   const name = required(values, "name");
   if (name.length > 200) throw new UsageError("--name is limited to 200 characters");
   // A new account goes to the database with the most room; the directory (in the first) says where.
   const databases = databasesOf(target);
-  const shard = databases.length === 1 ? FIRST_SHARD : roomiest(databaseSizes(target));
+  const shard = databases.length === 1 ? FIRST_SHARD : roomiestOf(databaseUses(target));
   const plan = planAccount(name, new Date().toISOString(), shard);
   if (shard === FIRST_SHARD) execute(target, [...plan.directory, ...plan.statements]);
   else {
@@ -42,9 +49,16 @@ export async function inviteCommand(values: Values, target: Target): Promise<Inv
     throw new UsageError((e as Error).message);
   }
   accountMustExist(target, accountId);
-  const owner = query<{ account_id: string }>(target, { sql: "SELECT account_id FROM people WHERE email = ?", params: [plan.email] });
-  if (owner.length > 0 && owner[0].account_id !== accountId) {
-    throw new UsageError(`${plan.email} already signs in to account ${owner[0].account_id}; an email belongs to one account`);
+  // Every database of the deployment, and the directory: an email belongs to one account wherever it lives.
+  const deployment = inDatabase(target, "DB");
+  const owner = await emailOwnerElsewhere(
+    plan.email,
+    accountId,
+    sqlOf(deployment),
+    databasesOf(target).map((name) => ({ name, db: sqlOf(inDatabase(target, name)) })),
+  );
+  if (owner) {
+    throw new UsageError(`${plan.email} already signs in to account ${owner.account} (${owner.where}); an email belongs to one account in the whole deployment`);
   }
   execute(inDatabase(target, "DB"), plan.directory);
   execute(target, plan.statements);

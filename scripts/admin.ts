@@ -29,7 +29,8 @@ Commands:
   add-webhook    --account ID --url URL --events TYPE,…|all   (https:// only with --remote)
   list-webhooks  --account ID
   remove-webhook --id ID
-  move-account   --account ID --to DB_n [--settle SECONDS]  (copies, verifies, switches, deletes; safe to run again;
+  move-account   --account ID --to DB_n [--settle SECONDS]  (checks, copies, verifies, switches, deletes the old rows once routes
+                                                           cached at the edge lapse (--settle, 65); safe to run again;
                                                            writes to the account are refused meanwhile)
 
 Webhook events: approval.requested, task.completed, task.rejected, run.stale, claim.lapsed`;

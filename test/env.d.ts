@@ -21,5 +21,9 @@ declare namespace Cloudflare {
     DOCS_WEBHOOKS_MD: string;
     /** examples/verify-webhook.mjs as text (docs/webhooks.md must show it verbatim). */
     VERIFY_SNIPPET: string;
+    /** wrangler.toml as text. */
+    WRANGLER_TOML: string;
+    /** docs/deploy.md as text. */
+    DOCS_DEPLOY_MD: string;
   }
 }

@@ -5,8 +5,9 @@ import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { forgetShardPlacements } from "../src/db/shards.ts";
 import { planToken } from "../src/db/provisioning.ts";
 import { ACCOUNT_TABLES, MOVE_STEPS, type MoveStep } from "../src/db/move-account.ts";
-import { moveAccountIn } from "../src/db/account-moves.ts";
-import { connect, createToken, run, seedAccount, type SeededAccount } from "./helpers.ts";
+import { d1Handle, moveAccountIn } from "../src/db/account-moves.ts";
+import { emailOwnerElsewhere } from "../src/db/email-owners.ts";
+import { connect, createToken, run, seedAccount, workerFetch, type SeededAccount } from "./helpers.ts";
 import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
 import { mcpStatus, PASSWORD } from "./oauth-helpers.ts";
 import { addPerson, Browser, field, signIn, uniqueEmail } from "./web-helpers.ts";
@@ -30,6 +31,9 @@ async function othersOf(db: D1Database, accountId: string): Promise<Record<strin
   for (const t of ACCOUNT_TABLES) out[t] = (await db.prepare(`SELECT count(*) AS n FROM ${t} WHERE ${keyOf(t)} != ?`).bind(accountId).first<number>("n"))!;
   return out;
 }
+
+/** These tests forget the isolate's cached routes themselves after each step, so the move need not wait for them to lapse. */
+const NO_WAIT = { lifetimeMs: 0 };
 
 const none = Object.fromEntries(ACCOUNT_TABLES.map((t) => [t, 0]));
 
@@ -81,6 +85,21 @@ describe("moving an account to another database", () => {
     expect([...withAccount, "accounts"].sort()).toEqual([...ACCOUNT_TABLES].sort());
   });
 
+  it("the databases' fence covers every table that holds an account's rows, every column but a read's bookkeeping", async () => {
+    const triggers = (await env.DB.prepare("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'move_fence_%'").all<{ name: string; tbl_name: string; sql: string }>()).results;
+    const bookkeeping: Record<string, string[]> = { tokens: ["last_used_at"], agents: ["last_seen_at"] };
+    for (const t of ACCOUNT_TABLES) {
+      const ops = triggers.filter((x) => x.tbl_name === t).map((x) => x.name.replace(`move_fence_${t}_`, "")).sort();
+      // A session's end is let through (a sign-out ends it in every database); a new account's row is not an account's write.
+      const expected = t === "accounts" ? ["delete", "update"] : t === "sessions" ? ["insert", "update"] : ["delete", "insert", "update"];
+      expect(ops, t).toEqual(expected);
+      const update = triggers.find((x) => x.name === `move_fence_${t}_update`)!;
+      const of = /BEFORE UPDATE OF ([\w, ]+) ON/.exec(update.sql)?.[1]?.split(",").map((c) => c.trim());
+      const columns = (await env.DB.prepare(`SELECT name FROM pragma_table_info('${t}')`).all<{ name: string }>()).results.map((r) => r.name);
+      expect(of ?? columns, `${t}: the columns an update may not change while it moves`).toEqual(columns.filter((c) => !(bookkeeping[t] ?? []).includes(c)));
+    }
+  });
+
   it("a busy account moves whole: every tool works after through its old and new tokens, the first database keeps none of it, others are untouched", async () => {
     fakeConnectedApps();
     const acc = await seedAccount("Busy mover", "bot", "DB");
@@ -102,7 +121,7 @@ describe("moving an account to another database", () => {
       expect(before[t], t).toBeGreaterThan(0);
     }
     const others = [await othersOf(env.DB, acc.accountId), await othersOf(env.DB_1, acc.accountId)];
-    const report = await moveAccountIn(env, acc.accountId, "DB_1");
+    const report = await moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT);
     expect(report.steps).toEqual([...MOVE_STEPS]);
     forgetCaches();
 
@@ -130,7 +149,7 @@ describe("moving an account to another database", () => {
     const fresh = await createToken({ accountId: acc.accountId, kind: "human", scope: "write", shard: "DB_1" }, env.DB_1);
     expect(await mcpStatus(fresh.secret)).toBe(200);
     expect(await countsOf(env.DB, acc.accountId), "nothing reached the first database after the move").toEqual(none);
-  });
+  }, 90_000);
 
   for (const failAfter of MOVE_STEPS.slice(0, -1)) {
     it(`a move that fails after ${failAfter} completes when run again, nothing lost or doubled`, async () => {
@@ -140,7 +159,7 @@ describe("moving an account to another database", () => {
       const inject = (step: MoveStep) => {
         if (step === failAfter) throw new Error(`injected after ${step}`);
       };
-      await expect(moveAccountIn(env, acc.accountId, "DB_1", { after: inject })).rejects.toThrow(`injected after ${failAfter}`);
+      await expect(moveAccountIn(env, acc.accountId, "DB_1", { ...NO_WAIT, after: inject })).rejects.toThrow(`injected after ${failAfter}`);
       forgetCaches();
       // Half-moved: reads answer, writes are refused with a clear "try again shortly".
       const c = await connect(acc.human);
@@ -148,7 +167,7 @@ describe("moving an account to another database", () => {
       expect(await c.fails("create_task", { title: "Not now" })).toMatch(/moving to another database; try again shortly/);
       await c.close();
 
-      const again = await moveAccountIn(env, acc.accountId, "DB_1");
+      const again = await moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT);
       expect(again.steps.at(-1)).toBe("finish");
       forgetCaches();
       expect(await countsOf(env.DB_1, acc.accountId)).toEqual(before);
@@ -167,6 +186,7 @@ describe("moving an account to another database", () => {
     const { acc } = await busyAccount("Moving now");
     const seen: { step: MoveStep; read: number; write: string }[] = [];
     await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
       after: async (step) => {
         if (step === "finish") return;
         forgetCaches();
@@ -190,6 +210,7 @@ describe("moving an account to another database", () => {
     const { task } = await (await connect(acc.human)).ok("create_task", { title: "Paint the fence" });
     const seen: MoveStep[] = [];
     await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
       after: async (step) => {
         if (step === "finish") return;
         forgetCaches();
@@ -224,17 +245,185 @@ describe("moving an account to another database", () => {
   });
 });
 
+/** A write that passes the databases' fence, as only the move's own batches may (a copy tampered with, say). */
+async function pastTheFence(db: D1Database, sql: string, ...params: unknown[]): Promise<void> {
+  await db.batch([db.prepare("INSERT INTO move_permit (held) VALUES (1)"), db.prepare(sql).bind(...params), db.prepare("DELETE FROM move_permit")]);
+}
+
 describe("the verification", () => {
-  it("refuses to switch when a row in the target differs, naming the table, and leaves the account where it was", async () => {
+  it("a copy changed after it was made converges: the next copy replaces the target's wholesale (changed, extra and missing rows)", async () => {
     const { acc } = await busyAccount("Tampered copy");
-    await expect(
-      moveAccountIn(env, acc.accountId, "DB_1", {
-        after: async (step) => {
-          if (step === "copy") await env.DB_1.prepare("UPDATE comments SET body = 'changed' WHERE account_id = ?").bind(acc.accountId).run();
-        },
-      }),
-    ).rejects.toThrow(/differs from DB: comments \(3 rows/);
-    expect(await env.DB.prepare("SELECT shard FROM directory_accounts WHERE account_id = ?").bind(acc.accountId).first("shard")).toBe("DB");
-    expect((await countsOf(env.DB, acc.accountId)).comments).toBe(3);
+    const before = await countsOf(env.DB, acc.accountId);
+    const report = await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
+      after: async (step) => {
+        if (step !== "copy") return;
+        await pastTheFence(env.DB_1, "UPDATE comments SET body = 'changed' WHERE account_id = ?", acc.accountId);
+        await pastTheFence(env.DB_1, "DELETE FROM task_labels WHERE rowid = (SELECT max(rowid) FROM task_labels WHERE account_id = ?)", acc.accountId);
+        await pastTheFence(env.DB_1, "INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) SELECT 'act_extra_' || account_id, account_id, token_id, actor, tool, target_id, summary, created_at FROM activity WHERE account_id = ? LIMIT 1", acc.accountId);
+      },
+    });
+    expect(report.steps.at(-1)).toBe("finish");
+    forgetCaches();
+    expect(await countsOf(env.DB_1, acc.accountId)).toEqual(before);
+    const bodies = (await env.DB_1.prepare("SELECT body FROM comments WHERE account_id = ?").bind(acc.accountId).all<{ body: string }>()).results;
+    expect(bodies.every((b) => b.body !== "changed")).toBe(true);
+  });
+
+  it("a copy that can never be made equal is undone: the mark cleared, the target's copy removed, the account writable where it was; a rerun fails the same clear way, never half-done", async () => {
+    const { acc } = await busyAccount("Never equal");
+    const before = await countsOf(env.DB, acc.accountId);
+    // Whatever is copied into DB_1, one comment's body differs there.
+    await env.DB_1.prepare(
+      `CREATE TRIGGER test_tamper AFTER INSERT ON comments WHEN NEW.account_id = '${acc.accountId}' BEGIN UPDATE comments SET body = 'changed' WHERE rowid = NEW.rowid; END`,
+    ).run();
+    try {
+      for (let run = 0; run < 2; run++) {
+        await expect(moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT)).rejects.toThrow(/differs from DB: comments \(3 rows.*The move was undone: account \S+ stays in DB and takes writes again/);
+        expect(await env.DB.prepare("SELECT shard FROM directory_accounts WHERE account_id = ?").bind(acc.accountId).first("shard")).toBe("DB");
+        expect(await env.DB.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(acc.accountId).first("moving_to")).toBeNull();
+        expect(await countsOf(env.DB, acc.accountId)).toEqual(before);
+        expect(await countsOf(env.DB_1, acc.accountId)).toEqual(none);
+        forgetCaches();
+        const c = await connect(acc.human);
+        await c.ok("create_task", { title: `Written after undone move ${run}` });
+        await c.close();
+        before.tasks++;
+        before.activity++;
+      }
+    } finally {
+      await env.DB_1.prepare("DROP TRIGGER test_tamper").run();
+    }
+    // Without the fault, the same move completes.
+    await moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT);
+    expect(await countsOf(env.DB_1, acc.accountId)).toEqual(before);
+  });
+});
+
+describe("what a move checks before it marks anything", () => {
+  it("an email of the account that another account holds in the target refuses the move up front: nothing marked or copied, the account writable", async () => {
+    const { acc, email } = await busyAccount("Email clash");
+    const other = await seedAccount("Holds the email", "bot", "DB_1");
+    // Before invites asked every database, the same email could be given to an account in another database.
+    await env.DB_1.prepare("INSERT INTO people (id, account_id, email, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
+      .bind(`per_clash${Date.now()}`, other.accountId, email, new Date().toISOString(), new Date().toISOString())
+      .run();
+    await expect(moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT)).rejects.toThrow(
+      new RegExp(`cannot move to DB_1: the email ${email.replace(/[.+]/g, "\\$&")} belongs to account ${other.accountId} in DB_1\\. Nothing was marked or copied`),
+    );
+    expect(await env.DB.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(acc.accountId).first("moving_to")).toBeNull();
+    expect(await countsOf(env.DB_1, acc.accountId)).toEqual(none);
+    forgetCaches();
+    const c = await connect(acc.human);
+    await c.ok("create_task", { title: "Still writable" });
+    await c.close();
+  });
+
+  it("a reference to a row outside the account refuses the move up front, naming the table", async () => {
+    const { acc } = await busyAccount("Dangling reference");
+    const stranger = await seedAccount("Stranger", "bot", "DB");
+    // A token of the account that names another account's agent: the target's foreign keys would refuse its copy.
+    await env.DB.prepare("UPDATE tokens SET agent_id = (SELECT id FROM agents WHERE account_id = ? LIMIT 1) WHERE account_id = ? AND kind = 'agent'")
+      .bind(stranger.accountId, acc.accountId)
+      .run();
+    await expect(moveAccountIn(env, acc.accountId, "DB_1", NO_WAIT)).rejects.toThrow(/tokens row\(s\) name a agents row \(agent_id\) that is not the account's/);
+    expect(await env.DB.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(acc.accountId).first("moving_to")).toBeNull();
+    expect(await countsOf(env.DB_1, acc.accountId)).toEqual(none);
+  });
+
+  it("an invite refuses an email that another account holds in any database or in the directory", async () => {
+    const here = await seedAccount("Invites", "bot", "DB");
+    const there = await seedAccount("Holds it", "bot", "DB_1");
+    const email = uniqueEmail("taken");
+    // A person of an account in DB_1 from before the directory: no key for the email, only the row.
+    await env.DB_1.prepare("INSERT INTO people (id, account_id, email, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
+      .bind(`per_taken${Date.now()}`, there.accountId, email, new Date().toISOString(), new Date().toISOString())
+      .run();
+    const all = [{ name: "DB", db: d1Handle(env.DB) }, { name: "DB_1", db: d1Handle(env.DB_1) }];
+    expect(await emailOwnerElsewhere(email, here.accountId, d1Handle(env.DB), all)).toEqual({ account: there.accountId, where: "DB_1" });
+    expect(await emailOwnerElsewhere(email, there.accountId, d1Handle(env.DB), all)).toBeNull();
+    const keyed = uniqueEmail("keyed");
+    await env.DB.prepare("INSERT INTO directory_keys (kind, key, account_id) VALUES ('email', ?, ?)").bind(keyed, there.accountId).run();
+    expect(await emailOwnerElsewhere(keyed, here.accountId, d1Handle(env.DB), all)).toEqual({ account: there.accountId, where: "the directory" });
+  });
+});
+
+
+describe("routes the edge cached before or during a move", () => {
+  it("a write through a token resolved just before the mark is refused by the databases' fence, and nothing of it is written", async () => {
+    const { acc } = await busyAccount("Cached before the mark");
+    forgetCaches();
+    const c = await connect(acc.human);
+    await c.ok("list_tasks"); // the resolution (not moving) is cached now
+    let refusal = "";
+    await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
+      after: async (step) => {
+        if (step === "mark") refusal = await c.fails("create_task", { title: "Slipped in after the mark" });
+      },
+    });
+    expect(refusal).toMatch(/create_task changes data, but this account is moving to another database; try again shortly/);
+    forgetCaches();
+    const after = await connect(acc.human);
+    expect((await after.ok("search_tasks", { query: "Slipped" })).items).toEqual([]);
+    await after.ok("create_task", { title: "Slipped in after the move" });
+    await after.close();
+    await c.close();
+  });
+
+  it("a sign-out while the edge still routes the session to the old database ends it in both: the cookie signs in nowhere after the move", async () => {
+    const { acc, email } = await busyAccount("Signs out mid-move");
+    forgetCaches();
+    const b = new Browser("203.0.113.31");
+    expect((await signIn(b, email, PASSWORD)).status).toBe(303);
+    const cookie = [...b.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    expect((await open(b, "/tasks")).res.status).toBe(200); // the account's database (DB) is cached for 60 s now
+    await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
+      after: async (step) => {
+        if (step !== "switch") return;
+        const page = await open(b, "/");
+        expect((await b.post("/signout", { csrf: field(page.html, "csrf") })).status).toBe(303);
+      },
+    });
+    const again = await workerFetch("https://taskgate.test/tasks", { headers: { cookie, accept: "text/html" }, redirect: "manual" });
+    expect(again.status).toBe(302);
+    expect(await env.DB_1.prepare("SELECT count(*) AS n FROM sessions WHERE account_id = ?").bind(acc.accountId).first("n")).toBe(0);
+  });
+
+  it("a token that names the target is not answered from a half-made copy there: the directory names the whole one", async () => {
+    const { acc } = await busyAccount("Half copied");
+    const naming = await createToken({ accountId: acc.accountId, kind: "human", scope: "read", shard: "DB_1" }, env.DB);
+    forgetCaches();
+    const reader = await connect(naming.secret);
+    const whole = (await reader.ok("list_tasks")).items.length;
+    expect(whole).toBe(3);
+    const seen: number[] = [];
+    await moveAccountIn(env, acc.accountId, "DB_1", {
+      ...NO_WAIT,
+      after: async (step) => {
+        if (step !== "mark") return;
+        // The copy under way: the account's row (with its mark) and its tokens are in DB_1, its tasks not yet.
+        for (const table of ["accounts", "agents", "tokens"]) {
+          const key = table === "accounts" ? "id" : "account_id";
+          const rows = (await env.DB.prepare(`SELECT * FROM ${table} WHERE ${key} = ?`).bind(acc.accountId).all<Record<string, unknown>>()).results;
+          for (const r of rows) {
+            const cols = Object.keys(r).filter((c) => c !== "rid");
+            await env.DB_1.batch([
+              env.DB_1.prepare("INSERT INTO move_permit (held) VALUES (1)"),
+              env.DB_1.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).bind(...cols.map((c) => r[c])),
+              env.DB_1.prepare("DELETE FROM move_permit"),
+            ]);
+          }
+        }
+        forgetCaches();
+        seen.push((await reader.ok("list_tasks")).items.length);
+        seen.push((await reader.ok("list_tasks")).items.length);
+      },
+    });
+    expect(seen).toEqual([whole, whole]);
+    forgetCaches();
+    expect((await reader.ok("list_tasks")).items.length).toBe(whole);
+    await reader.close();
   });
 });

@@ -7,7 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Sql } from "../../src/db/provisioning.ts";
+import { FILLING_ROWS_SQL, type DatabaseUse, type Sql } from "../../src/db/provisioning.ts";
+import { sharedDatabaseIdProblem } from "./database-ids.ts";
+import { FENCE_MESSAGE } from "../../src/db/move-account.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** wrangler run by the same Node as this script (npm puts the pinned Node 22 first). */
@@ -26,7 +28,10 @@ export interface Target {
 
 /** The databases of the configuration, in order: DB, then DB_1, DB_2, … (src/db/shards.ts reads the same bindings). */
 export function databasesOf(target: Target): string[] {
-  const text = readFileSync(target.config ? resolve(ROOT, target.config) : join(ROOT, "wrangler.toml"), "utf8");
+  const file = target.config ? resolve(ROOT, target.config) : join(ROOT, "wrangler.toml");
+  const text = readFileSync(file, "utf8");
+  const shared = sharedDatabaseIdProblem(text, target.config ?? "wrangler.toml");
+  if (shared) throw new Error(shared);
   const bound = new Set([...text.matchAll(/^\s*binding\s*=\s*"(DB(?:_[1-9][0-9]*)?)"/gm)].map((m) => m[1]));
   const out = ["DB"];
   for (let i = 1; bound.has(`DB_${i}`); i++) out.push(`DB_${i}`);
@@ -47,12 +52,17 @@ export function accountTarget(target: Target, accountId: string): Target {
   return inDatabase(target, rows[0]?.shard ?? "DB");
 }
 
-/** Each database's size in bytes, as D1 reports it after a trivial query. */
-export function databaseSizes(target: Target): { name: string; bytes: number }[] {
+/**
+ * Each database's use, one query apiece: its size in bytes as D1 reports it
+ * (remote D1 does; a local `d1 execute` reports none) and the rows that fill it,
+ * so that the roomiest can be told locally too (roomiestOf).
+ */
+export function databaseUses(target: Target): DatabaseUse[] {
   return databasesOf(target).map((name) => {
-    const out = wrangler(inDatabase(target, name), ["--json", "--command", "SELECT 1"]);
-    const parsed = JSON.parse(out.slice(out.indexOf("["))) as { meta?: { size_after?: number } }[];
-    return { name, bytes: Number(parsed[0]?.meta?.size_after ?? 0) };
+    const out = wrangler(inDatabase(target, name), ["--json", "--command", render(FILLING_ROWS_SQL)]);
+    const parsed = JSON.parse(out.slice(out.indexOf("["))) as { results?: { rows: number }[]; meta?: { size_after?: number } }[];
+    const size = Number(parsed[0]?.meta?.size_after ?? 0);
+    return { name, bytes: size > 0 ? size : null, rows: Number(parsed[0]?.results?.[0]?.rows ?? 0) };
   });
 }
 
@@ -118,6 +128,10 @@ function runD1Once(target: Target, command: string[], env: NodeJS.ProcessEnv): s
     const lines = (res.stderr || res.stdout || "").split("\n").filter((l) => l.trim());
     const errors = lines.filter((l) => /error|✘|requires/i.test(l));
     const detail = (errors.length ? errors : lines.slice(-3)).slice(0, 5).join("\n");
+    // The databases' fence (schema.sql): the account is moving, and the whole file was refused.
+    if ((res.stderr + res.stdout).includes(FENCE_MESSAGE)) {
+      throw new Error("This account is moving to another database (move-account), so nothing was written; try again shortly, once the move has finished.");
+    }
     const message = `wrangler d1 ${command[0]} failed${detail ? `:\n${detail}` : ""}`;
     throw BUSY.test(res.stderr + res.stdout) && command.includes("--local") ? new BusyError(message) : new Error(message);
   }

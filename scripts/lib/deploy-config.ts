@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { ROOT } from "./d1.ts";
+import { isPlaceholder, sharedDatabaseIdProblem } from "./database-ids.ts";
 
 export const WRANGLER_TOML = join(ROOT, "wrangler.toml");
 export const DEPLOY_CONFIG_NAME = "wrangler.deploy.toml";
@@ -19,10 +20,7 @@ export function deployConfigIfAny(): string | undefined {
   return existsSync(DEPLOY_CONFIG) ? DEPLOY_CONFIG : undefined;
 }
 
-/** An id made of zeros (and dashes): wrangler.toml's placeholder, never deployed with. */
-export function isPlaceholder(id: string | null | undefined): boolean {
-  return !id || /^[0-]+$/.test(id);
-}
+export { isPlaceholder };
 
 interface Block {
   header: string;
@@ -78,6 +76,8 @@ function databaseBlocks(all: Block[]): { binding: string; block: Block }[] {
 }
 
 export function readNames(toml = readFileSync(WRANGLER_TOML, "utf8")): Names {
+  const shared = sharedDatabaseIdProblem(toml);
+  if (shared) throw new Error(shared);
   const all = blocks(toml);
   const worker = value(all[0], "name");
   const kv = bindingBlock(all, "[[kv_namespaces]]", "OAUTH_KV");

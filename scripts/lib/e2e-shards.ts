@@ -18,9 +18,9 @@ import { assert, connect, equal, type Checks, type Era, type McpSession } from "
 import type { LocalStack } from "./local-stack.ts";
 
 /**
- * What a move waits after marking and after switching: longer than the edge
- * keeps a token's resolution with its database (AUTH_CACHE_SECONDS, 5) and an
- * account's database (SHARD_CACHE_SECONDS, 1 in the e2e server).
+ * How long a move keeps the old rows after its switch: the edge keeps an
+ * account's database (SHARD_CACHE_SECONDS, 1 in the e2e server) and then a
+ * token's resolution made from it (AUTH_CACHE_SECONDS, 5).
  */
 const SETTLE = "6";
 
@@ -197,7 +197,7 @@ export async function shardChecks(c: Checks, stack: LocalStack, accountIds: stri
     // The same clients, the same tokens: a read and a write after the move.
     equal((await human.ok("get_task", { task_id: taskId })).task?.id, taskId, "get_task after the move");
     await clients.legacy?.agent.ok("list_tasks", {});
-    // A write may still meet "try again shortly" while the edge keeps the token's resolution from during the move (AUTH_CACHE_SECONDS).
+    // A write may meet "try again shortly" only while the move finishes; resolutions of a moving account are not cached.
     for (let waited = 0; ; waited++) {
       const r = await human.call("create_task", { title: "Written after the move" });
       if (!r.isError) break;

@@ -17,6 +17,11 @@ export function d1Handle(db: D1Database): SqlDb {
   };
 }
 
+/** How long this deployment's edge may keep a route: an account's database and then a token's resolution made from it. */
+export function routeLifetimeMs(env: Env): number {
+  return (Number(env.SHARD_CACHE_SECONDS ?? "60") + Number(env.AUTH_CACHE_SECONDS ?? "5")) * 1000;
+}
+
 /**
  * The move inside a deployment (the Worker's bindings): from where the
  * directory places the account, or, when it already names the target (a run
@@ -26,7 +31,7 @@ export async function moveAccountIn(
   env: Env,
   accountId: string,
   to: string,
-  extra: Pick<MoveOptions, "settle" | "after" | "now"> = {},
+  extra: Pick<MoveOptions, "after" | "now" | "lifetimeMs" | "sleep"> = {},
 ): Promise<MoveReport> {
   const shards = shardsOf(env);
   const target = shards.find((s) => s.name === to);
@@ -43,6 +48,8 @@ export async function moveAccountIn(
     from: { name: from.name, db: d1Handle(from.db) },
     to: { name: to, db: d1Handle(target.db) },
     directory: d1Handle(directoryOf(env)),
+    all: shards.map((s) => ({ name: s.name, db: d1Handle(s.db) })),
+    lifetimeMs: routeLifetimeMs(env),
     ...extra,
   });
   forgetShardPlacements();

@@ -1,3 +1,4 @@
+import { notMoving } from "./move-account.ts";
 import { PERSON_ASSIGNEE } from "../domain/claims.ts";
 
 /**
@@ -176,7 +177,7 @@ export async function unannouncedLapses(db: D1Database, now: string, limit: numb
          FROM tasks t LEFT JOIN claim_lapse_notices n ON n.task_id = t.id
         WHERE t.claim_expires_at IS NOT NULL AND t.claim_expires_at <= ?1 AND t.status = 'in_progress' AND t.trash_id IS NULL
           AND t.assignee IS NOT NULL AND t.assignee <> '${PERSON_ASSIGNEE}'
-          AND (n.task_id IS NULL OR n.expired_at <> t.claim_expires_at)
+          AND (n.task_id IS NULL OR n.expired_at <> t.claim_expires_at) AND ${notMoving("t.account_id")}
         ORDER BY t.claim_expires_at LIMIT ?2`,
     )
     .bind(now, limit)

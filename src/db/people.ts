@@ -1,4 +1,5 @@
 /** People who sign in, and their one-time setup links. */
+import { notMoving } from "./move-account.ts";
 
 export interface PersonRow {
   id: string;
@@ -74,5 +75,5 @@ export async function completeSetup(
 
 /** Setup links past their expiry, for the daily cleanup. */
 export function purgeExpiredSetupLinks(db: D1Database, now: string): D1PreparedStatement {
-  return db.prepare("DELETE FROM setup_links WHERE expires_at <= ?").bind(now);
+  return db.prepare(`DELETE FROM setup_links WHERE expires_at <= ? AND ${notMoving()}`).bind(now);
 }

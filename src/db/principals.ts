@@ -6,12 +6,12 @@
  * same isolate cache.
  *
  * The cache keeps a resolution for AUTH_CACHE_SECONDS (default 5). It is safe
- * to lose. A revocation or pause made through this isolate clears it at once;
+ * to lose, and holds no resolution of a moving account (those ask the directory). A revocation or pause made through this isolate clears it at once;
  * other isolates see it within the window.
  */
 import type { Env } from "../env.ts";
 import type { Principal } from "../domain/principal.ts";
-import { boundShard, directoryLookup, directoryOf, FIRST_SHARD, isSharded, locate, placedBy, shardDb, type DirectoryRow } from "./shards.ts";
+import { boundShard, directoryLookup, directoryOf, FIRST_SHARD, isSharded, locate, locateNow, placedBy, shardDb, type DirectoryRow } from "./shards.ts";
 import { shardName } from "./provisioning.ts";
 import { accountInSecret, shardInSecret } from "../domain/tokens.ts";
 import { findToken, findTokenBeside, touch, TOUCH_INTERVAL_MS, type ResolvedToken, type TokenKey } from "./tokens.ts";
@@ -76,8 +76,15 @@ export async function resolveCredential(env: Env, key: CredentialKey, ttlMs: num
         resolved = shard === hinted ? null : await findToken(shardDb(env, shard), key, nowMs);
       }
     }
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(cacheKey, { token: resolved, shard, fetchedAt: nowMs });
+    // A moving account's rows are in two databases, one of them perhaps half copied: the directory names the whole one.
+    // Not cached: every call during the move asks, and the first after it sees the move's end.
+    if (resolved?.principal.moving) {
+      const whole = await locateNow(env, resolved.principal.accountId);
+      if (whole !== shard) [shard, resolved] = [whole, await findToken(shardDb(env, whole), key, nowMs)];
+    } else {
+      if (cache.size >= CACHE_LIMIT) cache.clear();
+      cache.set(cacheKey, { token: resolved, shard, fetchedAt: nowMs });
+    }
   }
   if (!resolved) return { ok: false, reason: "unknown", resolved: null, shard };
   if (resolved.revoked) return { ok: false, reason: "revoked", resolved, shard };

@@ -32,6 +32,31 @@ export function roomiest(sizes: { name: string; bytes: number }[]): string {
   return sizes.reduce((best, s) => (s.bytes < best.bytes ? s : best)).name;
 }
 
+/**
+ * The rows that fill a database, in one statement: its accounts' tasks and
+ * what hangs off them, activity and run events (most of the bytes, see
+ * docs/benchmark.md). A measure of room where D1 reports no size (a local
+ * `wrangler d1 execute`, whose meta has no size_after).
+ */
+export const FILLING_ROWS_SQL: Sql = {
+  sql: `SELECT (SELECT count(*) FROM accounts) + (SELECT count(*) FROM tasks) + (SELECT count(*) FROM steps) + (SELECT count(*) FROM comments)
+             + (SELECT count(*) FROM activity) + (SELECT count(*) FROM run_events) + (SELECT count(*) FROM runs) AS rows`,
+  params: [],
+};
+
+/** A database's use: its size in bytes when D1 reports one, and its filling rows. */
+export interface DatabaseUse {
+  name: string;
+  bytes: number | null;
+  rows: number;
+}
+
+/** The database with the most room: by size when every database reports one (D1 in production), else by rows (ties: the first). */
+export function roomiestOf(uses: DatabaseUse[]): string {
+  const bySize = uses.every((u) => u.bytes !== null && u.bytes > 0);
+  return roomiest(uses.map((u) => ({ name: u.name, bytes: bySize ? (u.bytes as number) : u.rows })));
+}
+
 /** DB → 0, DB_n → n. */
 export function shardIndex(name: string): number {
   return name === FIRST_SHARD ? 0 : Number(/^DB_([1-9][0-9]*)$/.exec(name)?.[1] ?? -1);

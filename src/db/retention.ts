@@ -36,7 +36,7 @@ function planStatement(db: D1Database, nowIso: string, limit: number): D1Prepare
   ).join(" UNION ALL ");
   return db
     .prepare(
-      `WITH c AS (SELECT id, strftime('%Y-%m-%dT%H:%M:%fZ', ?1, '-' || activity_retention_days || ' days') AS cutoff FROM accounts)
+      `WITH c AS (SELECT id, strftime('%Y-%m-%dT%H:%M:%fZ', ?1, '-' || activity_retention_days || ' days') AS cutoff FROM accounts WHERE moving_to IS NULL)
        SELECT tbl, account_id, cutoff FROM (${oldest}) WHERE oldest < cutoff ORDER BY oldest LIMIT ?2`,
     )
     .bind(nowIso, limit);

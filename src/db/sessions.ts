@@ -1,4 +1,5 @@
 /** Signed-in browsers (sessions, by the hash of their id) and failed sign-ins (throttling). */
+import { notMoving } from "./move-account.ts";
 
 export interface SessionRow {
   person_id: string;
@@ -55,7 +56,7 @@ export function clearFailures(db: D1Database, key: string): D1PreparedStatement 
 /** Daily cleanup: ended sessions and failures too old to count. */
 export function purgeSignInState(db: D1Database, now: string, failuresBefore: string): D1PreparedStatement[] {
   return [
-    db.prepare("DELETE FROM sessions WHERE expires_at <= ?").bind(now),
+    db.prepare(`DELETE FROM sessions WHERE expires_at <= ? AND ${notMoving()}`).bind(now),
     db.prepare("DELETE FROM signin_failures WHERE failed_at <= ?").bind(failuresBefore),
   ];
 }

@@ -12,7 +12,9 @@
  * the registry, the tools and every SQL statement read `env.DB` as before.
  *
  * Resolution caches (per isolate, safe to lose): account → shard for
- * SHARD_CACHE_SECONDS (default 60).
+ * SHARD_CACHE_SECONDS (default 60). A moving account is resolved by the
+ * directory itself (locateNow), and a move deletes the old rows only after
+ * every route cached before its switch has lapsed (src/db/move-account.ts).
  */
 import type { Env } from "../env.ts";
 import { accountInSecret } from "../domain/tokens.ts";
@@ -107,6 +109,16 @@ export async function locate(env: Env, by: Placement): Promise<string> {
   const hit = by.account ? accounts.get(by.account) : undefined;
   if (hit && Date.now() - hit.at < cacheMs(env)) return hit.shard;
   return placedBy(await directoryLookup(env, by).all<DirectoryRow>().then((r) => r.results));
+}
+
+/**
+ * The directory's word now, past any cache: asked when a row found says its
+ * account is moving (both copies carry the mark until the move ends), so a
+ * half-made copy is never read, and whatever the cache held is replaced.
+ */
+export async function locateNow(env: Env, accountId: string): Promise<string> {
+  if (!isSharded(env)) return FIRST_SHARD;
+  return placedBy(await directoryLookup(env, { account: accountId }).all<DirectoryRow>().then((r) => r.results));
 }
 
 type Placement = { account?: string | null; kind?: "email" | "token"; key?: string };

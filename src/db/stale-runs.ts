@@ -4,6 +4,7 @@
  * was stale at, so a run that logs again and falls silent again is announced
  * again, and two overlapping crons never announce the same silence twice.
  */
+import { notMoving } from "./move-account.ts";
 
 export interface StaleRun {
   id: string;
@@ -24,7 +25,7 @@ export async function unannouncedStaleRuns(db: D1Database, staleBefore: string, 
          JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND t.trash_id IS NULL
          JOIN agents g ON g.id = r.agent_id
          LEFT JOIN stale_run_notices n ON n.run_id = r.id
-        WHERE r.status = 'running' AND r.last_event_at < ? AND (n.run_id IS NULL OR n.last_event_at <> r.last_event_at)
+        WHERE r.status = 'running' AND r.last_event_at < ? AND (n.run_id IS NULL OR n.last_event_at <> r.last_event_at) AND ${notMoving("r.account_id")}
         ORDER BY r.last_event_at LIMIT ?`,
     )
     .bind(staleBefore, limit)
@@ -46,5 +47,5 @@ export function noticeStatement(db: D1Database, run: StaleRun, eventId: string, 
 
 /** Notices of runs that are no longer running (finished, cancelled or purged). */
 export function forgetFinishedStatement(db: D1Database): D1PreparedStatement {
-  return db.prepare("DELETE FROM stale_run_notices WHERE run_id NOT IN (SELECT id FROM runs WHERE status = 'running')");
+  return db.prepare(`DELETE FROM stale_run_notices WHERE run_id NOT IN (SELECT id FROM runs WHERE status = 'running') AND ${notMoving()}`);
 }

@@ -1,3 +1,4 @@
+import { notMoving } from "./move-account.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { endTrashedRuns } from "./runs.ts";
 
@@ -351,7 +352,7 @@ const SCHEDULED_PURGE_MAX = 1000;
  */
 export async function purgeExpiredTrash(db: D1Database, now: string): Promise<number> {
   const { results } = await db
-    .prepare("SELECT id, account_id FROM trash WHERE purge_after <= ? ORDER BY purge_after, id LIMIT ?")
+    .prepare(`SELECT id, account_id FROM trash WHERE purge_after <= ? AND ${notMoving()} ORDER BY purge_after, id LIMIT ?`)
     .bind(now, SCHEDULED_PURGE_MAX)
     .all<{ id: string; account_id: string }>();
   const byAccount = new Map<string, string[]>();

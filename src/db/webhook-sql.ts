@@ -5,6 +5,7 @@
  * operations. The secret column only ever holds an AES-GCM envelope; the
  * secret itself exists in clear only in planWebhook's result, shown once.
  */
+import { notMoving } from "./move-account.ts";
 import type { Sql } from "./provisioning.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { EventType } from "../domain/events.ts";
@@ -125,7 +126,7 @@ export const webhookSql = {
   },
   /** Finished delivery records older than `before` (the daily cron keeps 30 days). */
   purgeFinished(before: string): Sql {
-    return { sql: "DELETE FROM webhook_deliveries WHERE created_at < ? AND status <> 'pending'", params: [before] };
+    return { sql: `DELETE FROM webhook_deliveries WHERE created_at < ? AND status <> 'pending' AND ${notMoving()}`, params: [before] };
   },
 };
 

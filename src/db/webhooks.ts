@@ -48,11 +48,17 @@ export async function removeWebhook(db: D1Database, accountId: string, id: strin
 }
 
 export async function subscribersOf(db: D1Database, accountId: string, type: EventType, happenedAt: string, eventId: string) {
-  const [targets, deliveries] = await db.batch([
+  const [targets, deliveries, account] = await db.batch([
     bind(db, webhookSql.subscribers(accountId, type, happenedAt)),
     bind(db, webhookSql.deliveriesOf(accountId, eventId)),
+    db.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(accountId),
   ]);
-  return { targets: targets.results as unknown as WebhookTarget[], deliveries: deliveries.results as unknown as DeliveryRow[] };
+  return {
+    targets: targets.results as unknown as WebhookTarget[],
+    deliveries: deliveries.results as unknown as DeliveryRow[],
+    /** The account is moving to another database: its delivery records cannot be written until it has moved. */
+    moving: Boolean((account.results[0] as { moving_to: string | null } | undefined)?.moving_to),
+  };
 }
 
 export async function recordDeliveries(db: D1Database, records: Parameters<typeof webhookSql.record>[0][]): Promise<void> {

@@ -52,7 +52,12 @@ export function lacksOnlyWriteScope(p: Principal, name: ToolName): boolean {
 
 /** While the account moves to another database its reads go on and its writes wait (src/db/move-account.ts). */
 export function movingRefusal(p: Principal, name: ToolName): string | null {
-  return p.moving && WRITE_TOOLS.has(name) ? `${name} changes data, but this account is moving to another database; try again shortly (within a minute or two).` : null;
+  return p.moving && WRITE_TOOLS.has(name) ? movingMessage(name) : null;
+}
+
+/** The refusal of a write of a moving account: by the principal's mark, or by the databases' fence when the mark came later. */
+export function movingMessage(name: string): string {
+  return `${name} changes data, but this account is moving to another database; try again shortly (within a minute or two).`;
 }
 
 /**

@@ -11,7 +11,8 @@ import { enqueueEvents } from "../webhooks/queue.ts";
 import { consentFieldRefusal, consentFieldsIn } from "../domain/consent.ts";
 import { IdempotentReplay, makeContext, type CallScope, type Idempotency } from "./engine.ts";
 import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
-import { movingRefusal, refusal } from "./permissions.ts";
+import { movingMessage, movingRefusal, refusal } from "./permissions.ts";
+import { isFenced } from "../db/move-account.ts";
 import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
 import type { AnyTool } from "./tool.ts";
@@ -234,6 +235,8 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       if (earlier) return earlier;
     }
     if (e instanceof ToolError) return errorResult(e.message);
+    // The databases' fence refused the batch: the account was marked as moving after this call's token was resolved.
+    if (isFenced(e)) return errorResult(movingMessage(name));
     console.error(JSON.stringify({ level: "error", requestId: scope.requestId, tool: name, error: e instanceof Error ? e.stack ?? e.message : String(e) }));
     return errorResult(`Internal error while running ${name}. Try again; if it persists, report request id ${scope.requestId}.`);
   }

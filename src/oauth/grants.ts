@@ -12,7 +12,9 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { TokenKind, TokenScope } from "../domain/principal.ts";
 import { activateGrant, grantIsLive, grantsToReplace, recordGrantStatements } from "../db/grants.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
+import { isFenced } from "../db/move-account.ts";
 
+const MOVING = "This account is moving to another database; try again in a minute or two.";
 const WITHDRAWN = "This authorization was revoked or has expired; connect the app again.";
 
 export async function onCodeOrRefresh(o: TokenExchangeCallbackOptions<Env>): Promise<void> {
@@ -23,7 +25,15 @@ export async function onCodeOrRefresh(o: TokenExchangeCallbackOptions<Env>): Pro
   const { DB: db } = await envOfAccount(o.env, props.accountId);
   if (o.grantType === "authorization_code") {
     const expiresAt = new Date(nowMs + GRANT_SECONDS * 1000).toISOString();
-    if (!(await activateGrant(db, props.tokenId, o.grantId, now, expiresAt))) throw new OAuthError("invalid_grant", { description: WITHDRAWN });
+    let active: boolean;
+    try {
+      active = await activateGrant(db, props.tokenId, o.grantId, now, expiresAt);
+    } catch (e) {
+      // The databases' fence: the account is moving, and the grant's row cannot be written until it has moved.
+      if (isFenced(e)) throw new OAuthError("temporarily_unavailable", { description: MOVING, statusCode: 503, headers: { "retry-after": "60" } });
+      throw e;
+    }
+    if (!active) throw new OAuthError("invalid_grant", { description: WITHDRAWN });
   } else if (o.grantType === "refresh_token") {
     if (!(await grantIsLive(db, props.tokenId, o.grantId, now))) throw new OAuthError("invalid_grant", { description: WITHDRAWN });
   }

@@ -5,6 +5,7 @@ import { ToolError, type ToolErrorCode } from "../domain/errors.ts";
 import { ErrorPage } from "./layout.tsx";
 import type { Session } from "./session.ts";
 import { page } from "./render.ts";
+import { isFenced } from "../db/move-account.ts";
 
 function wantsHtml(c: Context): boolean {
   return (c.req.header("accept") ?? "").includes("text/html");
@@ -31,6 +32,11 @@ const TOOL_ERROR_STATUS: Record<ToolErrorCode, 400 | 403 | 404 | 409 | 429 | 502
 };
 
 export function errorResponse(c: Context, err: Error): Response | Promise<Response> {
+  // The databases' fence refused a write: the account began to move after this request found it.
+  if (isFenced(err)) {
+    if (wantsHtml(c)) return accountMoving(null);
+    return c.json({ error: "temporarily_unavailable", error_description: "This account is moving to another database; try again shortly." }, 503, { "retry-after": "60" });
+  }
   if (err instanceof ToolError) {
     const status = TOOL_ERROR_STATUS[err.code];
     if (wantsHtml(c)) return page(<ErrorPage title="That did not work" message={err.message} hint="Go back, change what the message says, and try again." />, { status });

@@ -24,7 +24,7 @@ import { newSecret } from "../db/people-plans.ts";
 import { constantTimeEqualText } from "../domain/passwords.ts";
 import { base64url, hashToken, newSecretOf } from "../domain/tokens.ts";
 import { deleteSession, deleteSessionStatement, findSession, insertSession } from "../db/sessions.ts";
-import { accountEnv, locateSecret, shardsOf } from "../db/shards.ts";
+import { accountEnv, isSharded, locateNow, locateSecret, shardsOf } from "../db/shards.ts";
 import { isHttps, originOf, type WebContext, type WebEnv } from "./context.ts";
 import { formRefused } from "./errors.tsx";
 import { signInPath } from "./return-to.ts";
@@ -85,9 +85,19 @@ export async function currentSession(c: WebContext): Promise<Session | null> {
   let session: Session | null = null;
   if (secret) {
     // The session id carries its account: the rest of this request reads and writes that account's database as env.DB.
-    const shard = await locateSecret(c.env, secret, null);
-    const own = accountEnv(c.env, shard);
-    const row = await findSession(own.DB, await hashToken(secret), new Date().toISOString());
+    let shard = await locateSecret(c.env, secret, null);
+    let own = accountEnv(c.env, shard);
+    const hash = await hashToken(secret);
+    const now = new Date().toISOString();
+    let row = await findSession(own.DB, hash, now);
+    // A moving account: the directory names the database that holds it whole (the other may hold half a copy).
+    if (row?.moving_to && isSharded(c.env)) {
+      const whole = await locateNow(c.env, row.account_id);
+      if (whole !== shard) {
+        [shard, own] = [whole, accountEnv(c.env, whole)];
+        row = await findSession(own.DB, hash, now);
+      }
+    }
     if (row) {
       session = { personId: row.person_id, accountId: row.account_id, email: row.email, csrfToken: await csrfFor(secret), shard, ...(row.moving_to ? { moving: true } : {}) };
       c.env = own;
@@ -160,10 +170,17 @@ export async function endReplacedSession(c: WebContext): Promise<{ here: D1Prepa
   };
 }
 
-/** Ends this browser's session (the row and the cookie); returns the Set-Cookie that clears it. */
+/**
+ * Ends this browser's session (the row and the cookie); returns the Set-Cookie
+ * that clears it. The row is deleted in every database: during a move the
+ * session has a copy in both, and a sign-out must end each.
+ */
 export async function endSession(c: WebContext): Promise<string> {
   const secret = sessionSecret(c);
-  if (secret) await deleteSession(c.env.DB, await hashToken(secret));
+  if (secret) {
+    const hash = await hashToken(secret);
+    await Promise.all(shardsOf(c.env).map((s) => deleteSession(s.db, hash)));
+  }
   c.set("session", null);
   return cookie(c, "tg_session", "", 0);
 }

@@ -79,11 +79,12 @@ export function setupRoutes(web: Hono<WebEnv>): void {
     if (!found.ok) return found.response;
     const token = form.token as string;
     const { link } = found;
-    const again = (status: number, error: string) => {
+    const again = (status: number, error: string, headers: Record<string, string> = {}) => {
       const t = formToken(c);
       return page(<SetupPage csrf={t.value} token={token} email={link.email} resetting={link.has_password === 1} error={error} />, {
         status,
         cookies: [t.setCookie],
+        headers,
       });
     };
     if (!sameOrigin(c) || !formTokenOk(c, form.csrf)) return again(403, "This form expired or was not sent from this site. Type your password again.");
@@ -91,7 +92,7 @@ export function setupRoutes(web: Hono<WebEnv>): void {
     const confirm = typeof form.confirm === "string" ? form.confirm : "";
     const problem = passwordProblem(password, confirm);
     if (problem) return again(400, problem);
-    if (link.moving_to) return again(503, `${MOVING_MESSAGE} ${MOVING_HINT}`);
+    if (link.moving_to) return again(503, `${MOVING_MESSAGE} ${MOVING_HINT}`, { "retry-after": "60" });
 
     const session = await newSession(c, { id: link.person_id, account_id: link.account_id });
     // The session this browser held (maybe another person's, in another database) ends wherever it lives.

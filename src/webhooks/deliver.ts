@@ -85,6 +85,9 @@ export interface DeliveryOutcome {
   results: { webhook_id: string; status: DeliveryStatus; error: string | null }[];
 }
 
+/** How long a delivery of an account that is moving waits before it is tried again (a move takes a minute or two). */
+export const MOVING_RETRY_SECONDS = 60;
+
 /** Delivers one event to the endpoints that still wait for it; `attemptNo` is the queue's attempt count (1 = first). */
 export async function deliverEvent(deployment: Env, body: unknown, attemptNo: number, nowMs: number): Promise<DeliveryOutcome> {
   const event = asEvent(body);
@@ -93,7 +96,9 @@ export async function deliverEvent(deployment: Env, body: unknown, attemptNo: nu
     return { retryAfterSeconds: null, results: [] };
   }
   const env = await envOfAccount(deployment, event.account_id);
-  const { targets, deliveries } = await subscribersOf(env.DB, event.account_id, event.type, event.created_at, event.id);
+  const { targets, deliveries, moving } = await subscribersOf(env.DB, event.account_id, event.type, event.created_at, event.id);
+  // Its delivery records could not be written while it moves: delivered after the move, not twice.
+  if (moving) return { retryAfterSeconds: MOVING_RETRY_SECONDS, results: [] };
   const settled = new Set(deliveries.filter((d) => d.status !== "pending").map((d) => d.webhook_id));
   const waiting = targets.filter((t) => !settled.has(t.id));
   if (waiting.length === 0) return { retryAfterSeconds: null, results: [] };
