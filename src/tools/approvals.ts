@@ -8,7 +8,6 @@ import {
 } from "../db/approvals.ts";
 import { indexComment } from "../db/search-index.ts";
 import { readPendingWithContext } from "../db/inbox.ts";
-import { refusal } from "../mcp/permissions.ts";
 import { decisionCommentId, insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
@@ -81,7 +80,9 @@ const listPending = defineTool({
         latest_comment: comment ? { author: comment.author, body: clipped(comment.body), created_at: comment.created_at } : null,
       };
     });
-    return { items: withContext, next_cursor, can_decide: refusal(ctx.principal, "approve_task") === null };
+    // approve_task and reject_task are a person's writes (HUMAN_TOOLS, WRITE_TOOLS): what the registry lets this principal call.
+    const p = ctx.principal;
+    return { items: withContext, next_cursor, can_decide: p.kind === "human" && p.scope === "write" && !p.paused };
   },
 });
 
