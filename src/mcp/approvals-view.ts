@@ -97,7 +97,7 @@ const SCRIPT = `
     var run = item.run;
     if (run) {
       var box = el("div", "box");
-      box.append(el("span", "who", run.agent), " · run " + run.status + (run.summary ? ": " : ""), run.summary ? el("span", "", run.summary) : "");
+      box.append(el("span", "who", run.agent), " · its run " + run.status + (run.summary ? ": " : ""), run.summary ? el("span", "", run.summary) : "");
       if (run.events && run.events.length) {
         var ol = el("ol");
         run.events.forEach(function (e) { ol.append(el("li", "", e.kind + ": " + e.message)); });

@@ -18,7 +18,7 @@ import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Frame, Page } from "playwright-core";
+import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -78,6 +78,8 @@ async function mcp(secret: string, era: Era): Promise<Mcp> {
 let browser: Browser;
 let hostScript: string;
 let tokens: { person: string; agent: string };
+/** Kept open until the end: closing a context of this single-process Chromium ends the browser. */
+const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   const bundled = await build({ entryPoints: [join(ROOT, "test/browser/apps-host.ts")], bundle: true, format: "iife", write: false, platform: "browser", target: "chrome120", logLevel: "silent" });
@@ -90,6 +92,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => {});
   await browser?.close();
 });
 
@@ -104,6 +107,7 @@ interface Hosted {
 /** Opens the test host at phone width with the view showing `toolResult`, its calls going through `client`. */
 async function host(client: Mcp, toolResult: Result, theme: "light" | "dark", label: string): Promise<Hosted> {
   const context = await newPersonContext(browser, { javaScript: true });
+  contexts.push(context);
   const page = await context.newPage();
   await page.setViewportSize(PHONE);
   const seen: string[] = [];
@@ -121,7 +125,7 @@ async function host(client: Mcp, toolResult: Result, theme: "light" | "dark", la
     if (path === "/host.js") return route.fulfill({ contentType: "text/javascript", body: hostScript });
     return route.fulfill({
       contentType: "text/html",
-      body: `<!doctype html><html><head><meta name="viewport" content="width=device-width"><title>MCP Apps test host</title></head>
+      body: `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>MCP Apps test host</title></head>
         <body style="margin:0;padding:10px;background:${bg};color:${fg};font:13px system-ui,sans-serif">
         <p style="margin:0 0 8px">MCP Apps test host · ${label}</p>
         <div id="host"></div><style>iframe{width:100%;border:0;display:block;min-height:200px}</style>
@@ -147,7 +151,7 @@ async function host(client: Mcp, toolResult: Result, theme: "light" | "dark", la
       const inFrame = (await frame.evaluate(() => (window as any).violations)) as string[];
       return [...seen, ...inFrame.map((v) => `violation: ${v}`)];
     },
-    close: () => context.close(),
+    close: () => page.close(),
   };
 }
 
