@@ -160,10 +160,11 @@ export async function readPendingWithContext(db: D1Database, accountId: string, 
       .bind(clip, accountId, ...runBinds, l.eventsPerRun),
     comments: db
       .prepare(
-        `SELECT task_id, author, body, created_at FROM (
-           SELECT c.task_id, c.author, substr(c.body, 1, ?) AS body, c.created_at,
-                  row_number() OVER (PARTITION BY c.task_id ORDER BY c.created_at DESC, c.id DESC) AS n
-             FROM comments c WHERE c.account_id = ? AND c.trash_id IS NULL AND c.task_id IN (${ids.sql})) WHERE n = 1`,
+        // Each task's latest comment through comments_task, one task at a time (never the account-wide trash index).
+        `SELECT c.task_id, c.author, substr(c.body, 1, ?) AS body, c.created_at FROM comments c
+          WHERE c.id IN (SELECT (SELECT k.id FROM comments k WHERE k.task_id = p.task_id AND k.account_id = ? AND k.trash_id IS NULL
+                                  ORDER BY k.created_at DESC, k.id DESC LIMIT 1)
+                           FROM (${ids.sql}) p)`,
       )
       .bind(clip, accountId, ...ids.binds),
   });
