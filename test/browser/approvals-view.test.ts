@@ -8,7 +8,8 @@
  * view, and the task history shows the person's approve_task; an agent's
  * connection shows the same cards without decide buttons, its forged
  * approve_task is refused by the server, and "Open in Taskgate" asks the host
- * to open the decide page. No CSP violation, no request beyond the host page.
+ * to open the decide page; a tool result the host sends again redraws the
+ * view. No CSP violation, no request beyond the host page.
  * Screenshots: screenshots/approvals-view-<who>-<era>.png; with
  * SAVE_DOC_IMAGES=1 also docs/images/approvals-view-person.png and
  * approvals-view-agent.png (2026-07-28 era):
@@ -221,7 +222,7 @@ describe.each(["modern", "legacy"] as const)("the approvals view in a host (%s)"
     await person.close();
   });
 
-  it("an agent's connection shows the cards without decide buttons; its forged approve_task is refused", async () => {
+  it("an agent's connection shows the cards without decide buttons; its forged approve_task is refused; a result sent again redraws the view", async () => {
     const bot = await mcp(tokens.agent, era);
     const task = (await bot.ok("create_task", { title: `Publish the changelog (${era})` })).task;
     await bot.ok("claim_task", { task_id: task.id });
@@ -254,6 +255,15 @@ describe.each(["modern", "legacy"] as const)("the approvals view in a host (%s)"
       )) as { result: Result };
       expect(forged.result.isError).toBe(true);
       expect(forged.result.content?.[0].text).toMatch(/^approve_task .*a person must do it/);
+
+      // The host sends a new result of list_pending_approvals: the view redraws with it.
+      const next = (await bot.ok("create_task", { title: `Tag the release (${era})` })).task;
+      await bot.ok("request_approval", { task_id: next.id, question: "Tag it v2.0.0?" });
+      const list = await bot.call("list_pending_approvals");
+      await h.page.evaluate((r) => window.sendToolResult(r as never), list as never);
+      await card(h.frame, next.title).waitFor();
+      expect(await h.frame.locator("#count").innerText()).toBe(`${list.structuredContent?.items.length} waiting`);
+      expect(await h.frame.getByRole("button").count()).toBe(0);
       expect(await h.problems()).toEqual([]);
     } finally {
       await h.close();

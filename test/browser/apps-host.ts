@@ -25,6 +25,8 @@ declare global {
   interface Window {
     hostCallTool(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
     openHost(o: HostOptions): Promise<void>;
+    /** Sends the view a tool result again, as a host does when the tool is called anew. */
+    sendToolResult(result: Record<string, unknown>): Promise<void>;
     openedLinks: string[];
   }
 }
@@ -74,5 +76,6 @@ window.openHost = async (o: HostOptions) => {
   const meta = `<meta http-equiv="Content-Security-Policy" content="${cspFor(o.csp)}">`;
   frame.srcdoc = o.html.replace("<head>", `<head>${meta}`);
   await initialized;
+  window.sendToolResult = (result) => bridge.sendToolResult(result as never);
   await bridge.sendToolResult(o.toolResult as never);
 };
