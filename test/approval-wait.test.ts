@@ -144,6 +144,8 @@ describe("URL elicitation: the person decides in the console, the client's retry
     const host = await urlClient(p.acc.agent, async () => "decline");
     const { structured } = await host.call("complete_task", { task_id: taskId });
     expect(structured).toMatchObject({ outcome: "awaiting_approval", task: { status: "awaiting_approval" }, approval: { status: "pending" } });
+    // Still one click away: the answer links the decide page.
+    expect(structured.decide_url).toBe(`${ORIGIN}/tasks/${taskId}`);
   });
 
   it("requestState is signed and bound to the token: tampered, or sent by another token, it is refused and the tool does not run", async () => {
@@ -235,17 +237,22 @@ describe("Tasks extension: a task handle that completes when the person decides"
 });
 
 describe("clients that declare neither get today's answer", () => {
-  it("modern without URL elicitation or Tasks (form elicitation only, or nothing), and legacy: awaiting approval, no URL, no task", async () => {
+  it("modern without URL elicitation or Tasks (form elicitation only, or nothing), and legacy: awaiting approval with the decide page's link, no elicitation, no task", async () => {
     const p = await signedInPerson();
     for (const capabilities of [{}, { elicitation: {} }, { elicitation: { form: {} } }]) {
       const taskId = await workedTask(p, "Plain host");
       const r = await rpc(p.acc.agent, "tools/call", { name: "complete_task", arguments: { task_id: taskId } }, capabilities);
-      expect(r.result).toMatchObject({ resultType: "complete", structuredContent: { outcome: "awaiting_approval", approval: { status: "pending" } } });
+      expect(r.result).toMatchObject({
+        resultType: "complete",
+        structuredContent: { outcome: "awaiting_approval", approval: { status: "pending" }, decide_url: `${ORIGIN}/tasks/${taskId}` },
+      });
     }
     for (const era of ["modern", "legacy"] as const) {
       const taskId = await workedTask(p, `Plain ${era} host`);
       const agent = await connect(p.acc.agent, era);
-      expect(await agent.ok("complete_task", { task_id: taskId })).toMatchObject({ outcome: "awaiting_approval", approval: { status: "pending" } });
+      expect(await agent.ok("complete_task", { task_id: taskId })).toMatchObject({
+        outcome: "awaiting_approval", approval: { status: "pending" }, decide_url: `${ORIGIN}/tasks/${taskId}`,
+      });
       await agent.close();
     }
   });

@@ -156,7 +156,7 @@ describe("request_approval", () => {
     expect(first.approval.kind, "a request on unfinished work is a question").toBe("question");
     const before = await snapshotDb();
     const again = await agent.ok("request_approval", { task_id: task.id, question: "Deploy now or after the weekend?" });
-    expect(again).toEqual({ changed: false, approval: first.approval });
+    expect(again).toEqual({ changed: false, approval: first.approval, decide_url: `https://taskgate.test/tasks/${first.approval.task_id}` });
     const racing = await Promise.all([1, 2, 3].map(() => agent.ok("request_approval", { task_id: task.id, question: "Deploy now or after the weekend?" })));
     for (const r of racing) expect(r.approval.id).toBe(first.approval.id);
     const other = await agent.fails("request_approval", { task_id: task.id, question: "A different question" });

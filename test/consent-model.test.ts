@@ -201,7 +201,7 @@ describe.each(ERAS)("questions and sign-offs (%s era)", (era) => {
       );
     }
     const again = await beta.ok("request_approval", { task_id: task.id, question: "Blue or green?" });
-    expect(again).toEqual({ changed: false, approval: first.approval });
+    expect(again).toEqual({ changed: false, approval: first.approval, decide_url: `https://taskgate.test/tasks/${first.approval.task_id}` });
     expect(await snapshotDb()).toBe(before);
     await close();
   });

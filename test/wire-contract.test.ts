@@ -13,6 +13,9 @@ import { detailedSchema } from "../src/mcp/json-schema.ts";
 import { ALL_TOOLS } from "../src/tools/index.ts";
 import { connect, ERAS, seedAccount, type Era } from "./helpers.ts";
 
+/** The tools whose results the approvals view (MCP Apps) shows: exactly these link it. */
+const APPROVALS_VIEW_TOOLS: string[] = ["list_pending_approvals", "get_approval", "complete_task", "request_approval"];
+
 /**
  * What every tool publishes in `_meta` (src/mcp/contract.ts), checked
  * against the effect sets and against what the server does with a call.
@@ -63,9 +66,11 @@ describe("each tool says in _meta what the server enforces", () => {
         });
         expect(t._meta?.[TRUST_KEY], n).toEqual({ untrustedContentHint: !PLAIN_RESULT_TOOLS.has(n), privateHint: !SELF_ONLY_TOOLS.has(n) });
         expect(t._meta?.[USER_INTERACTION_KEY], n).toBe(HUMAN_TOOLS.has(n) ? true : undefined);
+        const view = APPROVALS_VIEW_TOOLS.includes(n);
         expect(Object.keys(t._meta ?? {}).sort(), n).toEqual(
-          [ENFORCEMENT_KEY, TRUST_KEY, FINGERPRINT_KEY, ...(HUMAN_TOOLS.has(n) ? [USER_INTERACTION_KEY] : [])].sort(),
+          [ENFORCEMENT_KEY, TRUST_KEY, FINGERPRINT_KEY, ...(HUMAN_TOOLS.has(n) ? [USER_INTERACTION_KEY] : []), ...(view ? ["ui", "ui/resourceUri"] : [])].sort(),
         );
+        if (view) expect([(t._meta?.ui as { resourceUri?: string }).resourceUri, t._meta?.["ui/resourceUri"]], n).toEqual(["ui://taskgate/approvals", "ui://taskgate/approvals"]);
       }
     });
 

@@ -64,22 +64,22 @@ export async function requireApproval(db: D1Database, accountId: string, id: str
   return row;
 }
 
-/** Pending approvals of live tasks, oldest first (the queue a person works through); fetches limit + 1. */
-export async function listPendingApprovals(
-  db: D1Database,
-  accountId: string,
-  opts: { projectId?: string; after: CursorKey | null; limit: number },
-): Promise<Approval[]> {
+export interface PendingPage {
+  projectId?: string;
+  after: CursorKey | null;
+  limit: number;
+}
+
+/** One page of pending approvals of live tasks, oldest first (the queue a person works through; limit + 1 rows), selecting `columns`; positional binds. */
+export function pendingPageSql(accountId: string, opts: PendingPage, columns: string): { sql: string; binds: unknown[] } {
   const where = ["a.account_id = ?", "a.status = 'pending'"];
   const binds: unknown[] = [accountId];
   if (opts.projectId) (where.push("t.project_id = ?"), binds.push(opts.projectId));
   if (opts.after) (where.push("(a.created_at > ? OR (a.created_at = ? AND a.id > ?))"), binds.push(opts.after.k, opts.after.k, opts.after.id));
-  const { results } = await db
-    .prepare(`SELECT ${APPROVAL_COLUMNS} ${FROM_LIVE} WHERE ${where.join(" AND ")} ORDER BY a.created_at, a.id LIMIT ?`)
-    .bind(...binds, opts.limit + 1)
-    .all<Approval>();
-  return results;
+  return { sql: `SELECT ${columns} ${FROM_LIVE} WHERE ${where.join(" AND ")} ORDER BY a.created_at, a.id LIMIT ?`, binds: [...binds, opts.limit + 1] };
 }
+
+export const PENDING_APPROVAL_COLUMNS = APPROVAL_COLUMNS;
 
 /** How many approvals of live tasks wait for a person: `{ n }`. */
 export function selectPendingCount(db: D1Database, accountId: string): D1PreparedStatement {

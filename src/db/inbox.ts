@@ -1,4 +1,4 @@
-import { PENDING_TASK_IDS, selectPendingNewestFirst, type PendingApprovalRow } from "./approvals.ts";
+import { PENDING_APPROVAL_COLUMNS, PENDING_TASK_IDS, pendingPageSql, selectPendingNewestFirst, type Approval, type PendingApprovalRow, type PendingPage } from "./approvals.ts";
 import { readBatch } from "./batch.ts";
 import { frameOf, frameStatements, type Frame } from "./console.ts";
 
@@ -103,4 +103,77 @@ export async function readInbox(db: D1Database, accountId: string, l: InboxLimit
     events: r.events as InboxEvent[],
     comments: r.comments as InboxComment[],
   };
+}
+
+/** The latest run of a pending approval's task, with the tail of its event log. */
+export interface ApprovalRun {
+  id: string;
+  task_id: string;
+  agent: string;
+  status: string;
+  summary: string | null;
+  started_at: string;
+  events: { kind: string; message: string; created_at: string }[];
+}
+
+export interface ApprovalComment {
+  task_id: string;
+  author: string;
+  body: string;
+  created_at: string;
+}
+
+export interface PendingWithContext {
+  /** limit + 1 rows, oldest first (the caller pages them). */
+  approvals: Approval[];
+  runs: Map<string, ApprovalRun>;
+  comments: Map<string, ApprovalComment>;
+}
+
+/**
+ * A page of pending approvals with what the inbox shows beside each (the
+ * latest run of its task and the tail of that run's log, the latest comment),
+ * in one round trip. Texts come cut to `clip` characters plus one, so the
+ * reader can mark what it shortened.
+ */
+export async function readPendingWithContext(db: D1Database, accountId: string, opts: PendingPage, l: { eventsPerRun: number; clip: number }): Promise<PendingWithContext> {
+  const clip = l.clip + 1;
+  const page = pendingPageSql(accountId, opts, PENDING_APPROVAL_COLUMNS);
+  const ids = pendingPageSql(accountId, opts, "a.task_id");
+  const latestRuns = `SELECT id, task_id, agent, status, summary, started_at FROM (
+      SELECT r.id, r.task_id, g.name AS agent, r.status, substr(r.summary, 1, ?) AS summary, r.started_at,
+             row_number() OVER (PARTITION BY r.task_id ORDER BY r.started_at DESC, r.id DESC) AS n
+        FROM runs r JOIN agents g ON g.id = r.agent_id
+       WHERE r.account_id = ? AND r.task_id IN (${ids.sql})) WHERE n = 1`;
+  const runBinds = [clip, accountId, ...ids.binds];
+  const r = await readBatch(db, {
+    approvals: db.prepare(page.sql).bind(...page.binds),
+    runs: db.prepare(latestRuns).bind(...runBinds),
+    events: db
+      .prepare(
+        `SELECT run_id, kind, message, created_at FROM (
+           SELECT e.run_id, e.id, e.kind, substr(e.message, 1, ?) AS message, e.created_at,
+                  row_number() OVER (PARTITION BY e.run_id ORDER BY e.created_at DESC, e.id DESC) AS n
+             FROM run_events e WHERE e.account_id = ? AND e.run_id IN (SELECT id FROM (${latestRuns})))
+          WHERE n <= ? ORDER BY run_id, created_at, id`,
+      )
+      .bind(clip, accountId, ...runBinds, l.eventsPerRun),
+    comments: db
+      .prepare(
+        // Each task's latest comment through comments_task, one task at a time (never the account-wide trash index).
+        `SELECT c.task_id, c.author, substr(c.body, 1, ?) AS body, c.created_at FROM comments c
+          WHERE c.id IN (SELECT (SELECT k.id FROM comments k WHERE k.task_id = p.task_id AND k.account_id = ? AND k.trash_id IS NULL
+                                  ORDER BY k.created_at DESC, k.id DESC LIMIT 1)
+                           FROM (${ids.sql}) p)`,
+      )
+      .bind(clip, accountId, ...ids.binds),
+  });
+  const runs = new Map<string, ApprovalRun>();
+  for (const run of r.runs as Omit<ApprovalRun, "events">[]) runs.set(run.task_id, { ...run, events: [] });
+  const byRun = new Map([...runs.values()].map((run) => [run.id, run]));
+  for (const e of r.events as { run_id: string; kind: string; message: string; created_at: string }[]) {
+    byRun.get(e.run_id)?.events.push({ kind: e.kind, message: e.message, created_at: e.created_at });
+  }
+  const comments = new Map((r.comments as ApprovalComment[]).map((c) => [c.task_id, c]));
+  return { approvals: r.approvals as Approval[], runs, comments };
 }

@@ -27,6 +27,7 @@ import { requireApproval, type Approval, type ApprovalWithTask } from "../db/app
 import { findTask, toTask, type TaskRow } from "../db/tasks.ts";
 import { ToolError } from "../domain/errors.ts";
 import type { CallScope } from "./registry.ts";
+import { withDecideLink } from "./app-view.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
@@ -234,7 +235,7 @@ export async function taskState(codecs: Codecs, ctx: ServerContext, scope: CallS
   if (approval.status === "pending") {
     return { ...base, status: "working", statusMessage: waitingMessage(origin, w), createdAt: approval.created_at, lastUpdatedAt: approval.created_at };
   }
-  const result = answerNow(w, approval, now.task);
+  const result = withDecideLink(w.tool, answerNow(w, approval, now.task), origin);
   return {
     ...base,
     status: "completed",

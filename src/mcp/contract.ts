@@ -10,6 +10,8 @@
  *   vocabulary of the trust-and-sensitivity proposal, SEP-1913).
  * - `anthropic/requiresUserInteraction` on the consent tools, so a host asks
  *   the person at every call rather than letting its model decide.
+ * - `ui.resourceUri` (and `ui/resourceUri`) on the tools whose results the
+ *   approvals view shows (app-view.ts).
  * - `dev.taskgate/fingerprint`: SHA-256 over the tool's canonical JSON, and
  *   `dev.taskgate/catalog` on the list: what a host pins.
  */
@@ -20,6 +22,7 @@ import {
   CLAIM_GUARDED_TOOLS, CONVERGENT_TOOLS, DESTRUCTIVE_TOOLS, HUMAN_TOOLS, OPEN_WORLD_TOOLS, PRIVATE_DATA_TOOLS,
   UNTRUSTED_CONTENT_TOOLS, WRITE_TOOLS, type ToolName,
 } from "./effects.ts";
+import { viewMetaOf } from "./app-view.ts";
 
 export const ENFORCEMENT_KEY = "dev.taskgate/enforcement";
 export const TRUST_KEY = "dev.taskgate/trust";
@@ -68,6 +71,7 @@ export function toolMeta(name: ToolName): Record<string, unknown> {
     [ENFORCEMENT_KEY]: enforcementOf(name),
     [TRUST_KEY]: trustOf(name),
     ...(HUMAN_TOOLS.has(name) ? { [USER_INTERACTION_KEY]: true } : {}),
+    ...viewMetaOf(name),
   };
 }
 

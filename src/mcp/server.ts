@@ -9,6 +9,7 @@ import { acceptsJson, cachedList, listRequestKey } from "./list-cache.ts";
 import { isToolName, type ToolName } from "./effects.ts";
 import { lacksOnlyWriteScope, refusal } from "./permissions.ts";
 import { ALL_TOOLS_SELECTED, PRESETS, TOOLSETS } from "./toolsets.ts";
+import { serveAppView, withDecideLink } from "./app-view.ts";
 import { codecsFor, firstAnswer, retryAnswer, TASKS_EXTENSION, taskState, verifiedHandle, type Codecs, type Wait } from "./approval-wait.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -174,13 +175,15 @@ async function serverFor(ctx: McpRequestContext): Promise<Server> {
   const server = new Server(
     { name: "taskgate", title: "Taskgate", version: VERSION },
     {
-      capabilities: { tools: { listChanged: false }, ...(codecs && { extensions: { [TASKS_EXTENSION]: {} } }) },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, ...(codecs && { extensions: { [TASKS_EXTENSION]: {} } }) },
       instructions: INSTRUCTIONS,
       cacheHints: { "tools/list": TOOLS_LIST_CACHE },
       ...(codecs && { requestState: { verify: codecs.state.verify } }),
     },
   );
   server.setRequestHandler("tools/list", async () => listResultFor(scope.principal, scope.toolsets));
+  serveAppView(server);
+  const origin = originOf(ctx);
   const setAside = setAsideOf(ctx);
   const project = (name: string, result: CallToolResult) => server.projectCallToolResult(result, result.isError ? undefined : outputSchemaOf(name));
   server.setRequestHandler("tools/call", async (request, call) => {
@@ -191,16 +194,16 @@ async function serverFor(ctx: McpRequestContext): Promise<Server> {
       if (waited) {
         const why = refusal(scope.principal, waited.tool as ToolName);
         if (why) return { content: [{ type: "text", text: why }], isError: true };
-        const answer = await retryAnswer(codecs, call, scope, originOf(ctx), waited, { name, args });
-        return "resultType" in answer ? answer : project(name, answer);
+        const answer = await retryAnswer(codecs, call, scope, origin, waited, { name, args });
+        return "resultType" in answer ? answer : project(name, withDecideLink(name, answer, origin));
       }
     }
-    const result = await callTool(scope, name, setAside?.has(id) ? setAside.get(id) : args);
+    const result = withDecideLink(name, await callTool(scope, name, setAside?.has(id) ? setAside.get(id) : args), origin);
     if (!codecs) return project(name, result);
-    const answer = await firstAnswer(codecs, call, originOf(ctx), name, result);
+    const answer = await firstAnswer(codecs, call, origin, name, result);
     return answer === result ? project(name, result) : (answer as CallToolResult);
   });
-  if (codecs) serveTasks(server, codecs, scope, originOf(ctx));
+  if (codecs) serveTasks(server, codecs, scope, origin);
   return server;
 }
 

@@ -3,17 +3,18 @@ import { conflict, forbidden, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  APPROVAL_IS_PENDING, decideApproval, decidedValue, insertApproval, listPendingApprovals, newApprovalValue,
+  APPROVAL_IS_PENDING, decideApproval, decidedValue, insertApproval, newApprovalValue,
   NO_PENDING_APPROVAL, requireApproval, type Approval, type ApprovalKind,
 } from "../db/approvals.ts";
 import { indexComment } from "../db/search-index.ts";
+import { readPendingWithContext } from "../db/inbox.ts";
 import { decisionCommentId, insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../mcp/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
-import { taskShape } from "./shapes.ts";
+import { decideUrl, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { renewLease } from "../db/claims.ts";
 import { completedWith } from "./series.ts";
 import { endTaskRuns } from "../db/runs.ts";
@@ -28,16 +29,60 @@ import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 
 const reason = z.string().trim().min(1, "must not be empty").max(REASON_MAX);
 
+/** How much of an agent's text beside an approval the list shows (the console's task page shows it all). */
+const CONTEXT_CLIP = 280;
+const RUN_TAIL = 3;
+
+const clipped = (text: string) => (text.length > CONTEXT_CLIP ? `${text.slice(0, CONTEXT_CLIP)}…` : text);
+
+const pendingItem = approvalShape.extend({
+  run: z
+    .object({
+      id: z.string(),
+      agent: z.string(),
+      status: z.string(),
+      summary: z.string().nullable(),
+      started_at: z.string(),
+      events: z.array(z.object({ kind: z.string(), message: z.string(), created_at: z.string() })).describe("the last events of its log, oldest first"),
+    })
+    .nullable()
+    .describe("the latest run of its task"),
+  latest_comment: z.object({ author: z.string(), body: z.string(), created_at: z.string() }).nullable(),
+  decide_url: decideUrl,
+});
+
 const listPending = defineTool({
   name: "list_pending_approvals",
   description: "Approvals waiting for a person, oldest first, each with its task and question.",
   input: z.strictObject({ project_id: projectId.optional(), limit, cursor }),
-  output: z.object({ items: z.array(approvalShape), next_cursor: nextCursor }),
+  output: z.object({
+    items: z.array(pendingItem),
+    next_cursor: nextCursor,
+    can_decide: z.boolean().describe("true for a person's connection that may call approve_task and reject_task"),
+  }),
   async handler(ctx, args) {
     const a = ctx.principal.accountId;
     if (args.project_id) await requireProject(ctx.db, a, args.project_id);
-    const rows = await listPendingApprovals(ctx.db, a, { projectId: args.project_id, after: decodeCursor(args.cursor), limit: args.limit });
-    return page(rows, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    const opts = { projectId: args.project_id, after: decodeCursor(args.cursor), limit: args.limit };
+    const found = await readPendingWithContext(ctx.db, a, opts, { eventsPerRun: RUN_TAIL, clip: CONTEXT_CLIP });
+    const { items, next_cursor } = page(found.approvals, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    const withContext = items.map((approval) => {
+      const run = found.runs.get(approval.task_id);
+      const comment = found.comments.get(approval.task_id);
+      return {
+        ...approval,
+        run: run
+          ? {
+              id: run.id, agent: run.agent, status: run.status, summary: run.summary === null ? null : clipped(run.summary), started_at: run.started_at,
+              events: run.events.map((e) => ({ ...e, message: clipped(e.message) })),
+            }
+          : null,
+        latest_comment: comment ? { author: comment.author, body: clipped(comment.body), created_at: comment.created_at } : null,
+      };
+    });
+    // approve_task and reject_task are a person's writes (HUMAN_TOOLS, WRITE_TOOLS): what the registry lets this principal call.
+    const p = ctx.principal;
+    return { items: withContext, next_cursor, can_decide: p.kind === "human" && p.scope === "write" && !p.paused };
   },
 });
 
@@ -48,6 +93,7 @@ const getApproval = defineTool({
   output: z.object({
     approval: approvalShape,
     task: z.object({ id: z.string(), title: z.string(), status: z.string(), assignee: z.string().nullable(), auto_ok: z.boolean() }),
+    decide_url: decideUrl,
   }),
   async handler(ctx, args) {
     const a = ctx.principal.accountId;
@@ -118,7 +164,7 @@ const requestApproval = defineTool({
     question: reason.optional().meta({ detail: "what the person should decide" }),
     withdraw: z.literal(true).optional(),
   }),
-  output: z.object({ approval: approvalShape, changed: z.boolean() }),
+  output: z.object({ approval: approvalShape, changed: z.boolean(), decide_url: waitingDecideUrl }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;

@@ -14,7 +14,7 @@ import { defineTool } from "../mcp/tool.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
-import { CLAIM_EXPIRES, taskShape } from "./shapes.ts";
+import { CLAIM_EXPIRES, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { completedWith, followUp } from "./series.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
@@ -85,6 +85,7 @@ const completeTask = defineTool({
     approval: approvalShape.nullable().describe("the approval this call opened, reused or decided"),
     next_occurrence: nextOccurrenceShape,
     changed: z.boolean(),
+    decide_url: waitingDecideUrl,
   }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;

@@ -39,3 +39,10 @@ export const trashedShape = z.object({
   item_count: z.number().describe("records in the item: the record and what went with it (subtasks, a project's tasks)"),
   already_in_trash: z.boolean().describe("true when it was already in the trash: nothing changed, the answer names its item"),
 });
+
+/**
+ * Where a person decides an approval (the console's task page): the MCP server
+ * sets it from the origin it serves; a call made from the console has none.
+ */
+export const decideUrl = z.string().nullable().default(null).describe("the Taskgate page where a person reads it and approves or rejects");
+export const waitingDecideUrl = z.string().nullable().default(null).describe("while an approval waits: the Taskgate page where a person decides it");
