@@ -58,15 +58,21 @@ self.addEventListener("push", (event) => {
   );
 });
 
+/** Opens the notification's page: a tab of Taskgate that shows it is focused, another is navigated there, or a new window opens. */
+function openPage(notification) {
+  const url = new URL(samePath(notification.data && notification.data.url), self.location.origin).href;
+  const focus = (c) => (c && "focus" in c ? c.focus().catch(() => c) : c);
+  return self.clients.matchAll({ type: "window" }).then((open) => {
+    const showing = open.find((c) => c.url === url);
+    if (showing) return focus(showing);
+    if (open.length > 0) return open[0].navigate(url).then((c) => (c ? focus(c) : self.clients.openWindow(url)));
+    return self.clients.openWindow(url);
+  });
+}
+
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
-  const url = new URL(samePath(event.notification.data && event.notification.data.url), self.location.origin).href;
-  event.waitUntil(
-    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((open) => {
-      for (const c of open) if (c.url === url && "focus" in c) return c.focus();
-      return self.clients.openWindow(url);
-    }),
-  );
+  event.waitUntil(openPage(event.notification));
 });
 `;
 
