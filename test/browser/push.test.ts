@@ -7,7 +7,9 @@
  * the task's decide page, and a signed-out
  * browser goes through sign-in and comes back to it. The device's form is
  * then sent with a subscription from the stand-in push service
- * (web-push-testing), and Settings lists it: docs/images/settings-push.png.
+ * (web-push-testing), and Settings lists it: screenshots/settings-push.png
+ * (with SAVE_DOC_IMAGES=1 also docs/images/settings-push.png, the README's image):
+ *   SAVE_DOC_IMAGES=1 npx vitest run --config vitest.browser.config.ts test/browser/push.test.ts
  */
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
@@ -122,7 +124,7 @@ describe("the service worker", () => {
     await page.getByRole("button", { name: "Notify this device" }).click();
     // The worker registers; this headless browser has no push service of its own, so subscribing is refused and the page says so.
     await expect.poll(() => page.evaluate(async () => (await navigator.serviceWorker.getRegistration("/"))?.active?.scriptURL ?? null), { timeout: 20_000 }).toBe(`${base}/sw.js`);
-    await expect.poll(() => page.locator("#push-status").innerText(), { timeout: 20_000 }).toMatch(/^This device was not added: |^Asking this browser/);
+    await expect.poll(() => page.locator("#push-status").innerText(), { timeout: 20_000 }).toMatch(/^This device was not added: /);
     await expect.poll(() => registrations.size).toBeGreaterThan(0);
     await watchNotifications();
 
@@ -174,7 +176,7 @@ describe("the service worker", () => {
     expect(await page.content()).not.toContain(made.data.keys.auth);
     await page.locator("#h-push").scrollIntoViewIfNeeded();
     const shot = await screenshot(page, "settings-push");
-    copyFileSync(shot, join(ROOT, "docs", "images", "settings-push.png"));
+    if (process.env.SAVE_DOC_IMAGES === "1") copyFileSync(shot, join(ROOT, "docs", "images", "settings-push.png"));
   });
 
   it("a payload pointing off-site opens Taskgate's own start page; signed out, the click goes through sign-in with the way back to the task", async () => {
