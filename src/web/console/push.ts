@@ -56,7 +56,9 @@ export async function addPushDeviceFromForm(env: Env, s: Session, form: FormFiel
   const saved = await savePushDevice(env.DB, {
     accountId: s.accountId, personId: s.personId, endpoint: checked.url, p256dh, auth, origin, label, events,
   }, new Date().toISOString());
-  if (!saved) return { error: `Nothing was added: you already have ${DEVICES_PER_PERSON} devices. Remove one you no longer use first.` };
+  if (!saved) {
+    return { error: `Nothing was added: you already have ${DEVICES_PER_PERSON} devices (remove one you no longer use first), or this browser is notified for another person here.` };
+  }
   return { ok: `${label} will be notified. Settings lists it below.` };
 }
 
