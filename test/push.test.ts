@@ -260,6 +260,24 @@ describe("Settings: the devices, CSRF, and a page that works without JavaScript"
     expect(await devicesOf(p)).toEqual([]);
   });
 
+  it("the same browser subscribing again renews its device instead of adding one; a person has at most 20 devices", async () => {
+    const p = await signedInPerson("Push limits");
+    const sub = await subscribe();
+    await addDevice(p, sub);
+    const renewed = await subscribe();
+    // A browser that subscribes again keeps its endpoint and gets new keys.
+    expect(await addDevice(p, { ...renewed, endpoint: sub.endpoint })).toBe("ok: Chrome on Android will be notified. Settings lists it below.");
+    expect(await devicesOf(p)).toHaveLength(1);
+    for (let i = 1; i < 20; i++) await addDevice(p, { ...renewed, endpoint: `https://${PUSH_HOST}/notify/extra-${i}` });
+    expect(await devicesOf(p)).toHaveLength(20);
+    expect(await addDevice(p, { ...renewed, endpoint: `https://${PUSH_HOST}/notify/one-too-many` })).toMatch(/^error: Nothing was added: you already have 20 devices/);
+    expect(await devicesOf(p)).toHaveLength(20);
+    // Another person of another account cannot take this browser's endpoint over.
+    const other = await signedInPerson("Push other");
+    expect(await addDevice(other, { ...renewed, endpoint: sub.endpoint })).toMatch(/notified for another person here\.$/);
+    expect(await devicesOf(other)).toEqual([]);
+  });
+
   it("the manifest, the icon and the service worker are served with their content types and a CSP; the worker never decides", async () => {
     const get = (path: string) => workerEnvFetch(path);
     const manifest = await get("/manifest.webmanifest");
