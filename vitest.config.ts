@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
+import { newVapidKeyValue } from "./scripts/lib/demo.ts";
+import { pushServiceBinding } from "./test/push/push-service.ts";
 
 export default defineConfig({
   plugins: [
@@ -30,7 +32,11 @@ export default defineConfig({
           ALLOWED_ORIGINS: "https://app.example.com",
           // A test-only key (32 zero-free bytes, base64); production uses a wrangler secret.
           CONNECTOR_KEY: "dGFza2dhdGUtdGVzdC1rZXktMDEyMzQ1Njc4OWFiY2Q=",
+          // A VAPID key pair made for this run; production uses a wrangler secret made once by npm run deploy.
+          VAPID_KEY: newVapidKeyValue(),
         },
+        // The stand-in push service (web-push-testing, in Node): test/push/push-service.ts.
+        serviceBindings: { PUSH_SERVICE: pushServiceBinding },
       },
     }),
   ],

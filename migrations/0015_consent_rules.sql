@@ -32,6 +32,19 @@ ALTER TABLE approvals_next RENAME TO approvals;
 CREATE UNIQUE INDEX IF NOT EXISTS approvals_one_pending ON approvals (task_id) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS approvals_account_status ON approvals (account_id, status, created_at);
 CREATE INDEX IF NOT EXISTS approvals_task ON approvals (task_id, created_at);
+-- The rebuilt table keeps the move fence of 0011_move_fence.sql.
+CREATE TRIGGER IF NOT EXISTS move_fence_approvals_insert BEFORE INSERT ON approvals WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = NEW.account_id) IS NOT NULL
+BEGIN
+  SELECT RAISE(ABORT, 'account moving: try again shortly');
+END;
+CREATE TRIGGER IF NOT EXISTS move_fence_approvals_update BEFORE UPDATE ON approvals WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
+BEGIN
+  SELECT RAISE(ABORT, 'account moving: try again shortly');
+END;
+CREATE TRIGGER IF NOT EXISTS move_fence_approvals_delete BEFORE DELETE ON approvals WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
+BEGIN
+  SELECT RAISE(ABORT, 'account moving: try again shortly');
+END;
 
 -- The consent rules (docs/approvals-and-claims.md, C1–C5), enforced where rows
 -- are written. Every batch of a tool call starts by recording its caller here

@@ -7,7 +7,7 @@
  * created, their ids written to wrangler.deploy.toml (wrangler.toml keeps its
  * placeholders), the migrations each database has not recorded applied,
  * CONNECTOR_KEY set once when the Worker has none (printed once, never
- * replaced), `wrangler deploy`, then the MCP and console URLs and, with
+ * replaced), VAPID_KEY likewise (Web Push; not printed), `wrangler deploy`, then the MCP and console URLs and, with
  * --email into a database without accounts, a setup link for the first person.
  * --plan prints one JSON object with each step it would take and why, and
  * changes nothing. A failing step shows wrangler's error and what to do.
@@ -20,6 +20,7 @@ import { normalizeEmail, isEmail } from "../src/db/people-plans.ts";
 import { createAccountCommand, inviteCommand } from "./admin-people.ts";
 import { DEPLOY_CONFIG_NAME, WRANGLER_TOML } from "./lib/deploy-config.ts";
 import { DeployFailure, Deployment, type Step } from "./lib/deploy-steps.ts";
+import { newVapidKeyValue } from "./lib/demo.ts";
 import { resolveWrangler } from "./lib/wrangler-run.ts";
 
 const USAGE = `Usage: npm run deploy [-- --email EMAIL [--account-name NAME]] [-- --plan] [-- --config FILE]
@@ -101,6 +102,7 @@ async function main(argv: string[]): Promise<number> {
     d.writeConfig();
     await d.migrations();
     const key = await d.connectorKey(() => randomBytes(32).toString("base64"));
+    const vapidSet = await d.vapidKey(newVapidKeyValue);
     await d.firstPersonStep(o.email);
     const origin = await d.deploy();
     if (o.plan) {
@@ -128,6 +130,7 @@ async function main(argv: string[]): Promise<number> {
         `  CONNECTOR_KEY=${key}`,
       );
     }
+    if (vapidSet) lines.push("", "VAPID_KEY was set on the Worker: it signs push notifications, stays on the Worker and is never replaced; there is nothing to store.");
     lines.push("", `The ids are in ${DEPLOY_CONFIG_NAME}; run npm run deploy again after pulling a new version: it applies new migrations and deploys.`);
     console.log(lines.join("\n"));
     return 0;

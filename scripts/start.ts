@@ -68,7 +68,8 @@ async function prepare(port: number, target: Target): Promise<Prepared> {
   const where = target.persistTo ?? ".wrangler/state";
 
   const devVars = ensureDevVars(target);
-  if (devVars.created) lines.push(`Created ${devVars.envFile ? devVars.file : ".dev.vars"} with a random CONNECTOR_KEY (git-ignored).`);
+  if (devVars.created) lines.push(`Created ${devVars.envFile ? devVars.file : ".dev.vars"} with a random CONNECTOR_KEY and VAPID_KEY (git-ignored).`);
+  else if (devVars.vapidAdded) lines.push(`Added a VAPID_KEY (Web Push) to ${devVars.envFile ? devVars.file : ".dev.vars"}.`);
   console.error("Preparing the local database…");
   if (ensureSchema(target) === "created") lines.push(`Applied schema.sql to the local D1 database (${where}).`);
   const { demo, state } = await ensureDemo(target);

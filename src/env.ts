@@ -30,6 +30,11 @@ export interface Env {
   AUTH_CACHE_SECONDS?: string;
   /** Base64 of 32 bytes: the AES-GCM key for connector credentials. A secret. */
   CONNECTOR_KEY?: string;
+  /**
+   * `<public>.<private>` (base64url): the VAPID key pair that signs Web Push messages (src/domain/push.ts).
+   * A secret, made once by `npm start` (.dev.vars) and `npm run deploy`, never replaced.
+   */
+  VAPID_KEY?: string;
   /** Set in tests: every tool result is checked against its output schema on the server too. */
   VALIDATE_OUTPUT?: string;
   /** Set only by `npm run bench` on its own `wrangler dev`: "1" serves the benchmark's floor (src/mcp/floor.ts). Never deployed. */

@@ -10,6 +10,7 @@ import { purgeExpiredActivity } from "./db/retention.ts";
 import { accountEnv, shardsOf } from "./db/shards.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
 import { purgeFinishedDeliveries } from "./db/webhooks.ts";
+import { purgePushDeliveries } from "./db/push.ts";
 import type { Env } from "./env.ts";
 import { removeUnusedRegistrations } from "./oauth/registrations.ts";
 import { purgeSignInRecords } from "./web/cleanup.ts";
@@ -42,6 +43,7 @@ export async function scheduled(controller: ScheduledController, env: Env, ctx: 
   ctx.waitUntil(logged("removeUnusedRegistrations", removeUnusedRegistrations(env, nowMs)));
   each("purgeExpiredActivity", (e) => purgeExpiredActivity(e.DB, now).then((r) => console.log(JSON.stringify({ level: "info", where: "purgeExpiredActivity", ...r }))));
   each("purgeFinishedDeliveries", (e) => purgeFinishedDeliveries(e.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString()));
+  each("purgePushDeliveries", (e) => purgePushDeliveries(e.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString()));
 }
 
 export async function queue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {

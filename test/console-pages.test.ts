@@ -26,7 +26,7 @@ async function pageFigures(p: Person, paths: string[]) {
   for (const path of paths) {
     const r = await open(p.b, path);
     expect(r.res.status, path).toBe(200);
-    expectPageSecurity(r.res, expect);
+    expectPageSecurity(r.res, expect, path);
     expect(r.res.headers.get("cache-control"), path).toBe("no-store");
     figures[path] = { d1: r.d1, bytes: r.bytes };
   }

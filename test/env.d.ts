@@ -13,6 +13,9 @@ declare namespace Cloudflare {
     MIGRATED_DB_1: D1Database;
     VALIDATE_OUTPUT: string;
     CONNECTOR_KEY: string;
+    VAPID_KEY: string;
+    /** The stand-in push service (web-push-testing, run in Node by vitest.config.ts). */
+    PUSH_SERVICE: Fetcher;
     ALLOWED_ORIGINS: string;
     STALE_RUN_MINUTES: string;
     ALLOW_HTTP_WEBHOOKS: string;

@@ -102,11 +102,14 @@ export async function signIn(b: Browser, email: string, password: string, return
 }
 
 /** Headers every page must carry. */
-export function expectPageSecurity(res: Response, expect: (v: unknown) => any): void {
+export function expectPageSecurity(res: Response, expect: (v: unknown) => any, path?: string): void {
   const csp = res.headers.get("content-security-policy") ?? "";
   expect(csp).toContain("frame-ancestors 'none'");
   expect(csp).toContain("default-src 'none'");
-  expect(csp).not.toMatch(/script-src|unsafe-inline|unsafe-eval/);
+  expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+  // Only Settings loads a script (its push script, from this origin); every other page runs none.
+  if (path === "/settings") expect(csp).toContain("script-src 'self'; worker-src 'self'");
+  else expect(csp).not.toMatch(/script-src|worker-src/);
   expect(res.headers.get("x-frame-options")).toBe("DENY");
   expect(res.headers.get("content-type")).toMatch(/^text\/html/);
 }

@@ -3,7 +3,7 @@
  * D1, a demo account with one token of each kind (kept in a git-ignored file so
  * every start can show them again), and `.dev.vars` with a connector key.
  */
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { FIRST_SHARD, planAccount, planToken, type Sql } from "../../src/db/provisioning.ts";
@@ -50,27 +50,44 @@ export interface Demo {
 }
 
 export interface DevVars {
-  /** The file that holds CONNECTOR_KEY. */
+  /** The file that holds CONNECTOR_KEY and VAPID_KEY. */
   file: string;
   created: boolean;
   /** Pass it to wrangler dev with --env-file (it is not the project's own .dev.vars). */
   envFile: boolean;
+  /** A VAPID_KEY was written to it by this start. */
+  vapidAdded: boolean;
+}
+
+/** A new VAPID key pair as the VAPID_KEY value: `<public>.<private>`, base64url (src/domain/push.ts parses it). */
+export function newVapidKeyValue(): string {
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const jwk = privateKey.export({ format: "jwk" });
+  const point = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x as string, "base64url"), Buffer.from(jwk.y as string, "base64url")]);
+  return `${point.toString("base64url")}.${jwk.d}`;
 }
 
 /**
- * A CONNECTOR_KEY for local connectors: the project's `.dev.vars` when it
- * exists; else one is made with a random key, at the project root, or with
- * --persist-to in that directory (so such a run writes only there).
+ * Local secrets for wrangler dev: a CONNECTOR_KEY (connectors, webhook
+ * secrets) and a VAPID_KEY (Web Push). The project's `.dev.vars` when it
+ * exists; else one is made with random keys, at the project root, or with
+ * --persist-to in that directory (so such a run writes only there). A file
+ * without a VAPID_KEY (from an older start) gets one added; no key in it is
+ * ever replaced.
  */
 export function ensureDevVars(target: Target): DevVars {
-  if (existsSync(DEV_VARS_FILE)) return { file: DEV_VARS_FILE, created: false, envFile: false };
-  const file = target.persistTo ? join(target.persistTo, ".dev.vars") : DEV_VARS_FILE;
-  const envFile = file !== DEV_VARS_FILE;
-  if (existsSync(file)) return { file, created: false, envFile };
+  const existing = existsSync(DEV_VARS_FILE) ? DEV_VARS_FILE : target.persistTo ? join(target.persistTo, ".dev.vars") : DEV_VARS_FILE;
+  const envFile = existing !== DEV_VARS_FILE;
+  if (existsSync(existing)) {
+    const text = readFileSync(existing, "utf8");
+    const vapidAdded = !/^VAPID_KEY=/m.test(text);
+    if (vapidAdded) writeFileSync(existing, `${text}${text.endsWith("\n") || text === "" ? "" : "\n"}VAPID_KEY=${newVapidKeyValue()}\n`, { mode: 0o600 });
+    return { file: existing, created: false, envFile, vapidAdded };
+  }
   const key = randomBytes(32).toString("base64");
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `# Local secrets for wrangler dev (git-ignored).\nCONNECTOR_KEY=${key}\n`, { mode: 0o600 });
-  return { file, created: true, envFile };
+  mkdirSync(dirname(existing), { recursive: true });
+  writeFileSync(existing, `# Local secrets for wrangler dev (git-ignored).\nCONNECTOR_KEY=${key}\nVAPID_KEY=${newVapidKeyValue()}\n`, { mode: 0o600 });
+  return { file: existing, created: true, envFile, vapidAdded: true };
 }
 
 /**

@@ -46,6 +46,8 @@ export class Deployment {
   /** Each database's migrations not yet recorded, by binding. */
   private pending = new Map<string, string[]>();
   private workerExists = false;
+  /** The Worker's secret names (secret list), once read; null when the Worker does not exist yet. */
+  private secretNames: string[] | null = null;
   private configWritten = false;
   private scratch: string | null = null;
   private readonly wrangler: string;
@@ -237,6 +239,7 @@ export class Deployment {
       }
     });
     this.workerExists = names !== null;
+    this.secretNames = names;
     const has = names?.includes("CONNECTOR_KEY") ?? false;
     this.record({
       step: "secret",
@@ -248,6 +251,25 @@ export class Deployment {
     const key = make();
     await this.run("secret", advice, () => this.w(["secret", "put", "CONNECTOR_KEY", "--config", DEPLOY_CONFIG], { input: key }));
     return key;
+  }
+
+  /**
+   * Sets VAPID_KEY (the key pair that signs Web Push messages) when the Worker
+   * has none; never replaced, since every browser subscribed with its public
+   * half. Runs after connectorKey, whose secret list it reads. True when set.
+   */
+  async vapidKey(make: () => string): Promise<boolean> {
+    const advice = "check that this login may edit Workers (an API token needs Workers Scripts Edit)";
+    const has = this.secretNames?.includes("VAPID_KEY") ?? false;
+    this.record({
+      step: "secret",
+      action: has ? "keep" : "set",
+      name: "VAPID_KEY",
+      why: has ? "the Worker has VAPID_KEY, which is never replaced (subscribed browsers hold its public half)" : "the Worker has no VAPID_KEY to sign push notifications with",
+    });
+    if (has || this.plan) return false;
+    await this.run("secret", advice, () => this.w(["secret", "put", "VAPID_KEY", "--config", DEPLOY_CONFIG], { input: make() }));
+    return true;
   }
 
   /** Whether the first person is made after the deploy: --email, and no database with an account in it. */

@@ -107,7 +107,7 @@ async function firstDeploy(a: FakeAccount): Promise<void> {
   expectOk(r, "npm run deploy");
   equal(
     commands(r).join(", "),
-    "whoami, d1 list, d1 create, d1 list, kv namespace list, kv namespace create, kv namespace list, queues list, queues create, d1 execute, d1 migrations apply, secret list, secret put, deploy, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute",
+    "whoami, d1 list, d1 create, d1 list, kv namespace list, kv namespace create, kv namespace list, queues list, queues create, d1 execute, d1 migrations apply, secret list, secret put, secret put, deploy, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute",
     "wrangler commands",
   );
   const state = a.account();
@@ -127,6 +127,12 @@ async function firstDeploy(a: FakeAccount): Promise<void> {
   assert(/^[A-Za-z0-9+/]{43}=$/.test(key) && Buffer.from(key, "base64").length === 32, `a 32-byte base64 key, got ${key}`);
   assert(r.stdout.includes(`CONNECTOR_KEY=${key}`) && /store it now/.test(r.stdout), "the key printed once, with the advice to store it");
   assert(!r.calls.some((c) => c.argv.includes(key)), "the key on a command line");
+  // VAPID_KEY: put once through stdin, a P-256 pair (<65-byte public point>.<32-byte private>, base64url), never printed.
+  const vapid = state.workers.taskgate.secrets.VAPID_KEY;
+  const [vapidPublic, vapidPrivate] = (vapid ?? "").split(".");
+  assert(Buffer.from(vapidPublic ?? "", "base64url").length === 65 && Buffer.from(vapidPrivate ?? "", "base64url").length === 32, `a VAPID key pair, got ${vapid}`);
+  assert(!r.stdout.includes(vapidPrivate) && !r.stderr.includes(vapidPrivate), "the VAPID private key printed");
+  assert(!r.calls.some((c) => c.argv.includes(vapid)), "the VAPID key on a command line");
   assert(r.stdout.includes("MCP server:   https://taskgate.ada.workers.dev/mcp"), `the MCP URL:\n${r.stdout}`);
   assert(r.stdout.includes("Web console:  https://taskgate.ada.workers.dev/"), "the console URL");
   const link = /https:\/\/taskgate\.ada\.workers\.dev\/setup\?token=[A-Za-z0-9_-]+/.exec(r.stdout)?.[0];
@@ -149,26 +155,29 @@ export async function deployChecks(c: Checks): Promise<void> {
       expectOk(r, "npm run deploy -- --plan");
       const plan = JSON.parse(r.stdout);
       equal(plan.ok, true, "ok");
-      equal(plan.steps.map((s: { step: string; action: string }) => `${s.step}:${s.action}`).join(" "), "login:check d1:create kv:create queue:create config:write migrations:apply secret:set first-person:invite deploy:deploy", "steps");
+      equal(plan.steps.map((s: { step: string; action: string }) => `${s.step}:${s.action}`).join(" "), "login:check d1:create kv:create queue:create config:write migrations:apply secret:set secret:set first-person:invite deploy:deploy", "steps");
+      equal(plan.steps.filter((s: { step: string }) => s.step === "secret").map((s: { name: string }) => s.name).join(), "CONNECTOR_KEY,VAPID_KEY", "secrets it would set");
       assert(plan.steps.every((s: { why: string }) => typeof s.why === "string" && s.why.length > 10), "each step says why");
       equal(plan.steps.find((s: { step: string }) => s.step === "migrations").migrations.join(), MIGRATIONS.join(), "migrations it would apply");
       assert(!commands(r).some((x) => changing.includes(x)), `a changing command under --plan: ${commands(r).join(", ")}`);
       equal(JSON.stringify(a.account().d1), "[]", "D1 databases after --plan");
       assert(!existsSync(a.config), "--plan wrote the deploy configuration");
     });
-    await c.run("npm run deploy -- --email: creates D1, KV and the queue, applies every migration, sets CONNECTOR_KEY once, deploys with real ids, prints the URLs and a setup link", async () => {
+    await c.run("npm run deploy -- --email: creates D1, KV and the queue, applies every migration, sets CONNECTOR_KEY and VAPID_KEY once, deploys with real ids, prints the URLs and a setup link", async () => {
       await firstDeploy(a);
     });
-    await c.run("npm run deploy again: reuses everything, no new key, no migration, deploys; --plan then says so", async () => {
+    await c.run("npm run deploy again: reuses everything, no new keys, no migration, deploys; --plan then says so", async () => {
       const before = a.account().workers.taskgate.secrets.CONNECTOR_KEY;
+      const vapidBefore = a.account().workers.taskgate.secrets.VAPID_KEY;
       const r = await a.deploy([]);
       expectOk(r, "second npm run deploy");
       equal(commands(r).join(", "), "whoami, d1 list, kv namespace list, queues list, d1 execute, secret list, deploy", "wrangler commands");
       equal(a.account().workers.taskgate.secrets.CONNECTOR_KEY, before, "CONNECTOR_KEY");
+      equal(a.account().workers.taskgate.secrets.VAPID_KEY, vapidBefore, "VAPID_KEY");
       equal(a.account().workers.taskgate.deployments, 2, "deployments");
       assert(!/CONNECTOR_KEY=/.test(r.stdout), "a key printed on the second deploy");
       const plan = JSON.parse((await a.deploy(["--plan", "--email", "bob@example.com"])).stdout);
-      equal(plan.steps.map((s: { step: string; action: string }) => `${s.step}:${s.action}`).join(" "), "login:check d1:reuse kv:reuse queue:reuse config:write migrations:none secret:keep first-person:skip deploy:deploy", "steps of the plan");
+      equal(plan.steps.map((s: { step: string; action: string }) => `${s.step}:${s.action}`).join(" "), "login:check d1:reuse kv:reuse queue:reuse config:write migrations:none secret:keep secret:keep first-person:skip deploy:deploy", "steps of the plan");
     });
 
     await c.run("a second database declared in the configuration (DB_1): npm run deploy -- --config creates it, builds its schema, leaves the first as it is, deploys with both ids", async () => {
@@ -210,7 +219,7 @@ export async function deployChecks(c: Checks): Promise<void> {
     });
 
     const old = account();
-    await c.run("npm run deploy on an older deployment: applies only the migration its database has not recorded, keeps its key", async () => {
+    await c.run("npm run deploy on an older deployment: applies only the migration its database has not recorded, keeps its key, adds the VAPID key it lacks", async () => {
       // The account as an earlier version left it: everything made, the last migration not applied.
       const uuid = "3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b";
       writeFileSync(join(old.state, "state.json"), JSON.stringify({
@@ -226,11 +235,13 @@ export async function deployChecks(c: Checks): Promise<void> {
       db.close();
       const r = await old.deploy([]);
       expectOk(r, "npm run deploy");
-      assert(!commands(r).some((x) => ["d1 create", "kv namespace create", "queues create", "secret put"].includes(x)), `it created something: ${commands(r).join(", ")}`);
+      assert(!commands(r).some((x) => ["d1 create", "kv namespace create", "queues create"].includes(x)), `it created something: ${commands(r).join(", ")}`);
+      equal(r.calls.filter((x) => x.command === "secret put").map((x) => x.argv[2]).join(), "VAPID_KEY", "secrets put");
       const applied = old.database().prepare("SELECT name FROM d1_migrations ORDER BY id").all().map((x) => (x as { name: string }).name);
       equal(applied.join(), MIGRATIONS.join(), "migrations recorded");
       assert(r.stderr.includes(`migrations: apply`) && r.stderr.includes(MIGRATIONS[MIGRATIONS.length - 1]), "it named the new migration");
       equal(old.account().workers.taskgate.secrets.CONNECTOR_KEY, "kept", "CONNECTOR_KEY");
+      assert(Buffer.from((old.account().workers.taskgate.secrets.VAPID_KEY ?? "").split(".")[0], "base64url").length === 65, "a VAPID key added");
     });
 
     const failing = account();

@@ -34,11 +34,15 @@ export const ACCOUNT_TABLES = [
   "accounts", "agents", "tokens", "projects", "tasks", "task_dependencies", "steps", "comments", "labels", "task_labels",
   "runs", "run_events", "approvals", "calendar_links", "connectors", "trash", "activity", "idempotency_keys",
   "webhooks", "webhook_deliveries", "stale_run_notices", "claim_lapse_notices", "people", "setup_links", "sessions",
+  "push_subscriptions", "push_deliveries",
 ] as const;
 
 /** Columns left out of the copy (a database's own row numbers) and of the checksum (touched by reads while the account moves). */
 const OWN_ROWID: Record<string, string> = { tasks: "rid" };
-const VOLATILE = new Set(["tokens.last_used_at", "agents.last_seen_at", "accounts.moving_to"]);
+const VOLATILE = new Set([
+  "tokens.last_used_at", "agents.last_seen_at", "accounts.moving_to",
+  "push_subscriptions.last_delivered_at", "push_subscriptions.last_failure_at", "push_subscriptions.last_error",
+]);
 
 /** D1 binds at most 100 parameters a statement; a batch stays well under its limits. */
 const MAX_PARAMS = 100;

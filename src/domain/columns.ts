@@ -82,6 +82,11 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   people: { id: B, account_id: B, email: W, password_hash: W, created_at: B, updated_at: B },
   setup_links: { hash: B, person_id: B, account_id: B, created_at: B, expires_at: B, used_at: L },
   sessions: { hash: B, person_id: B, account_id: B, created_at: B, expires_at: B },
+  push_subscriptions: {
+    id: B, account_id: B, person_id: B, endpoint: B, p256dh: B, auth: B, origin: B, label: B, events: W, created_at: B,
+    last_delivered_at: B, last_failure_at: B, last_error: B,
+  },
+  push_deliveries: { subscription_id: B, event_id: B, account_id: B, delivered_at: B },
   signin_failures: { key: B, failed_at: B },
   directory_accounts: { account_id: B, shard: B, updated_at: B },
   directory_keys: { kind: B, key: B, account_id: B },

@@ -29,4 +29,5 @@ export const ID_PREFIX = {
   webhookEvent: "wev",
   delivery: "dlv",
   person: "per",
+  pushSubscription: "psh",
 } as const;

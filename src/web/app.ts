@@ -11,10 +11,15 @@ import { consoleRoutes } from "./console/routes.tsx";
 import { setupRoutes } from "./setup.tsx";
 import { signInRoutes } from "./signin.tsx";
 import { STYLESHEET_PATH, stylesheetResponse } from "./style.ts";
+import { ICON_PATH, iconResponse, MANIFEST_PATH, manifestResponse, PUSH_SCRIPT_PATH, pushScriptResponse, SERVICE_WORKER_PATH, serviceWorkerResponse } from "./pwa.ts";
 
 export function webApp(extend?: (web: Hono<WebEnv>) => void): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
   web.get(STYLESHEET_PATH, () => stylesheetResponse());
+  web.get(MANIFEST_PATH, () => manifestResponse());
+  web.get(ICON_PATH, () => iconResponse());
+  web.get(SERVICE_WORKER_PATH, () => serviceWorkerResponse());
+  web.get(PUSH_SCRIPT_PATH, () => pushScriptResponse());
   signInRoutes(web);
   setupRoutes(web);
   consoleRoutes(web);

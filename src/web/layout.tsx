@@ -7,6 +7,7 @@
 import type { Child } from "hono/jsx";
 import type { Session } from "./session.ts";
 import { STYLESHEET_PATH } from "./style.ts";
+import { ICON_PATH, MANIFEST_PATH } from "./pwa.ts";
 
 export function SignOutForm(props: { session: Session }) {
   return (
@@ -18,8 +19,8 @@ export function SignOutForm(props: { session: Session }) {
   );
 }
 
-/** `nav` and `bodyClass`: the web console's navigation and its page style. */
-export function Layout(props: { title: string; session?: Session | null; wide?: boolean; nav?: Child; bodyClass?: string; children?: Child }) {
+/** `nav` and `bodyClass`: the web console's navigation and its page style; `script`: a script of this origin (Settings only). */
+export function Layout(props: { title: string; session?: Session | null; wide?: boolean; nav?: Child; bodyClass?: string; script?: string; children?: Child }) {
   return (
     <html lang="en">
       <head>
@@ -27,6 +28,10 @@ export function Layout(props: { title: string; session?: Session | null; wide?: 
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Taskgate`}</title>
         <link rel="stylesheet" href={STYLESHEET_PATH} />
+        <link rel="manifest" href={MANIFEST_PATH} />
+        <link rel="icon" href={ICON_PATH} type="image/svg+xml" />
+        <meta name="theme-color" content="#1c2430" />
+        {props.script ? <script src={props.script} defer></script> : null}
       </head>
       <body class={props.bodyClass}>
         {props.nav ? <a class="skip" href="#main">Skip to content</a> : null}

@@ -2,6 +2,8 @@
  * Every page goes out through `page()`: HTML with the same security headers —
  * a Content-Security-Policy without any script and with `frame-ancestors
  * 'none'`, no framing, no sniffing, no caching, no referrer to other origins.
+ * The one exception is Settings, which loads the push script of this origin
+ * (`scripts`: script-src and worker-src 'self', never inline).
  */
 import type { Child } from "hono/jsx";
 
@@ -10,12 +12,14 @@ import type { Child } from "hono/jsx";
  * The consent form redirects to the client's validated redirect URI, and
  * browsers apply `form-action` to that redirect too.
  */
-export function contentSecurityPolicy(formTargets: string[] = []): string {
+export function contentSecurityPolicy(formTargets: string[] = [], scripts = false): string {
   const targets = formTargets.map((t) => ` ${t}`).join("");
   return [
     "default-src 'none'",
+    ...(scripts ? ["script-src 'self'", "worker-src 'self'"] : []),
     "style-src 'self'",
     "img-src 'self'",
+    "manifest-src 'self'",
     `form-action 'self'${targets}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -29,6 +33,8 @@ export interface PageOptions {
   /** Extra Set-Cookie values. */
   cookies?: (string | null | undefined)[];
   formTargets?: string[];
+  /** The page loads a script of this origin (Settings' push script). */
+  scripts?: boolean;
 }
 
 export async function page(node: Child, o: PageOptions = {}): Promise<Response> {
@@ -37,7 +43,7 @@ export async function page(node: Child, o: PageOptions = {}): Promise<Response> 
   for (const [k, v] of given) headers.append(k, v);
   for (const c of o.cookies ?? []) if (c) headers.append("set-cookie", c);
   headers.set("content-type", "text/html; charset=utf-8");
-  headers.set("content-security-policy", contentSecurityPolicy(o.formTargets));
+  headers.set("content-security-policy", contentSecurityPolicy(o.formTargets, o.scripts));
   headers.set("x-frame-options", "DENY");
   headers.set("x-content-type-options", "nosniff");
   headers.set("referrer-policy", "same-origin");

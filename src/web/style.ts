@@ -46,7 +46,7 @@ code { background: var(--bg); padding: .1rem .3rem; border-radius: 4px; font-siz
 `.trim() + CONSOLE_STYLES;
 
 /** FNV-1a, 32 bits, hex: enough to version one file. */
-function fnv1a(text: string): string {
+export function fnv1a(text: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);

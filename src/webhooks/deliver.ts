@@ -5,7 +5,8 @@
  * delivery, recorded so that a redelivered message never reaches that
  * endpoint twice; anything else is retried with exponential backoff (30 s,
  * 1 min, 2 min … at most 1 h apart) until 24 hours after the event, when the
- * delivery is given up and recorded as failed with its last error.
+ * delivery is given up and recorded as failed with its last error. The same
+ * message goes to the person's devices by Web Push (./push.ts), with the same retries.
  */
 import { envOfAccount } from "../db/shards.ts";
 import { EVENT_TYPES, type TaskgateEvent } from "../domain/events.ts";
@@ -14,6 +15,7 @@ import { ConnectorKeyError, importConnectorKey } from "../connectors/crypto.ts";
 import { openSecret, recordDeliveries, subscribersOf, type DeliveryStatus, type WebhookTarget } from "../db/webhooks.ts";
 import { VERSION, type Env } from "../env.ts";
 import { deliveryHeaders } from "./signature.ts";
+import { deliverPushes, type PushResult } from "./push.ts";
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const GIVE_UP_AFTER_MS = 24 * 3_600_000;
@@ -83,6 +85,8 @@ export interface DeliveryOutcome {
   /** Seconds until the message should come back, or null when it is done (delivered, failed for good, or nobody to tell). */
   retryAfterSeconds: number | null;
   results: { webhook_id: string; status: DeliveryStatus; error: string | null }[];
+  /** Each device's outcome (src/webhooks/push.ts). */
+  pushes?: PushResult["outcomes"];
 }
 
 /** How long a delivery of an account that is moving waits before it is tried again (a move takes a minute or two). */
@@ -99,9 +103,14 @@ export async function deliverEvent(deployment: Env, body: unknown, attemptNo: nu
   const { targets, deliveries, moving } = await subscribersOf(env.DB, event.account_id, event.type, event.created_at, event.id);
   // Its delivery records could not be written while it moves: delivered after the move, not twice.
   if (moving) return { retryAfterSeconds: MOVING_RETRY_SECONDS, results: [] };
+  const age = nowMs - Date.parse(event.created_at);
+  const lastChance = age >= GIVE_UP_AFTER_MS;
+  const retryAfter = () => Math.max(1, Math.min(retryDelaySeconds(attemptNo), Math.ceil((GIVE_UP_AFTER_MS - age) / 1000)));
+  // The person's devices (src/webhooks/push.ts) first: a failed push comes back with the message, like a webhook.
+  const pushed = await deliverPushes(env, event, nowMs, lastChance);
   const settled = new Set(deliveries.filter((d) => d.status !== "pending").map((d) => d.webhook_id));
   const waiting = targets.filter((t) => !settled.has(t.id));
-  if (waiting.length === 0) return { retryAfterSeconds: null, results: [] };
+  if (waiting.length === 0) return { retryAfterSeconds: pushed.retry ? retryAfter() : null, results: [], pushes: pushed.outcomes };
 
   const json = JSON.stringify(event);
   let key: CryptoKey | Error;
@@ -111,8 +120,6 @@ export async function deliverEvent(deployment: Env, body: unknown, attemptNo: nu
     key = e instanceof ConnectorKeyError ? new Error("the Worker has no usable CONNECTOR_KEY to open the signing secret") : (e as Error);
   }
   const attempts = await Promise.all(waiting.map((t) => attempt(env, key, t, event, json, nowMs)));
-  const age = nowMs - Date.parse(event.created_at);
-  const lastChance = age >= GIVE_UP_AFTER_MS;
   const now = new Date(nowMs).toISOString();
   const results = attempts.map((a) => ({
     webhook_id: a.target.id,
@@ -131,9 +138,8 @@ export async function deliverEvent(deployment: Env, body: unknown, attemptNo: nu
     console.warn(JSON.stringify({ level: "warn", where: "webhook consumer", msg: "gave up a delivery", webhook: r.webhook_id, event: event.id, error: r.error }));
   }
   const out = results.map(({ webhook_id, status, error }) => ({ webhook_id, status, error }));
-  if (!results.some((r) => r.status === "pending")) return { retryAfterSeconds: null, results: out };
-  const left = Math.ceil((GIVE_UP_AFTER_MS - age) / 1000);
-  return { retryAfterSeconds: Math.max(1, Math.min(retryDelaySeconds(attemptNo), left)), results: out };
+  const again = pushed.retry || results.some((r) => r.status === "pending");
+  return { retryAfterSeconds: again ? retryAfter() : null, results: out, pushes: pushed.outcomes };
 }
 
 /** The Worker's `queue` handler: each message acked when done, retried with its delay otherwise. */

@@ -254,7 +254,7 @@ describe("the web console in Chromium", () => {
     for (const path of ["/", "/tasks", "/agents", "/apps", "/trash", "/activity", "/settings"]) {
       const response = await page.goto(`${taskgate().base}${path}`);
       expect(response?.status(), path).toBe(200);
-      expectSafeHeaders(response);
+      expectSafeHeaders(response, path);
       await expectNoLeak(page, [f.agentToken, PASSWORD]);
       expect(await page.getByRole("navigation", { name: "Console" }).locator('[aria-current="page"]').count(), path).toBe(1);
     }

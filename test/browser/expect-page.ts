@@ -7,13 +7,15 @@ export async function pageText(page: Page): Promise<string> {
   return (await page.locator("body").innerText()).replace(/\s+/g, " ");
 }
 
-/** The security headers of a page: a CSP that allows no script at all and no framing. */
-export function expectSafeHeaders(response: Response | null): void {
+/** The security headers of a page: a CSP that allows no script at all (Settings: its push script, from this origin) and no framing. */
+export function expectSafeHeaders(response: Response | null, path?: string): void {
   expect(response, "the page's response").not.toBeNull();
   const headers = response?.headers() ?? {};
   const csp = headers["content-security-policy"] ?? "";
   expect(csp).toMatch(/default-src 'none'/);
-  expect(csp).not.toMatch(/script-src/);
+  if (path === "/settings") expect(csp).toMatch(/script-src 'self'; worker-src 'self'/);
+  else expect(csp).not.toMatch(/script-src/);
+  expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
   expect(csp).toMatch(/frame-ancestors 'none'/);
   expect(headers["x-frame-options"]).toBe("DENY");
 }

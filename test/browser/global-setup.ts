@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { newConnectorKey } from "../../src/connectors/crypto.ts";
 import { ROOT } from "../../scripts/lib/d1.ts";
+import { newVapidKeyValue } from "../../scripts/lib/demo.ts";
 import { LocalStack } from "../../scripts/lib/local-stack.ts";
 import type { Taskgate } from "./context.ts";
 
@@ -18,8 +19,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const stack = new LocalStack("taskgate-browser-");
   try {
     await stack.applySchema();
-    // The key that seals webhook secrets: .dev.vars when there is one (wrangler reads it), else one for this run.
-    await stack.start(existsSync(join(ROOT, ".dev.vars")) ? {} : { CONNECTOR_KEY: newConnectorKey() });
+    // The key that seals webhook secrets: .dev.vars when there is one (wrangler reads it), else one for this run;
+    // and a VAPID key pair (Web Push) of this run's own.
+    await stack.start({ ...(existsSync(join(ROOT, ".dev.vars")) ? {} : { CONNECTOR_KEY: newConnectorKey() }), VAPID_KEY: newVapidKeyValue() });
     const account = await stack.admin(["create-account", "--name", "Browser tests"]);
     const taskgate: Taskgate = { base: stack.base, persistTo: stack.dir, accountId: account.id };
     project.provide("taskgate", taskgate);

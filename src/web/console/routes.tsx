@@ -39,6 +39,9 @@ import { AppsPage, type NewToken, type TokenItem } from "./pages/apps.tsx";
 import { TrashPage } from "./pages/trash.tsx";
 import { ActivityPage } from "./pages/activity.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
+import { listPushDevices } from "../../db/push.ts";
+import { parseVapidKey } from "../../domain/push.ts";
+import { addPushDeviceFromForm, removePushDeviceFromForm, setPushEventsFromForm } from "./push.ts";
 import type { Flash, View } from "./ui.tsx";
 
 const TRASH_PAGE = 30;
@@ -50,11 +53,14 @@ async function sessionOf(c: WebContext): Promise<Session> {
 }
 
 /** Renders a page with the frame's data; takes (and clears) the pending flash message. */
-function render(c: WebContext, s: Session, frame: Frame, build: (view: View) => Parameters<typeof page>[0], status = 200, cookies: (string | null)[] = [], notice?: Flash): Promise<Response> {
+function render(
+  c: WebContext, s: Session, frame: Frame, build: (view: View) => Parameters<typeof page>[0], status = 200, cookies: (string | null)[] = [],
+  o: { notice?: Flash; scripts?: boolean } = {},
+): Promise<Response> {
   const url = new URL(c.req.url);
   const taken = takeFlash(c);
   const { clear } = taken;
-  const flash = notice ?? taken.flash;
+  const flash = o.notice ?? taken.flash;
   const view: View = {
     session: s,
     csrf: s.csrfToken,
@@ -65,7 +71,7 @@ function render(c: WebContext, s: Session, frame: Frame, build: (view: View) => 
     pendingCount: frame.pendingCount,
     flash,
   };
-  return page(build(view), { status, cookies: [clear, ...cookies] });
+  return page(build(view), { status, cookies: [clear, ...cookies], scripts: o.scripts ?? false });
 }
 
 function textOf(r: { content?: unknown }): string {
@@ -129,7 +135,7 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     if (data.search) data.search = data.search.slice(0, TASKS_PAGE);
     else ({ items: data.tasks, next_cursor: next } = pageOf(data.tasks, TASKS_PAGE, (r) => ({ k: r.created_at, id: r.id })));
     const notice = problem ? { kind: "error" as const, text: problem } : undefined;
-    return render(c, s, data, (v) => <TasksPage view={v} data={data} query={query} nextCursor={next} />, problem ? 400 : 200, [], notice);
+    return render(c, s, data, (v) => <TasksPage view={v} data={data} query={query} nextCursor={next} />, problem ? 400 : 200, [], { notice });
   });
 
   web.get("/tasks/:id", requireSession(), async (c) => {
@@ -229,11 +235,35 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     return render(c, s, data, (v) => <ActivityPage view={v} data={data} query={query} nextCursor={paged.next_cursor} webPrefix={WEB_TOKEN_PREFIX} />);
   });
 
+  /** Settings, with the person's push devices; the one page that loads a script (its "Notify this device"). */
   web.get("/settings", requireSession(), async (c) => {
     const s = await sessionOf(c);
-    const frame = await readFrame(c.env.DB, s.accountId);
-    return render(c, s, frame, (v) => <SettingsPage view={v} settings={frame.settings} />);
+    const [frame, devices] = await Promise.all([readFrame(c.env.DB, s.accountId), listPushDevices(c.env.DB, s.personId)]);
+    let publicKey: string | null = null;
+    let setupError: string | null = null;
+    try {
+      publicKey = parseVapidKey(c.env.VAPID_KEY).publicKey;
+    } catch (e) {
+      setupError = (e as Error).message;
+    }
+    return render(c, s, frame, (v) => <SettingsPage view={v} settings={frame.settings} push={{ devices, publicKey, setupError }} />, 200, [], { scripts: true });
   });
+
+  /** Settings → push devices: add this browser, change a device's events, remove one; each back to Settings with the outcome. */
+  const pushForms = {
+    "/settings/push": (c: WebContext, s: Session, form: FormFields) => addPushDeviceFromForm(c.env, s, form, originOf(c), c.req.header("user-agent")),
+    "/settings/push/events": (c: WebContext, s: Session, form: FormFields) => setPushEventsFromForm(c.env, s, form),
+    "/settings/push/remove": (c: WebContext, s: Session, form: FormFields) => removePushDeviceFromForm(c.env, s, form),
+  };
+  for (const [path, handle] of Object.entries(pushForms)) {
+    web.post(path, formLimit, async (c) => {
+      const g = await guardedForm(c);
+      if (g instanceof Response) return g;
+      const r = await handle(c, g.s, g.form);
+      const flash = "error" in r ? { kind: "error" as const, text: r.error } : { kind: "ok" as const, text: r.ok };
+      return redirect("/settings", { cookies: [flashCookie(c, flash)] });
+    });
+  }
 
   /** Every action: one tool call with the person's principal, then back to the page with the outcome. */
   web.post("/act/:action", formLimit, async (c) => {

@@ -55,10 +55,10 @@ const Nav: FC<{ section: Section | null; pending: number }> = ({ section, pendin
 );
 
 /** Every console page: the shared layout with the console's navigation, the pending count in the title, and the flash message. */
-export const Shell: FC<PropsWithChildren<{ view: View; section: Section | null; title: string }>> = ({ view, section, title, children }) => {
+export const Shell: FC<PropsWithChildren<{ view: View; section: Section | null; title: string; script?: string }>> = ({ view, section, title, script, children }) => {
   const pending = view.pendingCount;
   return (
-    <Layout title={`${pending > 0 ? `(${pending}) ` : ""}${title}`} session={view.session} bodyClass="console" nav={<Nav section={section} pending={pending} />}>
+    <Layout title={`${pending > 0 ? `(${pending}) ` : ""}${title}`} session={view.session} bodyClass="console" script={script} nav={<Nav section={section} pending={pending} />}>
       {view.flash ? (
         <div class={`flash ${view.flash.kind}`} role={view.flash.kind === "error" ? "alert" : "status"}>
           {view.flash.text}

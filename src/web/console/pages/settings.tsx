@@ -1,10 +1,19 @@
 import type { FC } from "hono/jsx";
 import type { AccountSettingsRow } from "../../../db/account.ts";
 import { ACTIVITY_RETENTION } from "../../../domain/retention.ts";
+import type { PushDevice } from "../../../db/push.ts";
+import { PUSH_SCRIPT_PATH } from "../../pwa.ts";
 import { Act, Button, Field, Shell, type View } from "../ui.tsx";
+import { PushSection } from "./settings-push.tsx";
 
-export const SettingsPage: FC<{ view: View; settings: AccountSettingsRow }> = ({ view, settings }) => (
-  <Shell view={view} section="settings" title="Settings">
+export interface PushSettings {
+  devices: PushDevice[];
+  publicKey: string | null;
+  setupError: string | null;
+}
+
+export const SettingsPage: FC<{ view: View; settings: AccountSettingsRow; push: PushSettings }> = ({ view, settings, push }) => (
+  <Shell view={view} section="settings" title="Settings" script={PUSH_SCRIPT_PATH}>
     <h1>Settings</h1>
     <section class="card" aria-labelledby="h-account">
       <h2 id="h-account">{settings.name || "Account"}</h2>
@@ -33,5 +42,6 @@ export const SettingsPage: FC<{ view: View; settings: AccountSettingsRow }> = ({
         <Button kind="primary">Save settings</Button>
       </Act>
     </section>
+    <PushSection view={view} devices={push.devices} publicKey={push.publicKey} setupError={push.setupError} />
   </Shell>
 );
