@@ -95,7 +95,21 @@ export interface TaskPage extends Frame {
   eventCount: number;
   approval: { id: string; kind: ApprovalKind; question: string; requested_by: string; created_at: string } | null;
   history: HistoryRow[];
+  /** What the ids in the history name: a question, a run (its agent), a step, a comment (`trashed` when deleted). */
+  named: { id: string; kind: "approval" | "run" | "step" | "comment"; text: string; trashed: string | null }[];
 }
+
+/**
+ * The approvals, runs, steps and comments the latest `?4` history entries of
+ * task `?1` name by id (the first id of each kind in an entry), in account `?2`,
+ * their texts cut to `?3` characters: looked up by key, never scanned.
+ */
+const NAMED_IN_HISTORY = `WITH h AS (SELECT summary FROM activity WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4),
+  ids AS (${["apr_", "run_", "stp_", "cmt_"].map((p) => `SELECT substr(summary, instr(summary, '${p}'), 20) AS id FROM h WHERE instr(summary, '${p}') > 0`).join(" UNION ")})
+  SELECT a.id, 'approval' AS kind, substr(a.question, 1, ?3) AS text, NULL AS trashed FROM ids JOIN approvals a ON a.id = ids.id AND a.account_id = ?2
+  UNION ALL SELECT r.id, 'run', g.name, NULL FROM ids JOIN runs r ON r.id = ids.id AND r.account_id = ?2 JOIN agents g ON g.id = r.agent_id AND g.account_id = r.account_id
+  UNION ALL SELECT s.id, 'step', substr(s.text, 1, ?3), s.trash_id FROM ids JOIN steps s ON s.id = ids.id AND s.account_id = ?2
+  UNION ALL SELECT c.id, 'comment', substr(c.body, 1, ?3), c.trash_id FROM ids JOIN comments c ON c.id = ids.id AND c.account_id = ?2`;
 
 export interface TaskPageLimits {
   /** How many of each list the page shows at most. */
@@ -188,6 +202,7 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
           WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4`),
       )
       .bind(taskId, a, l.lineClip + 1, l.history, a),
+    named: db.prepare(NAMED_IN_HISTORY).bind(taskId, a, l.lineClip + 1, l.history),
   });
   type P = TaskPage;
   const n = (rows: unknown[]) => (rows[0] as { n: number }).n;
@@ -210,6 +225,7 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
     eventCount: n(r.eventCount),
     approval: (r.approval[0] as P["approval"] | undefined) ?? null,
     history: r.history as HistoryRow[],
+    named: r.named as P["named"],
   };
 }
 

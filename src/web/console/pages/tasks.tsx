@@ -5,7 +5,7 @@ import type { SearchRow } from "../../../db/task-search.ts";
 import { mentions, snippetOf, wordsOf } from "../../../domain/search-terms.ts";
 import { PRIORITIES, TASK_STATUSES } from "../../../domain/vocabulary.ts";
 import { actorWord, clip, statusWord } from "../format.ts";
-import { Act, Badge, Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
+import { Act, Badge, Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
 
 export const DUE_CHOICES = { overdue: "Overdue", week: "Due within 7 days", month: "Due within 30 days" } as const;
 export type DueChoice = keyof typeof DUE_CHOICES;
@@ -24,19 +24,26 @@ const NAME_CLIP = 40;
 /** Projects shown as tabs; all of them (up to 100) are in the Project filter. */
 const TABS = 8;
 
-const Row: FC<{ view: View; t: TaskRow; projects: Map<string, string>; snippet?: string }> = ({ view, t, projects, snippet }) => (
+/** One task: its title in at most two lines (whole on hover), then its facts; on a phone, one compact row. */
+const Row: FC<{ view: View; t: TaskRow; projects: Map<string, string>; snippet?: string }> = ({ view, t, projects, snippet }) => {
+  const project = t.project_id ? projects.get(t.project_id) : undefined;
+  return (
   <tr>
     <td data-label="Task">
-      <a href={`/tasks/${t.id}`}>{clip(t.title, TITLE_CLIP).text}</a>
-      {snippet ? <div class="hint body">{snippet}</div> : null}
+      <a href={`/tasks/${t.id}`} class="clamp" title={t.title}><Written text={t.title} max={TITLE_CLIP} /></a>
+      {snippet ? <div class="hint body clamp"><Written text={snippet} /></div> : null}
     </td>
     <td data-label="Status"><Badge status={t.status} /></td>
-    <td data-label="Project">{t.project_id ? clip(projects.get(t.project_id) ?? "—", NAME_CLIP).text : "—"}</td>
+    <td data-label="Project" class="one">{project ? <span title={project}><Written text={project} max={NAME_CLIP} /></span> : "—"}</td>
     <td data-label="Assignee">{t.assignee ? actorWord(t.assignee) : <span class="muted">nobody</span>}</td>
     <td data-label="Due">{t.due_at ? <When view={view} iso={t.due_at} /> : <span class="muted">—</span>}</td>
     <td data-label="Priority">{PRIORITIES[t.priority] ?? "normal"}</td>
   </tr>
-);
+  );
+};
+
+/** What a project tab's count counts: its tasks that are not done or cancelled. */
+const open = (p: { n_total: number; n_done: number; n_cancelled: number }) => p.n_total - p.n_done - p.n_cancelled;
 
 function hrefWith(q: TaskQuery, change: Partial<TaskQuery> & { cursor?: string }): string {
   const merged: Record<string, string | undefined> = { ...q, ...change };
@@ -62,7 +69,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
         {tabs.map((p) => (
           <li>
             <a href={hrefWith(query, { project: p.id })} aria-current={query.project === p.id ? "page" : undefined}>
-              {clip(p.name, NAME_CLIP).text} <span class="muted">{p.n_total - p.n_done - p.n_cancelled}</span>
+              <Written text={p.name} max={NAME_CLIP} /> <span class="muted" title={`${open(p)} of its ${p.n_total} tasks are not done or cancelled`}>{open(p)} open</span>
             </a>
           </li>
         ))}
@@ -118,7 +125,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
         <Empty>{filtered ? "No task matches these filters." : "No tasks yet."}</Empty>
       ) : (
         <div class="table">
-          <table class="stack">
+          <table class="stack tasks">
             <thead>
               <tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Project</th><th scope="col">Assignee</th><th scope="col">Due</th><th scope="col">Priority</th></tr>
             </thead>
@@ -134,7 +141,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
         </nav>
       ) : null}
       <details class="card">
-        <summary>New task{current ? ` in ${clip(current.name, NAME_CLIP).text}` : ""}</summary>
+        <summary>New task{current ? <> in <Written text={current.name} max={NAME_CLIP} /></> : ""}</summary>
         <Act view={view} action="create_task" once label="New task" fields={current ? { project_id: current.id } : {}}>
           <div class="row">
             <Field id="n-title" label="Title" class="grow">
