@@ -299,20 +299,28 @@ export async function readAgentsPage(
 export interface AppsPage extends Frame {
   connectors: ConnectorSummaryRow[];
   agents: { name: string; paused_at: string | null }[];
+  /** Where each app connected by URL sends its access, by token id: what tells two apps of one name apart. */
+  redirects: { id: string; client_id: string; redirect_uri: string }[];
 }
 
-/** The connected apps (never their credentials) and the agents a new token may name. */
+const REDIRECTS_SHOWN = 500;
+
+/** The connected apps (never their credentials), the agents a new token may name, and where apps connected by URL send their access. */
 export async function readAppsPage(db: D1Database, accountId: string): Promise<AppsPage> {
   const c = connectorSql.summaries(accountId);
   const r = await readBatch(db, {
     ...frameStatements(db, accountId),
     connectors: db.prepare(c.sql).bind(...c.params),
     agents: db.prepare("SELECT name, paused_at FROM agents WHERE account_id = ? ORDER BY name LIMIT ?").bind(accountId, PAGE_LISTS),
+    redirects: db
+      .prepare("SELECT id, client_id, redirect_uri FROM tokens WHERE account_id = ? AND client_id IS NOT NULL AND redirect_uri IS NOT NULL ORDER BY created_at DESC LIMIT ?")
+      .bind(accountId, REDIRECTS_SHOWN),
   });
   return {
     ...frameOf(r, accountId),
     connectors: r.connectors as ConnectorSummaryRow[],
     agents: r.agents as AppsPage["agents"],
+    redirects: r.redirects as AppsPage["redirects"],
   };
 }
 

@@ -60,6 +60,7 @@ function render(c: WebContext, s: Session, frame: Frame, build: (view: View) => 
     timeZone: frame.settings.time_zone || "UTC",
     nowMs: Date.now(),
     accountName: frame.settings.name,
+    accountAutoOk: frame.settings.default_auto_ok === 1,
     pendingCount: frame.pendingCount,
     flash,
   };

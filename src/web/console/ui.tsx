@@ -17,6 +17,8 @@ export interface View {
   timeZone: string;
   nowMs: number;
   accountName: string;
+  /** The account's auto-OK default for new tasks (Settings), which a project may follow or override. */
+  accountAutoOk: boolean;
   pendingCount: number;
   flash: Flash | null;
 }

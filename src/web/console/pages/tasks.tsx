@@ -6,6 +6,7 @@ import { mentions, snippetOf, wordsOf } from "../../../domain/search-terms.ts";
 import { PRIORITIES, TASK_STATUSES } from "../../../domain/vocabulary.ts";
 import { actorWord, clip, statusWord } from "../format.ts";
 import { Act, Badge, Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
+import { autoOkSaid, ProjectForms } from "./project-forms.tsx";
 
 export const DUE_CHOICES = { overdue: "Overdue", week: "Due within 7 days", month: "Due within 30 days" } as const;
 export type DueChoice = keyof typeof DUE_CHOICES;
@@ -74,6 +75,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
           </li>
         ))}
       </ul>
+      {current ? <p class="hint">{current.description ? <><Written text={current.description} max={300} /> · </> : null}{autoOkSaid(current, view.accountAutoOk ? 1 : 0)}</p> : null}
       <form method="get" action="/tasks" class="filters" role="search" aria-label="Filter tasks">
         <div class="row">
           <Field id="f-q" label="Search" class="grow">
@@ -151,6 +153,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
           </div>
         </Act>
       </details>
+      <ProjectForms view={view} current={current} />
     </Shell>
   );
 };
