@@ -175,9 +175,14 @@ describe("hostile text from agents and apps", () => {
         }
       }
     }
-    // Cut caller text keeps its whole value on hover.
+    // A title cut to two lines in the Tasks table is whole on hover.
+    await page.setViewportSize(WIDTHS.desktop);
     await page.goto(`${base}/tasks`);
-    const titles = await page.locator("table.tasks a[title]").evaluateAll((as) => as.map((a) => a.getAttribute("title")));
-    expect(titles).toContain(HOSTILE.title);
+    const link = page.locator("table.tasks a.clamp", { hasText: LONG(40) }).first();
+    expect(await link.textContent()).toBe(HOSTILE.title);
+    const cut = () => link.evaluate((a) => a.scrollHeight > a.clientHeight + 1);
+    expect(await cut(), "cut to two lines").toBe(true);
+    await link.hover();
+    expect(await cut(), "whole on hover").toBe(false);
   }, 300_000);
 });

@@ -84,6 +84,7 @@ td[data-label=URL]{min-width:22rem}
 td[data-label=URL] code{overflow-wrap:anywhere}
 .table tr:last-child td{border-bottom:0}
 .clamp{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;overflow-wrap:anywhere}
+.clamp:hover,.clamp:focus{-webkit-line-clamp:unset;overflow:visible}
 td.one{max-width:12rem}
 td.one>span{display:block;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 table.tasks td[data-label=Task]{width:45%}

@@ -17,13 +17,13 @@ const RunLog: FC<{ view: View; run: InboxRun; events: InboxEvent[] }> = ({ view,
         Run by {run.agent} <Badge status={run.status} /> started <When view={view} iso={run.started_at} />
         {run.finished_at ? <> · finished <When view={view} iso={run.finished_at} /></> : null}
       </h4>
-      {run.summary ? <p class="body"><Written text={run.summary} max={INBOX_LIMITS.clip} /></p> : null}
+      {run.summary ? <p class="body"><Written text={clip(run.summary, INBOX_LIMITS.clip).text} /></p> : null}
       {events.length ? (
         <ol class="log" aria-label="Run log">
           {earlier > 0 ? <li class="muted">{plural(earlier, "earlier event")}</li> : null}
           {events.map((e) => (
             <li>
-              <When view={view} iso={e.created_at} /> <span class="badge">{e.kind}</span> <span class="body"><Written text={e.message} max={INBOX_LIMITS.clip} /></span>
+              <When view={view} iso={e.created_at} /> <span class="badge">{e.kind}</span> <span class="body"><Written text={clip(e.message, INBOX_LIMITS.clip).text} /></span>
               {e.url ? <> · <a href={e.url} rel="noreferrer noopener">link</a></> : null}
             </li>
           ))}
@@ -69,7 +69,7 @@ const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events
             {comments.map((c) => (
               <li>
                 <strong>{actorWord(c.author)}</strong> <When view={view} iso={c.created_at} />
-                <div class="body"><Written text={c.body} max={INBOX_LIMITS.clip} /></div>
+                <div class="body"><Written text={clip(c.body, INBOX_LIMITS.clip).text} /></div>
               </li>
             ))}
           </ul>

@@ -29,7 +29,7 @@ const Refs: FC<{ items: { id: string; title: string; status: string }[]; none: s
   items.length ? (
     <ul>
       {items.map((d) => (
-        <li><a href={`/tasks/${d.id}`}><Written text={d.title} max={REF_CLIP} /></a> <Badge status={d.status} /></li>
+        <li><a href={`/tasks/${d.id}`}><Written text={clip(d.title, REF_CLIP).text} /></a> <Badge status={d.status} /></li>
       ))}
     </ul>
   ) : (
@@ -189,7 +189,7 @@ export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
           <AutoOk view={view} data={data} t={t} />
           <section class="card" aria-labelledby="h-labels">
             <h2 id="h-labels">Labels</h2>
-            {data.labels.length ? <p class="row">{data.labels.map((l) => <a class="badge label" href={`/tasks?label=${encodeURIComponent(l.name)}`}><Written text={l.name} max={LABEL_CLIP} /></a>)}</p> : <p class="hint">No labels.</p>}
+            {data.labels.length ? <p class="row">{data.labels.map((l) => <a class="badge label" href={`/tasks?label=${encodeURIComponent(l.name)}`}><Written text={clip(l.name, LABEL_CLIP).text} /></a>)}</p> : <p class="hint">No labels.</p>}
           </section>
           <section class="card" aria-labelledby="h-deps">
             <h2 id="h-deps">Dependencies</h2>

@@ -20,22 +20,22 @@ export interface TaskQuery {
   q: string;
 }
 
-const TITLE_CLIP = 200;
+
 const NAME_CLIP = 40;
 /** Projects shown as tabs; all of them (up to 100) are in the Project filter. */
 const TABS = 8;
 
-/** One task: its title in at most two lines (whole on hover), then its facts; on a phone, one compact row. */
+/** One task: its title in at most two lines (whole on hover or focus, without a second copy in a title attribute), then its facts; on a phone, one compact row. */
 const Row: FC<{ view: View; t: TaskRow; projects: Map<string, string>; snippet?: string }> = ({ view, t, projects, snippet }) => {
   const project = t.project_id ? projects.get(t.project_id) : undefined;
   return (
   <tr>
     <td data-label="Task">
-      <a href={`/tasks/${t.id}`} class="clamp" title={t.title}><Written text={t.title} max={TITLE_CLIP} /></a>
+      <a href={`/tasks/${t.id}`} class="clamp"><Written text={t.title} /></a>
       {snippet ? <div class="hint body clamp"><Written text={snippet} /></div> : null}
     </td>
     <td data-label="Status"><Badge status={t.status} /></td>
-    <td data-label="Project" class="one">{project ? <span title={project}><Written text={project} max={NAME_CLIP} /></span> : "—"}</td>
+    <td data-label="Project" class="one">{project ? <span><Written text={clip(project, NAME_CLIP).text} /></span> : "—"}</td>
     <td data-label="Assignee">{t.assignee ? actorWord(t.assignee) : <span class="muted">nobody</span>}</td>
     <td data-label="Due">{t.due_at ? <When view={view} iso={t.due_at} /> : <span class="muted">—</span>}</td>
     <td data-label="Priority">{PRIORITIES[t.priority] ?? "normal"}</td>
@@ -70,7 +70,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
         {tabs.map((p) => (
           <li>
             <a href={hrefWith(query, { project: p.id })} aria-current={query.project === p.id ? "page" : undefined}>
-              <Written text={p.name} max={NAME_CLIP} /> <span class="muted" title={`${open(p)} of its ${p.n_total} tasks are not done or cancelled`}>{open(p)} open</span>
+              <Written text={p.name} max={NAME_CLIP} /> <span class="muted">{open(p)} open</span>
             </a>
           </li>
         ))}
