@@ -46,7 +46,7 @@ describe("what the docs say is so", () => {
     const named = await rawCall(acc.human, { "mcp-method": "tools/call", "mcp-name": "list_projects" });
     expect(named.status).toBe(200);
     expect(((await named.json()) as { result?: { isError?: boolean } }).result?.isError).not.toBe(true);
-    for (const without of [{ "mcp-name": "list_projects" }, { "mcp-method": "tools/call" }]) {
+    for (const without of [{ "mcp-name": "list_projects" }, { "mcp-method": "tools/call" }] as Record<string, string>[]) {
       const res = await rawCall(acc.human, without);
       const body = (await res.json()) as { error?: unknown; result?: unknown };
       expect(res.status >= 400 || body.error !== undefined, JSON.stringify(without)).toBe(true);
