@@ -101,7 +101,7 @@ describe("the console for a new person", () => {
     const history = html.slice(html.indexOf('id="h-history"'));
     expect(history).toContain('<a href="#h-approval">“<bdi class="u">One year or three?</bdi>”</a>');
     expect(history).toContain(`<a href="/tasks/${task.id}/text/${steps[0].id}">“<bdi class="u">Compare the prices</bdi>”</a>`);
-    expect(history).toContain(`<a href="/agents">run by <bdi class="u">${p.acc.agentName}</bdi></a>`);
+    expect(history).toContain(`started run <a href="/agents">by <bdi class="u">${p.acc.agentName}</bdi></a>`);
     expect(history).not.toMatch(/(apr|stp)_[0-9a-z]{16}<|code>run_/);
     expect(history).not.toContain(`<code>${run.id}</code>`);
     await agent.close();

@@ -38,7 +38,7 @@ const What: FC<{ n: Named; taskId: string; pending: string | null }> = ({ n, tas
     case "approval":
       return pending === n.id ? <a href="#h-approval">{quoted}</a> : quoted;
     case "run":
-      return <a href="/agents">run by <Written text={n.text} /></a>;
+      return <a href="/agents">by <Written text={n.text} /></a>;
     case "step":
     case "comment":
       return n.trashed ? <>{quoted} (deleted)</> : <a href={`/tasks/${taskId}/text/${n.id}`}>{quoted}</a>;

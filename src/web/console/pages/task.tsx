@@ -5,7 +5,7 @@ import { PRIORITIES } from "../../../domain/vocabulary.ts";
 import { describeRecurrence } from "../../../tools/series.ts";
 import { actorWord, clip, plural, ruleWords, statusWord } from "../format.ts";
 import { Act, Badge, Button, Shell, When, Written, type View } from "../ui.tsx";
-import { Summary } from "../summary.tsx";
+import { Summary, type Named } from "../summary.tsx";
 import { Decide, requestHeading } from "./decide.tsx";
 import { WEB_TOKEN_PREFIX } from "../respond.ts";
 import { channelOf } from "./activity.tsx";
@@ -101,7 +101,12 @@ export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
   const approval = data.approval;
   const latestRun = data.runs[0];
   const earlierComments = data.commentCount - data.comments.length;
-  const named = new Map(data.named.map((n) => [n.id, n]));
+  // What the history's ids name: looked up for it, and the steps and comments the page shows anyway (an entry may name several).
+  const named = new Map<string, Named>([
+    ...data.steps.map((s): [string, Named] => [s.id, { id: s.id, kind: "step", text: s.text, trashed: null }]),
+    ...data.comments.map((c): [string, Named] => [c.id, { id: c.id, kind: "comment", text: c.body, trashed: null }]),
+    ...data.named.map((n): [string, Named] => [n.id, n]),
+  ]);
   return (
     <Shell view={view} section="tasks" title={clip(t.title, 80).text}>
       <p class="hint"><a href="/tasks">Tasks</a>{data.project ? <> › <a href={`/tasks?project=${data.project.id}`}><Written text={data.project.name} max={REF_CLIP} /></a></> : null}{data.parent ? <> › <a href={`/tasks/${data.parent.id}`}><Written text={data.parent.title} max={60} /></a></> : null}</p>
