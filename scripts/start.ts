@@ -19,6 +19,7 @@ import { claudeDesktopConfig, cursorConfig, indent, vscodeConfig } from "../src/
 import { INSPECTOR_ORIGINS, nextFreePort, portProblem, WRANGLER_JS, waitForHealth, wranglerDevArgs, wranglerEnv } from "./lib/dev-server.ts";
 import { configuredCrons, runCronsOnSchedule, unsupportedCrons } from "./lib/scheduled.ts";
 import { supervise } from "./lib/supervise.ts";
+import { wranglerNoise } from "./lib/wrangler-noise.ts";
 
 const HOST = "127.0.0.1";
 
@@ -151,6 +152,8 @@ async function main(): Promise<void> {
     cwd: ROOT,
     env: wranglerEnv(),
     onStopping: (signal) => console.error(`\n${signal}: stopping wrangler dev and workerd…`),
+    // The lines of wrangler that alarm and ask nothing are dropped (scripts/lib/wrangler-noise.ts; docs/testing.md).
+    filter: wranglerNoise,
   });
 
   const stopped = () => (child.exitCode !== null || child.signalCode !== null ? "exited" : null);

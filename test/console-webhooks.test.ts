@@ -73,7 +73,7 @@ describe("the webhooks page", () => {
     expect(await snapshotDb()).not.toContain(secret!);
 
     const listed = await open(p.b, "/webhooks");
-    expect(listed.html).toContain("<code>https://hooks.example.test/taskgate</code>");
+    expect(listed.html).toContain('<code title="https://hooks.example.test/taskgate"><bdi class="u">https://hooks.example.test/taskgate</bdi></code>');
     expect(listed.html).toContain("task.completed, claim.lapsed");
     expect(listed.html).toContain(row.secret_prefix);
     expect(listed.html).toContain("none yet");
@@ -103,16 +103,24 @@ describe("the webhooks page", () => {
     const p = await signedInPerson("Webhook deliveries");
     const hook = await addHook(p.acc.accountId, "https://hooks.example.test/outcomes", "all");
     const now = new Date().toISOString();
-    const insert = (id: string, status: string, error: string | null) =>
+    const insert = (id: string, status: string, error: string | null, at = now, attempts = 3) =>
       env.DB.prepare(
         `INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_id, event_type, status, attempts, last_status, last_error, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'task.completed', ?, 3, 500, ?, ?, ?)`,
-      ).bind(id, p.acc.accountId, hook.webhook.id, `wev_${id}`, status, error, now, now).run();
+         VALUES (?, ?, ?, ?, 'task.completed', ?, ?, 500, ?, ?, ?)`,
+      ).bind(id, p.acc.accountId, hook.webhook.id, `wev_${id}`, status, attempts, error, at, at).run();
     await insert("dlv_1", "delivered", null);
     await insert("dlv_2", "failed", "the endpoint answered HTTP 500 <oops>");
     const { html } = await open(p.b, "/webhooks");
     expect(html).toContain("1 delivered, 0 retrying, 1 failed");
-    expect(html).toContain("task.completed, the endpoint answered HTTP 500 &lt;oops&gt;");
+    expect(html).toContain('last failure <time');
+    expect(html).toContain('task.completed, <bdi class="u">the endpoint answered HTTP 500 &lt;oops&gt;</bdi>');
+
+    // A delivery still being retried says why its last attempt failed.
+    await insert("dlv_3", "pending", "the endpoint did not answer within 10 s", new Date(Date.now() + 1000).toISOString(), 2);
+    await insert("dlv_4", "pending", null, new Date(Date.now() + 2000).toISOString(), 0);
+    const retrying = (await open(p.b, "/webhooks")).html;
+    expect(retrying).toContain("1 delivered, 2 retrying, 1 failed");
+    expect(retrying).toMatch(/retrying after attempt 2 failed <time[^>]*>[^<]*<\/time>: task\.completed, <bdi class="u">the endpoint did not answer within 10 s<\/bdi>/);
   });
 
   it("refuses what the admin CLI refuses, with the reason on the page and nothing added", async () => {
@@ -222,7 +230,7 @@ describe("the webhooks page", () => {
       expect(page).toContain("x=1&amp;y=");
     }
     const [row] = await hooksOf(p.acc.accountId);
-    expect(unescape(/<code>(https:\/\/hooks\.example\.test\/a\?[^<]*)<\/code>/.exec(html)![1])).toBe(row.url);
+    expect(unescape(/<bdi class="u">(https:\/\/hooks\.example\.test\/a\?[^<]*)<\/bdi><\/code>/.exec(html)![1])).toBe(row.url);
   });
 });
 

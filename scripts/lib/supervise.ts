@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { constants } from "node:os";
+import { createInterface } from "node:readline";
 
 export interface SuperviseOptions {
   cwd: string;
@@ -17,6 +18,15 @@ export interface SuperviseOptions {
   graceMs?: number;
   /** Told when a stop begins (for a line on stderr). */
   onStopping?: (signal: NodeJS.Signals) => void;
+  /** When given, the child's output goes through it line by line (one filter per stream); a false drops the line. */
+  filter?: () => (line: string) => boolean;
+}
+
+/** Copies `from` to `to` line by line, keeping the lines `keep` says to. */
+function filtered(from: NodeJS.ReadableStream, to: NodeJS.WritableStream, keep: (line: string) => boolean): void {
+  createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => {
+    if (keep(line)) to.write(`${line}\n`);
+  });
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
@@ -44,8 +54,12 @@ async function groupGone(child: ChildProcess, ms: number): Promise<boolean> {
 /** Starts `file args` in its own group and exits this process when it has stopped. Never returns control after that. */
 export function supervise(file: string, args: string[], o: SuperviseOptions): ChildProcess {
   const grace = o.graceMs ?? 10_000;
-  const options: SpawnOptions = { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "inherit", "inherit"] };
+  const options: SpawnOptions = { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", o.filter ? "pipe" : "inherit", o.filter ? "pipe" : "inherit"] };
   const child = spawn(file, args, options);
+  if (o.filter && child.stdout && child.stderr) {
+    filtered(child.stdout, process.stdout, o.filter());
+    filtered(child.stderr, process.stderr, o.filter());
+  }
   let stopping: NodeJS.Signals | null = null;
   let stoppingAt = 0;
 

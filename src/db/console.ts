@@ -95,7 +95,21 @@ export interface TaskPage extends Frame {
   eventCount: number;
   approval: { id: string; kind: ApprovalKind; question: string; requested_by: string; created_at: string } | null;
   history: HistoryRow[];
+  /** What the ids in the history name: a question, a run (its agent), a step, a comment (`trashed` when deleted). */
+  named: { id: string; kind: "approval" | "run" | "step" | "comment"; text: string; trashed: string | null }[];
 }
+
+/**
+ * The approvals, runs, steps and comments the latest `?4` history entries of
+ * task `?1` name by id (the first id of each kind in an entry), in account `?2`,
+ * their texts cut to `?3` characters: looked up by key, never scanned.
+ */
+const NAMED_IN_HISTORY = `WITH h AS (SELECT summary FROM activity WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4),
+  ids AS (${["apr_", "run_", "stp_", "cmt_"].map((p) => `SELECT substr(summary, instr(summary, '${p}'), 20) AS id FROM h WHERE instr(summary, '${p}') > 0`).join(" UNION ")})
+  SELECT a.id, 'approval' AS kind, substr(a.question, 1, ?3) AS text, NULL AS trashed FROM ids JOIN approvals a ON a.id = ids.id AND a.account_id = ?2
+  UNION ALL SELECT r.id, 'run', g.name, NULL FROM ids JOIN runs r ON r.id = ids.id AND r.account_id = ?2 JOIN agents g ON g.id = r.agent_id AND g.account_id = r.account_id
+  UNION ALL SELECT s.id, 'step', substr(s.text, 1, ?3), s.trash_id FROM ids JOIN steps s ON s.id = ids.id AND s.account_id = ?2
+  UNION ALL SELECT c.id, 'comment', substr(c.body, 1, ?3), c.trash_id FROM ids JOIN comments c ON c.id = ids.id AND c.account_id = ?2`;
 
 export interface TaskPageLimits {
   /** How many of each list the page shows at most. */
@@ -188,6 +202,7 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
           WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4`),
       )
       .bind(taskId, a, l.lineClip + 1, l.history, a),
+    named: db.prepare(NAMED_IN_HISTORY).bind(taskId, a, l.lineClip + 1, l.history),
   });
   type P = TaskPage;
   const n = (rows: unknown[]) => (rows[0] as { n: number }).n;
@@ -210,6 +225,7 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
     eventCount: n(r.eventCount),
     approval: (r.approval[0] as P["approval"] | undefined) ?? null,
     history: r.history as HistoryRow[],
+    named: r.named as P["named"],
   };
 }
 
@@ -283,20 +299,28 @@ export async function readAgentsPage(
 export interface AppsPage extends Frame {
   connectors: ConnectorSummaryRow[];
   agents: { name: string; paused_at: string | null }[];
+  /** Where each app connected by URL sends its access, by token id: what tells two apps of one name apart. */
+  redirects: { id: string; client_id: string; redirect_uri: string }[];
 }
 
-/** The connected apps (never their credentials) and the agents a new token may name. */
+const REDIRECTS_SHOWN = 500;
+
+/** The connected apps (never their credentials), the agents a new token may name, and where apps connected by URL send their access. */
 export async function readAppsPage(db: D1Database, accountId: string): Promise<AppsPage> {
   const c = connectorSql.summaries(accountId);
   const r = await readBatch(db, {
     ...frameStatements(db, accountId),
     connectors: db.prepare(c.sql).bind(...c.params),
     agents: db.prepare("SELECT name, paused_at FROM agents WHERE account_id = ? ORDER BY name LIMIT ?").bind(accountId, PAGE_LISTS),
+    redirects: db
+      .prepare("SELECT id, client_id, redirect_uri FROM tokens WHERE account_id = ? AND client_id IS NOT NULL AND redirect_uri IS NOT NULL ORDER BY created_at DESC LIMIT ?")
+      .bind(accountId, REDIRECTS_SHOWN),
   });
   return {
     ...frameOf(r, accountId),
     connectors: r.connectors as ConnectorSummaryRow[],
     agents: r.agents as AppsPage["agents"],
+    redirects: r.redirects as AppsPage["redirects"],
   };
 }
 

@@ -22,7 +22,8 @@ export interface WebhookSummary {
   secret_prefix: string;
   created_at: string;
   deliveries: { delivered: number; pending: number; failed: number };
-  last_failure: { event_id: string; event_type: string; attempts: number; last_error: string | null; at: string } | null;
+  /** The latest delivery that went wrong: failed for good, or still `retrying` after a failed attempt. */
+  last_failure: { event_id: string; event_type: string; attempts: number; last_error: string | null; at: string; retrying: boolean } | null;
 }
 
 export interface SummaryRow {
@@ -69,8 +70,10 @@ export const webhookSql = {
   list(accountId: string): Sql {
     return {
       sql: `SELECT w.id, w.url, w.events, w.secret_prefix, w.created_at, ${count("delivered")}, ${count("pending")}, ${count("failed")},
-              (SELECT json_object('event_id', d.event_id, 'event_type', d.event_type, 'attempts', d.attempts, 'last_error', d.last_error, 'at', d.updated_at)
-                 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'failed' ORDER BY d.updated_at DESC LIMIT 1) AS last_failure
+              (SELECT json_object('event_id', d.event_id, 'event_type', d.event_type, 'attempts', d.attempts, 'last_error', d.last_error, 'at', d.updated_at,
+                                  'retrying', json(CASE d.status WHEN 'pending' THEN 'true' ELSE 'false' END))
+                 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND (d.status = 'failed' OR (d.status = 'pending' AND d.attempts > 0))
+                ORDER BY d.updated_at DESC LIMIT 1) AS last_failure
               FROM webhooks w WHERE w.account_id = ? ORDER BY w.created_at, w.id`,
       params: [accountId],
     };

@@ -81,6 +81,46 @@ export function describeIssues(tool: string, error: z.ZodError, rawArgs: unknown
   return `Invalid arguments for ${tool}. ${lines.join("; ")}. Fix ${lines.length === 1 ? "this field" : "these fields"} and call again ${CLOSING}`;
 }
 
+/**
+ * Fields of many lines (a note, a comment's body, a description, a question,
+ * a reason, a step's text, a run's message or summary), where newlines and
+ * tabs are text; every other text field is one line.
+ */
+export const MULTILINE_FIELDS = new Set(["body", "content", "description", "message", "note", "notes", "question", "reason", "steps", "summary", "text"]);
+
+/** C0 and C1 control characters and DEL; `lines` lets tab, newline and carriage return through. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
+const CONTROL_IN_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u;
+
+const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+
+/**
+ * Control characters (NUL and the like) in any text of the arguments, each
+ * field named, before anything else is checked: no tool stores one. Newlines
+ * and tabs are text in the fields of MULTILINE_FIELDS. Null when there are none.
+ */
+export function controlCharacters(tool: string, rawArgs: unknown): string | null {
+  const lines: string[] = [];
+  const visit = (v: unknown, path: string[], name: string) => {
+    if (lines.length >= 10) return;
+    if (typeof v === "string") {
+      const multiline = MULTILINE_FIELDS.has(name);
+      const m = (multiline ? CONTROL_IN_LINES : CONTROL).exec(v);
+      if (m) {
+        const allowed = multiline ? " (newlines and tabs are fine)" : " (it is one line of text: no newlines or tabs)";
+        lines.push(`${path.join(".") || "(arguments)"}: must not contain control characters, found ${codePoint(m[0])} at character ${m.index + 1}; remove it${allowed}`);
+      }
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => visit(x, [...path, String(i)], name));
+    } else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) visit(x, [...path, k], k);
+    }
+  };
+  visit(rawArgs, [], "");
+  if (lines.length === 0) return null;
+  return `Invalid arguments for ${tool}. ${lines.join("; ")}. Fix ${lines.length === 1 ? "this field" : "these fields"} and call again ${CLOSING}`;
+}
+
 /** `arguments` that are not an object (an array, a string, a number). */
 export function argumentsNotObject(tool: string, rawArgs: unknown, input: JsonSchema): string {
   const required = (input.required ?? []) as string[];

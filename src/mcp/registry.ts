@@ -14,7 +14,7 @@ import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type Too
 import { movingMessage, movingRefusal, refusal } from "./permissions.ts";
 import { isFenced } from "../db/move-account.ts";
 import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "./toolsets.ts";
-import { argumentsNotObject, describeIssues } from "./argument-errors.ts";
+import { argumentsNotObject, controlCharacters, describeIssues } from "./argument-errors.ts";
 import type { AnyTool } from "./tool.ts";
 import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema } from "./json-schema.ts";
 import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "./contract.ts";
@@ -192,6 +192,8 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
   if (rawArgs !== undefined && rawArgs !== null && (typeof rawArgs !== "object" || Array.isArray(rawArgs))) {
     return errorResult(argumentsNotObject(name, rawArgs, inputSchema));
   }
+  const controls = controlCharacters(name, rawArgs ?? {});
+  if (controls) return errorResult(controls);
   const parsed = tool.input.safeParse(rawArgs ?? {});
   if (!parsed.success) return errorResult(describeIssues(name, parsed.error, rawArgs ?? {}, inputSchema));
   const args = parsed.data as Record<string, unknown>;

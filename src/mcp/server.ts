@@ -242,8 +242,26 @@ export function isClientMistake(error: Error): boolean {
   return CLIENT_MISTAKE.test(error.message);
 }
 
+/**
+ * The SDK warns, once per isolate, that JSON responses drop notifications sent
+ * before a call's result. Taskgate sends none (a call's progress is its result,
+ * and a wait for a person is a task handle or an elicitation), so that one line
+ * is not printed; every other warning is.
+ */
+function withoutJsonModeWarning<T>(make: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!(typeof args[0] === "string" && args[0].startsWith("responseMode: 'json' drops mid-call notifications"))) warn(...args);
+  };
+  try {
+    return make();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 /** Made once per isolate: serves MCP 2026-07-28 and legacy (initialize) clients, statelessly, as JSON. */
-export const mcpHandler = createMcpHandler(serverFor, {
+export const mcpHandler = withoutJsonModeWarning(() => createMcpHandler(serverFor, {
   legacy: "stateless",
   responseMode: "json",
   maxRequestBodySize: MAX_BODY_BYTES,
@@ -251,4 +269,4 @@ export const mcpHandler = createMcpHandler(serverFor, {
     const level = isClientMistake(error) ? "warn" : "error";
     console[level](JSON.stringify({ level, where: "mcp", error: error.message }));
   },
-});
+}));

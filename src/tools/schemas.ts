@@ -34,11 +34,21 @@ export const approvalId = id("apr", "approval");
 
 export const title = z.string().trim().min(1, "must not be empty").max(LIMITS.title);
 export const longText = z.string().max(LIMITS.text);
-/** A zod check from one of the domain's parsers: the parser's reason becomes the field's message. */
+/** The years a date argument may name: a year 0000 or 9999 is a typo, never a plan. */
+export const DATE_YEARS = { first: 1970, last: 2200 } as const;
+
+/** A zod check from one of the domain's parsers: the parser's reason becomes the field's message; a date must fall in DATE_YEARS. */
 function parsedBy(parse: (text: string) => Parsed<string>) {
   return (text: string, ctx: z.core.$RefinementCtx<string>) => {
     const r = parse(text);
     if (!r.ok) ctx.addIssue({ code: "custom", message: r.problem, input: text });
+    else if (+r.value.slice(0, 4) < DATE_YEARS.first || +r.value.slice(0, 4) > DATE_YEARS.last) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${text} is outside the years ${DATE_YEARS.first}–${DATE_YEARS.last} (UTC); send a date from ${DATE_YEARS.first}-01-01 to ${DATE_YEARS.last}-12-31`,
+        input: text,
+      });
+    }
   };
 }
 
@@ -51,14 +61,14 @@ export const isoTime = z
   .string()
   .max(40)
   .superRefine(parsedBy(parseIsoTime))
-  .meta({ format: "date-time", detail: `ISO 8601 time, e.g. ${TIME_EXAMPLE}` });
+  .meta({ format: "date-time", detail: `ISO 8601 time, 1970–2200, e.g. ${TIME_EXAMPLE}` });
 
 /** A calendar date, YYYY-MM-DD, that exists. */
 export const calendarDate = z
   .string()
   .max(10)
   .superRefine(parsedBy(parseCalendarDate))
-  .meta({ format: "date", detail: `date, YYYY-MM-DD, e.g. ${DATE_EXAMPLE}` });
+  .meta({ format: "date", detail: `date, YYYY-MM-DD, 1970–2200, e.g. ${DATE_EXAMPLE}` });
 
 /** An IANA time zone name that Intl knows (`Europe/Berlin`, `UTC`); offsets like +01:00 are not zones. */
 export const timeZoneName = z

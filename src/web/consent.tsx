@@ -8,6 +8,7 @@
 import { shownClientName } from "../domain/client-registration.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "../domain/grants.ts";
 import { PRESETS, TOOLSETS } from "../mcp/toolsets.ts";
+import { TOOL_NAMES, WRITE_TOOLS } from "../mcp/effects.ts";
 import { Layout, Notice } from "./layout.tsx";
 import type { Session } from "./session.ts";
 
@@ -30,6 +31,19 @@ export interface ConsentDefaults {
 
 const AGENT_PRESET = PRESETS.find((p) => p.name === "agent");
 
+/**
+ * How many of these tools an app sees with each access: the page works
+ * without script, so both counts are shown, each named by its choice.
+ */
+function Counts(props: { tools: readonly string[] }) {
+  const read = props.tools.filter((t) => !WRITE_TOOLS.has(t as never)).length;
+  return (
+    <span class="muted">
+      ({props.tools.length} tools with read and write; {read} with read only)
+    </span>
+  );
+}
+
 /** The OAuth scopes an app asked for, in words a person reads ("to read your tasks and to change your tasks"). */
 export function askedFor(scopes: string[]): string {
   const words = scopes.map((s) => (s === READ_SCOPE ? "to read your tasks" : s === WRITE_SCOPE ? "to change your tasks" : `for “${s}”, which Taskgate does not offer`));
@@ -50,7 +64,7 @@ export function ConsentPage(props: {
   return (
     <Layout title={`Connect ${name}`} session={props.session}>
       <section class="card">
-        <h1>Allow {name} to use your Taskgate account?</h1>
+        <h1>Allow <bdi class="u">{name}</bdi> to use your Taskgate account?</h1>
         <ul class="facts">
           <li>
             {facts.clientDomain ? (
@@ -118,12 +132,12 @@ export function ConsentPage(props: {
             <legend>It sees these tools</legend>
             <label for="tools_all">
               <input type="radio" id="tools_all" name="tools" value="all" checked={defaults.tools === "all"} />
-              Every tool its access allows
+              Every tool its access allows <Counts tools={TOOL_NAMES} />
             </label>
             {AGENT_PRESET ? (
               <label for="tools_agent">
                 <input type="radio" id="tools_agent" name="tools" value="agent" checked={defaults.tools === "agent"} />
-                An agent's working loop ({AGENT_PRESET.tools.length} tools: its tasks, steps, runs, comments, complete, ask for approval)
+                An agent's working loop (its tasks, steps, runs, comments, complete, ask for approval) <Counts tools={AGENT_PRESET.tools} />
               </label>
             ) : null}
             <label for="tools_chosen">
@@ -134,7 +148,7 @@ export function ConsentPage(props: {
               {TOOLSETS.map((t) => (
                 <label for={`toolset_${t.name}`}>
                   <input type="checkbox" id={`toolset_${t.name}`} name="toolset" value={t.name} checked={defaults.toolsets.includes(t.name)} />
-                  {t.title} <span class="muted">({t.tools.length})</span>
+                  {t.title} <Counts tools={t.tools} />
                 </label>
               ))}
             </div>

@@ -42,6 +42,7 @@ button.secondary { background: #fff; color: var(--ink); border-color: var(--line
 .facts { margin: 1rem 0; padding: 0; list-style: none; }
 .facts li { padding: .35rem 0; border-bottom: 1px solid var(--line); }
 .facts li:last-child { border-bottom: 0; }
+bdi.u { unicode-bidi: isolate; overflow-wrap: anywhere; }
 code { background: var(--bg); padding: .1rem .3rem; border-radius: 4px; font-size: .9em; overflow-wrap: anywhere; }
 `.trim() + CONSOLE_STYLES;
 

@@ -22,6 +22,8 @@ export interface ActionSpec {
   done(r: Result, f: FormFields): string;
   /** Where to go after success when it is not back to the page the form was on. */
   after?(r: Result, f: FormFields): string | null;
+  /** The form's label of each tool argument it fills, so a refusal names the field the person sees. */
+  labels?: Record<string, string>;
 }
 
 const quote = (s: unknown) => `“${String(s ?? "")}”`;
@@ -34,6 +36,39 @@ const opt = (f: FormFields, name: string, as = name) => {
 
 const bool = (v: string | undefined): boolean | string | undefined =>
   v === "true" || v === "on" ? true : v === "false" || v === "off" ? false : v;
+
+/** A project form's auto-OK choice: `account` (the account's default; on an edit, null), `on` or `off`. */
+function autoOkChoice(f: FormFields, edit: boolean): Record<string, boolean | null> {
+  const v = one(f, "default_auto_ok");
+  if (v === "on" || v === "off") return { default_auto_ok: v === "on" };
+  return edit ? { default_auto_ok: null } : {};
+}
+
+const autoOkWords = (v: unknown) =>
+  v === null || v === undefined ? "its new tasks follow the account's auto-OK default" : v ? "its new tasks start with auto-OK on" : "its new tasks start with auto-OK off";
+
+/** "2026-12-07 09:00 UTC": a time in a message made before the page that shows it. */
+const utcWords = (iso: unknown) => (typeof iso === "string" ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "later");
+
+const ARGUMENT_ERROR = /^Invalid arguments for [a-z_]+\. ([\s\S]*)\. Fix (?:this field|these fields) and call again \(tools\/list has the input schema\)\.$/;
+
+/**
+ * A tool's refusal as a person reads it: an argument error names the form's
+ * fields by their labels (and says which field to look at) instead of the
+ * tool's arguments and schema; any other refusal is already in plain words.
+ */
+export function personRefusal(text: string, spec: ActionSpec): { text: string; field?: string } {
+  const m = ARGUMENT_ERROR.exec(text);
+  if (!m) return { text };
+  const lines = m[1].split(/; (?=[a-z_][a-z0-9_.]*: )/).map((line) => {
+    const at = line.indexOf(": ");
+    const field = line.slice(0, at).split(".")[0];
+    const message = line.slice(at + 2).replace(/; send .*$/, "");
+    return { field, said: `${spec.labels?.[field] ?? field.replaceAll("_", " ")}: ${message}` };
+  });
+  const said = lines.map((l) => l.said).join(". ");
+  return { text: `${said}${/[.?!]$/.test(said) ? "" : "."} Nothing was saved; correct ${lines.length === 1 ? "it" : "them"} and send again.`, field: lines[0]?.field };
+}
 
 const statusText = (status: unknown) => (status === "in_progress" ? "in progress" : String(status ?? ""));
 
@@ -59,18 +94,28 @@ export const ACTIONS: Record<string, ActionSpec> = {
       r.approval?.kind === "question"
         ? answered(r, "no")
         : `Rejected ${quote(r.task?.title)}: it is back ${statusText(r.task?.status)}, and your reason is a comment the agent reads.`,
+    labels: { reason: "Reason" },
   },
   answer_yes: { tool: "approve_task", args: (f) => ({ task_id: one(f, "task_id") }), done: (r) => answered(r, "yes") },
-  answer_no: { tool: "reject_task", args: (f) => ({ task_id: one(f, "task_id"), reason: one(f, "reason") ?? "" }), done: (r) => answered(r, "no") },
+  answer_no: { tool: "reject_task", args: (f) => ({ task_id: one(f, "task_id"), reason: one(f, "reason") ?? "" }), done: (r) => answered(r, "no"), labels: { reason: "Reason" } },
   comment: {
     tool: "comment_on_task",
     args: (f) => ({ task_id: one(f, "task_id"), body: f.body?.[0] ?? "", ...opt(f, "idempotency_key") }),
     done: () => "Comment added.",
+    labels: { body: "Comment" },
   },
   complete: {
     tool: "complete_task",
     args: (f) => ({ task_id: one(f, "task_id"), ...opt(f, "note") }),
-    done: (r) => (r.changed ? `Completed ${quote(r.task?.title)}.` : `${quote(r.task?.title)} was already done.`),
+    done: (r) => {
+      if (!r.changed) return `${quote(r.task?.title)} was already done.`;
+      if (r.outcome === "awaiting_approval" || r.task?.status === "awaiting_approval") return `${quote(r.task?.title)} waits for a sign-off.`;
+      const next = r.next_occurrence;
+      return next
+        ? `Completed ${quote(r.task?.title)}. It repeats: this is its next occurrence, open and due ${utcWords(next.due_at)}.`
+        : `Completed ${quote(r.task?.title)}.`;
+    },
+    after: (r) => (r.next_occurrence?.id ? `/tasks/${r.next_occurrence.id}` : null),
   },
   reopen: {
     tool: "reopen_task",
@@ -108,6 +153,30 @@ export const ACTIONS: Record<string, ActionSpec> = {
     args: (f) => ({ title: f.title?.[0] ?? "", ...opt(f, "project_id"), ...opt(f, "idempotency_key") }),
     done: (r) => `Created ${quote(r.task?.title)}.`,
     after: (r) => (r.task?.id ? `/tasks/${r.task.id}` : null),
+    labels: { title: "Title" },
+  },
+  create_project: {
+    tool: "create_project",
+    args: (f) => ({
+      name: f.name?.[0] ?? "",
+      ...opt(f, "description"),
+      ...autoOkChoice(f, false),
+      ...opt(f, "idempotency_key"),
+    }),
+    done: (r) => `Created the project ${quote(r.project?.name)}; ${autoOkWords(r.project?.default_auto_ok)}.`,
+    after: (r) => (r.project?.id ? `/tasks?project=${r.project.id}` : null),
+    labels: { name: "Name", description: "Description", default_auto_ok: "Auto-OK for new tasks" },
+  },
+  update_project: {
+    tool: "update_project",
+    args: (f) => ({
+      project_id: one(f, "project_id"),
+      name: f.name?.[0] ?? "",
+      description: f.description?.[0] ?? "",
+      ...autoOkChoice(f, true),
+    }),
+    done: (r) => (r.changed ? `Saved the project ${quote(r.project?.name)}; ${autoOkWords(r.project?.default_auto_ok)}.` : "Nothing to change."),
+    labels: { name: "Name", description: "Description", default_auto_ok: "Auto-OK for new tasks" },
   },
   pause: {
     tool: "pause_agent",
@@ -166,5 +235,6 @@ export const ACTIONS: Record<string, ActionSpec> = {
       };
     },
     done: (r) => (r.changed ? "Settings saved." : "Nothing to change."),
+    labels: { time_zone: "Time zone", trash_retention_days: "Trash retention (days)", activity_retention_days: "Activity kept (days)" },
   },
 };

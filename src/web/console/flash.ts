@@ -10,9 +10,25 @@ import type { Flash } from "./ui.tsx";
 
 const NAME = "tg_flash";
 const MAX_TEXT = 1200;
+/** What a refused form's fields may carry back, in UTF-8 bytes in all: a cookie holds about 4 KB, the message included. */
+const MAX_VALUES = 1200;
+
+/** The typed values of a refused form worth showing again (never its security token), as many as fit. */
+export function typedValues(form: Record<string, string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  let room = MAX_VALUES;
+  for (const [k, v] of Object.entries(form)) {
+    const value = v[0] ?? "";
+    const size = new TextEncoder().encode(value).length + k.length + 6;
+    if (["csrf", "back", "idempotency_key", "form_id"].includes(k) || size > room) continue;
+    out[k] = value;
+    room -= size;
+  }
+  return out;
+}
 
 function encode(f: Flash): string {
-  const bytes = new TextEncoder().encode(JSON.stringify({ k: f.kind, t: f.text.slice(0, MAX_TEXT) }));
+  const bytes = new TextEncoder().encode(JSON.stringify({ k: f.kind, t: f.text.slice(0, MAX_TEXT), f: f.field, v: f.values }));
   let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);
   return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -21,8 +37,11 @@ function encode(f: Flash): string {
 function decode(raw: string): Flash | null {
   try {
     const bin = atob(raw.replace(/-/g, "+").replace(/_/g, "/"));
-    const v = JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (ch) => ch.charCodeAt(0)))) as { k?: unknown; t?: unknown };
-    if ((v.k === "ok" || v.k === "error") && typeof v.t === "string") return { kind: v.k, text: v.t.slice(0, MAX_TEXT) };
+    const v = JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (ch) => ch.charCodeAt(0)))) as { k?: unknown; t?: unknown; f?: unknown; v?: unknown };
+    if ((v.k === "ok" || v.k === "error") && typeof v.t === "string") {
+      const values = v.v && typeof v.v === "object" ? Object.fromEntries(Object.entries(v.v).filter(([, x]) => typeof x === "string")) : undefined;
+      return { kind: v.k, text: v.t.slice(0, MAX_TEXT), ...(typeof v.f === "string" ? { field: v.f } : {}), ...(values ? { values } : {}) };
+    }
   } catch {
     /* a damaged cookie shows nothing */
   }

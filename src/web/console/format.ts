@@ -73,3 +73,24 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 export function actorWord(actor: string): string {
   return actor === "human" ? "you" : actor;
 }
+
+const FREQ_WORDS: Record<string, [string, string]> = { DAILY: ["day", "days"], WEEKLY: ["week", "weeks"], MONTHLY: ["month", "months"], YEARLY: ["year", "years"] };
+const DAY_WORDS: Record<string, string> = { MO: "Monday", TU: "Tuesday", WE: "Wednesday", TH: "Thursday", FR: "Friday", SA: "Saturday", SU: "Sunday" };
+
+/** A canonical repeat rule in words: FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH;COUNT=5 → "every 2 weeks on Monday, Thursday, 5 times in all". */
+export function ruleWords(rule: string): string {
+  const parts = new Map(rule.split(";").map((p) => p.split("=") as [string, string]));
+  const unit = FREQ_WORDS[parts.get("FREQ") ?? ""];
+  if (!unit) return rule;
+  const n = Number(parts.get("INTERVAL") ?? "1");
+  const words = [n === 1 ? `every ${unit[0]}` : `every ${n} ${unit[1]}`];
+  const days = parts.get("BYDAY");
+  if (days) words.push(`on ${days.split(",").map((d) => d.replace(/[A-Z]{2}$/, (w) => DAY_WORDS[w] ?? w)).join(", ")}`);
+  const monthDays = parts.get("BYMONTHDAY");
+  if (monthDays) words.push(`on day ${monthDays.split(",").join(", ")} of the month`);
+  const count = parts.get("COUNT");
+  if (count) words.push(`${count} times in all`);
+  const until = parts.get("UNTIL");
+  if (until) words.push(`until ${until.replace(/^(\d{4})(\d{2})(\d{2}).*$/, "$1-$2-$3")}`);
+  return words.join(", ").replace(", on", " on");
+}

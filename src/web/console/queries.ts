@@ -10,9 +10,11 @@ import type { SearchQuery } from "../../db/task-search.ts";
 import { searchWords } from "../../domain/search-terms.ts";
 import { ToolError } from "../../domain/errors.ts";
 import { TASK_STATUSES } from "../../domain/vocabulary.ts";
+import { LIMITS } from "../../tools/schemas.ts";
 import { DUE_CHOICES, type DueChoice, type TaskQuery } from "./pages/tasks.tsx";
 
-export const TASKS_PAGE = 30;
+/** Tasks per page: the tools' default page, so a page of whole 500-character titles stays small. */
+export const TASKS_PAGE = LIMITS.pageDefault;
 const ACTIVITY_PAGE = 50;
 const NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
 const PROJECT_ID = /^prj_[0-9a-z]{16}$/;

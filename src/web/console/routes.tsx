@@ -20,8 +20,8 @@ import { page, redirect } from "../render.ts";
 import { safeReturnTo } from "../return-to.ts";
 import { accountMoving } from "../errors.tsx";
 import { csrfOk, currentSession, requireSession, sameOrigin, type Session } from "../session.ts";
-import { ACTIONS, type FormFields } from "./actions.ts";
-import { flashCookie, takeFlash } from "./flash.ts";
+import { ACTIONS, personRefusal, type FormFields } from "./actions.ts";
+import { flashCookie, takeFlash, typedValues } from "./flash.ts";
 import { showOnNextPage, takeShown } from "./once.ts";
 import { callScope, WEB_TOKEN_PREFIX, webPrincipal } from "./respond.ts";
 import { activityFilter, safeCursor, taskQuery, tasksRead, TASKS_PAGE } from "./queries.ts";
@@ -68,6 +68,7 @@ function render(
     timeZone: frame.settings.time_zone || "UTC",
     nowMs: Date.now(),
     accountName: frame.settings.name,
+    accountAutoOk: frame.settings.default_auto_ok === 1,
     pendingCount: frame.pendingCount,
     flash,
   };
@@ -275,7 +276,10 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     const spec = Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;
     if (!spec) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: `There is no action “${name}”; nothing was changed.` })] });
     const result = await callTool(callScope(c, s), spec.tool, spec.args(form));
-    if (result.isError) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: refusalText(textOf(result), form) })] });
+    if (result.isError) {
+      const said = personRefusal(refusalText(textOf(result), form), spec);
+      return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: said.text, ...(said.field ? { field: said.field } : {}), values: typedValues(form) })] });
+    }
     const r = (result.structuredContent ?? {}) as Record<string, unknown>;
     return redirect(safeReturnTo(spec.after?.(r, form) ?? back), { cookies: [flashCookie(c, { kind: "ok", text: spec.done(r, form) })] });
   });

@@ -83,6 +83,12 @@ td code{overflow-wrap:normal}
 td[data-label=URL]{min-width:22rem}
 td[data-label=URL] code{overflow-wrap:anywhere}
 .table tr:last-child td{border-bottom:0}
+.clamp{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;overflow-wrap:anywhere}
+.clamp:hover,.clamp:focus{-webkit-line-clamp:unset;overflow:visible}
+td.one{max-width:12rem}
+td.one>span{display:block;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+table.tasks td[data-label=Task]{width:45%}
+table.tasks td:not([data-label=Task]){white-space:nowrap}
 .log{list-style:none;margin:.3rem 0;padding:0;border-left:3px solid var(--line)}
 .log li{padding:.15rem 0 .15rem .7rem;font-size:.9rem}
 .log time,.when{color:var(--muted);font-size:.8rem}
@@ -126,6 +132,12 @@ details summary{cursor:pointer;font-weight:600}
  table.stack tr{display:block;border-bottom:1px solid var(--line);padding:.4rem 0}
  table.stack td{display:block;border:0;padding:.15rem .7rem;min-width:0}
  table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.8rem}
+ table.tasks tr{display:flex;flex-wrap:wrap;align-items:baseline;gap:.1rem .7rem;padding:.45rem .7rem}
+ table.tasks td{padding:0;font-size:.82rem;color:var(--muted)}
+ table.tasks td[data-label]::before{content:none}
+ table.tasks td[data-label=Task]{flex:1 1 100%;width:auto;font-size:.95rem;color:var(--ink)}
+ table.tasks td[data-label=Priority]::before{content:"priority "}
+ table.tasks td.one{max-width:9rem}
  main{padding:.7rem}
  .card .row>div{flex:1 1 100%}
 }

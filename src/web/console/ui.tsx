@@ -5,7 +5,7 @@
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
 import { Layout } from "../layout.tsx";
 import type { Session } from "../session.ts";
-import { absolute, relative, statusWord } from "./format.ts";
+import { absolute, clip, relative, statusWord } from "./format.ts";
 import { newFormId } from "./once.ts";
 
 /** What every page and form needs to know about the request it renders for. */
@@ -17,6 +17,8 @@ export interface View {
   timeZone: string;
   nowMs: number;
   accountName: string;
+  /** The account's auto-OK default for new tasks (Settings), which a project may follow or override. */
+  accountAutoOk: boolean;
   pendingCount: number;
   flash: Flash | null;
 }
@@ -24,7 +26,17 @@ export interface View {
 export interface Flash {
   kind: "ok" | "error";
   text: string;
+  /** A refused form's field to look at (its tool argument's name). */
+  field?: string;
+  /** A refused form's typed values, shown again so nothing typed is lost. */
+  values?: Record<string, string>;
 }
+
+/** What the person typed into field `name` of a form that was just refused, if it was. */
+export const typed = (view: View, name: string): string | undefined => view.flash?.values?.[name];
+
+/** Whether field `name` is the one a refusal named. */
+export const invalidField = (view: View, name: string): "true" | undefined => (view.flash?.kind === "error" && view.flash.field === name ? "true" : undefined);
 
 export type Section = "inbox" | "tasks" | "agents" | "apps" | "webhooks" | "trash" | "activity" | "settings";
 
@@ -105,6 +117,25 @@ export const When: FC<{ view: View; iso: string | null; prefix?: string }> = ({ 
   ) : (
     <span class="muted">never</span>
   );
+
+/** How much of a cut text its hover shows (longer texts have a page of their own). */
+const HOVER_MAX = 2000;
+
+/**
+ * Text an agent, an app or a person wrote (a title, a name, a note): isolated
+ * from the words around it, so a right-to-left override inside cannot turn
+ * them around; broken anywhere rather than widening the page; and, when cut
+ * to `max` characters, whole on hover. Every page prints caller text with it.
+ */
+export const Written: FC<{ text: string | null | undefined; max?: number; class?: string }> = ({ text, max, class: cls }) => {
+  const whole = text ?? "";
+  const c = max ? clip(whole, max) : { text: whole, cut: false };
+  return (
+    <bdi class={cls ? `u ${cls}` : "u"} title={c.cut ? whole.slice(0, HOVER_MAX) : undefined}>
+      {c.text}
+    </bdi>
+  );
+};
 
 export const Empty: FC<PropsWithChildren> = ({ children }) => <p class="empty">{children}</p>;
 

@@ -3,6 +3,7 @@ import type { ActivityPage as Data } from "../../../db/console.ts";
 import { TOOL_NAMES, WRITE_TOOLS } from "../../../mcp/effects.ts";
 import { actorWord, clip } from "../format.ts";
 import { Empty, Field, Shell, When, type View } from "../ui.tsx";
+import { Summary } from "../summary.tsx";
 
 export interface ActivityQuery {
   actor: string;
@@ -63,7 +64,7 @@ export const ActivityPage: FC<{ view: View; data: Data; query: ActivityQuery; ne
                   <td data-label="Who">{actorWord(e.actor)} <span class="badge">{clip(channelOf(e, webPrefix), 40).text}</span></td>
                   <td data-label="Tool"><code>{e.tool}</code></td>
                   <td data-label="What" class="body">
-                    {clip(e.summary, 300).text}
+                    <Summary text={clip(e.summary, 300).text} />
                     {e.target_id?.startsWith("tsk_") ? <> · <a href={`/tasks/${e.target_id}`}>task</a></> : null}
                   </td>
                 </tr>

@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { AgentsPage as Data } from "../../../db/console.ts";
 import { clip } from "../format.ts";
-import { Act, Badge, Button, Empty, Shell, When, type View } from "../ui.tsx";
+import { Act, Badge, Button, Empty, Shell, When, Written, type View } from "../ui.tsx";
 
 /** Agents per page, and runs and tasks of each kind shown per agent (totals say how many more). */
 export const AGENTS_PAGE = { agents: 10, perAgent: 4 };
@@ -35,18 +35,26 @@ export const AgentsPage: FC<{ view: View; data: Data; staleMinutes: number; next
                 </dl>
                 <h3>Current runs{(runs.find((r) => r.stale !== 1)?.total ?? 0) > current.length ? ` (${current.length} of ${runs.find((r) => r.stale !== 1)?.total})` : ""}</h3>
                 {current.length ? (
-                  <ul>{current.map((r) => <li><a href={`/tasks/${r.task_id}`}>{clip(r.task_title, TITLE_CLIP).text}</a> <span class="when">last event <When view={view} iso={r.last_event_at} /></span></li>)}</ul>
+                  <ul>{current.map((r) => <li><a href={`/tasks/${r.task_id}`}><Written text={clip(r.task_title, TITLE_CLIP).text} /></a> <span class="when">last event <When view={view} iso={r.last_event_at} /></span></li>)}</ul>
                 ) : <p class="hint">None.</p>}
                 {stale.length ? (
                   <>
                     <h3>Stale runs{(stale[0]?.total ?? 0) > stale.length ? ` (${stale.length} of ${stale[0]?.total})` : ""}</h3>
-                    <ul>{stale.map((r) => <li><a href={`/tasks/${r.task_id}`}>{clip(r.task_title, TITLE_CLIP).text}</a> <Badge status="blocked" text="stale" /> <span class="when">silent since <When view={view} iso={r.last_event_at} /></span></li>)}</ul>
+                    <ul>{stale.map((r) => <li><a href={`/tasks/${r.task_id}`}><Written text={clip(r.task_title, TITLE_CLIP).text} /></a> <Badge status="blocked" text="stale" /> <span class="when">silent since <When view={view} iso={r.last_event_at} /></span></li>)}</ul>
                   </>
                 ) : null}
-                <h3>Tasks held{heldTotal > held.length ? ` (${held.length} of ${heldTotal})` : ""}</h3>
+                <h3>Tasks held{heldTotal > held.length ? <> ({held.length} of <a href={`/tasks?assignee=${encodeURIComponent(g.name)}&status=unfinished`}>{heldTotal}</a>)</> : ""}</h3>
                 {held.length ? (
-                  <ul>{held.map((t) => <li><a href={`/tasks/${t.id}`}>{clip(t.title, TITLE_CLIP).text}</a> <Badge status={t.status} /></li>)}</ul>
+                  <ul>
+                    {held.map((t) => (
+                      <li>
+                        <a href={`/tasks/${t.id}`}><Written text={clip(t.title, TITLE_CLIP).text} /></a> <Badge status={t.status} />
+                        {t.claim_expires_at && Date.parse(t.claim_expires_at) <= view.nowMs ? <> <Badge status="expired" text="claim lapsed" /> <span class="when"><When view={view} iso={t.claim_expires_at} /></span></> : null}
+                      </li>
+                    ))}
+                  </ul>
                 ) : <p class="hint">None.</p>}
+                {heldTotal > held.length ? <p class="hint"><a href={`/tasks?assignee=${encodeURIComponent(g.name)}&status=unfinished`}>All {heldTotal} tasks {g.name} holds</a></p> : null}
               </div>
               <div class="actions">
                 {paused ? (

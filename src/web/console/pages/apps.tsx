@@ -4,7 +4,7 @@ import { PROVIDER_NAMES, PROVIDERS } from "../../../connectors/types.ts";
 import { claudeDesktopConfig, cursorConfig, vscodeConfig } from "../../../domain/client-config.ts";
 import { clip, statusWord } from "../format.ts";
 import { newFormId } from "../once.ts";
-import { Act, Badge, Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
+import { Act, Badge, Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
 
 /** A tg_ token or an app's OAuth grant, as list_tokens shows it. */
 export interface TokenItem {
@@ -33,7 +33,17 @@ export interface NewToken {
   agent: string | null;
 }
 
-const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean }> = ({ view, items, revocable }) => (
+/** Where an app's access goes: the host of its redirect URI (what tells two apps of one name apart). */
+function hostOf(uri: string | undefined): string | null {
+  if (!uri) return null;
+  try {
+    return new URL(uri).host || uri;
+  } catch {
+    return uri;
+  }
+}
+
+const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean; redirects: Map<string, string> }> = ({ view, items, revocable, redirects }) => (
   <div class="table">
     <table class="stack">
       <thead>
@@ -43,8 +53,16 @@ const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean }> = ({
         {items.map((t) => (
           <tr>
             <td data-label="Name">
-              {nameOf(t)}
-              <div class="hint">{t.source === "oauth" ? "app connected by URL" : <>tg_ token{t.prefix ? <> <code>{t.prefix}</code></> : null}</>}</div>
+              <Written text={t.client?.name ?? t.label} max={80} />
+              <div class="hint">
+                {t.source === "oauth" ? (
+                  <>
+                    app connected by URL{hostOf(redirects.get(t.id)) ? <>, sends access to <Written text={hostOf(redirects.get(t.id))} max={80} /></> : null}
+                    {t.client ? <>; client <code title={t.client.id}>{clip(t.client.id, 12).text}</code></> : null}
+                    , connected <When view={view} iso={t.created_at} />
+                  </>
+                ) : <>tg_ token{t.prefix ? <> <code>{t.prefix}</code></> : null}</>}
+              </div>
             </td>
             <td data-label="Acts as">{t.kind === "agent" ? <>agent <strong>{t.agent}</strong></> : "you"}</td>
             <td data-label="Scope">{t.scope === "write" ? "read and write" : "read only"}</td>
@@ -69,7 +87,7 @@ const Created: FC<{ t: NewToken; mcpUrl: string }> = ({ t, mcpUrl }) => (
   <section class="card created" aria-labelledby="h-new-token">
     <h2 id="h-new-token">Your new token</h2>
     <p>
-      <strong>{t.label}</strong>: {t.kind === "agent" ? `agent ${t.agent}` : "you"}, {t.scope === "write" ? "read and write" : "read only"}.
+      <strong><Written text={t.label} /></strong>: {t.kind === "agent" ? `agent ${t.agent}` : "you"}, {t.scope === "write" ? "read and write" : "read only"}.
       Copy it now: it is shown only once and Taskgate keeps only its hash.
     </p>
     <pre class="secret" aria-label="Token">{t.secret}</pre>
@@ -101,6 +119,7 @@ export const AppsPage: FC<{
   view: View; data: Data; tokens: TokenListing; setupError: string | null; created: NewToken | null; mcpUrl: string;
 }> = ({ view, data, tokens, setupError, created, mcpUrl }) => {
   const live = tokens.items.filter((t) => t.state === "active");
+  const redirects = new Map(data.redirects.map((r) => [r.id, r.redirect_uri]));
   const ended = tokens.items.filter((t) => t.state !== "active");
   const tokensHref = (cursor: string | null) => {
     const p = new URLSearchParams();
@@ -131,7 +150,7 @@ export const AppsPage: FC<{
             <article class="card" aria-labelledby={`c-${p}`}>
               <h3 id={`c-${p}`}>{PROVIDER_NAMES[p]} <Badge status={status} text={statusWord(status)} /></h3>
               {row ? <p class="hint">connected <When view={view} iso={row.created_at} /></p> : <p class="hint">Not connected.</p>}
-              {row?.last_error ? <p class="body">Last error: {row.last_error}</p> : null}
+              {row?.last_error ? <p class="body">Last error: <Written text={row.last_error} max={300} /></p> : null}
               {row ? (
                 <Act view={view} action="disconnect" fields={{ provider: p }}>
                   <Button kind="danger" label={`Disconnect ${PROVIDER_NAMES[p]}`}>Disconnect</Button>
@@ -144,11 +163,11 @@ export const AppsPage: FC<{
       <h2>Connections and tokens</h2>
       <p class="hint">Everything that can call Taskgate for this account: apps you connected by URL (OAuth) and tg_ tokens. Revoking ends access at once.</p>
       {tokens.error ? <p class="notice error">{tokens.error}</p> : null}
-      {live.length ? <TokenRows view={view} items={live} revocable={true} /> : <Empty>No working tokens or connections{tokens.next ? " on this page" : ""}.</Empty>}
+      {live.length ? <TokenRows view={view} items={live} revocable={true} redirects={redirects} /> : <Empty>No working tokens or connections{tokens.next ? " on this page" : ""}.</Empty>}
       {ended.length ? (
         <>
           <h3>Revoked and expired</h3>
-          <TokenRows view={view} items={ended} revocable={false} />
+          <TokenRows view={view} items={ended} revocable={false} redirects={redirects} />
         </>
       ) : null}
       <nav class="pager" aria-label="More tokens">

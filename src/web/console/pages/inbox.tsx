@@ -2,7 +2,7 @@ import type { FC } from "hono/jsx";
 import type { Inbox, InboxComment, InboxEvent, InboxRun } from "../../../db/inbox.ts";
 import type { PendingApprovalRow } from "../../../db/approvals.ts";
 import { actorWord, clip, plural } from "../format.ts";
-import { Badge, Empty, Shell, When, type View } from "../ui.tsx";
+import { Badge, Empty, Shell, When, Written, type View } from "../ui.tsx";
 import { Decide } from "./decide.tsx";
 
 export const INBOX_LIMITS = { approvals: 8, runsPerTask: 5, eventsPerRun: 6, commentsPerTask: 2, clip: 240 };
@@ -17,13 +17,13 @@ const RunLog: FC<{ view: View; run: InboxRun; events: InboxEvent[] }> = ({ view,
         Run by {run.agent} <Badge status={run.status} /> started <When view={view} iso={run.started_at} />
         {run.finished_at ? <> · finished <When view={view} iso={run.finished_at} /></> : null}
       </h4>
-      {run.summary ? <p class="body">{clip(run.summary, INBOX_LIMITS.clip).text}</p> : null}
+      {run.summary ? <p class="body"><Written text={clip(run.summary, INBOX_LIMITS.clip).text} /></p> : null}
       {events.length ? (
         <ol class="log" aria-label="Run log">
           {earlier > 0 ? <li class="muted">{plural(earlier, "earlier event")}</li> : null}
           {events.map((e) => (
             <li>
-              <When view={view} iso={e.created_at} /> <span class="badge">{e.kind}</span> <span class="body">{clip(e.message, INBOX_LIMITS.clip).text}</span>
+              <When view={view} iso={e.created_at} /> <span class="badge">{e.kind}</span> <span class="body"><Written text={clip(e.message, INBOX_LIMITS.clip).text} /></span>
               {e.url ? <> · <a href={e.url} rel="noreferrer noopener">link</a></> : null}
             </li>
           ))}
@@ -43,17 +43,17 @@ const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events
   return (
     <article class="card" aria-labelledby={`t-${a.id}`}>
       <h2 id={`t-${a.id}`}>
-        <a href={`/tasks/${a.task_id}`}>{clip(a.task_title, TITLE_CLIP).text}</a>
+        <a href={`/tasks/${a.task_id}`}><Written text={a.task_title} max={TITLE_CLIP} /></a>
       </h2>
       <p class="meta">
         <span><Badge status={a.kind} text={a.kind === "question" ? "question" : "sign-off"} /></span>
         <span><Badge status={a.task_status} /></span>
         <span>{a.kind === "question" ? "asked" : "reported done"} by <strong>{actorWord(a.requested_by)}</strong> <When view={view} iso={a.created_at} /></span>
-        {a.project_name ? <span>in {a.project_name}</span> : null}
+        {a.project_name ? <span>in <Written text={a.project_name} max={80} /></span> : null}
         {a.task_assignee ? <span>held by {actorWord(a.task_assignee)}</span> : null}
       </p>
-      <p class="q">{question.text}{question.cut ? <> <a href={`/tasks/${a.task_id}`}>Read all</a></> : null}</p>
-      {notes.text ? <p class="body muted">{notes.text}</p> : null}
+      <p class="q"><Written text={question.text} />{question.cut ? <> <a href={`/tasks/${a.task_id}`}>Read all</a></> : null}</p>
+      {notes.text ? <p class="body muted"><Written text={notes.text} /></p> : null}
       {runs.length ? (
         <section aria-label="Runs">
           {runs.map((run) => <RunLog view={view} run={run} events={events.filter((e) => e.run_id === run.id)} />)}
@@ -69,7 +69,7 @@ const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events
             {comments.map((c) => (
               <li>
                 <strong>{actorWord(c.author)}</strong> <When view={view} iso={c.created_at} />
-                <div class="body">{clip(c.body, INBOX_LIMITS.clip).text}</div>
+                <div class="body"><Written text={clip(c.body, INBOX_LIMITS.clip).text} /></div>
               </li>
             ))}
           </ul>

@@ -3,7 +3,7 @@ import type { AccountSettingsRow } from "../../../db/account.ts";
 import { ACTIVITY_RETENTION } from "../../../domain/retention.ts";
 import type { PushDevice } from "../../../db/push.ts";
 import { PUSH_SCRIPT_PATH } from "../../pwa.ts";
-import { Act, Button, Field, Shell, type View } from "../ui.tsx";
+import { Act, Button, Field, invalidField, Shell, typed, Written, type View } from "../ui.tsx";
 import { PushSection } from "./settings-push.tsx";
 
 export interface PushSettings {
@@ -16,18 +16,18 @@ export const SettingsPage: FC<{ view: View; settings: AccountSettingsRow; push: 
   <Shell view={view} section="settings" title="Settings" script={PUSH_SCRIPT_PATH}>
     <h1>Settings</h1>
     <section class="card" aria-labelledby="h-account">
-      <h2 id="h-account">{settings.name || "Account"}</h2>
+      <h2 id="h-account">{settings.name ? <Written text={settings.name} /> : "Account"}</h2>
       <Act view={view} action="settings" label="Account settings">
         <div class="row top">
           <Field id="s-tz" label="Time zone" hint="An IANA name, e.g. Europe/Berlin, America/New_York or UTC. Agendas and due windows use it." class="grow">
-            <input type="text" id="s-tz" name="time_zone" value={settings.time_zone} required maxlength={64} aria-describedby="s-tz-hint" />
+            <input type="text" id="s-tz" name="time_zone" value={typed(view, "time_zone") ?? settings.time_zone} required maxlength={64} aria-describedby="s-tz-hint" aria-invalid={invalidField(view, "time_zone")} />
           </Field>
           <Field id="s-retention" label="Trash retention (days)" hint="1 to 365; items already in the trash get the new purge time.">
-            <input type="number" id="s-retention" name="trash_retention_days" value={String(settings.trash_retention_days)} min={1} max={365} required aria-describedby="s-retention-hint" />
+            <input type="number" id="s-retention" name="trash_retention_days" value={typed(view, "trash_retention_days") ?? String(settings.trash_retention_days)} aria-invalid={invalidField(view, "trash_retention_days")} min={1} max={365} required aria-describedby="s-retention-hint" />
           </Field>
           <Field id="s-activity" label="Activity kept (days)" hint={`${ACTIVITY_RETENTION.min} to ${ACTIVITY_RETENTION.max}; older activity entries and run events are removed daily.`}>
             <input
-              type="number" id="s-activity" name="activity_retention_days" value={String(settings.activity_retention_days)}
+              type="number" id="s-activity" name="activity_retention_days" value={typed(view, "activity_retention_days") ?? String(settings.activity_retention_days)} aria-invalid={invalidField(view, "activity_retention_days")}
               min={ACTIVITY_RETENTION.min} max={ACTIVITY_RETENTION.max} required aria-describedby="s-activity-hint"
             />
           </Field>

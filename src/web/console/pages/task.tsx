@@ -2,8 +2,10 @@ import type { FC } from "hono/jsx";
 import type { TaskPage as Data } from "../../../db/console.ts";
 import type { TaskRow } from "../../../db/tasks.ts";
 import { PRIORITIES } from "../../../domain/vocabulary.ts";
-import { actorWord, clip, plural, statusWord } from "../format.ts";
-import { Act, Badge, Button, Shell, When, type View } from "../ui.tsx";
+import { describeRecurrence } from "../../../tools/series.ts";
+import { actorWord, clip, plural, ruleWords, statusWord } from "../format.ts";
+import { Act, Badge, Button, Shell, When, Written, type View } from "../ui.tsx";
+import { Summary, type Named } from "../summary.tsx";
 import { Decide, requestHeading } from "./decide.tsx";
 import { WEB_TOKEN_PREFIX } from "../respond.ts";
 import { channelOf } from "./activity.tsx";
@@ -17,7 +19,7 @@ const Text: FC<{ text: string; max: number; href: string }> = ({ text, max, href
   const c = clip(text, max);
   return (
     <span class="body">
-      {c.text}
+      <Written text={c.text} />
       {c.cut ? <> <a href={href}>Read all</a></> : null}
     </span>
   );
@@ -27,12 +29,27 @@ const Refs: FC<{ items: { id: string; title: string; status: string }[]; none: s
   items.length ? (
     <ul>
       {items.map((d) => (
-        <li><a href={`/tasks/${d.id}`}>{clip(d.title, REF_CLIP).text}</a> <Badge status={d.status} /></li>
+        <li><a href={`/tasks/${d.id}`}><Written text={clip(d.title, REF_CLIP).text} /></a> <Badge status={d.status} /></li>
       ))}
     </ul>
   ) : (
     <p class="hint">{none}</p>
   );
+
+const finished = (t: TaskRow) => t.status === "done" || t.status === "cancelled";
+const lapsed = (t: TaskRow, view: View) => t.claim_expires_at !== null && Date.parse(t.claim_expires_at) <= view.nowMs;
+
+/** A recurring task's rule in words, and when its next occurrence falls due if this one is completed now. */
+const Repeats: FC<{ view: View; t: TaskRow }> = ({ view, t }) => {
+  const r = describeRecurrence(t, view.timeZone, view.nowMs);
+  if (!r) return null;
+  return (
+    <p class="repeats">
+      Repeats {ruleWords(r.rule)} (occurrence {r.occurrence}, <code>{r.rule}</code>).{" "}
+      {r.next_due_at ? <>Completing it creates the next occurrence, due <When view={view} iso={r.next_due_at} />.</> : "The series ends with this occurrence."}
+    </p>
+  );
+};
 
 const Lifecycle: FC<{ view: View; t: TaskRow }> = ({ view, t }) => {
   const finished = t.status === "done" || t.status === "cancelled";
@@ -64,7 +81,7 @@ const AutoOk: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, data, t }) =
       </Act>
       {p ? (
         <Act view={view} action="project_auto_ok" fields={{ project_id: p.id }} label="Project auto-OK">
-          <label for="p-auto">New tasks in {p.name}</label>
+          <label for="p-auto">New tasks in <Written text={p.name} max={REF_CLIP} /></label>
           <div class="row">
             <select id="p-auto" name="default_auto_ok">
               <option value="account" selected={projectSetting === "account"}>Use the account's default</option>
@@ -84,24 +101,31 @@ export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
   const approval = data.approval;
   const latestRun = data.runs[0];
   const earlierComments = data.commentCount - data.comments.length;
+  // What the history's ids name: looked up for it, and the steps and comments the page shows anyway (an entry may name several).
+  const named = new Map<string, Named>([
+    ...data.steps.map((s): [string, Named] => [s.id, { id: s.id, kind: "step", text: s.text, trashed: null }]),
+    ...data.comments.map((c): [string, Named] => [c.id, { id: c.id, kind: "comment", text: c.body, trashed: null }]),
+    ...data.named.map((n): [string, Named] => [n.id, n]),
+  ]);
   return (
     <Shell view={view} section="tasks" title={clip(t.title, 80).text}>
-      <p class="hint"><a href="/tasks">Tasks</a>{data.project ? <> › <a href={`/tasks?project=${data.project.id}`}>{data.project.name}</a></> : null}{data.parent ? <> › <a href={`/tasks/${data.parent.id}`}>{clip(data.parent.title, 60).text}</a></> : null}</p>
-      <h1 class="body">{t.title}</h1>
+      <p class="hint"><a href="/tasks">Tasks</a>{data.project ? <> › <a href={`/tasks?project=${data.project.id}`}><Written text={data.project.name} max={REF_CLIP} /></a></> : null}{data.parent ? <> › <a href={`/tasks/${data.parent.id}`}><Written text={data.parent.title} max={60} /></a></> : null}</p>
+      <h1 class="body"><Written text={t.title} /></h1>
       <p class="meta">
         <span><Badge status={t.status} /></span>
         <span>priority {PRIORITIES[t.priority] ?? "normal"}</span>
-        <span>{t.assignee ? <>held by <strong>{actorWord(t.assignee)}</strong></> : "unassigned"}</span>
+        {finished(t) ? null : <span>{t.assignee ? <>held by <strong>{actorWord(t.assignee)}</strong>{lapsed(t, view) ? " (claim lapsed)" : null}</> : "unassigned"}</span>}
         {t.due_at ? <span>due <When view={view} iso={t.due_at} /></span> : null}
         <span>created by {actorWord(t.created_by)} <When view={view} iso={t.created_at} /></span>
-        {t.blocked_reason && t.status === "blocked" ? <span>blocked: {t.blocked_reason}</span> : null}
+        {t.blocked_reason && t.status === "blocked" ? <span>blocked: <Written text={t.blocked_reason} max={TASK_LIMITS.lineClip} /></span> : null}
       </p>
+      <Repeats view={view} t={t} />
       <Lifecycle view={view} t={t} />
       {approval ? (
         <section class="card" aria-labelledby="h-approval">
           <h2 id="h-approval">{requestHeading(approval.kind)}</h2>
           <p class="meta"><span>asked by <strong>{actorWord(approval.requested_by)}</strong> <When view={view} iso={approval.created_at} /></span></p>
-          <p class="q">{approval.question}</p>
+          <p class="q"><Written text={approval.question} /></p>
           <Decide view={view} kind={approval.kind} taskId={t.id} id={approval.id} />
         </section>
       ) : null}
@@ -170,7 +194,7 @@ export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
           <AutoOk view={view} data={data} t={t} />
           <section class="card" aria-labelledby="h-labels">
             <h2 id="h-labels">Labels</h2>
-            {data.labels.length ? <p class="row">{data.labels.map((l) => <a class="badge" href={`/tasks?label=${encodeURIComponent(l.name)}`}>{clip(l.name, LABEL_CLIP).text}</a>)}</p> : <p class="hint">No labels.</p>}
+            {data.labels.length ? <p class="row">{data.labels.map((l) => <a class="badge label" href={`/tasks?label=${encodeURIComponent(l.name)}`}><Written text={clip(l.name, LABEL_CLIP).text} /></a>)}</p> : <p class="hint">No labels.</p>}
           </section>
           <section class="card" aria-labelledby="h-deps">
             <h2 id="h-deps">Dependencies</h2>
@@ -187,7 +211,7 @@ export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
               {data.history.map((h) => (
                 <li>
                   <When view={view} iso={h.created_at} /> <strong>{actorWord(h.actor)}</strong> <span class="badge">{clip(channelOf(h, WEB_TOKEN_PREFIX), 40).text}</span> <code>{h.tool}</code>
-                  <div class="body hint">{clip(h.summary, TASK_LIMITS.lineClip).text}</div>
+                  <div class="body hint"><Summary text={clip(h.summary, TASK_LIMITS.lineClip).text} taskId={t.id} named={named} pending={approval?.id ?? null} /></div>
                 </li>
               ))}
             </ol>
@@ -204,7 +228,7 @@ export const TaskTextPage: FC<{ view: View; task: { id: string; title: string };
   view, task, text,
 }) => (
   <Shell view={view} section="tasks" title={`${text.what} · ${clip(task.title, 60).text}`}>
-    <p class="hint"><a href={`/tasks/${task.id}`}>Back to {clip(task.title, 80).text}</a></p>
+    <p class="hint"><a href={`/tasks/${task.id}`}>Back to <Written text={task.title} max={80} /></a></p>
     <h1>{text.what === "notes" ? "Notes" : text.what === "comment" ? "Comment" : text.what === "step" ? "Step" : "Run event"}</h1>
     <section class="card">
       {text.author || text.created_at ? (
@@ -213,7 +237,7 @@ export const TaskTextPage: FC<{ view: View; task: { id: string; title: string };
           {text.created_at ? <span><When view={view} iso={text.created_at} /></span> : null}
         </p>
       ) : null}
-      <div class="body">{text.body}</div>
+      <div class="body"><Written text={text.body} /></div>
     </section>
   </Shell>
 );

@@ -5,7 +5,8 @@ import type { SearchRow } from "../../../db/task-search.ts";
 import { mentions, snippetOf, wordsOf } from "../../../domain/search-terms.ts";
 import { PRIORITIES, TASK_STATUSES } from "../../../domain/vocabulary.ts";
 import { actorWord, clip, statusWord } from "../format.ts";
-import { Act, Badge, Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
+import { Act, Badge, Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
+import { autoOkSaid, ProjectForms } from "./project-forms.tsx";
 
 export const DUE_CHOICES = { overdue: "Overdue", week: "Due within 7 days", month: "Due within 30 days" } as const;
 export type DueChoice = keyof typeof DUE_CHOICES;
@@ -19,24 +20,31 @@ export interface TaskQuery {
   q: string;
 }
 
-const TITLE_CLIP = 200;
+
 const NAME_CLIP = 40;
 /** Projects shown as tabs; all of them (up to 100) are in the Project filter. */
 const TABS = 8;
 
-const Row: FC<{ view: View; t: TaskRow; projects: Map<string, string>; snippet?: string }> = ({ view, t, projects, snippet }) => (
+/** One task: its title in at most two lines (whole on hover or focus, without a second copy in a title attribute), then its facts; on a phone, one compact row. */
+const Row: FC<{ view: View; t: TaskRow; projects: Map<string, string>; snippet?: string }> = ({ view, t, projects, snippet }) => {
+  const project = t.project_id ? projects.get(t.project_id) : undefined;
+  return (
   <tr>
     <td data-label="Task">
-      <a href={`/tasks/${t.id}`}>{clip(t.title, TITLE_CLIP).text}</a>
-      {snippet ? <div class="hint body">{snippet}</div> : null}
+      <a href={`/tasks/${t.id}`} class="clamp"><Written text={t.title} /></a>
+      {snippet ? <div class="hint body clamp"><Written text={snippet} /></div> : null}
     </td>
     <td data-label="Status"><Badge status={t.status} /></td>
-    <td data-label="Project">{t.project_id ? clip(projects.get(t.project_id) ?? "—", NAME_CLIP).text : "—"}</td>
+    <td data-label="Project" class="one">{project ? <span><Written text={clip(project, NAME_CLIP).text} /></span> : "—"}</td>
     <td data-label="Assignee">{t.assignee ? actorWord(t.assignee) : <span class="muted">nobody</span>}</td>
     <td data-label="Due">{t.due_at ? <When view={view} iso={t.due_at} /> : <span class="muted">—</span>}</td>
     <td data-label="Priority">{PRIORITIES[t.priority] ?? "normal"}</td>
   </tr>
-);
+  );
+};
+
+/** What a project tab's count counts: its tasks that are not done or cancelled. */
+const open = (p: { n_total: number; n_done: number; n_cancelled: number }) => p.n_total - p.n_done - p.n_cancelled;
 
 function hrefWith(q: TaskQuery, change: Partial<TaskQuery> & { cursor?: string }): string {
   const merged: Record<string, string | undefined> = { ...q, ...change };
@@ -62,11 +70,12 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
         {tabs.map((p) => (
           <li>
             <a href={hrefWith(query, { project: p.id })} aria-current={query.project === p.id ? "page" : undefined}>
-              {clip(p.name, NAME_CLIP).text} <span class="muted">{p.n_total - p.n_done - p.n_cancelled}</span>
+              <Written text={p.name} max={NAME_CLIP} /> <span class="muted">{open(p)} open</span>
             </a>
           </li>
         ))}
       </ul>
+      {current ? <p class="hint">{current.description ? <><Written text={current.description} max={300} /> · </> : null}{autoOkSaid(current, view.accountAutoOk ? 1 : 0)}</p> : null}
       <form method="get" action="/tasks" class="filters" role="search" aria-label="Filter tasks">
         <div class="row">
           <Field id="f-q" label="Search" class="grow">
@@ -118,7 +127,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
         <Empty>{filtered ? "No task matches these filters." : "No tasks yet."}</Empty>
       ) : (
         <div class="table">
-          <table class="stack">
+          <table class="stack tasks">
             <thead>
               <tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Project</th><th scope="col">Assignee</th><th scope="col">Due</th><th scope="col">Priority</th></tr>
             </thead>
@@ -134,7 +143,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
         </nav>
       ) : null}
       <details class="card">
-        <summary>New task{current ? ` in ${clip(current.name, NAME_CLIP).text}` : ""}</summary>
+        <summary>New task{current ? <> in <Written text={current.name} max={NAME_CLIP} /></> : ""}</summary>
         <Act view={view} action="create_task" once label="New task" fields={current ? { project_id: current.id } : {}}>
           <div class="row">
             <Field id="n-title" label="Title" class="grow">
@@ -144,6 +153,7 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
           </div>
         </Act>
       </details>
+      <ProjectForms view={view} current={current} />
     </Shell>
   );
 };

@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { TrashPage as Data } from "../../../db/console.ts";
 import { actorWord, clip, plural } from "../format.ts";
-import { Act, Button, Empty, Shell, When, type View } from "../ui.tsx";
+import { Act, Button, Empty, Shell, When, Written, type View } from "../ui.tsx";
 
 export const TrashPage: FC<{ view: View; data: Data; nextCursor: string | null }> = ({ view, data, nextCursor }) => (
   <Shell view={view} section="trash" title="Trash">
@@ -23,7 +23,7 @@ export const TrashPage: FC<{ view: View; data: Data; nextCursor: string | null }
               {data.items.map((i) => (
                 <tr>
                   <td data-label="What">
-                    <span class="badge">{i.kind}</span> {clip(i.title, 200).text}
+                    <span class="badge">{i.kind}</span> <Written text={i.title} max={200} />
                     {i.item_count > 1 ? <div class="hint">{plural(i.item_count, "row")} deleted together</div> : null}
                   </td>
                   <td data-label="Deleted"><When view={view} iso={i.deleted_at} /> by {actorWord(i.deleted_by)}</td>

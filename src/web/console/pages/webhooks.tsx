@@ -5,7 +5,7 @@ import type { WebhookSummary } from "../../../db/webhooks.ts";
 import { clip } from "../format.ts";
 import type { NewWebhook } from "../webhooks.ts";
 import { newFormId } from "../once.ts";
-import { Button, Empty, Field, Shell, When, type View } from "../ui.tsx";
+import { Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
 
 const EVENT_HINTS: Record<(typeof EVENT_TYPES)[number], string> = {
   "approval.requested": "an agent asks a person a question or to sign off",
@@ -37,7 +37,8 @@ const Deliveries: FC<{ view: View; w: WebhookSummary }> = ({ view, w }) => {
       {d.delivered} delivered, {d.pending} retrying, {d.failed} failed
       {w.last_failure ? (
         <div class="hint">
-          last failure <When view={view} iso={w.last_failure.at} />: {w.last_failure.event_type}, {clip(w.last_failure.last_error ?? "no answer", 200).text}
+          {w.last_failure.retrying ? <>retrying after attempt {w.last_failure.attempts} failed</> : "last failure"} <When view={view} iso={w.last_failure.at} />:{" "}
+          {w.last_failure.event_type}, <Written text={w.last_failure.last_error ?? "no answer"} max={200} />
         </div>
       ) : null}
     </>
@@ -64,7 +65,7 @@ export const WebhooksPage: FC<{ view: View; hooks: WebhookSummary[]; created: Ne
           <tbody>
             {hooks.map((w) => (
               <tr>
-                <td data-label="URL"><code>{clip(w.url, 120).text}</code><div class="hint">secret <code>{w.secret_prefix}</code></div></td>
+                <td data-label="URL"><code title={w.url}><Written text={w.url} max={120} /></code><div class="hint">secret <code>{w.secret_prefix}</code></div></td>
                 <td data-label="Events">{w.events.join(", ")}</td>
                 <td data-label="Created"><When view={view} iso={w.created_at} /></td>
                 <td data-label="Deliveries"><Deliveries view={view} w={w} /></td>

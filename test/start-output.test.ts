@@ -1,0 +1,69 @@
+/**
+ * What `npm start` passes on of `wrangler dev`'s output: the lines that alarm
+ * a newcomer and ask nothing (docs/testing.md) are dropped, everything else
+ * (the banner, the bindings, requests, real warnings and errors) is kept.
+ * The input is wrangler 4's output on a machine without internet access.
+ */
+import { describe, expect, it, vi } from "vitest";
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import { wranglerNoise } from "../scripts/lib/wrangler-noise.ts";
+
+const WRANGLER = [
+  " ⛅️ wrangler 4.164.0",
+  "Your Worker has access to the following bindings:",
+  "env.DB (taskgate)                                               D1 Database               local",
+  "",
+  "[wrangler:warn] Unable to fetch the `Request.cf` object! Falling back to a default placeholder...",
+  "Error: getaddrinfo ENOTFOUND workers.cloudflare.com",
+  "    at GetAddrInfoReqWrap.onlookupall [as oncomplete] (node:dns:122:26)",
+  "    at GetAddrInfoReqWrap.callbackTrampoline (node:internal/async_hooks:130:17)",
+  "\u001b[33m▲ \u001b[43;33m[\u001b[43;30mWARNING\u001b[43;33m]\u001b[0m \u001b[1mScheduled Workers are not automatically triggered during local development.\u001b[0m",
+  "",
+  "  To manually trigger a scheduled event, run:",
+  '    curl "http://127.0.0.1:8797/cdn-cgi/local/scheduled"',
+  "  For more details, see https://developers.cloudflare.com/workers/configuration/cron-triggers/#test-cron-triggers-locally",
+  "",
+  "",
+  "⎔ Starting local server...",
+  "[wrangler:warn] Something else worth reading",
+  "Error: getaddrinfo ENOTFOUND hooks.example.com",
+  "    at GetAddrInfoReqWrap.onlookupall [as oncomplete] (node:dns:122:26)",
+  "[wrangler:info] Ready on http://127.0.0.1:8797",
+  "[wrangler:info] GET /health 200 OK (6ms)",
+];
+
+describe("npm start's view of wrangler dev", () => {
+  it("drops the scheduled-workers warning and the offline Request.cf trace, keeps the rest", () => {
+    const keep = wranglerNoise();
+    expect(WRANGLER.filter(keep)).toEqual([
+      " ⛅️ wrangler 4.164.0",
+      "Your Worker has access to the following bindings:",
+      "env.DB (taskgate)                                               D1 Database               local",
+      "",
+      "⎔ Starting local server...",
+      "[wrangler:warn] Something else worth reading",
+      "Error: getaddrinfo ENOTFOUND hooks.example.com",
+      "    at GetAddrInfoReqWrap.onlookupall [as oncomplete] (node:dns:122:26)",
+      "[wrangler:info] Ready on http://127.0.0.1:8797",
+      "[wrangler:info] GET /health 200 OK (6ms)",
+    ]);
+  });
+});
+
+describe("the Worker's own start", () => {
+  it("prints no notice that JSON responses drop mid-call notifications (Taskgate sends none), though the SDK words one", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      vi.resetModules();
+      await import("../src/mcp/server.ts");
+      const said = () => warn.mock.calls.filter((c) => String(c[0]).startsWith("responseMode: 'json'"));
+      expect(said()).toEqual([]);
+      createMcpHandler(() => {
+        throw new Error("not called");
+      }, { responseMode: "json" } as never);
+      expect(said()).toHaveLength(1);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
