@@ -1,9 +1,13 @@
 /**
- * `npm run -s audit`: the effect audit as a table. It runs the audit's vitest
- * file (test/effect-audit.test.ts: every tool observed through real MCP
- * clients against the Worker and a real local D1) with the JSON reporter, and
- * prints each tool's row from what the test left in its result: the declared
- * hints, the observed effects and the verdict. Exits 1 on any mismatch.
+ * `npm run -s audit`: the effect audit as a table, then the consent audit.
+ *
+ * It runs the audits' vitest files (test/effect-audit.test.ts: every tool
+ * observed through real MCP clients against the Worker and a real local D1;
+ * test/consent-audit-*.test.ts: every write tool × every route to a held
+ * task × every situation × every caller, judged by rows) with the JSON
+ * reporter, and prints what the tests left in their results: each tool's
+ * declared hints, observed effects and verdict; then each consent breach, and
+ * the consent audit's summary line. Exits 1 on any mismatch or breach.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -19,20 +23,36 @@ interface Verdict {
   mismatches: string[];
 }
 
+interface ConsentVerdict {
+  tool: string;
+  state: string;
+  routes: number;
+  calls: number;
+  breaches: string[];
+}
+
+interface Assertion {
+  title: string;
+  status: string;
+  failureMessages: string[];
+  meta?: { audit?: Verdict; consent?: ConsentVerdict };
+}
+
 interface Report {
-  testResults: { assertionResults: { title: string; status: string; failureMessages: string[]; meta?: { audit?: Verdict } }[] }[];
+  testResults: { assertionResults: Assertion[] }[];
 }
 
 const dir = mkdtempSync(join(tmpdir(), "taskgate-audit-"));
 const out = join(dir, "report.json");
 const vitest = join(ROOT, "node_modules", ".bin", "vitest");
-const ran = spawnSync(vitest, ["run", "test/effect-audit.test.ts", "--reporter=json", `--outputFile=${out}`], { cwd: ROOT, encoding: "utf8" });
+const files = ["test/effect-audit.test.ts", "test/consent-audit-held.test.ts", "test/consent-audit-decided.test.ts"];
+const ran = spawnSync(vitest, ["run", ...files, "--reporter=json", `--outputFile=${out}`], { cwd: ROOT, encoding: "utf8" });
 let report: Report;
 try {
   report = JSON.parse(readFileSync(out, "utf8")) as Report;
 } catch {
   process.stderr.write(ran.stdout + ran.stderr);
-  console.error("effect audit: vitest wrote no report");
+  console.error("audit: vitest wrote no report");
   process.exit(1);
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -46,10 +66,18 @@ for (const r of rows) {
   console.log(`${r.tool.padEnd(width)}  ${r.hints}  ${r.mismatches.length ? "MISMATCH" : "ok      "}  ${r.observed}`);
   for (const m of r.mismatches) console.log(`${" ".repeat(width)}  ! ${m}`);
 }
-// Anything else that failed (an unclassified column, a tool without a scenario, a scenario that broke).
-const broken = results.filter((r) => r.status !== "passed" && !r.meta?.audit?.mismatches.length);
+const consent = results.flatMap((r) => (r.meta?.consent ? [r.meta.consent] : []));
+// Anything else that failed (an unclassified column, a tool without a scenario, a published set that disagrees, a scenario that broke).
+const broken = results.filter((r) => r.status !== "passed" && !r.meta?.audit?.mismatches.length && !r.meta?.consent?.breaches.length);
 for (const b of broken) console.log(`FAILED ${b.title}: ${b.failureMessages.join(" ").split("\n")[0]}`);
-const mismatches = rows.reduce((n, r) => n + r.mismatches.length, 0) + broken.length;
+const mismatches = rows.reduce((n, r) => n + r.mismatches.length, 0);
 console.log(`hints: R read / W write, D destructive, I idempotent, O open world, H human only`);
 console.log(`effect audit: ${rows.length} tools, ${rows.reduce((n, r) => n + r.calls, 0)} calls, ${mismatches} mismatches`);
-process.exit(mismatches || ran.status ? 1 : 0);
+
+for (const v of consent) for (const b of v.breaches) console.log(`BREACH ${v.state} ${v.tool}: ${b}`);
+const breaches = consent.reduce((n, v) => n + v.breaches.length, 0);
+const tools = new Set(consent.map((v) => v.tool)).size;
+const situations = new Set(consent.map((v) => v.state)).size;
+const calls = consent.reduce((n, v) => n + v.calls, 0);
+console.log(`consent audit: ${tools} tools × ${situations} situations, ${calls} calls, ${breaches} breaches`);
+process.exit(mismatches || breaches || broken.length || ran.status ? 1 : 0);
