@@ -185,6 +185,26 @@ describe("URL elicitation: the person decides in the console, the client's retry
   });
 });
 
+describe("a retry that asks something else", () => {
+  it("request_approval retried with another question and the old requestState is refused as a plain call would be, and writes nothing", async () => {
+    const p = await signedInPerson();
+    const taskId = await workedTask(p, "Order the chairs");
+    const first = await rpc(p.acc.agent, "tools/call", { name: "request_approval", arguments: { task_id: taskId, question: "Blue or grey?" } }, URL_ELICITATION);
+    expect(first.result).toMatchObject({ resultType: "input_required" });
+    const [key] = Object.keys(first.result.inputRequests);
+    const written = await activityCount(p.acc.accountId, taskId);
+    const changed = await rpc(
+      p.acc.agent,
+      "tools/call",
+      { name: "request_approval", arguments: { task_id: taskId, question: "Oak or pine?" }, requestState: first.result.requestState, inputResponses: { [key]: { action: "accept" } } },
+      URL_ELICITATION,
+    );
+    expect(changed.result).toMatchObject({ isError: true });
+    expect(changed.result.content[0].text).toMatch(/already has a request from .*"Blue or grey\?", and this requestState waits on it, not on another question/);
+    expect(await activityCount(p.acc.accountId, taskId)).toBe(written);
+  });
+});
+
 describe("Tasks extension: a task handle that completes when the person decides", () => {
   it("tools/call answers with a task; tasks/get reports it working, then completed with the call's result", async () => {
     const p = await signedInPerson();

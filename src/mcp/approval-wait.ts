@@ -217,6 +217,21 @@ export async function retryAnswer(
   }
   const now = await readWait(scope, w);
   if (!now) return gone(w);
+  // Another question than the one this state waits on: refused as the plain call would be, never answered for the old one.
+  const question = (call.args as { question?: unknown } | undefined)?.question;
+  if (w.tool === "request_approval" && typeof question === "string" && question !== now.approval.question) {
+    return {
+      content: [
+        {
+          type: "text",
+          text:
+            `task ${w.task} already has a request from ${now.approval.requested_by} (${now.approval.id}): "${now.approval.question}", and this requestState waits on it, not on another question. ` +
+            "One request waits at a time: call request_approval again without the requestState once it is answered (get_task shows the answer) or withdrawn.",
+        },
+      ],
+      isError: true,
+    };
+  }
   if (now.approval.status !== "pending") return answerNow(w, now.approval, now.task);
   const response = inputResponse(ctx.mcpReq.inputResponses, elicitationKey(w));
   if (response.kind === "elicit" && response.action !== "accept") return answerNow(w, now.approval, now.task);

@@ -41,7 +41,7 @@ export function judge(state: StateName, ids: Record<string, string>, caller: Cal
   const ofX = (c: Change): boolean => {
     const { old, now } = either(c);
     const rows = [old, now].filter(Boolean) as Row[];
-    if (!substantiveColumn(c.table, c.column) || c.effect === "renewed") return false;
+    if (!substantiveColumn(c.table, c.column)) return false;
     // X's project archived or trashed: where X lives.
     if (c.table === "projects") return rows.some((r) => r.id === xProject) && (c.column === "archived_at" || c.column === "trash_id");
     if (c.table === "tasks") {

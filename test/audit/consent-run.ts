@@ -18,6 +18,9 @@ export interface ConsentVerdict {
   reaching: string[];
 }
 
+/** What each tool publishes as claim-guarded, as tools/list carries it (`_meta["dev.taskgate/enforcement"]`). */
+const CLAIM_GUARDED = new Set(TOOL_NAMES.filter((t) => (toolMeta(t)["dev.taskgate/enforcement"] as { claim_guarded: boolean }).claim_guarded));
+
 /** The write tools, each observed in every situation. */
 export const AUDITED_TOOLS = TOOL_NAMES.filter((t) => WRITE_TOOLS.has(t));
 
@@ -111,8 +114,10 @@ export async function auditTool(a: Audit, tool: ToolName): Promise<ConsentVerdic
 export function enforcementMismatch(tool: ToolName, reaching: string[]): string | null {
   // Only a person or the holder reaches; whether anyone else is refused there is the breaches' part.
   if (HUMAN_TOOLS.has(tool)) return null;
+  // Comments stay open to everyone (C1): the holder's comment renews its lease, anyone else's changes nothing of the task.
+  if (tool === "comment_on_task") return CLAIM_GUARDED.has(tool) ? `${tool} is published claim-guarded, but comments stay open to everyone` : null;
   const reaches = reaching.length > 0;
-  const published = (toolMeta(tool)["dev.taskgate/enforcement"] as { claim_guarded: boolean }).claim_guarded;
+  const published = CLAIM_GUARDED.has(tool);
   if (reaches === published) return null;
   return reaches
     ? `${tool} reaches a held task's rows (${reaching.slice(0, 3).join("; ")}) but is not published claim-guarded`
