@@ -30,7 +30,7 @@ CREATE TRIGGER IF NOT EXISTS move_fence_push_subscriptions_insert BEFORE INSERT 
 BEGIN
   SELECT RAISE(ABORT, 'account moving: try again shortly');
 END;
-CREATE TRIGGER IF NOT EXISTS move_fence_push_subscriptions_update BEFORE UPDATE OF id, account_id, person_id, endpoint, p256dh, auth, origin, label, events, created_at ON push_subscriptions WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
+CREATE TRIGGER IF NOT EXISTS move_fence_push_subscriptions_update BEFORE UPDATE ON push_subscriptions WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
 BEGIN
   SELECT RAISE(ABORT, 'account moving: try again shortly');
 END;
