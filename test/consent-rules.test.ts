@@ -57,9 +57,11 @@ describe.each(ERAS)("consent rules (%s era)", (era) => {
       await beta.fails("create_task", { title: "Sneaky subtask", parent_id: x.id }),
     ];
     for (const text of refusals) {
-      expect(text).toContain(`task ${x.id} ("Write the copy") is held by agent alpha`);
-      expect(text).toMatch(/so beta may not change it .*nothing was written/);
+      // Named through its parent or project: whose task stood in the way; named itself: the claim rule's own words.
+      expect(text).toMatch(new RegExp(`task ${x.id} (\\("Write the copy"\\) is held by|is claimed by) agent alpha`));
+      expect(text).toMatch(/beta may not/);
     }
+    expect(refusals[0]).toContain(`task ${x.id} ("Write the copy") is held by agent alpha (in progress`);
     expect(await snapshotDb(), "nothing written").toBe(before);
     expect(await row("SELECT status FROM runs WHERE id = ?", run.id)).toEqual({ status: "running" });
     // The holder and the person may.
@@ -80,7 +82,7 @@ describe.each(ERAS)("consent rules (%s era)", (era) => {
     await person.ok("claim_task", { task_id: persons.id });
     const before = await snapshotDb();
     expect(await beta.fails("update_task", { task_id: awaiting.id, notes: "overwritten" })).toMatch(/held by agent alpha \(awaiting a person's sign-off\)/);
-    expect(await beta.fails("reopen_task", { task_id: awaiting.id })).toMatch(/held by agent alpha/);
+    expect(await beta.fails("reopen_task", { task_id: awaiting.id })).toMatch(/sign-off .* waits for a person: only a person decides it/);
     expect(await beta.fails("unblock_task", { task_id: blocked.id })).toMatch(/held by agent alpha \(blocked\)/);
     expect(await beta.fails("update_task", { task_id: persons.id, notes: "overwritten" })).toMatch(/held by the person/);
     expect(await alpha.fails("assign_task", { task_id: persons.id, assignee: "alpha" })).toMatch(/held by the person/);
@@ -144,6 +146,31 @@ describe.each(ERAS)("consent rules (%s era)", (era) => {
       expect(await client.fails("assign_task", { task_id: task.id, assignee: "idle" })).toMatch(/idle is paused/);
     }
     expect(await snapshotDb()).toBe(before);
+    await close();
+  });
+
+  it("C7: a repeat answers as the first call did, value for value (delete_label, restore_from_trash, unlink_calendar_event)", async () => {
+    const { person, close } = await team(era, "Repeats");
+    const { task } = await person.ok("create_task", { title: "Plan the offsite" });
+    await person.ok("label_task", { task_id: task.id, labels: ["travel"] });
+    const { label } = await person.ok("create_label", { name: "travel" });
+    const firstDelete = await person.ok("delete_label", { label_id: label.id });
+    expect(firstDelete).toMatchObject({ name: "travel", removed_from_tasks: 1, changed: true });
+    expect(await person.ok("delete_label", { label_id: label.id })).toEqual({ ...firstDelete, changed: false });
+
+    const { trash_id } = await person.ok("delete_task", { task_id: task.id });
+    const firstRestore = await person.ok("restore_from_trash", { item_id: trash_id });
+    expect(firstRestore).toMatchObject({ restored: true, kind: "task", target_id: task.id, item_count: 1 });
+    expect(await person.ok("restore_from_trash", { item_id: trash_id })).toEqual({ ...firstRestore, restored: false });
+    expect(await person.ok("restore_from_trash", { item_id: task.id })).toEqual({ ...firstRestore, restored: false });
+
+    const start = new Date(Date.now() + 86_400_000).toISOString();
+    const end = new Date(Date.now() + 90_000_000).toISOString();
+    const { link } = await person.ok("link_calendar_event", { task_id: task.id, provider: "google", event_id: "evt-offsite", title: "Offsite", starts_at: start, ends_at: end, url: "https://calendar.example.com/e" });
+    const firstUnlink = await person.ok("unlink_calendar_event", { task_id: task.id, link_id: link.id });
+    expect(firstUnlink).toMatchObject({ removed: true, link: { id: link.id, title: "Offsite" } });
+    expect(await person.ok("unlink_calendar_event", { task_id: task.id, link_id: link.id })).toEqual({ ...firstUnlink, removed: false });
+    expect(await person.ok("unlink_calendar_event", { task_id: task.id, provider: "google", event_id: "evt-offsite" })).toEqual({ ...firstUnlink, removed: false });
     await close();
   });
 });

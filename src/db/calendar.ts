@@ -155,4 +155,33 @@ export function deleteLinkOf(db: D1Database, accountId: string, taskId: string, 
 }
 
 /** unlink_calendar_event's summary over the link before. */
-export const UNLINKED_SUMMARY = `'unlinked ' || c.provider || ' event ' || c.event_id || ' "' || c.title || '" (' || c.id || ')'`;
+export const UNLINKED_SUMMARY = `'unlinked ' || c.provider || ' event ' || c.event_id || ' "' || c.title || '" (' || c.id || '; ' || c.starts_at || ' – ' || c.ends_at || '; ' || coalesce(c.url, '') || '; linked ' || c.created_at || ')'`;
+
+/** unlink_calendar_event's history line, as UNLINKED_SUMMARY writes it in SQL: everything the link was, so a repeat can answer with it. */
+export function unlinkedSummary(l: { provider: string; event_id: string; title: string; id: string; starts_at: string; ends_at: string; url: string | null; created_at: string }): string {
+  return `unlinked ${l.provider} event ${l.event_id} "${l.title}" (${l.id}; ${l.starts_at} – ${l.ends_at}; ${l.url ?? ""}; linked ${l.created_at})`;
+}
+
+/**
+ * The link a task's first unlink_calendar_event of it removed, from its history
+ * line (by link id, or by provider and event id), or null when none did.
+ */
+export async function unlinkedLink(
+  db: D1Database,
+  accountId: string,
+  taskId: string,
+  key: LinkKey,
+): Promise<{ id: string; task_id: string; provider: string; event_id: string; title: string; starts_at: string; ends_at: string; url: string | null; created_at: string } | null> {
+  const { results } = await db
+    .prepare("SELECT summary FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'unlink_calendar_event' ORDER BY created_at")
+    .bind(taskId, accountId)
+    .all<{ summary: string }>();
+  for (const { summary } of results) {
+    const m = /^unlinked (\S+) event (\S+) "(.*)" \((\S+); (\S+) – (\S+); (\S*); linked (\S+)\)$/s.exec(summary);
+    if (!m) continue;
+    const [, provider, eventId, title, id, startsAt, endsAt, url, createdAt] = m;
+    if ("id" in key ? key.id !== id : key.provider !== provider || key.eventId !== eventId) continue;
+    return { id, task_id: taskId, provider, event_id: eventId, title, starts_at: startsAt, ends_at: endsAt, url: url || null, created_at: createdAt };
+  }
+  return null;
+}

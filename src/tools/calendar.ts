@@ -4,7 +4,7 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { addDays, dayStartMs, localDate } from "../domain/zoned-time.ts";
 import { selectTimeZone } from "../db/series.ts";
 import {
-  deleteLink, deleteLinkOf, findLink, UNLINKED_SUMMARY, findLinkById, insertLink, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn,
+  deleteLink, deleteLinkOf, findLink, UNLINKED_SUMMARY, unlinkedLink, unlinkedSummary, findLinkById, insertLink, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn,
   type AgendaTaskRow, type LinkKey, type LinkRow,
 } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
@@ -233,11 +233,16 @@ const unlinkEvent = defineTool({
       const link = args.link_id
         ? await findLinkById(db, p.accountId, task.id, args.link_id)
         : await findLink(db, p.accountId, task.id, args.provider as string, args.event_id as string);
-      if (!link) return { removed: false, link: null };
+      if (!link) {
+        // A repeat answers as the first call did (C7), from that call's history line.
+        const key: LinkKey = args.link_id ? { id: args.link_id } : { provider: args.provider as string, eventId: args.event_id as string };
+        const first = await unlinkedLink(db, p.accountId, task.id, key);
+        return { removed: false, link: first && { ...first, task_title: task.title } };
+      }
       return ctx.commit(
         {
           statements: [deleteLink(db, p.accountId, link.id)],
-          activity: { target: task.id, summary: `unlinked ${link.provider} event ${link.event_id} "${link.title}" (${link.id})` },
+          activity: { target: task.id, summary: unlinkedSummary(link) },
         },
         { removed: true, link },
       );
