@@ -156,7 +156,7 @@ describe("delete_label", () => {
     expect((await client.ok("list_tasks", { label: "old" })).items).toEqual([]);
 
     const before = await snapshotDb();
-    expect(await client.ok("delete_label", { label_id: old.id })).toEqual({ label_id: old.id, name: null, removed_from_tasks: 0, changed: false });
+    expect(await client.ok("delete_label", { label_id: old.id })).toEqual({ ...del, changed: false });
     expect(await snapshotDb()).toBe(before);
     expect(await activityCount(acc.accountId, old.id)).toBe(1);
     expect(await client.fails("delete_label", { label_id: "lbl_0000000000000000" })).toMatch(/No label/);
