@@ -602,6 +602,17 @@ BEGIN
    WHERE rid = NEW.rid;
 END;
 
+-- An agent completes no task that waits on unfinished work (what it depends on, not yet done or
+-- cancelled); a person may. The refusal names what it waits on.
+CREATE TRIGGER IF NOT EXISTS consent_waits BEFORE UPDATE OF status ON tasks
+WHEN NEW.status IN ('done', 'awaiting_approval') AND OLD.status NOT IN ('done', 'awaiting_approval')
+  AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
+  AND EXISTS (SELECT 1 FROM task_dependencies d JOIN tasks w ON w.id = d.depends_on_id
+               WHERE d.task_id = OLD.id AND d.account_id = OLD.account_id AND w.status NOT IN ('done', 'cancelled') AND w.trash_id IS NULL)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:waits');
+END;
+
 -- C5: a paused agent is given nothing, by anyone, through any route.
 CREATE TRIGGER IF NOT EXISTS consent_paused_new BEFORE INSERT ON tasks
 WHEN NEW.assignee IS NOT NULL AND EXISTS (SELECT 1 FROM call_actor)

@@ -173,4 +173,18 @@ describe.each(ERAS)("consent rules (%s era)", (era) => {
     expect(await person.ok("unlink_calendar_event", { task_id: task.id, provider: "google", event_id: "evt-offsite" })).toEqual({ ...firstUnlink, removed: false });
     await close();
   });
+
+  it("an agent completes no task that waits on unfinished work, and is told what it waits on; a person may", async () => {
+    const { person, alpha, close } = await team(era, "Waits");
+    const { task: first } = await person.ok("create_task", { title: "Get the quote" });
+    const { task: then } = await person.ok("create_task", { title: "Order the chairs" });
+    await person.ok("add_dependency", { task_id: then.id, depends_on_id: first.id });
+    await alpha.ok("claim_task", { task_id: then.id });
+    const before = await snapshotDb();
+    expect(await alpha.fails("complete_task", { task_id: then.id })).toMatch(new RegExp(`task ${then.id} waits on unfinished work: ${first.id} \\("Get the quote", open\\)`));
+    expect(await snapshotDb()).toBe(before);
+    await person.ok("complete_task", { task_id: first.id });
+    expect((await alpha.ok("complete_task", { task_id: then.id })).outcome).toBe("awaiting_approval");
+    await close();
+  });
 });

@@ -8,12 +8,12 @@
  */
 
 /** The codes the consent triggers refuse with. */
-export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused"] as const;
+export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused", "waits"] as const;
 export type ConsentCode = (typeof CONSENT_CODES)[number];
 
 /** The rule a failed batch's error names, or null when it is not a consent refusal. */
 export function consentCodeOf(message: string): ConsentCode | null {
-  const m = /taskgate:(claim|consent|decision|undo|paused)\b/.exec(message);
+  const m = /taskgate:(claim|consent|decision|undo|paused|waits)\b/.exec(message);
   return m ? (m[1] as ConsentCode) : null;
 }
 
@@ -110,4 +110,17 @@ export async function pausedAgentsNamed(db: D1Database, accountId: string, named
     .bind(JSON.stringify(named), accountId)
     .all<{ name: string }>();
   return results.map((r) => r.name);
+}
+
+/** What the tasks a call names wait on that is not finished (for a refused completion). */
+export async function unfinishedDependenciesNamed(db: D1Database, accountId: string, named: string[]): Promise<{ task_id: string; id: string; title: string; status: string }[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT d.task_id, w.id, w.title, w.status FROM task_dependencies d JOIN tasks w ON w.id = d.depends_on_id AND w.account_id = d.account_id
+        WHERE d.account_id = ?2 AND d.task_id IN (SELECT value FROM json_each(?1)) AND w.status NOT IN ('done', 'cancelled') AND w.trash_id IS NULL
+        LIMIT 5`,
+    )
+    .bind(JSON.stringify(named), accountId)
+    .all<{ task_id: string; id: string; title: string; status: string }>();
+  return results;
 }

@@ -113,3 +113,13 @@ export function namedIds(args: Record<string, unknown>): string[] {
   walk(args);
   return out.slice(0, 100);
 }
+
+/** An agent would have completed a task that waits on unfinished work. */
+export function waitsRefusal(tool: string, waits: { task_id: string; id: string; title: string; status: string }[]): string {
+  const on = waits.map((w) => `${w.id} ("${w.title.slice(0, 80)}", ${w.status})`).join(", ");
+  const task = waits[0]?.task_id ?? "the task";
+  return (
+    `task ${task} waits on unfinished work${on ? `: ${on}` : ""}, so ${tool} did not complete it; nothing was written. ` +
+    "An agent completes it once what it waits on is done or cancelled (list_dependencies shows it); a person may complete it anyway, or remove_dependency drops the link."
+  );
+}

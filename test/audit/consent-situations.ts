@@ -64,6 +64,8 @@ export async function buildSituation(state: StateName): Promise<Situation> {
   [ids.step1, ids.step2] = steps.map((s) => s.id);
   ids.link = (await person.ok("link_calendar_event", { task_id: ids.X, ...EVENT })).link.id;
   await person.ok("add_dependency", { task_id: ids.X, depends_on_id: ids.D });
+  // What X waits on is done: an agent may complete X (an agent completes no task that waits on unfinished work).
+  await person.ok("complete_task", { task_id: ids.D });
   ids.comment = (await person.ok("comment_on_task", { task_id: ids.X, body: "Keep it short" })).comment.id;
   ids.XC = (await person.ok("decompose_task", { task_id: ids.X, subtasks: [{ title: "Find a quote" }] })).tasks[0].id;
   ids.token = (await createToken({ accountId: w.acc.accountId, kind: "human", scope: "read" })).id;
