@@ -61,3 +61,35 @@ describe("a task id that is in the trash", () => {
     await Promise.all([human.close(), stranger.close()]);
   });
 });
+
+describe("parts of what is in the trash", () => {
+  it("a step, comment, run or approval of a trashed task, and a trashed project, say they are in the trash and which item brings them back", async () => {
+    const acc = await seedAccount("Trash parts");
+    const human = await connect(acc.human);
+    const agent = await connect(acc.agent, "legacy");
+    const { task } = await human.ok("create_task", { title: "Binned work" });
+    const [step] = (await human.ok("add_steps", { task_id: task.id, steps: ["One"] })).steps;
+    const { comment } = await human.ok("comment_on_task", { task_id: task.id, body: "A note" });
+    await agent.ok("claim_task", { task_id: task.id });
+    const { run } = await agent.ok("start_run", { task_id: task.id });
+    const { approval } = await agent.ok("request_approval", { task_id: task.id, question: "Go?" });
+    const { trash_id } = await human.ok("delete_task", { task_id: task.id });
+    const { project } = await human.ok("create_project", { name: "Old plans" });
+    const { trash_id: projectItem } = await human.ok("delete_project", { project_id: project.id });
+    const before = await snapshotDb();
+    const cases: [string, Record<string, unknown>, string, string][] = [
+      ["update_step", { step_id: step.id, text: "Two" }, `Step ${step.id}`, trash_id],
+      ["edit_comment", { comment_id: comment.id, body: "Edited" }, `Comment ${comment.id}`, trash_id],
+      ["get_run", { run_id: run.id }, `Run ${run.id}`, trash_id],
+      ["get_approval", { approval_id: approval.id }, `Approval ${approval.id}`, trash_id],
+      ["get_project", { project_id: project.id }, `Project ${project.id}`, projectItem],
+    ];
+    for (const [tool, args, subject, item] of cases) {
+      const text = await human.fails(tool, args);
+      expect(text, tool).toContain(`${subject} is in the trash`);
+      expect(text, tool).toContain(`restore_from_trash with item_id ${item} brings it back`);
+    }
+    expect(await snapshotDb()).toBe(before);
+    await Promise.all([human.close(), agent.close()]);
+  });
+});

@@ -1,4 +1,4 @@
-import { ToolError } from "../domain/errors.ts";
+import { notFound, ToolError } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import { selectTask, type TaskRow } from "./tasks.ts";
 
@@ -86,7 +86,7 @@ const COMMENT_HINT = "list_comments shows a task's comment ids";
 /** A comment on a live task, live or trashed (for convergent deletion), or not found. */
 export async function requireComment(db: D1Database, accountId: string, commentId: string): Promise<CommentLookup> {
   const row = await findComment(db, accountId, commentId);
-  if (!row) throw new ToolError("not_found", `No comment ${commentId} in this account; ${COMMENT_HINT}.`);
+  if (!row) throw notFound("comment", commentId, COMMENT_HINT);
   return row;
 }
 

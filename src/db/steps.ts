@@ -1,4 +1,4 @@
-import { ToolError } from "../domain/errors.ts";
+import { notFound, ToolError } from "../domain/errors.ts";
 import { selectTask, type TaskRow } from "./tasks.ts";
 
 export type StepStatus = "pending" | "in_progress" | "done" | "skipped";
@@ -109,7 +109,7 @@ const STEP_HINT = "list_steps shows a task's step ids";
 /** A live step of a live task of this account, or a not-found error that says where it went. */
 export async function requireLiveStep(db: D1Database, accountId: string, stepId: string): Promise<StepLookup> {
   const row = await findStep(db, accountId, stepId);
-  if (!row) throw new ToolError("not_found", `No step ${stepId} in this account; ${STEP_HINT}.`);
+  if (!row) throw notFound("step", stepId, STEP_HINT);
   if (row.trash_id) {
     throw new ToolError("not_found", `Step ${stepId} is in the trash (${row.trash_id}); restore_from_trash brings it back, ${STEP_HINT}.`);
   }
@@ -119,7 +119,7 @@ export async function requireLiveStep(db: D1Database, accountId: string, stepId:
 /** A step of a live task, live or trashed (for convergent deletion), or not found. */
 export async function requireStep(db: D1Database, accountId: string, stepId: string): Promise<StepLookup> {
   const row = await findStep(db, accountId, stepId);
-  if (!row) throw new ToolError("not_found", `No step ${stepId} in this account; ${STEP_HINT}.`);
+  if (!row) throw notFound("step", stepId, STEP_HINT);
   return row;
 }
 

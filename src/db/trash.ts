@@ -381,3 +381,27 @@ export async function purgeExpiredTrash(db: D1Database, now: string): Promise<nu
   }
   return purged;
 }
+
+/** The SQL that finds the trash id of a record of each kind that is not live (its own, or its task's). ?1 id, ?2 account. */
+const TRASH_OF: Record<string, string> = {
+  project: "SELECT trash_id FROM projects WHERE id = ?1 AND account_id = ?2",
+  step: "SELECT coalesce(s.trash_id, t.trash_id) FROM steps s JOIN tasks t ON t.id = s.task_id WHERE s.id = ?1 AND s.account_id = ?2",
+  comment: "SELECT coalesce(c.trash_id, t.trash_id) FROM comments c JOIN tasks t ON t.id = c.task_id WHERE c.id = ?1 AND c.account_id = ?2",
+  run: "SELECT t.trash_id FROM runs r JOIN tasks t ON t.id = r.task_id WHERE r.id = ?1 AND r.account_id = ?2",
+  approval: "SELECT t.trash_id FROM approvals a JOIN tasks t ON t.id = a.task_id WHERE a.id = ?1 AND a.account_id = ?2",
+};
+
+/** The trash item that holds a record a call named (a project, or a step, comment, run or approval of a trashed task), or null. */
+export async function trashHolding(
+  db: D1Database,
+  accountId: string,
+  kind: string,
+  id: string,
+): Promise<{ trash_id: string; target_kind: string; target_id: string; title: string; purge_after: string } | null> {
+  const sql = TRASH_OF[kind];
+  if (!sql) return null;
+  return db
+    .prepare(`SELECT id AS trash_id, kind AS target_kind, target_id, title, purge_after FROM trash WHERE account_id = ?2 AND id = (${sql})`)
+    .bind(id, accountId)
+    .first();
+}

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
 import type { Env } from "../env.ts";
 import type { Principal } from "../domain/principal.ts";
-import { ToolError } from "../domain/errors.ts";
+import { inTrash, ToolError } from "../domain/errors.ts";
+import { trashHolding } from "../db/trash.ts";
 import { requestHash } from "../domain/canonical.ts";
 import { findIdempotent, PENDING_RESULT } from "../db/idempotency.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
@@ -236,7 +237,11 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       const earlier = await replay(scope, idem);
       if (earlier) return earlier;
     }
-    if (e instanceof ToolError) return errorResult(e.message);
+    if (e instanceof ToolError) {
+      // A record that is gone because it is in the trash says so, with the item that brings it back (as a task does).
+      const held = e.code === "not_found" && e.subject ? await trashHolding(scope.env.DB, p.accountId, e.subject.kind, e.subject.id) : null;
+      return errorResult(held && e.subject ? inTrash(e.subject.kind, e.subject.id, held).message : e.message);
+    }
     // The databases' fence refused the batch: the account was marked as moving after this call's token was resolved.
     if (isFenced(e)) return errorResult(movingMessage(name));
     console.error(JSON.stringify({ level: "error", requestId: scope.requestId, tool: name, error: e instanceof Error ? e.stack ?? e.message : String(e) }));
