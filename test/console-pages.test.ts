@@ -54,7 +54,6 @@ describe("every console page, for a busy account", () => {
     });
     await human.ok("label_task", { task_id: ids[0], labels: ["urgent", "marketing"] });
     await human.ok("add_steps", { task_id: ids[0], steps: ["One", "Two", "Three"] });
-    await human.ok("add_dependency", { task_id: ids[1], depends_on_id: ids[0] });
     await inChunks(range(5), 5, async (i) => {
       await agent.ok("claim_task", { task_id: ids[i] });
       const { run } = await agent.ok("start_run", { task_id: ids[i] });
@@ -62,6 +61,8 @@ describe("every console page, for a busy account", () => {
       await human.ok("comment_on_task", { task_id: ids[i], body: "Keep it short." });
       await agent.ok("complete_task", { task_id: ids[i], note: `Task ${i} is ready; approve?` });
     });
+    // After the agent's completions: an agent completes no task that waits on unfinished work.
+    await human.ok("add_dependency", { task_id: ids[1], depends_on_id: ids[0] });
     await human.ok("delete_task", { task_id: ids[23] });
     await agent.ok("claim_task", { task_id: ids[10] });
     await agent.ok("start_run", { task_id: ids[10] });

@@ -153,7 +153,7 @@ describe("dynamic client registration within bounds", () => {
     expect(res.status).toBe(200);
     const html = await res.text();
     const shown = `${name.slice(0, CLIENT_NAME_MAX - 1)}…`;
-    expect(html).toContain(`<h1>Allow ${shown} to use your Taskgate account?</h1>`);
+    expect(html).toContain(`<h1>Allow <bdi class="u">${shown}</bdi> to use your Taskgate account?</h1>`);
     expect(html).not.toContain(name.slice(0, CLIENT_NAME_MAX));
     expect(html.length).toBeLessThan(60_000);
   });

@@ -239,13 +239,13 @@ describe("delete_project", () => {
     expect(Date.parse(del.purge_after) - Date.parse(trash!.deleted_at as string)).toBe(30 * 86_400_000);
 
     expect((await client.ok("list_projects", { include_archived: true })).items.map((x: { id: string }) => x.id)).toEqual([keep.id]);
-    expect(await client.fails("get_project", { project_id: p.id })).toMatch(/No project/);
+    expect(await client.fails("get_project", { project_id: p.id })).toMatch(new RegExp(`Project ${p.id} is in the trash \\("Doomed"\\) \\(item ${del.trash_id}`));
     for (const t of [t1, t2]) {
       expect(await client.fails("get_task", { task_id: t.id })).toContain(`is in the trash with its project ${p.id} (item ${del.trash_id}`);
     }
     expect((await client.ok("list_tasks", {})).items.map((x: { id: string }) => x.id)).toEqual([other.id]);
     expect(await client.fails("list_tasks", { project_id: p.id })).toMatch(/No project .* in this account/);
-    expect(await client.fails("create_task", { title: "late", project_id: p.id })).toMatch(/No project/);
+    expect(await client.fails("create_task", { title: "late", project_id: p.id })).toMatch(/No project|is in the trash/);
 
     const before = await snapshotDb();
     const again = await client.ok("delete_project", { project_id: p.id });
@@ -383,7 +383,7 @@ describe("export_project", () => {
     expect(JSON.stringify(two)).toBe(JSON.stringify(one));
 
     const del = await client.ok("delete_project", { project_id: p.id });
-    expect(await client.fails("export_project", { project_id: p.id })).toMatch(/No project/);
+    expect(await client.fails("export_project", { project_id: p.id })).toMatch(/Project prj_\w+ is in the trash/);
     await env.DB.batch([
       env.DB.prepare("UPDATE projects SET trash_id = NULL WHERE trash_id = ?").bind(del.trash_id),
       env.DB.prepare("UPDATE tasks SET trash_id = NULL WHERE trash_id = ?").bind(del.trash_id),

@@ -134,7 +134,7 @@ describe("restore is exact", () => {
     const project = await c.ok("get_project", { project_id: r.project });
     const rows = await accountRows(acc.accountId);
     const del = await c.ok("delete_project", { project_id: r.project });
-    expect(await c.fails("export_project", { project_id: r.project })).toMatch(/No project/);
+    expect(await c.fails("export_project", { project_id: r.project })).toMatch(/Project prj_\w+ is in the trash/);
     expect((await c.ok("list_trash")).items[0]).toMatchObject({ kind: "project", target_id: r.project, item_count: 5, title: "Launch" });
     expect(await c.fails("restore_from_trash", { item_id: r.sub })).toMatch(new RegExp(`part of trash item ${del.trash_id}`));
 

@@ -239,7 +239,9 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
     }
     if (e instanceof ToolError) {
       // A record that is gone because it is in the trash says so, with the item that brings it back (as a task does).
-      const held = e.code === "not_found" && e.subject ? await trashHolding(scope.env.DB, p.accountId, e.subject.kind, e.subject.id) : null;
+      // (A list's filter stays one round trip: it answers as it was refused.)
+      const filter = !WRITE_TOOLS.has(tool.name) && /^(list|search)_/.test(tool.name);
+      const held = e.code === "not_found" && e.subject && !filter ? await trashHolding(scope.env.DB, p.accountId, e.subject.kind, e.subject.id) : null;
       return errorResult(held && e.subject ? inTrash(e.subject.kind, e.subject.id, held).message : e.message);
     }
     // The databases' fence refused the batch: the account was marked as moving after this call's token was resolved.
