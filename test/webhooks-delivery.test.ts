@@ -8,7 +8,7 @@ import { secretContext } from "../src/db/webhook-sql.ts";
 import { standardWebhookSecret, WebhookInputError } from "../src/domain/webhooks.ts";
 import { deliverEvent, retryDelaySeconds } from "../src/webhooks/deliver.ts";
 import { connect, seedAccount } from "./helpers.ts";
-import { addHook, consume, deliveryRows, fakeReceivers, verifyStandard, waitFor, workerEnv } from "./webhooks.helpers.ts";
+import { addHook, consume, consumeBatch, deliveryRows, fakeReceivers, verifyStandard, waitFor, workerEnv } from "./webhooks.helpers.ts";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -136,6 +136,39 @@ describe("retries and giving up", () => {
     await addHook(acc.accountId, "https://late.example.test/hook");
     expect((await consume(event, 1, "late")).explicitAcks).toEqual(["late"]);
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe("order", () => {
+  it("one account's events in a batch go out in the order they were sent, even when the first one's receiver is slow; another account's go alongside", async () => {
+    const arrivals: string[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    fakeReceivers(async (r) => {
+      arrivals.push(`${r.url.includes("first") ? "A" : "B"}:${r.event.type}:${r.event.data.task.title}`);
+      // Account A's first event waits until account B's has arrived: B does not queue behind A.
+      if (r.event.data.task.title === "A1") await held;
+      if (r.url.includes("second")) release();
+      return new Response("ok");
+    });
+    const a = await seedAccount("Ordered hooks A");
+    const b = await seedAccount("Ordered hooks B");
+    await oldHook(a.accountId, "https://first.example.test/hook");
+    await oldHook(b.accountId, "https://second.example.test/hook");
+    const event = (accountId: string, title: string) => ({
+      ...completed(accountId),
+      id: `wev_${title.toLowerCase().padEnd(16, "0")}`,
+      data: { ...completed(accountId).data, task: { ...completed(accountId).data.task, title } },
+    });
+    const result = await consumeBatch([
+      event(a.accountId, "A1"),
+      event(a.accountId, "A2"),
+      event(b.accountId, "B1"),
+      event(a.accountId, "A3"),
+    ]);
+    expect(result.explicitAcks.sort()).toEqual(["msg-0", "msg-1", "msg-2", "msg-3"]);
+    expect(arrivals.filter((x) => x.startsWith("A"))).toEqual(["A:task.completed:A1", "A:task.completed:A2", "A:task.completed:A3"]);
+    expect(arrivals.indexOf("B:task.completed:B1")).toBeLessThan(arrivals.indexOf("A:task.completed:A2"));
   });
 });
 

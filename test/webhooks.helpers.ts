@@ -62,6 +62,14 @@ export async function consume(body: unknown, attempts: number, id = `msg-${attem
   return { ...result, retryMessages: result.retryMessages.map((r) => ({ msgId: r.msgId, delaySeconds: delays.get(r.msgId) })) };
 }
 
+/** Runs the Worker's queue handler on one batch of first attempts, in the order given. */
+export async function consumeBatch(bodies: unknown[], e: Env = workerEnv) {
+  const batch = createMessageBatch("taskgate-webhooks", bodies.map((body, i) => ({ id: `msg-${i}`, timestamp: new Date(), attempts: 1, body })));
+  const ctx = createExecutionContext();
+  await worker.queue!(batch as MessageBatch<unknown>, e, ctx);
+  return getQueueResult(batch, ctx);
+}
+
 export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

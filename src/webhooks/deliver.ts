@@ -142,18 +142,32 @@ export async function deliverEvent(deployment: Env, body: unknown, attemptNo: nu
   return { retryAfterSeconds: again ? retryAfter() : null, results: out, pushes: pushed.outcomes };
 }
 
-/** The Worker's `queue` handler: each message acked when done, retried with its delay otherwise. */
+/**
+ * The Worker's `queue` handler: each message acked when done, retried with its
+ * delay otherwise. One account's events go out one after another in the order
+ * they were sent (approval.requested before the task.completed that follows
+ * its approval); accounts run side by side.
+ */
 export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  const byAccount = new Map<string, Message<unknown>[]>();
+  for (const message of batch.messages) {
+    const account = asEvent(message.body)?.account_id ?? "";
+    byAccount.set(account, [...(byAccount.get(account) ?? []), message]);
+  }
   await Promise.all(
-    batch.messages.map(async (message) => {
-      try {
-        const outcome = await deliverEvent(env, message.body, message.attempts, Date.now());
-        if (outcome.retryAfterSeconds === null) message.ack();
-        else message.retry({ delaySeconds: outcome.retryAfterSeconds });
-      } catch (e) {
-        console.error(JSON.stringify({ level: "error", where: "webhook consumer", message: message.id, error: e instanceof Error ? e.stack ?? e.message : String(e) }));
-        message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
-      }
+    [...byAccount.values()].map(async (messages) => {
+      for (const message of messages) await handleMessage(message, env);
     }),
   );
+}
+
+async function handleMessage(message: Message<unknown>, env: Env): Promise<void> {
+  try {
+    const outcome = await deliverEvent(env, message.body, message.attempts, Date.now());
+    if (outcome.retryAfterSeconds === null) message.ack();
+    else message.retry({ delaySeconds: outcome.retryAfterSeconds });
+  } catch (e) {
+    console.error(JSON.stringify({ level: "error", where: "webhook consumer", message: message.id, error: e instanceof Error ? e.stack ?? e.message : String(e) }));
+    message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+  }
 }
