@@ -6,7 +6,7 @@
 import { ConnectorKeyError } from "../src/connectors/crypto.ts";
 import { planWebhook, toSummary, webhookSql } from "../src/db/webhook-sql.ts";
 import { WEBHOOK_LIMIT_REACHED, WebhookInputError } from "../src/domain/webhooks.ts";
-import { execute, query, type Target } from "./lib/d1.ts";
+import { execute, findInDatabases, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectorKey } from "./admin-connect.ts";
 
@@ -38,8 +38,8 @@ export function listWebhooksCommand(values: Values, target: Target): unknown {
 
 export function removeWebhookCommand(values: Values, target: Target): unknown {
   const id = required(values, "id");
-  const rows = query<{ id: string; account_id: string }>(target, webhookSql.find(id));
-  if (rows.length === 0) throw new UsageError(`no webhook ${id}; list-webhooks --account ID shows the ids`);
-  execute(target, webhookSql.remove(rows[0].account_id, id));
-  return { id, account_id: rows[0].account_id, removed: true };
+  const found = findInDatabases<{ id: string; account_id: string }>(target, webhookSql.find(id));
+  if (!found) throw new UsageError(`no webhook ${id}; list-webhooks --account ID shows the ids`);
+  execute(found.target, webhookSql.remove(found.row.account_id, id));
+  return { id, account_id: found.row.account_id, removed: true };
 }

@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { parseIsoTime } from "../src/domain/dates.ts";
 import { planToken } from "../src/db/provisioning.ts";
 import { findTokenSql, listTokensSql, revokeTokenSql } from "../src/db/admin-tokens.ts";
-import { accountTarget, applyMigrations, execute, query, type Target } from "./lib/d1.ts";
+import { accountTarget, applyMigrations, execute, findInDatabases, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
 import { addWebhookCommand, listWebhooksCommand, removeWebhookCommand } from "./admin-webhooks.ts";
@@ -83,10 +83,11 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
   },
   "revoke-token"(values, target) {
     const id = required(values, "id");
-    const rows = query<{ revoked_at: string | null; client_id: string | null }>(target, findTokenSql(id));
-    if (rows.length === 0) throw new UsageError(`no token ${id}; list-tokens --account ID shows the ids`);
+    const found = findInDatabases<{ revoked_at: string | null; client_id: string | null }>(target, findTokenSql(id));
+    if (!found) throw new UsageError(`no token ${id}; list-tokens --account ID shows the ids`);
+    const rows = [found.row];
     const revokedAt = rows[0].revoked_at ?? new Date().toISOString();
-    if (!rows[0].revoked_at) execute(target, [revokeTokenSql(id, revokedAt)]);
+    if (!rows[0].revoked_at) execute(found.target, [revokeTokenSql(id, revokedAt)]);
     if (rows[0].client_id) {
       // D1 is checked on every request and every refresh: the app's next one is refused, which also ends the grant in KV.
       console.error("The app's access tokens are refused from its next request on (within a few seconds), and its refresh token ends the grant.");

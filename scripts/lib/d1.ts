@@ -53,6 +53,22 @@ export function accountTarget(target: Target, accountId: string): Target {
 }
 
 /**
+ * The first row a query finds, and the database it was found in: the target's
+ * own database first, then every other of the deployment. For commands that
+ * name a record by its id alone (remove-webhook, revoke-token), wherever its
+ * account lives.
+ */
+export function findInDatabases<T>(target: Target, s: Sql): { target: Target; row: T } | null {
+  const own = target.database ?? "DB";
+  for (const database of [own, ...databasesOf(target).filter((d) => d !== own)]) {
+    const here = inDatabase(target, database);
+    const rows = query<T>(here, s);
+    if (rows.length > 0) return { target: here, row: rows[0] };
+  }
+  return null;
+}
+
+/**
  * Each database's use, one query apiece: its size in bytes as D1 reports it
  * (remote D1 does; a local `d1 execute` reports none) and the rows that fill it,
  * so that the roomiest can be told locally too (roomiestOf).
