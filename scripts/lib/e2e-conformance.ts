@@ -31,6 +31,12 @@ const FIXTURE_TOOL = /Unknown tool: test_|Tool 'json_schema_2020_12_tool' not fo
 const NO_METHOD = /Method not found/;
 const fixtureTool = (what: string): Verdict => ({ applies: false, why: `calls the reference server's ${what}; Taskgate's tools are its own catalog`, fails: FIXTURE_TOOL });
 const noCapability = (what: string): Verdict => ({ applies: false, why: `calls ${what}; Taskgate declares no such capability, so the method is not found, as the spec allows`, fails: NO_METHOD });
+const FIXTURE_RESOURCE = /Unknown resource: test:\/\//;
+const fixtureResource = (what: string): Verdict => ({
+  applies: false,
+  why: `reads the reference server's ${what}; Taskgate's one resource is its approvals view (ui://taskgate/approvals), so the read names an unknown resource`,
+  fails: FIXTURE_RESOURCE,
+});
 const stateless = (what: string): Verdict => ({
   applies: false,
   why: `${what} over a session's resumable SSE stream (test_reconnection); Taskgate is stateless (no Mcp-Session-Id), so the suite only warns`,
@@ -60,10 +66,10 @@ export const SCENARIOS: Record<string, Verdict> = {
   "elicitation-sep1330-enums": fixtureTool("test_elicitation_sep1330_enums tool"),
   "server-sse-polling": stateless("stream polling (SEP-1699)"),
   "server-sse-multiple-streams": stateless("several concurrent streams"),
-  "resources-list": noCapability("resources/list of the reference server's test:// resources"),
-  "resources-read-text": noCapability("resources/read of the reference server's test://static-text"),
-  "resources-read-binary": noCapability("resources/read of the reference server's test://static-binary"),
-  "resources-templates-read": noCapability("resources/read through the reference server's resource template"),
+  "resources-list": { applies: true },
+  "resources-read-text": fixtureResource("test://static-text"),
+  "resources-read-binary": fixtureResource("test://static-binary"),
+  "resources-templates-read": fixtureResource("resource template (test://template/{id}/data)"),
   "resources-subscribe": noCapability("resources/subscribe"),
   "resources-unsubscribe": noCapability("resources/unsubscribe"),
   "prompts-list": noCapability("prompts/list of the reference server's prompts"),

@@ -107,7 +107,8 @@ async function firstDeploy(a: FakeAccount): Promise<void> {
   expectOk(r, "npm run deploy");
   equal(
     commands(r).join(", "),
-    "whoami, d1 list, d1 create, d1 list, kv namespace list, kv namespace create, kv namespace list, queues list, queues create, d1 execute, d1 migrations apply, secret list, secret put, secret put, deploy, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute",
+    // After the deploy: the account count, the account, its id, then the invite refusing an email held in the directory or in any database, the invite, the person.
+    "whoami, d1 list, d1 create, d1 list, kv namespace list, kv namespace create, kv namespace list, queues list, queues create, d1 execute, d1 migrations apply, secret list, secret put, secret put, deploy, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute, d1 execute",
     "wrangler commands",
   );
   const state = a.account();
@@ -181,11 +182,11 @@ export async function deployChecks(c: Checks): Promise<void> {
     });
 
     await c.run("a second database declared in the configuration (DB_1): npm run deploy -- --config creates it, builds its schema, leaves the first as it is, deploys with both ids", async () => {
-      // wrangler.toml as an operator grows it: a DB_1 block beside DB, with a placeholder id. Paths absolute, as the file is elsewhere.
+      // wrangler.toml as an operator grows it (docs/deploy.md): a DB_1 block beside DB, with a placeholder id of its own. Paths absolute, as the file is elsewhere.
       const grown = readFileSync(join(ROOT, "wrangler.toml"), "utf8")
         .replace(/^main = "src\/index.ts"$/m, `main = ${JSON.stringify(join(ROOT, "src", "index.ts"))}`)
         .replace(/^database_id = "0{8}-0{4}-0{4}-0{4}-0{12}"$/m, (line) =>
-          `${line}\nmigrations_dir = ${JSON.stringify(join(ROOT, "migrations"))}\n\n[[d1_databases]]\nbinding = "DB_1"\ndatabase_name = "taskgate-1"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = ${JSON.stringify(join(ROOT, "migrations"))}`);
+          `${line}\nmigrations_dir = ${JSON.stringify(join(ROOT, "migrations"))}\n\n[[d1_databases]]\nbinding = "DB_1"\ndatabase_name = "taskgate-1"\ndatabase_id = "00000000-0000-0000-0000-000000000001"\nmigrations_dir = ${JSON.stringify(join(ROOT, "migrations"))}`);
       assert(grown.includes('binding = "DB_1"'), "the configuration with DB_1");
       const file = join(a.dir, "wrangler.grown.toml");
       writeFileSync(file, grown);
