@@ -22,6 +22,7 @@ import { queue, scheduled } from "./jobs.ts";
 import { meterD1, serverTiming } from "./db/metered.ts";
 import { shardsOf } from "./db/shards.ts";
 import { pingDatabase } from "./db/account.ts";
+import { isTransient } from "./db/transient.ts";
 import { providerFor, serveTokenCall, TOKEN_PATH } from "./oauth/provider.ts";
 import { serveTokenEndpoint } from "./oauth/token-endpoint.ts";
 import { installLibraryFetchGuard } from "./oauth/library-fetch.ts";
@@ -129,6 +130,12 @@ app.all("*", async (c) => {
 });
 
 app.onError((err, c) => {
+  // A passing database fault (a busy or briefly unreachable D1) is worth a retry, and says so.
+  if (isTransient(err)) {
+    console.warn(JSON.stringify({ level: "warn", requestId: c.get("requestId"), transient: err.message }));
+    c.header("retry-after", "1");
+    return c.json({ error: "temporarily_unavailable", error_description: "The database was briefly unavailable; try again in a moment.", request_id: c.get("requestId") }, 503);
+  }
   console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), error: err.stack ?? err.message }));
   return c.json({ error: "internal_error", error_description: "Something failed on our side; try again.", request_id: c.get("requestId") }, 500);
 });

@@ -184,7 +184,14 @@ export async function shardChecks(c: Checks, stack: LocalStack, accountIds: stri
     const move = stack.admin(["move-account", "--account", main.id, "--to", "DB", "--settle", SETTLE]).finally(() => (moving = false));
     const reading = (async () => {
       while (moving) {
-        await human.ok("get_task", { task_id: taskId });
+        try {
+          await human.ok("get_task", { task_id: taskId });
+        } catch (e) {
+          // What the server logged about it, for the report.
+          await new Promise((r) => setTimeout(r, 1000));
+          const logged = stack.server.tail(400).split("\n").filter((l) => /error|Error|✘/.test(l)).slice(-8).join("\n");
+          throw new Error(`a read during the move (after ${reads}): ${(e as Error).message}\n${logged}`);
+        }
         reads++;
       }
     })();

@@ -1,4 +1,5 @@
 import type { Principal, TokenKind, TokenScope } from "../domain/principal.ts";
+import { isTransient } from "./transient.ts";
 
 interface PrincipalRow {
   id: string;
@@ -51,15 +52,15 @@ export async function findTokenBeside<T>(
   const due = new Date(nowMs - TOUCH_INTERVAL_MS).toISOString();
   const [column, value] = "hash" in key ? ["hash", key.hash] : ["id", key.id];
   const live = "revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?1)";
-  const results = await db.batch([
-    db
-      .prepare(
-        `SELECT t.id, t.account_id, t.kind, t.scope, t.agent_id, a.name AS agent_name, a.paused_at,
-                t.label, t.expires_at, t.revoked_at, t.last_used_at, t.person_id, t.grant_id, m.moving_to
-           FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id LEFT JOIN accounts m ON m.id = t.account_id
-          WHERE t.${column} = ?`,
-      )
-      .bind(value),
+  const lookup = db
+    .prepare(
+      `SELECT t.id, t.account_id, t.kind, t.scope, t.agent_id, a.name AS agent_name, a.paused_at,
+              t.label, t.expires_at, t.revoked_at, t.last_used_at, t.person_id, t.grant_id, m.moving_to
+         FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id LEFT JOIN accounts m ON m.id = t.account_id
+        WHERE t.${column} = ?`,
+    )
+    .bind(value);
+  const touches = [
     db
       .prepare(`UPDATE tokens SET last_used_at = ?1 WHERE ${column} = ?2 AND ${live} AND (last_used_at IS NULL OR last_used_at < ?3)`)
       .bind(now, value, due),
@@ -69,12 +70,23 @@ export async function findTokenBeside<T>(
           WHERE id = (SELECT agent_id FROM tokens WHERE ${column} = ?2 AND ${live}) AND (last_seen_at IS NULL OR last_seen_at < ?3)`,
       )
       .bind(now, value, due),
-    ...(beside ? [beside] : []),
-  ]);
+  ];
+  let results: D1Result[];
+  let touchedNow = true;
+  try {
+    results = await db.batch([lookup, ...touches, ...(beside ? [beside] : [])]);
+  } catch (e) {
+    // The bookkeeping is a write, and a write can meet a passing fault (a busy database) that a read does not:
+    // the request goes on with the read alone, and the last use is written by a later request.
+    if (!isTransient(e)) throw e;
+    results = await db.batch([lookup, ...(beside ? [beside] : [])]);
+    touchedNow = false;
+  }
   const besideRows = ((beside ? results[results.length - 1].results : []) ?? []) as T[];
   const row = results[0].results[0] as PrincipalRow | undefined;
   if (!row) return { token: null, beside: besideRows };
-  const touched = row.revoked_at === null && (row.expires_at === null || row.expires_at > now) && (row.last_used_at === null || row.last_used_at < due);
+  const touched =
+    touchedNow && row.revoked_at === null && (row.expires_at === null || row.expires_at > now) && (row.last_used_at === null || row.last_used_at < due);
   const token: ResolvedToken = {
     principal: {
       tokenId: row.id,

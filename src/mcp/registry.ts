@@ -14,6 +14,7 @@ import { IdempotentReplay, makeContext, type CallScope, type Idempotency } from 
 import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
 import { movingMessage, movingRefusal, refusal } from "./permissions.ts";
 import { isFenced } from "../db/move-account.ts";
+import { isTransient } from "../db/transient.ts";
 import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "./toolsets.ts";
 import { argumentsNotObject, controlCharacters, describeIssues } from "./argument-errors.ts";
 import type { AnyTool } from "./tool.ts";
@@ -246,6 +247,7 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
     }
     // The databases' fence refused the batch: the account was marked as moving after this call's token was resolved.
     if (isFenced(e)) return errorResult(movingMessage(name));
+    if (isTransient(e)) return errorResult(`The database was briefly unavailable while running ${name}; try again in a moment.`);
     console.error(JSON.stringify({ level: "error", requestId: scope.requestId, tool: name, error: e instanceof Error ? e.stack ?? e.message : String(e) }));
     return errorResult(`Internal error while running ${name}. Try again; if it persists, report request id ${scope.requestId}.`);
   }
