@@ -112,4 +112,32 @@ describe("D1 round trips of every tool", () => {
       await client.close();
     });
   }
+
+  for (const era of ERAS) {
+    it(`${era}: a repeated approve_task or complete_task answers as the first call did (the occurrence it created included) in two round trips`, async () => {
+      const acc = await seedAccount(`Repeats ${era}`, "bot");
+      const setup = await connect(acc.human, era);
+      const agentSetup = await connect(acc.agent, era);
+      const signed = (await setup.ok("create_task", { title: "Weekly report", recurrence: "FREQ=WEEKLY", due_at: "2027-03-01T09:00:00Z", auto_ok: false })).task.id;
+      await agentSetup.ok("claim_task", { task_id: signed });
+      await agentSetup.ok("complete_task", { task_id: signed, note: "Please check." });
+      const auto = (await setup.ok("create_task", { title: "Daily backup", recurrence: "FREQ=DAILY", due_at: "2027-03-01T09:00:00Z", auto_ok: true })).task.id;
+      const human = await metered(acc.human, era);
+      const agent = await metered(acc.agent, era);
+      const approved = await human.client.ok("approve_task", { task_id: signed });
+      const completed = await agent.client.ok("complete_task", { task_id: auto });
+      for (const [who, name, taskId, first] of [
+        [human, "approve_task", signed, approved],
+        [agent, "complete_task", auto, completed],
+      ] as const) {
+        expect(first.next_occurrence?.id, `${name}'s first answer names the next occurrence`).toMatch(/^tsk_/);
+        const again = await who.client.ok(name, { task_id: taskId });
+        expect(again.changed).toBe(false);
+        expect(again.next_occurrence?.id, `${name} repeated`).toBe(first.next_occurrence.id);
+        expect(again.approval?.id ?? null).toBe(first.approval?.id ?? null);
+        expect(who.lastCalls(), `${name} repeated: D1 round trips`).toBeLessThanOrEqual(2);
+      }
+      for (const c of [setup, agentSetup, human.client, agent.client]) await c.close();
+    });
+  }
 });

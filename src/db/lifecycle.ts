@@ -1,4 +1,5 @@
 import { selectLatestDecision, selectPendingApproval, type Approval } from "./approvals.ts";
+import { selectOccurrenceAfter } from "./series.ts";
 import { selectTaskWithTrash, TASK_COLUMNS, taskMissing, type TaskRow, type TaskStatus, type TaskWithTrash } from "./tasks.ts";
 
 /** A live task with what its lifecycle depends on: its pending approval and its latest decided one. */
@@ -8,16 +9,19 @@ export interface TaskState {
   latest: Approval | null;
   /** The account's time zone (a recurring task's next occurrence is computed in it). */
   timeZone: string;
+  /** For a completed occurrence of a series: the live occurrence its completion created. */
+  next: TaskRow | null;
 }
 
 /** The task, its pending approval and its latest decision, in one round trip; not found (or in the trash, saying so) if the task isn't live. */
 export async function readTaskState(db: D1Database, accountId: string, taskId: string): Promise<TaskState> {
-  const [task, pending, latest, trashed, account] = await db.batch([
+  const [task, pending, latest, trashed, account, next] = await db.batch([
     db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`).bind(taskId, accountId),
     selectPendingApproval(db, accountId, taskId),
     selectLatestDecision(db, accountId, taskId),
     selectTaskWithTrash(db, accountId, taskId),
     db.prepare("SELECT time_zone FROM accounts WHERE id = ?").bind(accountId),
+    selectOccurrenceAfter(db, accountId, taskId),
   ]);
   const row = task.results[0] as TaskRow | undefined;
   if (!row) throw taskMissing(taskId, trashed.results[0] as TaskWithTrash | undefined);
@@ -26,6 +30,7 @@ export async function readTaskState(db: D1Database, accountId: string, taskId: s
     pending: (pending.results[0] as Approval | undefined) ?? null,
     latest: (latest.results[0] as Approval | undefined) ?? null,
     timeZone: (account.results[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC",
+    next: (next.results[0] as TaskRow | undefined) ?? null,
   };
 }
 

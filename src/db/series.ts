@@ -68,14 +68,18 @@ export function selectTimeZone(db: D1Database, accountId: string): D1PreparedSta
   return db.prepare("SELECT time_zone FROM accounts WHERE id = ?").bind(accountId);
 }
 
-/** The occurrence created when `t` was completed (the same series, created at its completion), if it is live. */
-export async function occurrenceAfter(db: D1Database, t: { id: string; account_id: string; series_id: string | null; completed_at: string | null }): Promise<TaskRow | null> {
-  if (!t.series_id || !t.completed_at) return null;
+/**
+ * The occurrence created when task `taskId` was completed (the same series,
+ * created at its completion), if it is live: a statement for a read batch, so
+ * a repeated completion answers with it in the same round trip as the task.
+ */
+export function selectOccurrenceAfter(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
     .prepare(
-      `SELECT ${TASK_COLUMNS} FROM tasks t INDEXED BY tasks_series
-        WHERE t.series_id = ? AND t.created_at = ? AND t.account_id = ? AND t.id <> ? AND t.trash_id IS NULL ORDER BY t.id LIMIT 1`,
+      `SELECT ${TASK_COLUMNS} FROM tasks d JOIN tasks t INDEXED BY tasks_series
+          ON t.series_id = d.series_id AND t.created_at = d.completed_at
+        WHERE d.id = ?1 AND d.account_id = ?2 AND t.account_id = ?2 AND t.id <> d.id AND t.trash_id IS NULL
+        ORDER BY t.id LIMIT 1`,
     )
-    .bind(t.series_id, t.completed_at, t.account_id, t.id)
-    .first<TaskRow>();
+    .bind(taskId, accountId);
 }

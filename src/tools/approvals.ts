@@ -296,12 +296,14 @@ const approveTask = defineTool({
     const a = p.accountId;
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
-        const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
+        const state = await readTaskState(db, a, args.task_id);
+        const { task: t, pending, latest, timeZone } = state;
         if (pending?.kind === "question") return answerQuestion(ctx, t, pending, true, args.note ?? null, lost, { next_occurrence: null });
         if (!pending && answeredAlready(t, latest, "approved", args.note ?? null)) {
           return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
         }
-        if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, next_occurrence: (await completedWith(db, t, latest)).next_occurrence, changed: false };
+        // Approved already (or done another way): answered as the first call was, with the occurrence it created, from the same read.
+        if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, next_occurrence: completedWith(state).next_occurrence, changed: false };
         if (!pending && t.status !== "awaiting_approval") {
           throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
         }

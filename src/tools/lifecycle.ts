@@ -93,8 +93,9 @@ const completeTask = defineTool({
     const me = actorName(p);
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
-        const { task: t, pending, latest, timeZone } = await readTaskState(db, a, args.task_id);
-        if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, ...(await completedWith(db, t, latest)), changed: false };
+        const state = await readTaskState(db, a, args.task_id);
+        const { task: t, pending, timeZone } = state;
+        if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, ...completedWith(state), changed: false };
         if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
         const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
 

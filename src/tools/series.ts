@@ -3,7 +3,8 @@ import { invalid } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { actorName } from "../domain/principal.ts";
 import { nextOccurrence, parseRule, RecurrenceError, startSchedule, type RecurrenceProblem, type Schedule } from "../domain/recurrence.ts";
-import { insertOccurrence, occurrenceActivity, occurrenceAfter, SERIES_SHOWN, type OccurrenceRow } from "../db/series.ts";
+import type { TaskState } from "../db/lifecycle.ts";
+import { insertOccurrence, occurrenceActivity, SERIES_SHOWN, type OccurrenceRow } from "../db/series.ts";
 import type { Approval } from "../db/approvals.ts";
 import { newTaskValue, scheduleOf, toTask, type NewTask, type Task, type TaskRow } from "../db/tasks.ts";
 import type { ToolContext } from "../mcp/tool.ts";
@@ -134,7 +135,6 @@ export function describeSeries(t: TaskRow, rows: OccurrenceRow[], total: number)
  * approval it decided and the next occurrence it created (each made at the
  * time of the completion), so the repeat answers as the first call did.
  */
-export async function completedWith(db: D1Database, t: TaskRow, latest: Approval | null): Promise<{ approval: Approval | null; next_occurrence: Task | null }> {
-  const next = await occurrenceAfter(db, t);
+export function completedWith({ task: t, latest, next }: TaskState): { approval: Approval | null; next_occurrence: Task | null } {
   return { approval: latest && latest.decided_at === t.completed_at ? latest : null, next_occurrence: next ? toTask(next) : null };
 }
