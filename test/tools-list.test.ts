@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import snapshot from "./snapshots/tools-list.json";
+import { snapshot, snapshotFileNames, snapshotOrder } from "./tool-snapshots.ts";
 import { formatToolBytes, measureTools, TOOL_BYTES_TARGETS } from "../bench/tool-bytes.ts";
 import { describeAllTools } from "../src/mcp/registry.ts";
 import { optionalOutputFields } from "../src/mcp/json-schema.ts";
@@ -11,22 +11,28 @@ import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 
 /**
  * The whole tools/list, as hosts receive it: compared with the committed
- * snapshot (test/snapshots/tools-list.json) so that every change to a name,
- * hint, description or schema is a reviewed diff. To accept a change, run
- * `npm run -s snapshot:tools` and commit the file with the change.
+ * snapshot (one file a tool in test/snapshots/tools/, the order in
+ * test/snapshots/tools-order.json) so that every change to a name, hint,
+ * description or schema is a reviewed diff of that tool's file. To accept a
+ * change, run `npm run -s snapshot:tools` and commit the files with the change.
  */
 /** Words that add nothing to a field's name: "the agent's name" says `agent`. */
 const FILLER = new Set(["the", "a", "an", "of", "its", "s", "name", "id", "this", "that"]);
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 
 describe("tools/list as announced", () => {
+  it("the snapshot holds one file for each tool of the catalog, and none for a tool it lacks", () => {
+    expect([...snapshotFileNames].sort()).toEqual([...TOOL_NAMES].sort());
+    expect([...snapshotOrder].sort()).toEqual([...TOOL_NAMES].sort());
+  });
+
   for (const era of ERAS) {
     it(`${era}: a person's write token gets exactly the committed snapshot (npm run -s snapshot:tools updates it)`, async () => {
       const acc = await seedAccount();
       const client = await connect(acc.human, era);
       const tools = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(snapshot.map((t) => t.name));
-      for (const [i, t] of tools.entries()) expect(t, `${t.name} differs from test/snapshots/tools-list.json: run npm run -s snapshot:tools and review the diff`).toEqual(snapshot[i]);
+      for (const [i, t] of tools.entries()) expect(t, `${t.name} differs from test/snapshots/tools/${t.name}.json: run npm run -s snapshot:tools and review the diff`).toEqual(snapshot[i]);
       await client.close();
     });
 

@@ -6,7 +6,7 @@ import type { Env } from "../src/env.ts";
 import { CATALOG_KEY, catalogFingerprint, ENFORCEMENT_KEY, FINGERPRINT_KEY } from "../src/mcp/contract.ts";
 import { describeAllTools } from "../src/mcp/registry.ts";
 import { TOOL_NAMES } from "../src/mcp/effects.ts";
-import snapshot from "./snapshots/tools-list.json";
+import { snapshot } from "./tool-snapshots.ts";
 import { MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 import { connectApp, mcp, RESOURCE } from "./oauth-helpers.ts";
 
