@@ -11,15 +11,16 @@ const SOURCES = import.meta.glob("../src/**/*.{ts,tsx}", { query: "?raw", import
 /** What each layer may import, besides itself. */
 const MAY_IMPORT: Record<string, string[]> = {
   domain: [],
+  catalog: ["domain"],
   db: ["domain", "connectors"],
   connectors: ["db", "domain"],
-  tools: ["db", "domain", "connectors", "mcp/tool.ts", "mcp/effects.ts", "webhooks"],
+  tools: ["db", "domain", "connectors", "catalog", "webhooks"],
   // Delivery of events after a write commits: infrastructure below the registry, like connectors.
   webhooks: ["db", "domain", "connectors"],
-  mcp: ["tools", "db", "domain", "webhooks"],
-  http: ["mcp", "db", "domain"],
-  oauth: ["http", "web", "mcp", "db", "domain"],
-  web: ["http", "mcp", "tools", "db", "domain", "connectors", "webhooks"],
+  mcp: ["catalog", "tools", "db", "domain", "webhooks"],
+  http: ["catalog", "mcp", "db", "domain"],
+  oauth: ["catalog", "http", "web", "mcp", "db", "domain"],
+  web: ["catalog", "http", "mcp", "tools", "db", "domain", "connectors", "webhooks"],
 };
 
 function layerOf(path: string): string {

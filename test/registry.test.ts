@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ALL_TOOLS } from "../src/tools/index.ts";
 import {
   annotationsFor, CONVERGENT_TOOLS, DESTRUCTIVE_TOOLS, HUMAN_TOOLS, OPEN_WORLD_TOOLS, TOOL_NAMES, WRITE_TOOLS,
-} from "../src/mcp/effects.ts";
+} from "../src/catalog/effects.ts";
 import { connect, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 
 const READ_TOOLS = TOOL_NAMES.filter((n) => !WRITE_TOOLS.has(n));

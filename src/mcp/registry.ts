@@ -11,15 +11,15 @@ import type { TaskgateEvent } from "../domain/events.ts";
 import { enqueueEvents } from "../webhooks/queue.ts";
 import { consentFieldRefusal, consentFieldsIn } from "../domain/consent.ts";
 import { IdempotentReplay, makeContext, type CallScope, type Idempotency } from "./engine.ts";
-import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
-import { movingMessage, movingRefusal, refusal } from "./permissions.ts";
+import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "../catalog/effects.ts";
+import { movingMessage, movingRefusal, refusal } from "../catalog/permissions.ts";
 import { isFenced } from "../db/move-account.ts";
 import { isTransient } from "../db/transient.ts";
-import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "./toolsets.ts";
+import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "../catalog/toolsets.ts";
 import { argumentsNotObject, controlCharacters, describeIssues } from "./argument-errors.ts";
-import type { AnyTool } from "./tool.ts";
+import type { AnyTool } from "../catalog/tool.ts";
 import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema } from "./json-schema.ts";
-import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "./contract.ts";
+import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "../catalog/contract.ts";
 
 export interface ToolDescriptor {
   name: ToolName;
@@ -29,7 +29,7 @@ export interface ToolDescriptor {
   outputSchema: JsonObjectSchema;
   /** The four hints; the title is the tool's own `title` (hosts read that first), not repeated here. */
   annotations: Omit<ToolAnnotations, "title">;
-  /** What the server enforces, the trust of the result and the fingerprint (contract.ts). */
+  /** What the server enforces, the trust of the result and the fingerprint (src/catalog/contract.ts). */
   _meta: Record<string, unknown>;
 }
 
@@ -49,7 +49,7 @@ let descriptors: ToolDescriptor[] | undefined;
  * request only filters.
  */
 export function describeAllTools(): ToolDescriptor[] {
-  // In catalog order (effects.ts), whatever order the tool files register in: a stable list helps hosts' prompt caches.
+  // In catalog order (src/catalog/effects.ts), whatever order the tool files register in: a stable list helps hosts' prompt caches.
   descriptors ??= TOOL_NAMES.map((name) => TOOLS.get(name) as AnyTool).map((t) => {
     const { title, ...annotations } = annotationsFor(t.name);
     return fingerprinted({
@@ -73,7 +73,7 @@ export function fullCatalog(): ToolList {
   return catalog;
 }
 
-/** What decides which tools a principal may call: its kind, scope and pause (see permissions.ts). */
+/** What decides which tools a principal may call: its kind, scope and pause (see src/catalog/permissions.ts). */
 export const principalClass = (p: Principal): string => `${p.kind}/${p.scope}${p.paused ? "/paused" : ""}`;
 
 const lists = new Map<string, ToolList>();

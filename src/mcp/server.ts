@@ -6,9 +6,9 @@ import {
 import { VERSION } from "../env.ts";
 import { callTool, listResultFor, outputSchemaOf, type CallScope } from "./registry.ts";
 import { acceptsJson, cachedList, listRequestKey } from "./list-cache.ts";
-import { isToolName, type ToolName } from "./effects.ts";
-import { lacksOnlyWriteScope, refusal } from "./permissions.ts";
-import { ALL_TOOLS_SELECTED, PRESETS, TOOLSETS } from "./toolsets.ts";
+import { isToolName, type ToolName } from "../catalog/effects.ts";
+import { lacksOnlyWriteScope, refusal } from "../catalog/permissions.ts";
+import { ALL_TOOLS_SELECTED, PRESETS, TOOLSETS } from "../catalog/toolsets.ts";
 import { serveAppView, withDecideLink } from "./app-view.ts";
 import { codecsFor, firstAnswer, retryAnswer, TASKS_EXTENSION, taskState, verifiedHandle, type Codecs, type Wait } from "./approval-wait.ts";
 

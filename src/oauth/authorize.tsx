@@ -12,7 +12,7 @@ import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type Au
 import type { Hono } from "hono";
 import { oauthScopesFor, WRITE_SCOPE } from "../domain/grants.ts";
 import { AGENT_NAME } from "../db/provisioning.ts";
-import { TOOLSETS } from "../mcp/toolsets.ts";
+import { TOOLSETS } from "../catalog/toolsets.ts";
 import { agentNames } from "../db/grants.ts";
 import type { WebContext, WebEnv } from "../web/context.ts";
 import { ConsentPage, type ConsentDefaults } from "../web/consent.tsx";

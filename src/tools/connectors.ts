@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { invalid, ToolError } from "../domain/errors.ts";
 import { connectorSql } from "../db/connectors.ts";
-import { defineTool } from "../mcp/tool.ts";
+import { defineTool } from "../catalog/tool.ts";
 import { forgetDriveToken } from "../connectors/drive.ts";
 import { connectHint, notConnected } from "../connectors/http.ts";
 import { connectorRows, connectorSummaries, openConnector, prepare, requireKey, RULES, upstream } from "../connectors/service.ts";

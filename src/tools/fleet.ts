@@ -9,7 +9,7 @@ import {
 import { toRun } from "../db/runs.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { actorNameArg, cursor, limit, nextCursor, projectId } from "./schemas.ts";
 import { optimistic, REASON_MAX } from "./lifecycle.ts";
 import { runShape } from "./runs.ts";

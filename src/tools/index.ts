@@ -1,4 +1,4 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import type { AnyTool } from "../catalog/tool.ts";
 import { taskTools } from "./tasks.ts";
 import { taskQueryTools } from "./task-queries.ts";
 import { taskRelationTools } from "./task-relations.ts";

@@ -13,7 +13,7 @@ import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { NO_LEASE, renewLease } from "../db/claims.ts";
 import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import {
   BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, MOVABLE, MOVE_SUMMARY, selectTaskNow, differs, setColumn,
   taskSummary, UNBLOCK_SET_RENEWING, UNBLOCK_SUMMARY, ASSIGN_SET,
