@@ -13,7 +13,9 @@ import { ROOT } from "./lib/d1.ts";
 
 // Imported by path, not by name: the registry is Worker code, which the scripts' type check (Node types) does not cover.
 const registry = pathToFileURL(join(ROOT, "src", "mcp", "registry.ts")).href;
-const { describeAllTools } = (await import(registry)) as { describeAllTools(): unknown[] };
+const tools = pathToFileURL(join(ROOT, "src", "tools", "index.ts")).href;
+const { describeAllTools, installTools } = (await import(registry)) as { describeAllTools(): unknown[]; installTools(tools: unknown): void };
+installTools(((await import(tools)) as { ALL_TOOLS: unknown }).ALL_TOOLS);
 
 const file = join(ROOT, "test", "snapshots", "tools-list.json");
 const text = JSON.stringify(describeAllTools(), null, 2) + "\n";

@@ -26,6 +26,11 @@ import { isTransient } from "./db/transient.ts";
 import { providerFor, serveTokenCall, TOKEN_PATH } from "./oauth/provider.ts";
 import { serveTokenEndpoint } from "./oauth/token-endpoint.ts";
 import { installLibraryFetchGuard } from "./oauth/library-fetch.ts";
+import { installTools } from "./mcp/registry.ts";
+import { ALL_TOOLS } from "./tools/index.ts";
+
+// The registry serves the tools it is given: every tool, once per isolate.
+installTools(ALL_TOOLS);
 
 // The OAuth library fetches client metadata documents with the global fetch: held to the outbound rule there.
 installLibraryFetchGuard();

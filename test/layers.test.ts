@@ -17,7 +17,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   tools: ["db", "domain", "connectors", "catalog", "webhooks"],
   // Delivery of events after a write commits: infrastructure below the registry, like connectors.
   webhooks: ["db", "domain", "connectors"],
-  mcp: ["catalog", "tools", "db", "domain", "webhooks"],
+  mcp: ["catalog", "db", "domain", "webhooks"],
   http: ["catalog", "mcp", "db", "domain"],
   oauth: ["catalog", "http", "web", "mcp", "db", "domain"],
   web: ["catalog", "http", "mcp", "tools", "db", "domain", "connectors", "webhooks"],

@@ -6,7 +6,6 @@ import { inTrash, ToolError } from "../domain/errors.ts";
 import { trashHolding } from "../db/trash.ts";
 import { requestHash } from "../domain/canonical.ts";
 import { findIdempotent, PENDING_RESULT } from "../db/idempotency.ts";
-import { ALL_TOOLS } from "../tools/index.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import { enqueueEvents } from "../webhooks/queue.ts";
 import { consentFieldRefusal, consentFieldsIn } from "../domain/consent.ts";
@@ -39,7 +38,32 @@ export type ToolList = {
   _meta: { [CATALOG_KEY]: string };
 };
 
-const TOOLS = new Map<string, AnyTool>(ALL_TOOLS.map((t) => [t.name, t]));
+let installed: readonly AnyTool[] | undefined;
+let TOOLS = new Map<string, AnyTool>();
+
+/**
+ * Gives the registry its tools: the composition root (src/index.ts) passes
+ * every tool (src/tools/index.ts), so the registry never imports a tool. Each
+ * name of the catalog needs exactly one tool. Installing the same list again
+ * changes nothing; a different list is refused, since the descriptions and
+ * lists made from the first are kept for the isolate's life.
+ */
+export function installTools(tools: readonly AnyTool[]): void {
+  if (installed === tools) return;
+  if (installed) throw new Error("The registry's tools are already installed; an isolate serves one catalog.");
+  const byToolName = new Map<string, AnyTool>(tools.map((t) => [t.name, t]));
+  const missing = TOOL_NAMES.filter((n) => !byToolName.has(n));
+  if (missing.length || byToolName.size !== tools.length || byToolName.size !== TOOL_NAMES.length) {
+    throw new Error(`installTools needs one tool per catalog name (${TOOL_NAMES.length}); got ${tools.length}${missing.length ? `, missing ${missing.join(", ")}` : ""}.`);
+  }
+  installed = tools;
+  TOOLS = byToolName;
+}
+
+function toolNamed(name: string): AnyTool | undefined {
+  if (!installed) throw new Error("No tools installed in the registry: call installTools(ALL_TOOLS) first (src/index.ts does).");
+  return TOOLS.get(name);
+}
 
 let descriptors: ToolDescriptor[] | undefined;
 
@@ -50,7 +74,7 @@ let descriptors: ToolDescriptor[] | undefined;
  */
 export function describeAllTools(): ToolDescriptor[] {
   // In catalog order (src/catalog/effects.ts), whatever order the tool files register in: a stable list helps hosts' prompt caches.
-  descriptors ??= TOOL_NAMES.map((name) => TOOLS.get(name) as AnyTool).map((t) => {
+  descriptors ??= TOOL_NAMES.map((name) => toolNamed(name) as AnyTool).map((t) => {
     const { title, ...annotations } = annotationsFor(t.name);
     return fingerprinted({
       name: t.name,
@@ -120,7 +144,7 @@ const detailedInputs = new Map<string, JsonObjectSchema>();
  * arguments from it. tools/list announces the lean form (json-schema.ts).
  */
 export function detailedInputSchema(name: string): JsonObjectSchema {
-  const tool = TOOLS.get(name);
+  const tool = toolNamed(name);
   if (!tool) return { type: "object" };
   let s = detailedInputs.get(name);
   if (!s) detailedInputs.set(name, (s = detailedSchema(tool.input, "input")));
@@ -182,7 +206,7 @@ const LOOK_UP_KEY_FIRST = new Set<string>(["save_context"]);
 export type { CallScope };
 
 export async function callTool(scope: CallScope, name: string, rawArgs: unknown): Promise<CallToolResult> {
-  const tool = TOOLS.get(name);
+  const tool = toolNamed(name);
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list names the tools this connection offers.`);
   const selection = scope.toolsets ?? ALL_TOOLS_SELECTED;
   // What the token may not do comes first: no other connection would let it.
