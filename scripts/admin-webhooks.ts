@@ -3,7 +3,7 @@
  * Worker (src/db/webhooks.ts). A local database accepts any URL; --remote
  * (production) only https://.
  */
-import { ConnectorKeyError } from "../src/connectors/crypto.ts";
+import { ConnectorKeyError } from "../src/domain/crypto.ts";
 import { planWebhook, toSummary, webhookSql } from "../src/db/webhook-sql.ts";
 import { WEBHOOK_LIMIT_REACHED, WebhookInputError } from "../src/domain/webhooks.ts";
 import { execute, findInDatabases, query, type Target } from "./lib/d1.ts";

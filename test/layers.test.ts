@@ -12,7 +12,7 @@ const SOURCES = import.meta.glob("../src/**/*.{ts,tsx}", { query: "?raw", import
 const MAY_IMPORT: Record<string, string[]> = {
   domain: [],
   catalog: ["domain"],
-  db: ["domain", "connectors"],
+  db: ["domain"],
   connectors: ["db", "domain"],
   tools: ["db", "domain", "connectors", "catalog", "webhooks"],
   // Delivery of events after a write commits: infrastructure below the registry, like connectors.

@@ -10,7 +10,7 @@ import type { Sql } from "./provisioning.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { EventType } from "../domain/events.ts";
 import { checkWebhookUrl, newWebhookSecret, parseEventTypes, secretPrefix, WEBHOOKS_PER_ACCOUNT } from "../domain/webhooks.ts";
-import { importConnectorKey, openText, sealText } from "../connectors/crypto.ts";
+import { importConnectorKey, openText, sealText } from "../domain/crypto.ts";
 
 export type DeliveryStatus = "pending" | "delivered" | "failed";
 

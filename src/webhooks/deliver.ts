@@ -11,7 +11,7 @@
 import { envOfAccount } from "../db/shards.ts";
 import { EVENT_TYPES, type TaskgateEvent } from "../domain/events.ts";
 import { deliveryProblem } from "../domain/webhooks.ts";
-import { ConnectorKeyError, importConnectorKey } from "../connectors/crypto.ts";
+import { ConnectorKeyError, importConnectorKey } from "../domain/crypto.ts";
 import { openSecret, recordDeliveries, subscribersOf, type DeliveryStatus, type WebhookTarget } from "../db/webhooks.ts";
 import { VERSION, type Env } from "../env.ts";
 import { deliveryHeaders } from "./signature.ts";

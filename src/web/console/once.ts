@@ -14,7 +14,7 @@
  *   (replayed within its minute, in the same session) shows nothing.
  */
 import { getCookie } from "hono/cookie";
-import { openText, sealText } from "../../connectors/crypto.ts";
+import { openText, sealText } from "../../domain/crypto.ts";
 import { claimOnce, type IdempotencyScope } from "../../db/idempotency.ts";
 import type { Principal } from "../../domain/principal.ts";
 import type { WebContext } from "../context.ts";

@@ -12,7 +12,7 @@ import {
 } from "../../db/console.ts";
 import { readInbox } from "../../db/inbox.ts";
 import { page as pageOf } from "../../db/cursor.ts";
-import { importConnectorKey } from "../../connectors/crypto.ts";
+import { importConnectorKey } from "../../domain/crypto.ts";
 import { staleRunMinutes } from "../../domain/stale-runs.ts";
 import type { WebContext, WebEnv } from "../context.ts";
 import { originOf } from "../context.ts";
