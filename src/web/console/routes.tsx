@@ -26,7 +26,7 @@ import { callScope, WEB_TOKEN_PREFIX, webPrincipal } from "./respond.ts";
 import { activityFilter, safeCursor, taskQuery, tasksRead, TASKS_PAGE } from "./queries.ts";
 import { createTokenFromForm } from "./tokens.ts";
 import { addWebhookFromForm, removeWebhookFromForm, type NewWebhook } from "./webhooks.ts";
-import { listWebhooks } from "../../db/webhooks.ts";
+import { listWebhooks } from "../../db/webhooks-d1.ts";
 import { httpAllowed } from "../../webhooks/deliver.ts";
 import { WebhooksPage } from "./pages/webhooks.tsx";
 import { MessagePage } from "./pages/message.tsx";

@@ -1,3 +1,7 @@
+/**
+ * The agents toolset (src/catalog/toolsets.ts): the fleet at a glance
+ * (fleet_status), each agent and its workload, and pausing and resuming one.
+ */
 import { z } from "zod";
 import { staleRunMinutes } from "../domain/stale-runs.ts";
 import { actorName } from "../domain/principal.ts";
@@ -262,4 +266,4 @@ const resumeAgent = defineTool({
   handler: (ctx, args) => setAgentPause(ctx, args.agent, false, args.reason),
 });
 
-export const fleetTools = [fleetStatus, listAgentsTool, getAgent, getWorkload, pauseAgent, resumeAgent];
+export const agentTools = [fleetStatus, listAgentsTool, getAgent, getWorkload, pauseAgent, resumeAgent];

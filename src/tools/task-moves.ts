@@ -1,3 +1,8 @@
+/**
+ * The tasks toolset's moves on one task beyond editing its fields: to the
+ * trash (delete_task), blocked and unblocked, to another assignee or
+ * project, snoozed, and split into subtasks (decompose_task).
+ */
 import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
@@ -396,6 +401,6 @@ const decomposeTask = defineTool({
   },
 });
 
-export const taskRelationTools = [
+export const taskMoveTools = [
   deleteTask, blockTask, unblockTask, assignTask, moveTask, snoozeTask, decomposeTask,
 ];
