@@ -141,6 +141,17 @@ describe("SQL", () => {
   });
 });
 
+describe("the request's env", () => {
+  it("is replaced only by the edge's D1 metering (src/index.ts); a page names the account's database with accountEnv", () => {
+    const assigning = Object.entries(SOURCES)
+      .flatMap(([path, text]) => text.split("\n").map((line, i) => [underSrc(path) ?? path, i + 1, line] as const))
+      .filter(([, , line]) => /\bc\.env\s*=(?!=)/.test(line) && !/^\s*(\*|\/\/)/.test(line))
+      .map(([path, n]) => `${path}:${n}`);
+    expect(assigning).toHaveLength(1);
+    expect(assigning[0]).toMatch(/^index\.ts:\d+$/);
+  });
+});
+
 describe("layers", () => {
   const files = Object.keys(SOURCES);
 
