@@ -23,7 +23,7 @@ export interface WebEnv {
      * The deployment as seen by the account this request acts for (src/db/shards.ts accountEnv):
      * set where the session or link that names the account is resolved. Unset before that.
      */
-    accountEnv: Env;
+    accountEnv?: Env;
   };
 }
 

@@ -72,7 +72,7 @@ export async function currentSession(c: WebContext): Promise<Session | null> {
   const secret = sessionSecret(c);
   let session: Session | null = null;
   if (secret) {
-    // The session id carries its account: the rest of this request reads and writes that account's database as env.DB.
+    // The session id carries its account: the rest of this request reads and writes that account's database as envOf(c).DB.
     let shard = await locateSecret(envOf(c), secret, null);
     let own = accountEnv(envOf(c), shard);
     const hash = await hashToken(secret);

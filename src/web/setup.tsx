@@ -51,7 +51,7 @@ async function lookup(c: WebContext, raw: unknown): Promise<LinkCheck> {
     return refused(400, "This setup link is incomplete", "The link has no valid token in it. Open the whole link as it was given to you.");
   }
   const hash = await hashToken(raw);
-  // The link carries its account: the rest of this request uses that account's database as env.DB.
+  // The link carries its account: the rest of this request uses that account's database as envOf(c).DB.
   c.set("accountEnv", accountEnv(envOf(c), await locateSecret(envOf(c), raw, null)));
   const link = await findSetupLink(envOf(c).DB, hash);
   if (!link) return refused(404, "This setup link is not valid", "No setup link matches it: it may have been replaced by a newer one, or mistyped.");
