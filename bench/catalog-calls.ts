@@ -8,7 +8,7 @@
  * the measured call; `who` names the kind of token that makes it. `after`
  * undoes what would disturb later calls (a paused agent).
  */
-import type { ToolName } from "../src/mcp/effects.ts";
+import type { ToolName } from "../src/catalog/effects.ts";
 
 /** D1 round trips a tools/call may take, the token lookup included (warm: a token this isolate resolved already; cold: its first request). */
 export const ROUND_TRIP_LIMIT = 2;

@@ -4,7 +4,7 @@
  * Worker resolved a moment ago (warm) and once as a token's first request
  * (cold). A separate account keeps these writes out of the load-tested one.
  */
-import { TOOL_NAMES, type ToolName } from "../src/mcp/effects.ts";
+import { TOOL_NAMES, type ToolName } from "../src/catalog/effects.ts";
 import { CATALOG_CALLS, ROUND_TRIP_EXCEPTIONS, ROUND_TRIP_LIMIT, type Fixture } from "./catalog-calls.ts";
 import { callOk, ERAS, failure, mcpRequest, probe, type Era } from "./mcp.ts";
 import { accountSql, tokenSql } from "./seed.ts";

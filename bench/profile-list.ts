@@ -5,9 +5,12 @@
  * Run: npm run -s bench:profile
  */
 import { serveMcp } from "../src/mcp/server.ts";
-import { listToolsFor } from "../src/mcp/registry.ts";
+import { installTools, listToolsFor } from "../src/mcp/registry.ts";
+import { ALL_TOOLS } from "../src/tools/index.ts";
 import { forgetKeptLists } from "../src/mcp/list-cache.ts";
 import type { Principal } from "../src/domain/principal.ts";
+
+installTools(ALL_TOOLS);
 
 const principal = { accountId: "acc_x", tokenId: "tok_x", kind: "human", scope: "write", agentName: null, paused: false } as unknown as Principal;
 const scope = { env: {} as never, principal, requestId: "r", waitUntil: () => {} };

@@ -14,7 +14,7 @@ import { DatabaseSync } from "node:sqlite";
 import { applySchemaFile } from "../scripts/lib/d1.ts";
 import { searchSql } from "../src/db/search-sql.ts";
 import { accountKey, searchWords } from "../src/domain/search-terms.ts";
-import { TOOL_NAMES, type ToolName } from "../src/mcp/effects.ts";
+import { TOOL_NAMES, type ToolName } from "../src/catalog/effects.ts";
 import { CATALOG_CALLS, type Fixture } from "./catalog-calls.ts";
 import { measureGrowth, type Growth } from "./growth.ts";
 import { callOk, failure, mcpRequest, probe, type HttpRequest } from "./mcp.ts";

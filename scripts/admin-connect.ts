@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectorSql } from "../src/db/connectors.ts";
 import { CredentialsError, readCredentialsJson } from "../src/connectors/credentials.ts";
-import { ConnectorKeyError, importConnectorKey, keyFromDotenv } from "../src/connectors/crypto.ts";
+import { ConnectorKeyError, importConnectorKey, keyFromDotenv } from "../src/domain/crypto.ts";
 import { planConnector } from "../src/connectors/plan.ts";
-import { PROVIDERS } from "../src/connectors/types.ts";
+import { PROVIDERS } from "../src/domain/providers.ts";
 import { execute, query, ROOT, type Target } from "./lib/d1.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 

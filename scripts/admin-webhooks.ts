@@ -1,10 +1,10 @@
 /**
  * Webhook endpoints from the admin CLI, with the same planning and SQL as the
- * Worker (src/db/webhooks.ts). A local database accepts any URL; --remote
+ * Worker (src/db/webhooks.ts, bound to D1 by src/db/webhooks-d1.ts). A local database accepts any URL; --remote
  * (production) only https://.
  */
-import { ConnectorKeyError } from "../src/connectors/crypto.ts";
-import { planWebhook, toSummary, webhookSql } from "../src/db/webhook-sql.ts";
+import { ConnectorKeyError } from "../src/domain/crypto.ts";
+import { planWebhook, toSummary, webhookSql } from "../src/db/webhooks.ts";
 import { WEBHOOK_LIMIT_REACHED, WebhookInputError } from "../src/domain/webhooks.ts";
 import { execute, findInDatabases, query, type Target } from "./lib/d1.ts";
 import { accountMustExist, required, UsageError, type Values } from "./lib/cli.ts";

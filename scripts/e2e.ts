@@ -21,7 +21,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { keyFromDotenv, newConnectorKey } from "../src/connectors/crypto.ts";
+import { keyFromDotenv, newConnectorKey } from "../src/domain/crypto.ts";
 import { ROOT } from "./lib/d1.ts";
 import { INSPECTOR_ORIGINS } from "./lib/dev-server.ts";
 import { assert, Checks, connect, equal, type Era, type McpSession } from "./lib/e2e-harness.ts";

@@ -14,7 +14,9 @@ import { ROOT } from "./lib/d1.ts";
 
 // Imported by path, not by name: the registry is Worker code, which the scripts' type check (Node types) does not cover.
 const registry = pathToFileURL(join(ROOT, "src", "mcp", "registry.ts")).href;
-const { describeAllTools } = (await import(registry)) as { describeAllTools(): { name: string }[] };
+const toolsModule = pathToFileURL(join(ROOT, "src", "tools", "index.ts")).href;
+const { describeAllTools, installTools } = (await import(registry)) as { describeAllTools(): { name: string }[]; installTools(tools: unknown): void };
+installTools(((await import(toolsModule)) as { ALL_TOOLS: unknown }).ALL_TOOLS);
 
 const dir = join(ROOT, "test", "snapshots", "tools");
 const orderFile = join(ROOT, "test", "snapshots", "tools-order.json");

@@ -2,7 +2,7 @@
  * The Worker. The edge (this Hono app) gives every request an id and D1
  * metering, answers the probes, and guards /mcp (methods, body size, Origin,
  * tokens in the URL) before anything reads a token. A call of a `tg_` token
- * that resolves goes straight to /mcp's handler (serveTokenCall). Everything
+ * that resolves goes straight to /mcp's handler (serveTokenCall, src/http/token-lane.ts). Everything
  * else goes to the OAuth provider of the request's origin, which serves
  * discovery, registration and tokens itself, checks the bearer token of /mcp
  * (refusing a `tg_` token the lane refused, with its challenge) and hands it
@@ -23,9 +23,15 @@ import { meterD1, serverTiming } from "./db/metered.ts";
 import { shardsOf } from "./db/shards.ts";
 import { pingDatabase } from "./db/account.ts";
 import { isTransient } from "./db/transient.ts";
-import { providerFor, serveTokenCall, TOKEN_PATH } from "./oauth/provider.ts";
+import { helpersFor, providerFor, TOKEN_PATH } from "./oauth/provider.ts";
+import { serveTokenCall } from "./http/token-lane.ts";
 import { serveTokenEndpoint } from "./oauth/token-endpoint.ts";
 import { installLibraryFetchGuard } from "./oauth/library-fetch.ts";
+import { installTools } from "./mcp/registry.ts";
+import { ALL_TOOLS } from "./tools/index.ts";
+
+// The registry serves the tools it is given: every tool, once per isolate.
+installTools(ALL_TOOLS);
 
 // The OAuth library fetches client metadata documents with the global fetch: held to the outbound rule there.
 installLibraryFetchGuard();
@@ -122,7 +128,7 @@ app.all("*", async (c) => {
     return c.json({ error: "https_required", error_description: `Use ${url.toString().replace(/^http:/, "https:")}: Taskgate is served over https.` }, 400);
   }
   const ctx = c.executionCtx as unknown as ExecutionContext;
-  const tokenCall = await serveTokenCall(c.req.raw, c.env, ctx, origin);
+  const tokenCall = await serveTokenCall(c.req.raw, c.env, ctx, () => helpersFor(origin, c.env));
   if (tokenCall) return tokenCall;
   if (c.req.method === "POST" && c.req.path === TOKEN_PATH) return serveTokenEndpoint(c.req.raw, c.env, ctx, origin, providerFor(origin));
   // A copy: the provider sets env.OAUTH_PROVIDER on what it gets, and that must not leak to another origin's request.

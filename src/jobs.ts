@@ -9,7 +9,7 @@
 import { purgeExpiredActivity } from "./db/retention.ts";
 import { accountEnv, shardsOf } from "./db/shards.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
-import { purgeFinishedDeliveries } from "./db/webhooks.ts";
+import { purgeFinishedDeliveries } from "./db/webhooks-d1.ts";
 import { purgePushDeliveries } from "./db/push.ts";
 import type { Env } from "./env.ts";
 import { removeUnusedRegistrations } from "./oauth/registrations.ts";

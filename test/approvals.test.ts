@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { annotationsFor, HUMAN_TOOLS, TOOL_NAMES, type ToolName } from "../src/mcp/effects.ts";
+import { annotationsFor, HUMAN_TOOLS, TOOL_NAMES, type ToolName } from "../src/catalog/effects.ts";
 import { connect, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 import { activityOf, approvalsOf, closeAll, MISSING } from "./lifecycle.helpers.ts";
 

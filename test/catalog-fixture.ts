@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { CATALOG_CALLS, type Call, type Fixture } from "../bench/catalog-calls.ts";
-import { TOOL_NAMES } from "../src/mcp/effects.ts";
+import { TOOL_NAMES } from "../src/catalog/effects.ts";
 import { createToken, type SeededAccount, type TestClient } from "./helpers.ts";
 
 export const asCall = (c: TestClient): Call => (name, args) => c.ok(name, args);

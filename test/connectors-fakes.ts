@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
 import { planConnector } from "../src/connectors/plan.ts";
-import type { Provider } from "../src/connectors/types.ts";
+import type { Provider } from "../src/domain/providers.ts";
 import { run, type SeededAccount } from "./helpers.ts";
 
 /** One outbound request as the provider would see it. */

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { callTool } from "../src/mcp/registry.ts";
-import { annotationsFor } from "../src/mcp/effects.ts";
+import { annotationsFor } from "../src/catalog/effects.ts";
 import { findByHash } from "../src/db/tokens.ts";
 import { hashToken } from "../src/domain/tokens.ts";
 import { CredentialsError, parseCredentials, readCredentialsJson } from "../src/connectors/credentials.ts";
-import { decryptCredentials, importConnectorKey, keyFromDotenv, newConnectorKey } from "../src/connectors/crypto.ts";
+import { decryptCredentials, importConnectorKey, keyFromDotenv, newConnectorKey } from "../src/domain/crypto.ts";
 import { planConnector } from "../src/connectors/plan.ts";
 import { connect, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 import {

@@ -7,8 +7,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { TOOLSETS } from "../src/mcp/toolsets.ts";
-import { WRITE_TOOLS } from "../src/mcp/effects.ts";
+import { TOOLSETS } from "../src/catalog/toolsets.ts";
+import { WRITE_TOOLS } from "../src/catalog/effects.ts";
 import { connect } from "./helpers.ts";
 import { act, flashOn, open, signedInPerson, unescape } from "./console.helpers.ts";
 import { authorizePath, consent, exchange, pkce, registerClient } from "./oauth-helpers.ts";

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CATALOG_CALLS, ROUND_TRIP_EXCEPTIONS, ROUND_TRIP_LIMIT } from "../bench/catalog-calls.ts";
 import { catalogFixture } from "./catalog-fixture.ts";
-import { TOOL_NAMES } from "../src/mcp/effects.ts";
+import { TOOL_NAMES } from "../src/catalog/effects.ts";
 import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { connect, createToken, ERAS, seedAccount, type Era, type TestClient } from "./helpers.ts";
 import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";

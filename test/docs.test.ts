@@ -70,7 +70,7 @@ describe("the README and docs/", () => {
   it("are found: the README and a page for each topic", () => {
     expect(Object.keys(PAGES)).toContain("README.md");
     expect(Object.keys(PAGES).filter((p) => p.startsWith("docs/")).length).toBeGreaterThanOrEqual(13);
-    expect(FILES.has("src/mcp/effects.ts")).toBe(true);
+    expect(FILES.has("src/catalog/effects.ts")).toBe(true);
   });
 
   it(`the README is a short guide: at most ${README_MAX_LINES} lines`, () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COLUMN_CLASSES } from "../src/domain/columns.ts";
-import { HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../src/mcp/effects.ts";
+import { HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../src/catalog/effects.ts";
 import { closeWorld, fakeOutbound, observePath, openWorld, type World } from "./audit/harness.ts";
 import { diff, schemaTables } from "./audit/observe.ts";
 import { call, change, observed, snapshot } from "./audit/self-check.ts";

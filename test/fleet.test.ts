@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { TOOL_NAMES, HUMAN_TOOLS, WRITE_TOOLS } from "../src/mcp/effects.ts";
+import { TOOL_NAMES, HUMAN_TOOLS, WRITE_TOOLS } from "../src/catalog/effects.ts";
 import { connect, createToken, ERAS, MCP_URL, seedAccount, snapshotDb, workerFetch } from "./helpers.ts";
 import { activityOf, agentClients, closeAll } from "./lifecycle.helpers.ts";
 

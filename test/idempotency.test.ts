@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { canonicalJson, requestHash, sha256Hex } from "../src/domain/canonical.ts";
 import { describeAllTools, detailedInputSchema } from "../src/mcp/registry.ts";
-import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../src/mcp/effects.ts";
+import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../src/catalog/effects.ts";
 import { connect, seedAccount, snapshotDb, type SeededAccount, type TestClient } from "./helpers.ts";
 import { connectApp, fakeUpstream, json, unexpected } from "./connectors-fakes.ts";
 import { exampleArgs, type IdPool } from "./tool-args.ts";

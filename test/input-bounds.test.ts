@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { detailedInputSchema } from "../src/mcp/registry.ts";
-import { TOOL_NAMES } from "../src/mcp/effects.ts";
+import { TOOL_NAMES } from "../src/catalog/effects.ts";
 import { MULTILINE_FIELDS } from "../src/mcp/argument-errors.ts";
 import { connect, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 

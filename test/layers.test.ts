@@ -2,29 +2,43 @@
 import { describe, expect, it } from "vitest";
 
 /**
- * Imports run one way: the edge and the pages (http, oauth, web) → mcp →
- * tools → db and domain. Read from the source itself, so a new file is checked
- * as soon as it exists.
+ * Imports run one way, top to bottom, with no exceptions: a file may import
+ * its own layer and the layers below it, never one above. Read from the
+ * source itself, so a new file is checked as soon as it exists (and must
+ * belong to a layer).
  */
 const SOURCES = import.meta.glob("../src/**/*.{ts,tsx}", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 
-/** What each layer may import, besides itself. */
-const MAY_IMPORT: Record<string, string[]> = {
-  domain: [],
-  db: ["domain", "connectors"],
-  connectors: ["db", "domain"],
-  tools: ["db", "domain", "connectors", "mcp/tool.ts", "mcp/effects.ts", "webhooks"],
-  // Delivery of events after a write commits: infrastructure below the registry, like connectors.
-  webhooks: ["db", "domain", "connectors"],
-  mcp: ["tools", "db", "domain", "webhooks"],
-  http: ["mcp", "db", "domain"],
-  oauth: ["http", "web", "mcp", "db", "domain"],
-  web: ["http", "mcp", "tools", "db", "domain", "connectors", "webhooks"],
-};
+/** The layers, from the top down; a layer is the files under its paths (a folder ends with "/"). */
+const LAYERS: { name: string; paths: string[] }[] = [
+  // The composition root: the Worker's handlers, which wire everything together.
+  { name: "root", paths: ["index.ts", "jobs.ts"] },
+  // The consent page and the OAuth provider, which serves the pages and /mcp behind it.
+  { name: "oauth", paths: ["oauth/"] },
+  // The pages: sign-in, setup, the console.
+  { name: "web", paths: ["web/"] },
+  // The edge of /mcp: authentication, the tg_ token lane, Origin, toolset selection, limits.
+  { name: "http", paths: ["http/"] },
+  // The registry, the write engine, the MCP server.
+  { name: "mcp", paths: ["mcp/"] },
+  // One file a toolset: schemas and handlers.
+  { name: "tools", paths: ["tools/"] },
+  // What talks to the world outside after a write or for a tool: webhook delivery, connected apps.
+  { name: "outbound", paths: ["webhooks/", "connectors/"] },
+  // All SQL.
+  { name: "db", paths: ["db/"] },
+  // What each tool is: its definition, effects, permissions, toolsets and published contract.
+  { name: "catalog", paths: ["catalog/"] },
+  // The vocabulary and pure rules, and the bindings every layer is given.
+  { name: "domain", paths: ["domain/", "env.ts"] },
+];
 
-function layerOf(path: string): string {
-  const rest = path.replace(/^(\.\.\/)?src\//, "");
-  return rest.includes("/") ? rest.slice(0, rest.indexOf("/")) : rest;
+const IMPORT = /^\s*(?:import|export)\s(?:[^"';]*?\sfrom\s*)?["'](\.{1,2}\/[^"']+)["']|\bimport\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/gm;
+
+/** The path under src/ ("mcp/registry.ts"), or null outside it. */
+function underSrc(path: string): string | null {
+  const m = /^(?:\.\.\/)?src\/(.+)$/.exec(path);
+  return m ? m[1] : null;
 }
 
 function resolve(from: string, spec: string): string {
@@ -36,17 +50,105 @@ function resolve(from: string, spec: string): string {
   return parts.join("/");
 }
 
+/** The relative imports of each file, resolved to paths in the same form as the keys. */
+function importGraph(sources: Record<string, string>): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const [file, text] of Object.entries(sources)) {
+    const targets = [...text.matchAll(IMPORT)].map((m) => resolve(file, m[1] ?? m[2]));
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** The index of the layer a file under src/ belongs to (0 is the top), or -1 when none claims it. */
+function layerIndex(rel: string): number {
+  return LAYERS.findIndex((l) => l.paths.some((p) => (p.endsWith("/") ? rel.startsWith(p) : rel === p)));
+}
+
+/** Every import that goes up a layer or out of src/, and every file no layer claims. */
+function againstTheFlow(sources: Record<string, string>): string[] {
+  const against: string[] = [];
+  for (const [file, targets] of importGraph(sources)) {
+    const rel = underSrc(file) ?? file;
+    const own = layerIndex(rel);
+    if (own < 0) {
+      against.push(`${rel} belongs to no layer`);
+      continue;
+    }
+    for (const target of targets) {
+      const to = underSrc(target);
+      if (to === null) {
+        against.push(`${rel} imports ${target} (outside src)`);
+        continue;
+      }
+      const theirs = layerIndex(to);
+      if (theirs < own) against.push(`${rel} (${LAYERS[own].name}) imports ${to} (${theirs < 0 ? "no layer" : LAYERS[theirs].name})`);
+    }
+  }
+  return against;
+}
+
+/** The import cycles: strongly connected components (Tarjan) of more than one file, or of a file importing itself. */
+function importCycles(sources: Record<string, string>): string[][] {
+  const graph = importGraph(sources);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || graph.get(v)!.includes(v)) cycles.push(component.map((f) => underSrc(f) ?? f).sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
 /** An SQL statement in a string: what must live in src/db only. */
 const SQL = /\b(SELECT\s+[\w*(]|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(TABLE|INDEX)\s)/;
 
 describe("SQL", () => {
   it("every statement lives in src/db", () => {
     const outside = Object.entries(SOURCES)
-      .filter(([path]) => layerOf(path) !== "db")
+      .filter(([path]) => !(underSrc(path) ?? "").startsWith("db/"))
       .flatMap(([path, text]) => text.split("\n").map((line, i) => [path, i + 1, line] as const))
       .filter(([, , line]) => SQL.test(line) && !/^\s*(\*|\/\/)/.test(line))
       .map(([path, n, line]) => `${path}:${n}: ${line.trim()}`);
     expect(outside).toEqual([]);
+  });
+});
+
+describe("the request's env", () => {
+  it("is replaced only by the edge's D1 metering (src/index.ts); a page names the account's database with accountEnv", () => {
+    const assigning = Object.entries(SOURCES)
+      .flatMap(([path, text]) => text.split("\n").map((line, i) => [underSrc(path) ?? path, i + 1, line] as const))
+      .filter(([, , line]) => /\bc\.env\s*=(?!=)/.test(line) && !/^\s*(\*|\/\/)/.test(line))
+      .map(([path, n]) => `${path}:${n}`);
+    expect(assigning).toHaveLength(1);
+    expect(assigning[0]).toMatch(/^index\.ts:\d+$/);
   });
 });
 
@@ -56,28 +158,32 @@ describe("layers", () => {
   it("reads the whole source tree", () => {
     expect(files.length).toBeGreaterThan(80);
     expect(files.some((f) => f.endsWith("src/mcp/registry.ts"))).toBe(true);
+    expect(files.some((f) => f.endsWith("src/index.ts"))).toBe(true);
   });
 
-  it("imports flow one way: no file imports a layer above its own", () => {
-    const against: string[] = [];
-    for (const file of files) {
-      const layer = layerOf(file);
-      const allowed = MAY_IMPORT[layer];
-      if (!allowed) continue; // src/index.ts, src/jobs.ts and src/env.ts wire everything together
-      for (const m of SOURCES[file].matchAll(/^\s*(?:import|export)\s(?:[^"';]*?\sfrom\s*)?["'](\.{1,2}\/[^"']+)["']/gm)) {
-        const target = resolve(file, m[1]);
-        if (!/(^|\/)src\//.test(target)) {
-          against.push(`${file} imports ${m[1]} (outside src)`);
-          continue;
-        }
-        const targetLayer = layerOf(target);
-        if (targetLayer === layer || targetLayer === "env.ts") continue;
-        const rel = target.replace(/^(\.\.\/)?src\//, "");
-        if (!allowed.some((a) => rel === a || rel.startsWith(`${a}/`) || (a === targetLayer && !a.includes(".")))) {
-          against.push(`${file} (${layer}) imports ${rel}`);
-        }
-      }
-    }
-    expect(against).toEqual([]);
+  it("imports flow one way: every file is in a layer and imports nothing above it", () => {
+    expect(againstTheFlow(SOURCES)).toEqual([]);
+  });
+
+  it("no files import each other in a cycle", () => {
+    const cycles = importCycles(SOURCES);
+    expect(cycles).toEqual([]);
+    expect(cycles.length).toBe(0);
+  });
+
+  it("the checks see what they look for", () => {
+    const made = {
+      "../src/domain/a.ts": 'import type { X } from "../mcp/registry.ts";\nexport const a = 1;',
+      "../src/mcp/registry.ts": 'import {\n  a,\n} from "../domain/a.ts";\nexport { b } from "./b.ts";',
+      "../src/mcp/b.ts": 'export const b = 1;\nconst later = () => import("./registry.ts");',
+      "../src/stray.ts": 'import "./domain/a.ts";',
+      "../src/tools/c.ts": 'import { d } from "../../scripts/d.ts";',
+    };
+    expect(againstTheFlow(made)).toEqual([
+      "domain/a.ts (domain) imports mcp/registry.ts (mcp)",
+      "stray.ts belongs to no layer",
+      "tools/c.ts imports ../scripts/d.ts (outside src)",
+    ]);
+    expect(importCycles(made)).toEqual([["domain/a.ts", "mcp/b.ts", "mcp/registry.ts"]]);
   });
 });

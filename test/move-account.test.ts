@@ -5,7 +5,7 @@ import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { forgetShardPlacements } from "../src/db/shards.ts";
 import { planToken } from "../src/db/provisioning.ts";
 import { ACCOUNT_TABLES, MOVE_STEPS, type MoveStep } from "../src/db/move-account.ts";
-import { d1Handle, moveAccountIn } from "../src/db/account-moves.ts";
+import { d1Handle, moveAccountIn } from "../src/db/move-account-d1.ts";
 import { emailOwnerElsewhere } from "../src/db/email-owners.ts";
 import { connect, createToken, run, seedAccount, workerFetch, type SeededAccount } from "./helpers.ts";
 import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";

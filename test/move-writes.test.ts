@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../src/env.ts";
-import { moveAccountIn, routeLifetimeMs } from "../src/db/account-moves.ts";
+import { moveAccountIn, routeLifetimeMs } from "../src/db/move-account-d1.ts";
 import { isFenced, MOVE_STEPS, type MoveStep } from "../src/db/move-account.ts";
 import { planToken } from "../src/db/provisioning.ts";
 import { newEvent } from "../src/domain/events.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_NAMES } from "../src/mcp/effects.ts";
+import { TOOL_NAMES } from "../src/catalog/effects.ts";
 import { canonicalOrigin, pathAndQuery } from "../src/http/url-text.ts";
 import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 

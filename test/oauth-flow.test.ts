@@ -2,8 +2,8 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 import { authorizePath, consent, consentForm, connectApp, exchange, mcp, mcpStatus, pkce, refresh, registerClient, type Choice, type Tokens } from "./oauth-helpers.ts";
-import { TOOL_NAMES, WRITE_TOOLS } from "../src/mcp/effects.ts";
-import { PRESETS, TOOLSETS } from "../src/mcp/toolsets.ts";
+import { TOOL_NAMES, WRITE_TOOLS } from "../src/catalog/effects.ts";
+import { PRESETS, TOOLSETS } from "../src/catalog/toolsets.ts";
 import { Browser, ORIGIN, signIn, uniqueEmail, addPerson, expectPageSecurity } from "./web-helpers.ts";
 import { PASSWORD } from "./oauth-helpers.ts";
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import { CATALOG_CALLS, type Call, type Fixture } from "../bench/catalog-calls.ts";
-import { TOOL_NAMES } from "../src/mcp/effects.ts";
+import { TOOL_NAMES } from "../src/catalog/effects.ts";
 import { connect, createToken, ERAS, seedAccount, type TestClient } from "./helpers.ts";
 import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
 

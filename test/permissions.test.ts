@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { HUMAN_TOOLS, isToolName, TOOL_NAMES } from "../src/mcp/effects.ts";
-import { HUMAN_ONLY } from "../src/mcp/permissions.ts";
+import { HUMAN_TOOLS, isToolName, TOOL_NAMES } from "../src/catalog/effects.ts";
+import { HUMAN_ONLY } from "../src/catalog/permissions.ts";
 import { connect, seedAccount, snapshotDb } from "./helpers.ts";
 
 const TOOL_WORD = new RegExp(`\\b(${TOOL_NAMES.join("|")})\\b`, "g");

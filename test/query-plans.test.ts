@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOOL_NAMES, WRITE_TOOLS } from "../src/mcp/effects.ts";
+import { TOOL_NAMES, WRITE_TOOLS } from "../src/catalog/effects.ts";
 import { indexComment, indexNewTask } from "../src/db/search-index.ts";
 import { accountKey } from "../src/domain/search-terms.ts";
 import { connect, seedAccount, type SeededAccount, type TestClient } from "./helpers.ts";

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { ALL_TOOLS } from "../src/tools/index.ts";
 import {
   annotationsFor, CONVERGENT_TOOLS, DESTRUCTIVE_TOOLS, HUMAN_TOOLS, OPEN_WORLD_TOOLS, TOOL_NAMES, WRITE_TOOLS,
-} from "../src/mcp/effects.ts";
+} from "../src/catalog/effects.ts";
+import { describeAllTools, installTools } from "../src/mcp/registry.ts";
 import { connect, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 
 const READ_TOOLS = TOOL_NAMES.filter((n) => !WRITE_TOOLS.has(n));
@@ -13,6 +14,14 @@ describe("the catalog and the effect sets", () => {
     const names = ALL_TOOLS.map((t) => t.name);
     expect(new Set(names).size).toBe(names.length);
     expect([...names].sort()).toEqual([...TOOL_NAMES].sort());
+  });
+
+  it("is given its tools once: the same list again changes nothing, another list is refused", () => {
+    const before = describeAllTools();
+    expect(() => installTools(ALL_TOOLS)).not.toThrow();
+    expect(describeAllTools()).toBe(before);
+    expect(() => installTools([...ALL_TOOLS])).toThrow(/already installed/);
+    expect(describeAllTools()).toBe(before);
   });
 
   it("classifies as the catalog counts: 84 tools, 34 read, 50 write, 22 destructive, 42 idempotent writes, 3 open world, 9 human", () => {

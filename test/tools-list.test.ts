@@ -5,7 +5,7 @@ import { describeAllTools } from "../src/mcp/registry.ts";
 import { optionalOutputFields } from "../src/mcp/json-schema.ts";
 import { ALL_TOOLS } from "../src/tools/index.ts";
 import { TOOLS_LIST_CACHE } from "../src/mcp/server.ts";
-import { HUMAN_TOOLS, TOOL_NAMES, TOOL_TITLES } from "../src/mcp/effects.ts";
+import { HUMAN_TOOLS, TOOL_NAMES, TOOL_TITLES } from "../src/catalog/effects.ts";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 

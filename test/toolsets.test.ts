@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import connectingDoc from "../docs/connecting.md?raw";
 import toolsDoc from "../docs/tools.md?raw";
-import { HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../src/mcp/effects.ts";
-import { PRESETS, TOOLSET_NAMES, TOOLSETS } from "../src/mcp/toolsets.ts";
+import { HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../src/catalog/effects.ts";
+import { PRESETS, TOOLSET_NAMES, TOOLSETS } from "../src/catalog/toolsets.ts";
 import { connect, ERAS, MCP_URL, seedAccount, workerFetch, type ConnectOptions, type SeededAccount } from "./helpers.ts";
 
 const BASE = MCP_URL.replace(/\/mcp$/, "");

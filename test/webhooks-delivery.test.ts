@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { verifyTaskgateSignature } from "../examples/verify-webhook.mjs";
-import { importConnectorKey, sealText } from "../src/connectors/crypto.ts";
+import { importConnectorKey, sealText } from "../src/domain/crypto.ts";
 import { newEvent, type TaskgateEvent } from "../src/domain/events.ts";
-import { listWebhooks, openSecret, planWebhook, removeWebhook, type WebhookTarget } from "../src/db/webhooks.ts";
-import { secretContext } from "../src/db/webhook-sql.ts";
+import { listWebhooks, openSecret, planWebhook, removeWebhook, type WebhookTarget } from "../src/db/webhooks-d1.ts";
+import { secretContext } from "../src/db/webhooks.ts";
 import { standardWebhookSecret, WebhookInputError } from "../src/domain/webhooks.ts";
 import { deliverEvent, retryDelaySeconds } from "../src/webhooks/deliver.ts";
 import { connect, seedAccount } from "./helpers.ts";

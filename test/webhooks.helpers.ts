@@ -3,7 +3,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { Webhook } from "standardwebhooks";
 import { vi } from "vitest";
 import worker from "../src/index.ts";
-import { createWebhook } from "../src/db/webhooks.ts";
+import { createWebhook } from "../src/db/webhooks-d1.ts";
 import type { Env } from "../src/env.ts";
 
 /** One delivery as a receiver saw it. */

@@ -4,10 +4,10 @@ import { sha256HexSync } from "../src/domain/sha256.ts";
 import {
   CLAIM_GUARDED_TOOLS, CONVERGENT_TOOLS, DESTRUCTIVE_TOOLS, HUMAN_TOOLS, OPEN_WORLD_TOOLS, PLAIN_RESULT_TOOLS, SELF_ONLY_TOOLS,
   TOOL_NAMES, WRITE_TOOLS, type ToolName,
-} from "../src/mcp/effects.ts";
+} from "../src/catalog/effects.ts";
 import {
   CATALOG_KEY, catalogFingerprint, ENFORCEMENT_KEY, FINGERPRINT_KEY, fingerprintOf, HUMAN_ONLY_NOTE, TRUST_KEY, USER_INTERACTION_KEY,
-} from "../src/mcp/contract.ts";
+} from "../src/catalog/contract.ts";
 import { describeAllTools } from "../src/mcp/registry.ts";
 import { detailedSchema } from "../src/mcp/json-schema.ts";
 import { ALL_TOOLS } from "../src/tools/index.ts";
@@ -17,7 +17,7 @@ import { connect, ERAS, seedAccount, type Era } from "./helpers.ts";
 const APPROVALS_VIEW_TOOLS: string[] = ["list_pending_approvals", "get_approval", "complete_task", "request_approval"];
 
 /**
- * What every tool publishes in `_meta` (src/mcp/contract.ts), checked
+ * What every tool publishes in `_meta` (src/catalog/contract.ts), checked
  * against the effect sets and against what the server does with a call.
  */
 

@@ -1,11 +1,11 @@
 /**
  * Prints the tool catalog of docs/tools.md as Markdown: the groups are the
- * toolsets of src/mcp/toolsets.ts, the marks come from annotationsFor() and
- * HUMAN_TOOLS (src/mcp/effects.ts), so the docs cannot disagree with what
+ * toolsets of src/catalog/toolsets.ts, the marks come from annotationsFor() and
+ * HUMAN_TOOLS (src/catalog/effects.ts), so the docs cannot disagree with what
  * tools/list announces. Run: npm run -s catalog
  */
-import { annotationsFor, HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS } from "../../src/mcp/effects.ts";
-import { TOOLSETS } from "../../src/mcp/toolsets.ts";
+import { annotationsFor, HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS } from "../../src/catalog/effects.ts";
+import { TOOLSETS } from "../../src/catalog/toolsets.ts";
 
 const listed = TOOLSETS.flatMap((g) => g.tools);
 if (listed.length !== TOOL_NAMES.length) throw new Error(`found ${listed.length} tools in the toolsets, effects.ts has ${TOOL_NAMES.length}`);

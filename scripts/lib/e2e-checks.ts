@@ -1,6 +1,6 @@
 /** The checks of the end-to-end script: HTTP edges, tools/list per token, and a whole task life. */
-import { annotationsFor, HUMAN_TOOLS, isToolName, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
-import { PRESETS, TOOLSET_NAMES } from "../../src/mcp/toolsets.ts";
+import { annotationsFor, HUMAN_TOOLS, isToolName, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../../src/catalog/effects.ts";
+import { PRESETS, TOOLSET_NAMES } from "../../src/catalog/toolsets.ts";
 import { assert, equal, type Checks, type McpSession } from "./e2e-harness.ts";
 
 const JSON_RPC_LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { keyFromDotenv } from "../../src/connectors/crypto.ts";
+import { keyFromDotenv } from "../../src/domain/crypto.ts";
 import { ROOT } from "./d1.ts";
 import { DEV_VARS_FILE } from "./demo.ts";
 import { admin, assert, connect, equal, run } from "./e2e-harness.ts";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { CATALOG_CALLS, type Fixture } from "../../bench/catalog-calls.ts";
 import { ACCOUNT_TABLES } from "../../src/db/move-account.ts";
-import { TOOL_NAMES } from "../../src/mcp/effects.ts";
+import { TOOL_NAMES } from "../../src/catalog/effects.ts";
 import { ROOT } from "./d1.ts";
 import { assert, connect, equal, type Checks, type Era, type McpSession } from "./e2e-harness.ts";
 import type { LocalStack } from "./local-stack.ts";

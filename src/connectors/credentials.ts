@@ -3,7 +3,8 @@
  * (the admin CLI) and again after decryption (the Worker). Messages name what
  * is missing or wrong and never repeat a value.
  */
-import { PROVIDER_NAMES, type Credentials, type DriveCredentials, type Provider, type TokenCredentials } from "./types.ts";
+import { PROVIDER_NAMES, type Provider } from "../domain/providers.ts";
+import type { Credentials, DriveCredentials, TokenCredentials } from "./types.ts";
 
 export class CredentialsError extends Error {}
 

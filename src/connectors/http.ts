@@ -6,7 +6,7 @@
  */
 import { ToolError } from "../domain/errors.ts";
 import { outboundTextProblem, PUBLIC_ONLY } from "../domain/outbound-url.ts";
-import { PROVIDER_NAMES, type Provider } from "./types.ts";
+import { PROVIDER_NAMES, type Provider } from "../domain/providers.ts";
 
 export const TIMEOUT_MS = 10_000;
 

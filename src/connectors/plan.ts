@@ -7,8 +7,8 @@ import { connectorSql } from "../db/connectors.ts";
 import type { Sql } from "../db/provisioning.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { parseCredentials } from "./credentials.ts";
-import { encryptCredentials, importConnectorKey } from "./crypto.ts";
-import type { Provider } from "./types.ts";
+import { encryptCredentials, importConnectorKey } from "../domain/crypto.ts";
+import type { Provider } from "../domain/providers.ts";
 
 export interface ConnectorRequest {
   accountId: string;

@@ -9,12 +9,13 @@ import type { Sql } from "../db/provisioning.ts";
 import { ToolError } from "../domain/errors.ts";
 import type { Env } from "../env.ts";
 import { CredentialsError, isDrive, parseCredentials, secretsOf, tokenOf } from "./credentials.ts";
-import { ConnectorKeyError, decryptCredentials, importConnectorKey } from "./crypto.ts";
+import { ConnectorKeyError, decryptCredentials, importConnectorKey } from "../domain/crypto.ts";
 import { driveConnector, driveRules } from "./drive.ts";
 import { connectHint } from "./http.ts";
 import { notionConnector, notionRules } from "./notion.ts";
 import { slackConnector, slackRules } from "./slack.ts";
-import { PROVIDER_NAMES, type Connector, type IdRules, type Provider } from "./types.ts";
+import { PROVIDER_NAMES, type Provider } from "../domain/providers.ts";
+import type { Connector, IdRules } from "./types.ts";
 
 export const RULES: Record<Provider, IdRules> = { drive: driveRules, slack: slackRules, notion: notionRules };
 

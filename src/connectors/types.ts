@@ -3,15 +3,6 @@
  * own (`provider:id` is a ref); text is plain text, never markup the caller
  * must decode.
  */
-export const PROVIDERS = ["drive", "slack", "notion"] as const;
-export type Provider = (typeof PROVIDERS)[number];
-
-export const PROVIDER_NAMES: Record<Provider, string> = {
-  drive: "Google Drive",
-  slack: "Slack",
-  notion: "Notion",
-};
-
 export interface DriveCredentials {
   client_id: string;
   client_secret: string;

@@ -4,7 +4,7 @@
  * one source. The credentials column only ever holds a ciphertext envelope.
  */
 import type { Sql } from "./provisioning.ts";
-import type { Provider } from "../connectors/types.ts";
+import type { Provider } from "../domain/providers.ts";
 
 export interface ConnectorRow {
   id: string;

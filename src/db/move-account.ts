@@ -10,7 +10,7 @@
  * again; a copy that cannot be made equal is undone (the target's copy removed,
  * the mark cleared) so the account takes writes again where it was.
  *
- * The steps run over `SqlDb`, which the Worker's D1 (src/db/account-moves.ts)
+ * The steps run over `SqlDb`, which the Worker's D1 (src/db/move-account-d1.ts)
  * and the admin CLI's wrangler runner (scripts/admin-move.ts) both provide.
  */
 import { indexText } from "../domain/search-terms.ts";

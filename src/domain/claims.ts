@@ -4,7 +4,7 @@ import { actorName, type Principal } from "./principal.ts";
  * The claim rule, in one place. A task is claimed while it is in_progress and
  * assigned to an agent (claim_task makes it so) and its lease has not run out.
  * While it is, another agent's writes on it (the claim-guarded tools of
- * src/mcp/effects.ts) are refused, naming the holder; the holder and any
+ * src/catalog/effects.ts) are refused, naming the holder; the holder and any
  * person may still do everything, and comments stay open to all. A lapsed
  * claim is no claim: another agent's claim_task takes the task over. A claim
  * without a lease (a person's assignment, or one made before leases) never
@@ -70,7 +70,7 @@ export function leaseEnd(nowMs: number, minutes: number): string {
 }
 
 /**
- * Why this caller may not run `tool` (a claim-guarded tool, effects.ts) on the
+ * Why this caller may not run `tool` (a claim-guarded tool, src/catalog/effects.ts) on the
  * task because another agent holds it, or null when it may. The way on is a
  * person's decision or another task, never a tool that would take it anyway.
  */

@@ -2,7 +2,7 @@
  * The edge's part of authentication. The OAuth provider checks the bearer
  * token of /mcp requests: its own access tokens, and `tg_` tokens through
  * `resolveExternalToken` (a resolving `tg_` token's call without Origin takes
- * serveTokenCall's lane, with the same resolution and props). This module
+ * the lane of src/http/token-lane.ts, with the same resolution and props). This module
  * refuses what must never reach either, and builds the same challenge the
  * provider sends, for a grant that D1 refuses.
  */

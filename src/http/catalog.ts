@@ -7,7 +7,7 @@
  * once per isolate.
  */
 import { VERSION } from "../env.ts";
-import { CATALOG_KEY } from "../mcp/contract.ts";
+import { CATALOG_KEY } from "../catalog/contract.ts";
 import { fullCatalog } from "../mcp/registry.ts";
 
 export const CATALOG_PATH = "/.well-known/mcp/tools.json";

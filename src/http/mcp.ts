@@ -45,10 +45,11 @@ const REFUSED = {
 async function grantPrincipal(
   request: Request,
   env: Env,
-  ctx: ProviderContext,
+  ctx: ExecutionContext,
+  props: unknown,
+  grantedScopes: string[],
   nowMs: number,
 ): Promise<{ principal: Principal; resolved: ResolvedToken; shard: string } | Response> {
-  const props = ctx.props;
   if (!isGrantProps(props)) return invalidToken(request, "The access token carries no Taskgate grant.");
   const r = await resolveCredential(env, { id: props.tokenId, account: props.accountId }, authCacheMs(env), nowMs);
   if (!r.ok) {
@@ -63,40 +64,50 @@ async function grantPrincipal(
   if (p.accountId !== props.accountId || p.kind !== props.kind || r.resolved.grant?.personId !== props.personId) {
     return invalidToken(request, "The access token does not match its grant.");
   }
-  const scope = effectiveScope(p.scope, ctx.auth?.scope ?? []);
+  const scope = effectiveScope(p.scope, grantedScopes);
   return { principal: scope === p.scope ? p : { ...p, scope }, resolved: r.resolved, shard: r.shard };
 }
 
 const STEP_UP = "This call changes data and this app's access is read-only; authorize it again with tasks:write to make it.";
 
+/** /mcp as the provider calls it: the props (and the scopes granted) it verified, on the request's context. */
 export const mcpApi = {
-  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const c = ctx as ProviderContext;
-    // The connection's toolsets (URL, query, header) narrowed by those the person chose for the grant.
-    const grantToolsets = isGrantProps(c.props) && c.props.toolsets?.length ? [c.props.toolsets.join(",")] : [];
-    // The benchmark's floor (src/mcp/floor.ts) only where BENCH_FLOOR=1; elsewhere its path is refused like any unknown one.
-    const floor = isFloorRequest(request, env);
-    const toolsets = floor ? undefined : readToolSelection(request, grantToolsets);
-    if (toolsets instanceof Response) return toolsets;
-    const nowMs = Date.now();
-    let principal: Principal;
-    let resolved: ResolvedToken;
-    let shard: string;
-    const oauth = !isTokenProps(c.props);
-    if (!oauth) {
-      ({ principal, resolved, shard } = (c.props as TokenProps).resolution);
-    } else {
-      const g = await grantPrincipal(request, env, c, nowMs);
-      if (g instanceof Response) return g;
-      ({ principal, resolved, shard } = g);
-    }
-    // From here on the account's database is env.DB, for the registry, the tools and their SQL.
-    const own = accountEnv(env, shard);
-    touchIfDue(own.DB, resolved, nowMs, (p) => ctx.waitUntil(p));
-    const scope = { env: own, principal, requestId: requestIdOf(request), toolsets, waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) };
-    // An app can ask the person for more (step-up); a tg_ token's scope is fixed, and its call gets the registry's refusal.
-    const onWriteScopeMissing = oauth && principal.scope === "read" ? () => insufficientScope(request, STEP_UP) : undefined;
-    if (floor) return serveFloor(request, scope);
-    return serveMcp(request, scope, { onWriteScopeMissing });
+    return serveApi(request, env, ctx, c.props, c.auth?.scope ?? []);
   },
 };
+
+/**
+ * /mcp for a verified bearer: its props (a `tg_` token's resolution, or a
+ * grant's) and the scopes granted with it, given explicitly by whichever
+ * path verified it (the provider, or the edge's lane for `tg_` tokens).
+ */
+export async function serveApi(request: Request, env: Env, ctx: ExecutionContext, props: unknown, grantedScopes: string[]): Promise<Response> {
+  // The connection's toolsets (URL, query, header) narrowed by those the person chose for the grant.
+  const grantToolsets = isGrantProps(props) && props.toolsets?.length ? [props.toolsets.join(",")] : [];
+  // The benchmark's floor (src/mcp/floor.ts) only where BENCH_FLOOR=1; elsewhere its path is refused like any unknown one.
+  const floor = isFloorRequest(request, env);
+  const toolsets = floor ? undefined : readToolSelection(request, grantToolsets);
+  if (toolsets instanceof Response) return toolsets;
+  const nowMs = Date.now();
+  let principal: Principal;
+  let resolved: ResolvedToken;
+  let shard: string;
+  const oauth = !isTokenProps(props);
+  if (!oauth) {
+    ({ principal, resolved, shard } = props.resolution);
+  } else {
+    const g = await grantPrincipal(request, env, ctx, props, grantedScopes, nowMs);
+    if (g instanceof Response) return g;
+    ({ principal, resolved, shard } = g);
+  }
+  // From here on the account's database is env.DB, for the registry, the tools and their SQL.
+  const own = accountEnv(env, shard);
+  touchIfDue(own.DB, resolved, nowMs, (p) => ctx.waitUntil(p));
+  const scope = { env: own, principal, requestId: requestIdOf(request), toolsets, waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) };
+  // An app can ask the person for more (step-up); a tg_ token's scope is fixed, and its call gets the registry's refusal.
+  const onWriteScopeMissing = oauth && principal.scope === "read" ? () => insufficientScope(request, STEP_UP) : undefined;
+  if (floor) return serveFloor(request, scope);
+  return serveMcp(request, scope, { onWriteScopeMissing });
+}

@@ -1,5 +1,5 @@
 import { pathAndQuery } from "./url-text.ts";
-import { selectTools, TOOLSET_NAMES, UnknownToolsetError, type ToolSelection } from "../mcp/toolsets.ts";
+import { selectTools, TOOLSET_NAMES, UnknownToolsetError, type ToolSelection } from "../catalog/toolsets.ts";
 
 const PATH = /^\/mcp(?:\/x\/([^/]+))?(\/readonly)?\/?$/;
 

@@ -9,24 +9,16 @@
  *   list_pending_approvals and decides through approve_task / reject_task,
  *   called through the host like any call: the server cannot tell a click in
  *   the view from the model's call, so the view adds reach, never authority.
+ *   Which tools link to it is part of each tool's contract (src/catalog/contract.ts).
  * - the decide link: every answer that leaves an approval waiting carries the
  *   console's page for it (`decide_url`, and a sentence in its text), so a
  *   host with neither elicitation nor apps still gives the person one click.
  */
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
-import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
-import type { ToolName } from "./effects.ts";
+import { RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
+import { APPROVALS_VIEW_URI } from "../catalog/contract.ts";
 import { APPROVALS_VIEW_HTML } from "./approvals-view.ts";
 
-export const APPROVALS_VIEW_URI = "ui://taskgate/approvals";
-
-/** The tools whose results the view shows. */
-export const VIEW_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(["list_pending_approvals", "get_approval", "complete_task", "request_approval"]);
-
-/** The `_meta` that links a tool to the view (empty for the others). */
-export function viewMetaOf(name: ToolName): Record<string, unknown> {
-  return VIEW_TOOLS.has(name) ? { ui: { resourceUri: APPROVALS_VIEW_URI }, [RESOURCE_URI_META_KEY]: APPROVALS_VIEW_URI } : {};
-}
 
 /** The view asks for nothing beyond its own document: no other origin to connect to or load from. */
 const VIEW_UI_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };

@@ -27,6 +27,7 @@ import { requireApproval, type Approval, type ApprovalWithTask } from "../db/app
 import { findTask, toTask, type TaskRow } from "../db/tasks.ts";
 import { ToolError } from "../domain/errors.ts";
 import type { CallScope } from "./registry.ts";
+import { callScopeOf } from "./auth-info.ts";
 import { withDecideLink } from "./app-view.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -71,8 +72,7 @@ async function derive(secret: Uint8Array<ArrayBuffer>, label: string): Promise<U
 
 /** Account and token of the caller: a state or handle minted for one token is refused for any other. */
 function callerOf(ctx: ServerContext): string {
-  const scope = ctx.http?.authInfo?.extra?.scope as CallScope | undefined;
-  if (!scope) throw new Error("MCP request without an authenticated principal");
+  const scope = callScopeOf(ctx.http?.authInfo);
   return `${scope.principal.accountId}\0${scope.principal.tokenId}`;
 }
 

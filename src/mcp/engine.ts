@@ -10,9 +10,9 @@ import { insertIdempotent, PENDING_RESULT, recordIdempotent, type IdempotencySco
 import { insertActivity, insertActivityFrom } from "../db/activity.ts";
 import { conditionsHold, guardStatement } from "../db/guards.ts";
 import { actorIn, actorOut, consentCodeOf, heldTasksNamed, pausedAgentsNamed, pendingRequestsNamed, unfinishedDependenciesNamed, type ConsentCode } from "../db/consent.ts";
-import type { ToolName } from "./effects.ts";
-import type { ToolSelection } from "./toolsets.ts";
-import type { GuardError, ToolContext, Write } from "./tool.ts";
+import type { ToolName } from "../catalog/effects.ts";
+import type { ToolSelection } from "../catalog/toolsets.ts";
+import type { GuardError, ToolContext, Write } from "../catalog/tool.ts";
 
 /**
  * The write engine: every batch a tool call commits runs here. It opens the

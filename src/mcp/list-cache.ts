@@ -7,7 +7,7 @@
  * unusual (a batch, a cursor, other params) goes to the SDK every time.
  * The cache is per isolate and safe to lose.
  */
-import type { ToolSelection } from "./toolsets.ts";
+import type { ToolSelection } from "../catalog/toolsets.ts";
 import { principalClass } from "./registry.ts";
 import type { Principal } from "../domain/principal.ts";
 

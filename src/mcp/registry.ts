@@ -6,20 +6,19 @@ import { inTrash, ToolError } from "../domain/errors.ts";
 import { trashHolding } from "../db/trash.ts";
 import { requestHash } from "../domain/canonical.ts";
 import { findIdempotent, PENDING_RESULT } from "../db/idempotency.ts";
-import { ALL_TOOLS } from "../tools/index.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import { enqueueEvents } from "../webhooks/queue.ts";
 import { consentFieldRefusal, consentFieldsIn } from "../domain/consent.ts";
 import { IdempotentReplay, makeContext, type CallScope, type Idempotency } from "./engine.ts";
-import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "./effects.ts";
-import { movingMessage, movingRefusal, refusal } from "./permissions.ts";
+import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "../catalog/effects.ts";
+import { movingMessage, movingRefusal, refusal } from "../catalog/permissions.ts";
 import { isFenced } from "../db/move-account.ts";
 import { isTransient } from "../db/transient.ts";
-import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "./toolsets.ts";
+import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "../catalog/toolsets.ts";
 import { argumentsNotObject, controlCharacters, describeIssues } from "./argument-errors.ts";
-import type { AnyTool } from "./tool.ts";
+import type { AnyTool } from "../catalog/tool.ts";
 import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema } from "./json-schema.ts";
-import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "./contract.ts";
+import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "../catalog/contract.ts";
 
 export interface ToolDescriptor {
   name: ToolName;
@@ -29,7 +28,7 @@ export interface ToolDescriptor {
   outputSchema: JsonObjectSchema;
   /** The four hints; the title is the tool's own `title` (hosts read that first), not repeated here. */
   annotations: Omit<ToolAnnotations, "title">;
-  /** What the server enforces, the trust of the result and the fingerprint (contract.ts). */
+  /** What the server enforces, the trust of the result and the fingerprint (src/catalog/contract.ts). */
   _meta: Record<string, unknown>;
 }
 
@@ -39,7 +38,32 @@ export type ToolList = {
   _meta: { [CATALOG_KEY]: string };
 };
 
-const TOOLS = new Map<string, AnyTool>(ALL_TOOLS.map((t) => [t.name, t]));
+let installed: readonly AnyTool[] | undefined;
+let TOOLS = new Map<string, AnyTool>();
+
+/**
+ * Gives the registry its tools: the composition root (src/index.ts) passes
+ * every tool (src/tools/index.ts), so the registry never imports a tool. Each
+ * name of the catalog needs exactly one tool. Installing the same list again
+ * changes nothing; a different list is refused, since the descriptions and
+ * lists made from the first are kept for the isolate's life.
+ */
+export function installTools(tools: readonly AnyTool[]): void {
+  if (installed === tools) return;
+  if (installed) throw new Error("The registry's tools are already installed; an isolate serves one catalog.");
+  const byToolName = new Map<string, AnyTool>(tools.map((t) => [t.name, t]));
+  const missing = TOOL_NAMES.filter((n) => !byToolName.has(n));
+  if (missing.length || byToolName.size !== tools.length || byToolName.size !== TOOL_NAMES.length) {
+    throw new Error(`installTools needs one tool per catalog name (${TOOL_NAMES.length}); got ${tools.length}${missing.length ? `, missing ${missing.join(", ")}` : ""}.`);
+  }
+  installed = tools;
+  TOOLS = byToolName;
+}
+
+function toolNamed(name: string): AnyTool | undefined {
+  if (!installed) throw new Error("No tools installed in the registry: call installTools(ALL_TOOLS) first (src/index.ts does).");
+  return TOOLS.get(name);
+}
 
 let descriptors: ToolDescriptor[] | undefined;
 
@@ -49,8 +73,8 @@ let descriptors: ToolDescriptor[] | undefined;
  * request only filters.
  */
 export function describeAllTools(): ToolDescriptor[] {
-  // In catalog order (effects.ts), whatever order the tool files register in: a stable list helps hosts' prompt caches.
-  descriptors ??= TOOL_NAMES.map((name) => TOOLS.get(name) as AnyTool).map((t) => {
+  // In catalog order (src/catalog/effects.ts), whatever order the tool files register in: a stable list helps hosts' prompt caches.
+  descriptors ??= TOOL_NAMES.map((name) => toolNamed(name) as AnyTool).map((t) => {
     const { title, ...annotations } = annotationsFor(t.name);
     return fingerprinted({
       name: t.name,
@@ -73,7 +97,7 @@ export function fullCatalog(): ToolList {
   return catalog;
 }
 
-/** What decides which tools a principal may call: its kind, scope and pause (see permissions.ts). */
+/** What decides which tools a principal may call: its kind, scope and pause (see src/catalog/permissions.ts). */
 export const principalClass = (p: Principal): string => `${p.kind}/${p.scope}${p.paused ? "/paused" : ""}`;
 
 const lists = new Map<string, ToolList>();
@@ -120,7 +144,7 @@ const detailedInputs = new Map<string, JsonObjectSchema>();
  * arguments from it. tools/list announces the lean form (json-schema.ts).
  */
 export function detailedInputSchema(name: string): JsonObjectSchema {
-  const tool = TOOLS.get(name);
+  const tool = toolNamed(name);
   if (!tool) return { type: "object" };
   let s = detailedInputs.get(name);
   if (!s) detailedInputs.set(name, (s = detailedSchema(tool.input, "input")));
@@ -182,7 +206,7 @@ const LOOK_UP_KEY_FIRST = new Set<string>(["save_context"]);
 export type { CallScope };
 
 export async function callTool(scope: CallScope, name: string, rawArgs: unknown): Promise<CallToolResult> {
-  const tool = TOOLS.get(name);
+  const tool = toolNamed(name);
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list names the tools this connection offers.`);
   const selection = scope.toolsets ?? ALL_TOOLS_SELECTED;
   // What the token may not do comes first: no other connection would let it.

@@ -6,10 +6,11 @@ import {
 import { VERSION } from "../env.ts";
 import { callTool, listResultFor, outputSchemaOf, type CallScope } from "./registry.ts";
 import { acceptsJson, cachedList, listRequestKey } from "./list-cache.ts";
-import { isToolName, type ToolName } from "./effects.ts";
-import { lacksOnlyWriteScope, refusal } from "./permissions.ts";
-import { ALL_TOOLS_SELECTED, PRESETS, TOOLSETS } from "./toolsets.ts";
+import { isToolName, type ToolName } from "../catalog/effects.ts";
+import { lacksOnlyWriteScope, refusal } from "../catalog/permissions.ts";
+import { ALL_TOOLS_SELECTED, PRESETS, TOOLSETS } from "../catalog/toolsets.ts";
 import { serveAppView, withDecideLink } from "./app-view.ts";
+import { authInfoFor, callScopeOf, setAsideOf, type SetAside } from "./auth-info.ts";
 import { codecsFor, firstAnswer, retryAnswer, TASKS_EXTENSION, taskState, verifiedHandle, type Codecs, type Wait } from "./approval-wait.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -33,16 +34,7 @@ export const INSTRUCTIONS = [
 ].join("\n");
 
 function scopeOf(ctx: McpRequestContext): CallScope {
-  const scope = ctx.authInfo?.extra?.scope as CallScope | undefined;
-  if (!scope) throw new Error("MCP request without an authenticated principal");
-  return scope;
-}
-
-/** `arguments` of tools/call messages that are not objects, by JSON-RPC id (see `serveMcp`). */
-type SetAside = Map<RequestId, unknown>;
-
-function setAsideOf(ctx: McpRequestContext): SetAside | undefined {
-  return ctx.authInfo?.extra?.setAsideArguments as SetAside | undefined;
+  return callScopeOf(ctx.authInfo);
 }
 
 /**
@@ -99,12 +91,7 @@ export interface ServeOptions {
  * given the parsed body) and serves it with the request's scope.
  */
 export async function serveMcp(request: Request, scope: CallScope, options: ServeOptions = {}): Promise<Response> {
-  const authInfo = (setAsideArguments?: SetAside) => ({
-    token: scope.principal.tokenId,
-    clientId: scope.principal.tokenId,
-    scopes: [scope.principal.scope],
-    extra: { scope, setAsideArguments },
-  });
+  const authInfo = (setAsideArguments?: SetAside) => authInfoFor(scope, setAsideArguments);
   if (!isJsonContentType(request.headers.get("content-type"))) return mcpHandler.fetch(request, { authInfo: authInfo() });
   const text = await request.text();
   // The body is read: what the SDK gets is either the parsed message (it reads nothing more) or a request with the same text.
@@ -184,7 +171,7 @@ async function serverFor(ctx: McpRequestContext): Promise<Server> {
   server.setRequestHandler("tools/list", async () => listResultFor(scope.principal, scope.toolsets));
   serveAppView(server);
   const origin = originOf(ctx);
-  const setAside = setAsideOf(ctx);
+  const setAside = setAsideOf(ctx.authInfo);
   const project = (name: string, result: CallToolResult) => server.projectCallToolResult(result, result.isError ? undefined : outputSchemaOf(name));
   server.setRequestHandler("tools/call", async (request, call) => {
     const { name, arguments: args } = request.params;

@@ -12,14 +12,14 @@ import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type Au
 import type { Hono } from "hono";
 import { oauthScopesFor, WRITE_SCOPE } from "../domain/grants.ts";
 import { AGENT_NAME } from "../db/provisioning.ts";
-import { TOOLSETS } from "../mcp/toolsets.ts";
+import { TOOLSETS } from "../catalog/toolsets.ts";
 import { agentNames } from "../db/grants.ts";
-import type { WebContext, WebEnv } from "../web/context.ts";
+import { envOf, type Session, type WebContext, type WebEnv } from "../web/context.ts";
 import { ConsentPage, type ConsentDefaults } from "../web/consent.tsx";
 import { ErrorPage } from "../web/layout.tsx";
 import { page, redirect } from "../web/render.ts";
 import { signInPath } from "../web/return-to.ts";
-import { csrfOk, currentSession, sameOrigin, type Session } from "../web/session.ts";
+import { csrfOk, currentSession, sameOrigin } from "../web/session.ts";
 import { accountMoving } from "../web/errors.tsx";
 import { clientIdProblem } from "./client-ids.ts";
 import { completeGrant, type ConsentChoice } from "./grants.ts";
@@ -27,7 +27,7 @@ import { completeGrant, type ConsentChoice } from "./grants.ts";
 const START_AGAIN = "Start connecting again from the app.";
 
 function helpers(c: WebContext): OAuthHelpers {
-  const oauth = c.env.OAUTH_PROVIDER;
+  const oauth = envOf(c).OAUTH_PROVIDER;
   if (!oauth) throw new Error("/authorize reached without the OAuth provider");
   return oauth;
 }
@@ -70,7 +70,7 @@ async function consentPage(
   const facts = await oauth.describeConsent(request); // first: a failed lookup leaves nothing in KV
   const consent = await oauth.beginConsent(request);
   for (const [k, v] of o.headers ?? new Headers()) if (k.toLowerCase() === "set-cookie") consent.headers.append(k, v);
-  const agents = await agentNames(c.env.DB, session.accountId);
+  const agents = await agentNames(envOf(c).DB, session.accountId);
   return page(
     <ConsentPage
       facts={{ ...facts, requested: facts.scope }}
@@ -160,7 +160,7 @@ export function authorizeRoutes(web: Hono<WebEnv>): void {
       const approved = await oauth.approveConsent(c.req.raw, handle, parsed.ok ? { scope: oauthScopesFor(parsed.choice.scope) } : {});
       if (!parsed.ok) return consentPage(c, approved.request, session, { defaults: parsed.defaults, error: parsed.error, status: 400, headers: approved.headers });
       const facts = await oauth.describeConsent(approved.request);
-      const to = await completeGrant({ ...c.env, OAUTH_PROVIDER: oauth }, session, approved.request, facts.clientName, parsed.choice);
+      const to = await completeGrant({ ...envOf(c), OAUTH_PROVIDER: oauth }, session, approved.request, facts.clientName, parsed.choice);
       return redirect(to, { status: 302, headers: approved.headers });
     } catch (e) {
       if (e instanceof AuthorizationError) {

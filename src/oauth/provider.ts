@@ -15,10 +15,8 @@ import { getOAuthApi, OAuthProvider, type OAuthHelpers, type OAuthProviderOption
 import type { Env } from "../env.ts";
 import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS, OAUTH_SCOPES, READ_SCOPE } from "../domain/grants.ts";
 import { CLIENT_REGISTRATION_SECONDS, REGISTRATION_BODY_MAX_BYTES, registrationProblem } from "../domain/client-registration.ts";
-import { looksLikeToken, hashToken } from "../domain/tokens.ts";
-import { credentialOf, resolveCredential } from "../db/principals.ts";
-import { authCacheMs, mcpApi, type TokenProps } from "../http/mcp.ts";
-import { canonicalOrigin, pathAndQuery } from "../http/url-text.ts";
+import { mcpApi } from "../http/mcp.ts";
+import { isRefusedByLane, resolveTgToken } from "../http/token-lane.ts";
 import { webApp } from "../web/app.ts";
 import { authorizeRoutes } from "./authorize.tsx";
 import { onCodeOrRefresh } from "./grants.ts";
@@ -66,8 +64,8 @@ function options(origin: string): OAuthProviderOptions<Env> {
      * cache) and bound to this resource. Nothing else is accepted from outside.
      */
     async resolveExternalToken({ token, request, env }) {
-      // The edge's lane for tg_ tokens (serveTokenCall) looked this one up already and found it refused.
-      if (refusedByLane.has(request)) return null;
+      // The edge's lane for tg_ tokens (src/http/token-lane.ts) looked this one up already and found it refused.
+      if (isRefusedByLane(request)) return null;
       const props = await resolveTgToken(token, env);
       return props ? { props, audience: `${origin}/mcp` } : null;
     },
@@ -75,53 +73,6 @@ function options(origin: string): OAuthProviderOptions<Env> {
       console.warn(JSON.stringify({ level: "warn", where: "oauth", code, status, category: internal.category, reason: internal.reason }));
     },
   };
-}
-
-/** A `tg_` token's props: its resolution (revocation, expiry, the agent's pause), or null when it is refused. */
-async function resolveTgToken(token: string, env: Env): Promise<TokenProps | null> {
-  if (!looksLikeToken(token)) return null;
-  const resolution = await resolveCredential(env, credentialOf(token, await hashToken(token)), authCacheMs(env));
-  return resolution.ok ? { via: "token", resolution } : null;
-}
-
-/** The provider's reading of an Authorization header. */
-const BEARER = /^Bearer[\t ]+([^\s,]+)$/i;
-
-/** Requests whose tg_ token the lane found refused: the provider answers them without a second lookup. */
-const refusedByLane = new WeakSet<Request>();
-
-/**
- * The lane for the calls of `tg_` tokens (headless agents and scripts, most
- * of the traffic): a POST to /mcp or below it, from no browser (no Origin),
- * whose token resolves. It hands mcpApi exactly what the provider would
- * (the same props from the same resolution, the helpers on `env`), without
- * the provider's routing, which parses the URL several times over and
- * normalizes the resource for every request. Anything else, a refused token
- * included, is left to the provider (null), which answers as always: its
- * 401 and challenge, its CORS, its own access tokens.
- */
-export async function serveTokenCall(request: Request, env: Env, ctx: ExecutionContext, origin: string): Promise<Response | null> {
-  if (request.method !== "POST" || request.headers.has("origin")) return null;
-  // The path as the provider matches its API route: undecoded, as URL parsing gives it.
-  const { pathname } = pathAndQuery(request.url);
-  if (pathname !== "/mcp" && !pathname.startsWith("/mcp/")) return null;
-  const bearer = BEARER.exec(request.headers.get("authorization") ?? "");
-  if (!bearer || !looksLikeToken(bearer[1])) return null;
-  const props = await resolveTgToken(bearer[1], env);
-  if (!props) {
-    refusedByLane.add(request);
-    return null;
-  }
-  // What the provider sets before it calls the handler: the helpers (made only when a tool revokes a grant) and the props.
-  let helpers: OAuthHelpers | undefined;
-  const apiEnv: Env = { ...env };
-  Object.defineProperty(apiEnv, "OAUTH_PROVIDER", { get: () => (helpers ??= helpersFor(origin, env)), enumerable: true, configurable: true });
-  const apiCtx = {
-    props,
-    waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p),
-    passThroughOnException: () => ctx.passThroughOnException(),
-  } as unknown as ExecutionContext;
-  return mcpApi.fetch(request, apiEnv, apiCtx);
 }
 
 const providers = new Map<string, OAuthProvider<Env>>();

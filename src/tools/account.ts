@@ -10,7 +10,7 @@ import {
 import { decodeCursor, page } from "../db/cursor.ts";
 import { recomputePurgeAfter } from "../db/trash.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
-import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { defineTool, type AnyTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import { cursor, id, limit, timeZoneName } from "./schemas.ts";
 

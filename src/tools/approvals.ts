@@ -12,7 +12,7 @@ import { decisionCommentId, insertTaskComment, readTaskState, TASK_AT_VERSION, t
 import { toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { decideUrl, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { renewLease } from "../db/claims.ts";

@@ -9,7 +9,7 @@ import {
 } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { requireTask, TASK_IS_LIVE } from "../db/tasks.ts";
-import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { defineTool, type AnyTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import { calendarDate, cursor, id, isoTime, limit, PRIORITIES, taskId, title, toUtc } from "./schemas.ts";
 

@@ -11,7 +11,7 @@ import {
   COMMENT_IS_LIVE, insertComment, liveComment, requireComment, setCommentBody, TASK_IS_LIVE, taskWithComments, toComment,
   type Comment, type CommentLookup,
 } from "../db/comments.ts";
-import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { defineTool, type AnyTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import {
   BODY_IS_TITLE, commentTask, insertCommentTrashItem, OWN_LIVE_COMMENT, OWN_LIVE_COMMENT_NOT, selectCommentTask, setCommentBodyReturning,

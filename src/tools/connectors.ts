@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { invalid, ToolError } from "../domain/errors.ts";
 import { connectorSql } from "../db/connectors.ts";
-import { defineTool } from "../mcp/tool.ts";
+import { defineTool } from "../catalog/tool.ts";
 import { forgetDriveToken } from "../connectors/drive.ts";
 import { connectHint, notConnected } from "../connectors/http.ts";
 import { connectorRows, connectorSummaries, openConnector, prepare, requireKey, RULES, upstream } from "../connectors/service.ts";
-import { importConnectorKey } from "../connectors/crypto.ts";
-import { PROVIDER_NAMES, PROVIDERS, type Provider } from "../connectors/types.ts";
+import { importConnectorKey } from "../domain/crypto.ts";
+import { PROVIDER_NAMES, PROVIDERS, type Provider } from "../domain/providers.ts";
 import { idempotencyKey, LIMITS, longText, title } from "./schemas.ts";
 
 const provider = z.enum(PROVIDERS).meta({ detail: "drive (Google Drive), slack or notion" });

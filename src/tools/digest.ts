@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { invalid } from "../domain/errors.ts";
 import { readDigest, type DigestSection } from "../db/digest.ts";
-import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { defineTool, type AnyTool } from "../catalog/tool.ts";
 import { isoTime, PRIORITIES, toUtc } from "./schemas.ts";
 
 const SECTION_MAX = 20;

@@ -1,4 +1,4 @@
-import type { ToolContext } from "../mcp/tool.ts";
+import type { ToolContext } from "../catalog/tool.ts";
 import { liveTaskIs, setTask } from "../db/task-writes.ts";
 import { toTask, type TaskRow } from "../db/tasks.ts";
 

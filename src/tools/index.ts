@@ -1,14 +1,14 @@
-import type { AnyTool } from "../mcp/tool.ts";
+import type { AnyTool } from "../catalog/tool.ts";
 import { taskTools } from "./tasks.ts";
 import { taskQueryTools } from "./task-queries.ts";
-import { taskRelationTools } from "./task-relations.ts";
+import { taskMoveTools } from "./task-moves.ts";
 import { taskDependencyTools } from "./task-dependencies.ts";
 import { lifecycleTools } from "./lifecycle.ts";
 import { projectTools } from "./projects.ts";
 import { stepTools } from "./steps.ts";
 import { commentTools } from "./comments.ts";
 import { runTools } from "./runs.ts";
-import { fleetTools } from "./fleet.ts";
+import { agentTools } from "./agents.ts";
 import { approvalTools } from "./approvals.ts";
 import { labelTools } from "./labels.ts";
 import { calendarTools } from "./calendar.ts";
@@ -22,14 +22,14 @@ import { accountTools } from "./account.ts";
 export const ALL_TOOLS: readonly AnyTool[] = [
   ...taskTools,
   ...taskQueryTools,
-  ...taskRelationTools,
+  ...taskMoveTools,
   ...taskDependencyTools,
   ...lifecycleTools,
   ...projectTools,
   ...stepTools,
   ...commentTools,
   ...runTools,
-  ...fleetTools,
+  ...agentTools,
   ...approvalTools,
   ...labelTools,
   ...calendarTools,

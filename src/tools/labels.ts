@@ -7,7 +7,7 @@ import {
   type LabelRow, type TaskLabel,
 } from "../db/labels.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import {
   DELETED_LABEL_SUMMARY, detachByNames, LABEL_EXISTS, RENAMED_SUMMARY, LABEL_SPELLED_OTHERWISE, LABELLED_SUMMARY, labelSummary, LIVE_TASK_HAS_ALL, LIVE_TASK_HAS_NONE,

@@ -10,7 +10,7 @@ import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type Task
 import { toTask, type Task } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
 import { LAPSE_UNANNOUNCED, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
-import { defineTool } from "../mcp/tool.ts";
+import { defineTool } from "../catalog/tool.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";

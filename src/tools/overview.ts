@@ -3,7 +3,7 @@ import { notFound } from "../domain/errors.ts";
 import { accountSummary, selectActivityRetention } from "../db/account.ts";
 import { readBatch } from "../db/batch.ts";
 import { ACTIVITY_RETENTION, keptSince } from "../domain/retention.ts";
-import { defineTool } from "../mcp/tool.ts";
+import { defineTool } from "../catalog/tool.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { selectActivity, selectTargetKnown } from "../db/activity.ts";
 import { assigneeName, cursor, isoTime, limit, toUtc } from "./schemas.ts";

@@ -13,7 +13,7 @@ import {
 import { toTask } from "../db/tasks.ts";
 import { moveToTrash, purgeAfter } from "../db/trash.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { cursor, idempotencyKey, limit, longText, nextCursor, projectId } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
 import { fastOr, rowsOf } from "./fast.ts";

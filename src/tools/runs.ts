@@ -10,7 +10,7 @@ import {
 import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { actorNameArg, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
 import { optimistic } from "./lifecycle.ts";
 import { fastOr, rowsOf } from "./fast.ts";

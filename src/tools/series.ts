@@ -7,7 +7,7 @@ import type { TaskState } from "../db/lifecycle.ts";
 import { insertOccurrence, occurrenceActivity, SERIES_SHOWN, type OccurrenceRow } from "../db/series.ts";
 import type { Approval } from "../db/approvals.ts";
 import { newTaskValue, scheduleOf, toTask, type NewTask, type Task, type TaskRow } from "../db/tasks.ts";
-import type { ToolContext } from "../mcp/tool.ts";
+import type { ToolContext } from "../catalog/tool.ts";
 
 export const recurrenceRule = z
   .string()

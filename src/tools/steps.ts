@@ -9,7 +9,7 @@ import {
 } from "../db/steps.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
 import { renewLease, renewLeaseOfStep } from "../db/claims.ts";
-import { defineTool, type AnyTool, type ToolContext } from "../mcp/tool.ts";
+import { defineTool, type AnyTool, type ToolContext } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import {
   appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, STATUS_CHANGE, stepSummary, stepTask, STEPS_NOT_IN_ORDER,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { conflict, invalid } from "../domain/errors.ts";
 import { deleteLink, findDependencyPath, insertLink, NO_DEPENDENCY_PATH, selectLink } from "../db/dependencies.ts";
 import { selectTask, TASK_IS_LIVE, type TaskRow, throwTaskMissing } from "../db/tasks.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { dependencyIs, linkSummary, selectTaskRef } from "../db/task-writes.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import { taskId } from "./schemas.ts";

@@ -10,7 +10,7 @@ import {
   selectTaskHistory, type HistoryRow, type SubtaskRow,
 } from "../db/task-search.ts";
 import { requireTask, throwTaskMissing, selectAccountPrefs, selectTask, toTask, type AccountPrefs, type TaskRow } from "../db/tasks.ts";
-import { defineTool } from "../mcp/tool.ts";
+import { defineTool } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import { readBatchInProject } from "../db/projects.ts";
 import { assigneeName, cursor, limit, projectId, taskId } from "./schemas.ts";

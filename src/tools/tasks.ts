@@ -14,7 +14,7 @@ import { readBatch } from "../db/batch.ts";
 import { APPROVAL_KINDS, type ApprovalKind, type LatestAnswer } from "../db/approvals.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
-import { defineTool } from "../mcp/tool.ts";
+import { defineTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,

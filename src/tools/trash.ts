@@ -5,7 +5,7 @@ import {
   allStillInTrash, allTrashItems, countTrash, dependentItems, findTrashItem, findTrashItemByTarget, findTrashItems, listTrashRows, locateRecord, PURGE_CHUNK, purgeStatements,
   restorableCondition, restoreCheck, restoreStatements, restoration, type RecordPrefix, type TrashKind, type TrashRow,
 } from "../db/trash.ts";
-import { defineTool, type AnyTool } from "../mcp/tool.ts";
+import { defineTool, type AnyTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import {
   allInTrash, purgedSummary, RESTORABLE_AS_IS, RESTORED_SUMMARY, restoreAnyStatements, selectPurged, selectTrashCount, selectTrashItem,

@@ -7,10 +7,10 @@
  */
 import { shownClientName } from "../domain/client-registration.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "../domain/grants.ts";
-import { PRESETS, TOOLSETS } from "../mcp/toolsets.ts";
-import { TOOL_NAMES, WRITE_TOOLS } from "../mcp/effects.ts";
+import { PRESETS, TOOLSETS } from "../catalog/toolsets.ts";
+import { TOOL_NAMES, WRITE_TOOLS } from "../catalog/effects.ts";
 import { Layout, Notice } from "./layout.tsx";
-import type { Session } from "./session.ts";
+import type { Session } from "./context.ts";
 
 export interface ConsentFacts {
   clientName: string;

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { requestIdOf } from "../http/request-id.ts";
 import { ToolError, type ToolErrorCode } from "../domain/errors.ts";
 import { ErrorPage } from "./layout.tsx";
-import type { Session } from "./session.ts";
+import type { Session } from "./context.ts";
 import { page } from "./render.ts";
 import { isFenced } from "../db/move-account.ts";
 

@@ -13,7 +13,8 @@
  * - Routes: `webApp(extend)` builds the pages' Hono app; `extend(web)` adds more.
  * - Return paths: `safeReturnTo(raw)` and `signInPath(returnTo)`.
  */
-export { currentSession, requireSession, requireCsrf, csrfOk, sameOrigin, type Session } from "./session.ts";
+export { currentSession, requireSession, requireCsrf, csrfOk, sameOrigin } from "./session.ts";
+export { envOf, type Session } from "./context.ts";
 export { Layout, ErrorPage, Notice, SignOutForm } from "./layout.tsx";
 export { page, redirect, contentSecurityPolicy } from "./render.ts";
 export { safeReturnTo, signInPath } from "./return-to.ts";

@@ -5,7 +5,7 @@
  * `page()`. Every value goes through JSX, which escapes it.
  */
 import type { Child } from "hono/jsx";
-import type { Session } from "./session.ts";
+import type { Session } from "./context.ts";
 import { STYLESHEET_PATH } from "./style.ts";
 import { ICON_PATH, MANIFEST_PATH } from "./pwa.ts";
 

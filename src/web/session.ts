@@ -25,25 +25,13 @@ import { constantTimeEqualText } from "../domain/passwords.ts";
 import { base64url, hashToken, newSecretOf } from "../domain/tokens.ts";
 import { deleteSession, deleteSessionStatement, findSession, insertSession } from "../db/sessions.ts";
 import { accountEnv, isSharded, locateNow, locateSecret, shardsOf } from "../db/shards.ts";
-import { isHttps, originOf, type WebContext, type WebEnv } from "./context.ts";
+import { envOf, isHttps, originOf, type Session, type WebContext, type WebEnv } from "./context.ts";
 import { formRefused } from "./errors.tsx";
 import { signInPath } from "./return-to.ts";
 
 export const SESSION_DAYS = 7;
 const SESSION_SECONDS = SESSION_DAYS * 86_400;
 const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
-
-export interface Session {
-  personId: string;
-  accountId: string;
-  email: string;
-  /** The value every signed-in form posts as `csrf`. */
-  csrfToken: string;
-  /** The account is moving to another database: every form is refused until it has moved. */
-  moving?: boolean;
-  /** The database the account lives in (src/db/shards.ts). */
-  shard: string;
-}
 
 /** `__Host-` cookies need https; on http (local development only) the plain name. */
 export function cookieName(c: WebContext, base: string): string {
@@ -84,23 +72,23 @@ export async function currentSession(c: WebContext): Promise<Session | null> {
   const secret = sessionSecret(c);
   let session: Session | null = null;
   if (secret) {
-    // The session id carries its account: the rest of this request reads and writes that account's database as env.DB.
-    let shard = await locateSecret(c.env, secret, null);
-    let own = accountEnv(c.env, shard);
+    // The session id carries its account: the rest of this request reads and writes that account's database as envOf(c).DB.
+    let shard = await locateSecret(envOf(c), secret, null);
+    let own = accountEnv(envOf(c), shard);
     const hash = await hashToken(secret);
     const now = new Date().toISOString();
     let row = await findSession(own.DB, hash, now);
     // A moving account: the directory names the database that holds it whole (the other may hold half a copy).
-    if (row?.moving_to && isSharded(c.env)) {
-      const whole = await locateNow(c.env, row.account_id);
+    if (row?.moving_to && isSharded(envOf(c))) {
+      const whole = await locateNow(envOf(c), row.account_id);
       if (whole !== shard) {
-        [shard, own] = [whole, accountEnv(c.env, whole)];
+        [shard, own] = [whole, accountEnv(envOf(c), whole)];
         row = await findSession(own.DB, hash, now);
       }
     }
     if (row) {
       session = { personId: row.person_id, accountId: row.account_id, email: row.email, csrfToken: await csrfFor(secret), shard, ...(row.moving_to ? { moving: true } : {}) };
-      c.env = own;
+      c.set("accountEnv", own);
     }
   }
   c.set("session", session);
@@ -135,14 +123,14 @@ export function csrfOk(session: Session, submitted: unknown): boolean {
   return typeof submitted === "string" && constantTimeEqualText(submitted, session.csrfToken);
 }
 
-/** A new session for a person who just proved who they are: the statement to run (in c.env.DB, the person's account's database) and the cookie to set. */
+/** A new session for a person who just proved who they are: the statement to run (in envOf(c).DB, the person's account's database) and the cookie to set. */
 export async function newSession(
   c: WebContext,
   person: { id: string; account_id: string },
 ): Promise<{ statement: D1PreparedStatement; setCookie: string }> {
   const secret = newSecretOf(person.account_id);
   const now = new Date();
-  const statement = insertSession(c.env.DB, {
+  const statement = insertSession(envOf(c).DB, {
     hash: await hashToken(secret),
     personId: person.id,
     accountId: person.account_id,
@@ -163,9 +151,9 @@ export async function endReplacedSession(c: WebContext): Promise<{ here: D1Prepa
   const secret = sessionSecret(c);
   if (!secret) return { here: [], elsewhere: async () => undefined };
   const hash = await hashToken(secret);
-  const others = shardsOf(c.env).filter((s) => s.db !== c.env.DB);
+  const others = shardsOf(envOf(c)).filter((s) => s.db !== envOf(c).DB);
   return {
-    here: [deleteSessionStatement(c.env.DB, hash)],
+    here: [deleteSessionStatement(envOf(c).DB, hash)],
     elsewhere: () => Promise.all(others.map((s) => deleteSessionStatement(s.db, hash).run())),
   };
 }
@@ -179,7 +167,7 @@ export async function endSession(c: WebContext): Promise<string> {
   const secret = sessionSecret(c);
   if (secret) {
     const hash = await hashToken(secret);
-    await Promise.all(shardsOf(c.env).map((s) => deleteSession(s.db, hash)));
+    await Promise.all(shardsOf(envOf(c)).map((s) => deleteSession(s.db, hash)));
   }
   c.set("session", null);
   return cookie(c, "tg_session", "", 0);

@@ -4,7 +4,7 @@ import type { Hono } from "hono";
 import { hashPassword, passwordProblem, PASSWORD_MIN } from "../domain/passwords.ts";
 import { hashToken } from "../domain/tokens.ts";
 import { completeSetup, findSetupLink, SetupLinkGone, type SetupLinkRow } from "../db/people.ts";
-import type { WebContext, WebEnv } from "./context.ts";
+import { envOf, type WebContext, type WebEnv } from "./context.ts";
 import { ErrorPage, Layout, Notice } from "./layout.tsx";
 import { MOVING_HINT, MOVING_MESSAGE } from "./errors.tsx";
 import { page, redirect } from "./render.ts";
@@ -51,9 +51,9 @@ async function lookup(c: WebContext, raw: unknown): Promise<LinkCheck> {
     return refused(400, "This setup link is incomplete", "The link has no valid token in it. Open the whole link as it was given to you.");
   }
   const hash = await hashToken(raw);
-  // The link carries its account: the rest of this request uses that account's database as env.DB.
-  c.env = accountEnv(c.env, await locateSecret(c.env, raw, null));
-  const link = await findSetupLink(c.env.DB, hash);
+  // The link carries its account: the rest of this request uses that account's database as envOf(c).DB.
+  c.set("accountEnv", accountEnv(envOf(c), await locateSecret(envOf(c), raw, null)));
+  const link = await findSetupLink(envOf(c).DB, hash);
   if (!link) return refused(404, "This setup link is not valid", "No setup link matches it: it may have been replaced by a newer one, or mistyped.");
   if (link.used_at) return refused(410, "This setup link was already used", "Each link works once. Sign in with the password you set, or ask for a new link.");
   if (Date.parse(link.expires_at) <= Date.now()) {
@@ -99,7 +99,7 @@ export function setupRoutes(web: Hono<WebEnv>): void {
     const previous = await endReplacedSession(c);
     try {
       await completeSetup(
-        c.env.DB,
+        envOf(c).DB,
         { hash: found.hash, personId: link.person_id, accountId: link.account_id, passwordHash: await hashPassword(password), now: new Date().toISOString() },
         [...previous.here, session.statement],
       );

@@ -5,7 +5,7 @@ import { verifyAgainstNothing, verifyPassword } from "../domain/passwords.ts";
 import { selectPersonByEmail, type PersonRow } from "../db/people.ts";
 import { MOVING_HINT, MOVING_MESSAGE } from "./errors.tsx";
 import { accountEnv, locate } from "../db/shards.ts";
-import type { WebContext, WebEnv } from "./context.ts";
+import { envOf, type WebContext, type WebEnv } from "./context.ts";
 import { Layout, Notice } from "./layout.tsx";
 import { page, redirect } from "./render.ts";
 import { safeReturnTo } from "./return-to.ts";
@@ -66,8 +66,8 @@ export function signInRoutes(web: Hono<WebEnv>): void {
     if (!email || !password) return signInForm(c, { returnTo, email, status: 400, error: "Enter your email and your password." });
 
     // Throttling lives in the first database; the person in their account's (the same one unless the deployment has several).
-    const db = c.env.DB;
-    const own = accountEnv(c.env, await locate(c.env, { kind: "email", key: email }));
+    const db = envOf(c).DB;
+    const own = accountEnv(envOf(c), await locate(envOf(c), { kind: "email", key: email }));
     const apart = own.DB !== db;
     const nowMs = Date.now();
     const now = new Date(nowMs).toISOString();
@@ -109,7 +109,7 @@ export function signInRoutes(web: Hono<WebEnv>): void {
       return signInForm(c, { returnTo, email, status: 401, error: WRONG });
     }
     if (person.moving_to) return signInForm(c, { returnTo, email, status: 503, error: `${MOVING_MESSAGE} ${MOVING_HINT}`, headers: { "retry-after": "60" } });
-    c.env = own;
+    c.set("accountEnv", own);
     const session = await newSession(c, person);
     // The session this browser held (maybe another person's, in another database) ends wherever it lives.
     const previous = await endReplacedSession(c);

@@ -11,8 +11,8 @@
 import { envOfAccount } from "../db/shards.ts";
 import { EVENT_TYPES, type TaskgateEvent } from "../domain/events.ts";
 import { deliveryProblem } from "../domain/webhooks.ts";
-import { ConnectorKeyError, importConnectorKey } from "../connectors/crypto.ts";
-import { openSecret, recordDeliveries, subscribersOf, type DeliveryStatus, type WebhookTarget } from "../db/webhooks.ts";
+import { ConnectorKeyError, importConnectorKey } from "../domain/crypto.ts";
+import { openSecret, recordDeliveries, subscribersOf, type DeliveryStatus, type WebhookTarget } from "../db/webhooks-d1.ts";
 import { VERSION, type Env } from "../env.ts";
 import { deliveryHeaders } from "./signature.ts";
 import { deliverPushes, type PushResult } from "./push.ts";

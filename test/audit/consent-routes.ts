@@ -1,4 +1,4 @@
-import type { ToolName } from "../../src/mcp/effects.ts";
+import type { ToolName } from "../../src/catalog/effects.ts";
 import { detailedInputSchema } from "../../src/mcp/registry.ts";
 import type { Situation } from "./consent-situations.ts";
 import { soon } from "./states.ts";

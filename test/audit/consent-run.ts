@@ -1,5 +1,5 @@
-import { HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
-import { toolMeta } from "../../src/mcp/contract.ts";
+import { HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../../src/catalog/effects.ts";
+import { toolMeta } from "../../src/catalog/contract.ts";
 import { connect, createToken, type TestClient, type ToolCallResult } from "../helpers.ts";
 import { closeWorld, RIVAL } from "./harness.ts";
 import { diff, restoreAccount, snapshotAccount } from "./observe.ts";

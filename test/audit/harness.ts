@@ -1,4 +1,4 @@
-import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
+import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../../src/catalog/effects.ts";
 import { fakeConnectedApps, type Seen } from "../connectors-fakes.ts";
 import { connect, createToken, seedAccount, type SeededAccount, type TestClient, type ToolCallResult } from "../helpers.ts";
 import { diff, snapshotAccount, type Change } from "./observe.ts";

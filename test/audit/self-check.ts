@@ -1,4 +1,4 @@
-import type { ToolName } from "../../src/mcp/effects.ts";
+import type { ToolName } from "../../src/catalog/effects.ts";
 import type { CallObservation, PathObservation } from "./harness.ts";
 import type { Change, Effect, Snapshot } from "./observe.ts";
 

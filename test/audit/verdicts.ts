@@ -1,4 +1,4 @@
-import { annotationsFor, HUMAN_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
+import { annotationsFor, HUMAN_TOOLS, type ToolName } from "../../src/catalog/effects.ts";
 import type { CallObservation, PathObservation } from "./harness.ts";
 import { describeChange, DESTRUCTIVE_EFFECTS, substantive, type Change, type Effect } from "./observe.ts";
 

@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { newConnectorKey } from "../../src/connectors/crypto.ts";
+import { newConnectorKey } from "../../src/domain/crypto.ts";
 import { ROOT } from "../../scripts/lib/d1.ts";
 import { newVapidKeyValue } from "../../scripts/lib/demo.ts";
 import { LocalStack } from "../../scripts/lib/local-stack.ts";

@@ -29,8 +29,8 @@ import {
   type Person,
 } from "../../scripts/lib/oauth-pages.ts";
 import { adminCli, taskgate } from "./context.ts";
-import { TOOL_NAMES } from "../../src/mcp/effects.ts";
-import { TOOLSETS } from "../../src/mcp/toolsets.ts";
+import { TOOL_NAMES } from "../../src/catalog/effects.ts";
+import { TOOLSETS } from "../../src/catalog/toolsets.ts";
 import { expectNoLeak, expectSafeHeaders, pageText } from "./expect-page.ts";
 import { authorizationUrl, discover, exchange, register, type ServerMetadata } from "./oauth-client.ts";
 

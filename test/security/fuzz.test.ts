@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { describeAllTools, detailedInputSchema } from "../../src/mcp/registry.ts";
-import { WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
+import { WRITE_TOOLS, type ToolName } from "../../src/catalog/effects.ts";
 import { MCP_URL, seedAccount, workerFetch } from "../helpers.ts";
 import { argumentsFor, type IdPool } from "./arbitrary.ts";
 import { seedShapes } from "./shapes.ts";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { TOOL_NAMES } from "../../src/mcp/effects.ts";
-import { refusal } from "../../src/mcp/permissions.ts";
+import { TOOL_NAMES } from "../../src/catalog/effects.ts";
+import { refusal } from "../../src/catalog/permissions.ts";
 import type { Principal } from "../../src/domain/principal.ts";
 import { connect, createToken, MCP_URL, seedAccount, snapshotDb, workerFetch } from "../helpers.ts";
 

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { accountInSecret } from "../../src/domain/tokens.ts";
 import { describeAllTools, detailedInputSchema } from "../../src/mcp/registry.ts";
-import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
+import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../../src/catalog/effects.ts";
 import { hashToken } from "../../src/domain/tokens.ts";
 import { connect, createToken, ERAS, MCP_URL, seedAccount, workerFetch, type TestClient } from "../helpers.ts";
 import { connectApp, fakeUpstream, json, type Seen } from "../connectors-fakes.ts";

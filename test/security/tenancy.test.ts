@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { describeAllTools, detailedInputSchema } from "../../src/mcp/registry.ts";
-import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../../src/mcp/effects.ts";
+import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../../src/catalog/effects.ts";
 import { connect, seedAccount, snapshotDb, type TestClient, type ToolCallResult } from "../helpers.ts";
 import { connectApp, fakeUpstream, unexpected } from "../connectors-fakes.ts";
 import { fromSchema, type IdPool, type Schema } from "./arbitrary.ts";

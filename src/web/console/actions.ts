@@ -4,7 +4,7 @@
  * it worked. The tool itself validates, decides and records (through the
  * registry, exactly as for an MCP call); a refusal shows the tool's message.
  */
-import type { ToolName } from "../../mcp/effects.ts";
+import type { ToolName } from "../../catalog/effects.ts";
 
 /** A submitted form: each field's values (repeated fields keep all of them). */
 export type FormFields = Record<string, string[]>;

@@ -14,10 +14,10 @@
  *   (replayed within its minute, in the same session) shows nothing.
  */
 import { getCookie } from "hono/cookie";
-import { openText, sealText } from "../../connectors/crypto.ts";
+import { openText, sealText } from "../../domain/crypto.ts";
 import { claimOnce, type IdempotencyScope } from "../../db/idempotency.ts";
 import type { Principal } from "../../domain/principal.ts";
-import type { WebContext } from "../context.ts";
+import { envOf, type WebContext } from "../context.ts";
 import { cookie, cookieName, currentSession, sessionKey } from "../session.ts";
 import { WEB_TOKEN_PREFIX } from "./respond.ts";
 import { one, type FormFields } from "./actions.ts";
@@ -65,5 +65,5 @@ export async function takeShown<T>(c: WebContext, what: Shown): Promise<{ value:
   }
   if (typeof sealed.once !== "string" || sealed.value === undefined) return { value: null, clear };
   const scope = { accountId: session.accountId, tokenId: `${WEB_TOKEN_PREFIX}${session.personId}`, tool: `shown-once:${what}`, key: sealed.once };
-  return { value: (await claimOnce(c.env.DB, scope, new Date().toISOString())) ? sealed.value : null, clear };
+  return { value: (await claimOnce(envOf(c).DB, scope, new Date().toISOString())) ? sealed.value : null, clear };
 }

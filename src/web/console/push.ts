@@ -8,7 +8,7 @@
 import { removePushDevice, savePushDevice, setPushDeviceEvents } from "../../db/push.ts";
 import { checkPushEndpoint, DEFAULT_PUSH_EVENTS, DEVICES_PER_PERSON, fromBase64Url, isPushEvent, type PushEvent } from "../../domain/push.ts";
 import type { Env } from "../../env.ts";
-import type { Session } from "../session.ts";
+import type { Session } from "../context.ts";
 import { one, type FormFields } from "./actions.ts";
 
 const DEVICE_ID = /^psh_[0-9a-z]{16}$/;

@@ -5,8 +5,7 @@
 import type { Principal } from "../../domain/principal.ts";
 import type { CallScope } from "../../mcp/registry.ts";
 import { requestIdOf } from "../../http/request-id.ts";
-import type { WebContext } from "../context.ts";
-import type { Session } from "../session.ts";
+import { envOf, type Session, type WebContext } from "../context.ts";
 
 /** The token-id prefix that marks the web console's calls in activity rows. */
 export const WEB_TOKEN_PREFIX = "web_";
@@ -33,7 +32,7 @@ export function webPrincipal(s: Session): Principal {
 
 export function callScope(c: WebContext, s: Session): CallScope {
   return {
-    env: c.env,
+    env: envOf(c),
     principal: webPrincipal(s),
     requestId: requestIdOf(c.req.raw),
     waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p),

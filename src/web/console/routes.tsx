@@ -12,14 +12,13 @@ import {
 } from "../../db/console.ts";
 import { readInbox } from "../../db/inbox.ts";
 import { page as pageOf } from "../../db/cursor.ts";
-import { importConnectorKey } from "../../connectors/crypto.ts";
+import { importConnectorKey } from "../../domain/crypto.ts";
 import { staleRunMinutes } from "../../domain/stale-runs.ts";
-import type { WebContext, WebEnv } from "../context.ts";
-import { originOf } from "../context.ts";
+import { envOf, originOf, type Session, type WebContext, type WebEnv } from "../context.ts";
 import { page, redirect } from "../render.ts";
 import { safeReturnTo } from "../return-to.ts";
 import { accountMoving } from "../errors.tsx";
-import { csrfOk, currentSession, requireSession, sameOrigin, type Session } from "../session.ts";
+import { csrfOk, currentSession, requireSession, sameOrigin } from "../session.ts";
 import { ACTIONS, personRefusal, type FormFields } from "./actions.ts";
 import { flashCookie, takeFlash, typedValues } from "./flash.ts";
 import { showOnNextPage, takeShown } from "./once.ts";
@@ -27,7 +26,7 @@ import { callScope, WEB_TOKEN_PREFIX, webPrincipal } from "./respond.ts";
 import { activityFilter, safeCursor, taskQuery, tasksRead, TASKS_PAGE } from "./queries.ts";
 import { createTokenFromForm } from "./tokens.ts";
 import { addWebhookFromForm, removeWebhookFromForm, type NewWebhook } from "./webhooks.ts";
-import { listWebhooks } from "../../db/webhooks.ts";
+import { listWebhooks } from "../../db/webhooks-d1.ts";
 import { httpAllowed } from "../../webhooks/deliver.ts";
 import { WebhooksPage } from "./pages/webhooks.tsx";
 import { MessagePage } from "./pages/message.tsx";
@@ -106,7 +105,7 @@ async function guardedForm(c: WebContext): Promise<{ s: Session; form: FormField
   if (!s) return redirect("/signin", { status: 303 });
   const form = await formOf(c);
   if (sameOrigin(c) && csrfOk(s, form.csrf?.[0])) return s.moving ? accountMoving(s) : { s, form };
-  const frame = await readFrame(c.env.DB, s.accountId);
+  const frame = await readFrame(envOf(c).DB, s.accountId);
   return render(
     c, s, frame,
     (v) => (
@@ -123,7 +122,7 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
   web.get("/", requireSession(), async (c) => {
     const s = await sessionOf(c);
     const pageNo = Math.min(Math.max(Number.parseInt(c.req.query("page") ?? "1", 10) || 1, 1), 1000);
-    const inbox = await readInbox(c.env.DB, s.accountId, { ...INBOX_LIMITS, offset: (pageNo - 1) * INBOX_LIMITS.approvals });
+    const inbox = await readInbox(envOf(c).DB, s.accountId, { ...INBOX_LIMITS, offset: (pageNo - 1) * INBOX_LIMITS.approvals });
     return render(c, s, inbox, (v) => <InboxPage view={v} inbox={inbox} page={pageNo} />);
   });
 
@@ -131,7 +130,7 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     const s = await sessionOf(c);
     const query = taskQuery(c.req.query());
     const { problem, ...read } = tasksRead(query, c.req.query("cursor"), new Date().toISOString());
-    const data = await readTasksPage(c.env.DB, s.accountId, read);
+    const data = await readTasksPage(envOf(c).DB, s.accountId, read);
     let next: string | null = null;
     if (data.search) data.search = data.search.slice(0, TASKS_PAGE);
     else ({ items: data.tasks, next_cursor: next } = pageOf(data.tasks, TASKS_PAGE, (r) => ({ k: r.created_at, id: r.id })));
@@ -142,9 +141,9 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
   web.get("/tasks/:id", requireSession(), async (c) => {
     const s = await sessionOf(c);
     const id = c.req.param("id");
-    const data = /^tsk_[0-9a-z]{16}$/.test(id) ? await readTaskPage(c.env.DB, s.accountId, id, TASK_LIMITS) : null;
+    const data = /^tsk_[0-9a-z]{16}$/.test(id) ? await readTaskPage(envOf(c).DB, s.accountId, id, TASK_LIMITS) : null;
     if (!data?.task) {
-      const frame = data ?? (await readFrame(c.env.DB, s.accountId));
+      const frame = data ?? (await readFrame(envOf(c).DB, s.accountId));
       return render(c, s, frame, (v) => (
         <MessagePage view={v} title="Task not found" section="tasks">
           There is no task {id} in this account. It may have been deleted (the Trash page lists what was); Tasks lists the others.
@@ -159,9 +158,9 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     const id = c.req.param("id");
     const part = c.req.param("part");
     const ok = /^tsk_[0-9a-z]{16}$/.test(id) && /^(notes|(cmt|stp|evt)_[0-9a-z]{16})$/.test(part);
-    const data = ok ? await readTaskText(c.env.DB, s.accountId, id, part) : null;
+    const data = ok ? await readTaskText(envOf(c).DB, s.accountId, id, part) : null;
     if (!data?.task || !data.text) {
-      const frame = data ?? (await readFrame(c.env.DB, s.accountId));
+      const frame = data ?? (await readFrame(envOf(c).DB, s.accountId));
       return render(c, s, frame, (v) => (
         <MessagePage view={v} title="Not found" section="tasks">There is no such text of a task {id} in this account.</MessagePage>
       ), 404);
@@ -172,11 +171,11 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
 
   web.get("/agents", requireSession(), async (c) => {
     const s = await sessionOf(c);
-    const minutes = staleRunMinutes(c.env);
+    const minutes = staleRunMinutes(envOf(c));
     const now = Date.now();
     const after = c.req.query("after") ?? "";
     const afterName = /^[a-z0-9][a-z0-9_.-]{0,62}$/.test(after) ? after : "";
-    const data = await readAgentsPage(c.env.DB, s.accountId, {
+    const data = await readAgentsPage(envOf(c).DB, s.accountId, {
       now: new Date(now).toISOString(),
       staleBefore: new Date(now - minutes * 60_000).toISOString(),
       perAgent: AGENTS_PAGE.perAgent,
@@ -197,9 +196,9 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     const cursor = c.req.query("cursor");
     const args = { include_revoked: all, limit: TOKENS_PAGE, ...(cursor && cursor.length <= 500 ? { cursor } : {}) };
     const [data, listed, setupError] = await Promise.all([
-      readAppsPage(c.env.DB, s.accountId),
+      readAppsPage(envOf(c).DB, s.accountId),
       callTool(callScope(c, s), "list_tokens", args),
-      importConnectorKey(c.env.CONNECTOR_KEY).then(() => null, (e: Error) => e.message),
+      importConnectorKey(envOf(c).CONNECTOR_KEY).then(() => null, (e: Error) => e.message),
     ]);
     const listing = listed.isError ? null : (listed.structuredContent as { items: TokenItem[]; next_cursor: string | null });
     const tokens = { items: listing?.items ?? [], next: listing?.next_cursor ?? null, all, error: listed.isError ? textOf(listed) : null };
@@ -212,16 +211,16 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
     const s = await sessionOf(c);
     const created = await takeShown<NewWebhook>(c, "webhook");
     const [frame, hooks, setupError] = await Promise.all([
-      readFrame(c.env.DB, s.accountId),
-      listWebhooks(c.env.DB, s.accountId),
-      importConnectorKey(c.env.CONNECTOR_KEY).then(() => null, (e: Error) => e.message),
+      readFrame(envOf(c).DB, s.accountId),
+      listWebhooks(envOf(c).DB, s.accountId),
+      importConnectorKey(envOf(c).CONNECTOR_KEY).then(() => null, (e: Error) => e.message),
     ]);
-    return render(c, s, frame, (v) => <WebhooksPage view={v} hooks={hooks} created={created.value} setupError={setupError} httpAllowed={httpAllowed(c.env)} />, 200, [created.clear]);
+    return render(c, s, frame, (v) => <WebhooksPage view={v} hooks={hooks} created={created.value} setupError={setupError} httpAllowed={httpAllowed(envOf(c))} />, 200, [created.clear]);
   });
 
   web.get("/trash", requireSession(), async (c) => {
     const s = await sessionOf(c);
-    const data = await readTrashPage(c.env.DB, s.accountId, safeCursor(c.req.query("cursor")), TRASH_PAGE);
+    const data = await readTrashPage(envOf(c).DB, s.accountId, safeCursor(c.req.query("cursor")), TRASH_PAGE);
     const paged = pageOf(data.items, TRASH_PAGE, (r) => ({ k: r.deleted_at, id: r.id }));
     data.items = paged.items;
     return render(c, s, data, (v) => <TrashPage view={v} data={data} nextCursor={paged.next_cursor} />);
@@ -230,7 +229,7 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
   web.get("/activity", requireSession(), async (c) => {
     const s = await sessionOf(c);
     const { query, filter } = activityFilter(c.req.query(), safeCursor(c.req.query("cursor")));
-    const data = await readActivityPage(c.env.DB, s.accountId, filter);
+    const data = await readActivityPage(envOf(c).DB, s.accountId, filter);
     const paged = pageOf(data.items, filter.limit, (r) => ({ k: r.created_at, id: r.id }));
     data.items = paged.items;
     return render(c, s, data, (v) => <ActivityPage view={v} data={data} query={query} nextCursor={paged.next_cursor} webPrefix={WEB_TOKEN_PREFIX} />);
@@ -239,11 +238,11 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
   /** Settings, with the person's push devices; the one page that loads a script (its "Notify this device"). */
   web.get("/settings", requireSession(), async (c) => {
     const s = await sessionOf(c);
-    const [frame, devices] = await Promise.all([readFrame(c.env.DB, s.accountId), listPushDevices(c.env.DB, s.personId)]);
+    const [frame, devices] = await Promise.all([readFrame(envOf(c).DB, s.accountId), listPushDevices(envOf(c).DB, s.personId)]);
     let publicKey: string | null = null;
     let setupError: string | null = null;
     try {
-      publicKey = parseVapidKey(c.env.VAPID_KEY).publicKey;
+      publicKey = parseVapidKey(envOf(c).VAPID_KEY).publicKey;
     } catch (e) {
       setupError = (e as Error).message;
     }
@@ -252,9 +251,9 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
 
   /** Settings → push devices: add this browser, change a device's events, remove one; each back to Settings with the outcome. */
   const pushForms = {
-    "/settings/push": (c: WebContext, s: Session, form: FormFields) => addPushDeviceFromForm(c.env, s, form, originOf(c), c.req.header("user-agent")),
-    "/settings/push/events": (c: WebContext, s: Session, form: FormFields) => setPushEventsFromForm(c.env, s, form),
-    "/settings/push/remove": (c: WebContext, s: Session, form: FormFields) => removePushDeviceFromForm(c.env, s, form),
+    "/settings/push": (c: WebContext, s: Session, form: FormFields) => addPushDeviceFromForm(envOf(c), s, form, originOf(c), c.req.header("user-agent")),
+    "/settings/push/events": (c: WebContext, s: Session, form: FormFields) => setPushEventsFromForm(envOf(c), s, form),
+    "/settings/push/remove": (c: WebContext, s: Session, form: FormFields) => removePushDeviceFromForm(envOf(c), s, form),
   };
   for (const [path, handle] of Object.entries(pushForms)) {
     web.post(path, formLimit, async (c) => {
@@ -288,7 +287,7 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
   web.post("/webhooks", formLimit, async (c) => {
     const g = await guardedForm(c);
     if (g instanceof Response) return g;
-    const made = await addWebhookFromForm(c.env, webPrincipal(g.s), g.form);
+    const made = await addWebhookFromForm(envOf(c), webPrincipal(g.s), g.form);
     if ("error" in made) return redirect("/webhooks", { cookies: [flashCookie(c, { kind: "error", text: made.error })] });
     return redirect("/webhooks", { cookies: [await showOnNextPage(c, "webhook", made)] });
   });
@@ -296,7 +295,7 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
   web.post("/webhooks/remove", formLimit, async (c) => {
     const g = await guardedForm(c);
     if (g instanceof Response) return g;
-    const r = await removeWebhookFromForm(c.env, g.s.accountId, g.form);
+    const r = await removeWebhookFromForm(envOf(c), g.s.accountId, g.form);
     const flash = "error" in r ? { kind: "error" as const, text: r.error } : { kind: "ok" as const, text: r.ok };
     return redirect("/webhooks", { cookies: [flashCookie(c, flash)] });
   });
@@ -305,7 +304,7 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
   web.post("/apps/tokens", formLimit, async (c) => {
     const g = await guardedForm(c);
     if (g instanceof Response) return g;
-    const made = await createTokenFromForm(c.env.DB, webPrincipal(g.s), g.form, g.s.shard);
+    const made = await createTokenFromForm(envOf(c).DB, webPrincipal(g.s), g.form, g.s.shard);
     if ("error" in made) return redirect("/apps", { cookies: [flashCookie(c, { kind: "error", text: made.error })] });
     return redirect("/apps", { cookies: [await showOnNextPage(c, "token", made.token)] });
   });

@@ -4,7 +4,7 @@
  */
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
 import { Layout } from "../layout.tsx";
-import type { Session } from "../session.ts";
+import type { Session } from "../context.ts";
 import { absolute, clip, relative, statusWord } from "./format.ts";
 import { newFormId } from "./once.ts";
 

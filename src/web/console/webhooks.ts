@@ -5,8 +5,8 @@
  * list), and http:// only where the Worker delivers to it (ALLOW_HTTP_WEBHOOKS).
  * The signing secret is shown once, on the page right after adding (once.ts).
  */
-import { ConnectorKeyError } from "../../connectors/crypto.ts";
-import { createWebhook, removeWebhook } from "../../db/webhooks.ts";
+import { ConnectorKeyError } from "../../domain/crypto.ts";
+import { createWebhook, removeWebhook } from "../../db/webhooks-d1.ts";
 import { WebhookInputError } from "../../domain/webhooks.ts";
 import type { EventType } from "../../domain/events.ts";
 import type { Env } from "../../env.ts";

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
 import type { ActivityPage as Data } from "../../../db/console.ts";
-import { TOOL_NAMES, WRITE_TOOLS } from "../../../mcp/effects.ts";
+import { TOOL_NAMES, WRITE_TOOLS } from "../../../catalog/effects.ts";
 import { actorWord, clip } from "../format.ts";
 import { Empty, Field, Shell, When, type View } from "../ui.tsx";
 import { Summary } from "../summary.tsx";

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
 import type { AppsPage as Data } from "../../../db/console.ts";
-import { PROVIDER_NAMES, PROVIDERS } from "../../../connectors/types.ts";
+import { PROVIDER_NAMES, PROVIDERS } from "../../../domain/providers.ts";
 import { claudeDesktopConfig, cursorConfig, vscodeConfig } from "../../../domain/client-config.ts";
 import { clip, statusWord } from "../format.ts";
 import { newFormId } from "../once.ts";

@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import { EVENT_TYPES } from "../../../domain/events.ts";
 import { WEBHOOKS_PER_ACCOUNT } from "../../../domain/webhooks.ts";
-import type { WebhookSummary } from "../../../db/webhooks.ts";
+import type { WebhookSummary } from "../../../db/webhooks-d1.ts";
 import { clip } from "../format.ts";
 import type { NewWebhook } from "../webhooks.ts";
 import { newFormId } from "../once.ts";

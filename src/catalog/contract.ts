@@ -11,7 +11,7 @@
  * - `anthropic/requiresUserInteraction` on the consent tools, so a host asks
  *   the person at every call rather than letting its model decide.
  * - `ui.resourceUri` (and `ui/resourceUri`) on the tools whose results the
- *   approvals view shows (app-view.ts).
+ *   approvals view shows (served by src/mcp/app-view.ts).
  * - `dev.taskgate/fingerprint`: SHA-256 over the tool's canonical JSON, and
  *   `dev.taskgate/catalog` on the list: what a host pins.
  */
@@ -22,13 +22,24 @@ import {
   CLAIM_GUARDED_TOOLS, CONVERGENT_TOOLS, DESTRUCTIVE_TOOLS, HUMAN_TOOLS, OPEN_WORLD_TOOLS, PRIVATE_DATA_TOOLS,
   UNTRUSTED_CONTENT_TOOLS, WRITE_TOOLS, type ToolName,
 } from "./effects.ts";
-import { viewMetaOf } from "./app-view.ts";
+import { RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 
 export const ENFORCEMENT_KEY = "dev.taskgate/enforcement";
 export const TRUST_KEY = "dev.taskgate/trust";
 export const FINGERPRINT_KEY = "dev.taskgate/fingerprint";
 export const CATALOG_KEY = "dev.taskgate/catalog";
 export const USER_INTERACTION_KEY = "anthropic/requiresUserInteraction";
+
+/** The one `ui://` resource: the approvals view (MCP Apps). */
+export const APPROVALS_VIEW_URI = "ui://taskgate/approvals";
+
+/** The tools whose results the approvals view shows. */
+export const VIEW_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(["list_pending_approvals", "get_approval", "complete_task", "request_approval"]);
+
+/** The `_meta` that links a tool to the view (empty for the others). */
+export function viewMetaOf(name: ToolName): Record<string, unknown> {
+  return VIEW_TOOLS.has(name) ? { ui: { resourceUri: APPROVALS_VIEW_URI }, [RESOURCE_URI_META_KEY]: APPROVALS_VIEW_URI } : {};
+}
 
 /** The effect classes as the effect audit checks them. */
 export type Effect = "read" | "write" | "destructive" | "convergent" | "open_world";

@@ -6,7 +6,7 @@
  * cannot be moved to another row. Web Crypto only:
  * the Worker and the admin CLI (Node) share this module.
  */
-import type { Provider } from "./types.ts";
+import type { Provider } from "./providers.ts";
 
 const VERSION = "v1";
 const IV_BYTES = 12;

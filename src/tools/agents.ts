@@ -1,3 +1,7 @@
+/**
+ * The agents toolset (src/catalog/toolsets.ts): the fleet at a glance
+ * (fleet_status), each agent and its workload, and pausing and resuming one.
+ */
 import { z } from "zod";
 import { staleRunMinutes } from "../domain/stale-runs.ts";
 import { actorName } from "../domain/principal.ts";
@@ -9,7 +13,7 @@ import {
 import { toRun } from "../db/runs.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { actorNameArg, cursor, limit, nextCursor, projectId } from "./schemas.ts";
 import { optimistic, REASON_MAX } from "./lifecycle.ts";
 import { runShape } from "./runs.ts";
@@ -262,4 +266,4 @@ const resumeAgent = defineTool({
   handler: (ctx, args) => setAgentPause(ctx, args.agent, false, args.reason),
 });
 
-export const fleetTools = [fleetStatus, listAgentsTool, getAgent, getWorkload, pauseAgent, resumeAgent];
+export const agentTools = [fleetStatus, listAgentsTool, getAgent, getWorkload, pauseAgent, resumeAgent];

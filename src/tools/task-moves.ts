@@ -1,3 +1,8 @@
+/**
+ * The tasks toolset's moves on one task beyond editing its fields: to the
+ * trash (delete_task), blocked and unblocked, to another assignee or
+ * project, snoozed, and split into subtasks (decompose_task).
+ */
 import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
@@ -13,7 +18,7 @@ import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { NO_LEASE, renewLease } from "../db/claims.ts";
 import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
-import { defineTool, type ToolContext } from "../mcp/tool.ts";
+import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import {
   BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, MOVABLE, MOVE_SUMMARY, selectTaskNow, differs, setColumn,
   taskSummary, UNBLOCK_SET_RENEWING, UNBLOCK_SUMMARY, ASSIGN_SET,
@@ -396,6 +401,6 @@ const decomposeTask = defineTool({
   },
 });
 
-export const taskRelationTools = [
+export const taskMoveTools = [
   deleteTask, blockTask, unblockTask, assignTask, moveTask, snoozeTask, decomposeTask,
 ];
