@@ -1,0 +1,194 @@
+/**
+ * The activity summaries, each written once as a template with named slots
+ * ("approved{approval}; task done{note}{next}") and rendered two ways: as
+ * text, for a write that read its rows first, and as an SQL expression, for
+ * the one-batch form that computes it from the rows as they are. A slot of
+ * the SQL form is either an SQL expression (a column, a subquery, a numbered
+ * parameter) or a value, which is always bound, never inlined. The fixed text
+ * becomes string literals, quotes doubled.
+ */
+
+/** An SQL expression and the values its `?` take, in order. */
+export type SqlPart = { sql: string; binds?: readonly unknown[] };
+export type SqlExpr = { sql: string; binds: unknown[] };
+export type SlotValue = string | number;
+
+/** The slot names of a template: "a {x} b {y}" → "x" | "y". */
+export type SlotsOf<T extends string> = T extends `${string}{${infer K}}${infer R}` ? K | SlotsOf<R> : never;
+
+type Values<K extends string> = [K] extends [never] ? [values?: Record<string, never>] : [values: Record<K, SlotValue>];
+
+export interface Summary<K extends string> {
+  readonly template: string;
+  readonly slots: readonly K[];
+  /** The summary with every slot given as text. */
+  text(...values: Values<K>): string;
+  /** The summary as one SQL expression: `sqlSlots` as SQL, the rest of the slots as bound values. */
+  sql<S extends K = never>(sqlSlots: { [P in S]: SqlPart }, ...values: Values<Exclude<K, S>>): SqlExpr;
+}
+
+type Piece = { literal: string } | { slot: string };
+
+const SLOT = /\{(\w+)\}/g;
+
+function parse(template: string): Piece[] {
+  const pieces: Piece[] = [];
+  let at = 0;
+  for (const m of template.matchAll(SLOT)) {
+    if (m.index > at) pieces.push({ literal: template.slice(at, m.index) });
+    pieces.push({ slot: m[1] });
+    at = m.index + m[0].length;
+  }
+  if (at < template.length) pieces.push({ literal: template.slice(at) });
+  return pieces;
+}
+
+/** A string as an SQL literal, single quotes doubled. */
+export function sqlLiteral(s: string): SqlPart {
+  return { sql: `'${s.replaceAll("'", "''")}'` };
+}
+
+/** An expression that needs no parentheses next to `||`: a name, a parameter, a literal, or one already in parentheses. */
+function simple(sql: string): boolean {
+  if (/^[\w.]+$|^\?\d*$|^'(?:[^']|'')*'$/.test(sql)) return true;
+  if (!sql.startsWith("(") || !sql.endsWith(")")) return false;
+  let depth = 0;
+  for (let i = 0; i < sql.length; i++) {
+    if (sql[i] === "(") depth++;
+    else if (sql[i] === ")" && --depth === 0 && i < sql.length - 1) return false;
+  }
+  return true;
+}
+
+/** One template, rendered as text or as SQL. */
+export function summary<const T extends string>(template: T): Summary<SlotsOf<T>> {
+  type K = SlotsOf<T>;
+  const pieces = parse(template);
+  const slots = [...new Set(pieces.flatMap((p) => ("slot" in p ? [p.slot as K] : [])))];
+  return {
+    template,
+    slots,
+    text(values?: Record<string, SlotValue>) {
+      const given = values ?? {};
+      return pieces.map((p) => ("literal" in p ? p.literal : String(slotValue(template, given, p.slot)))).join("");
+    },
+    sql(sqlSlots: Record<string, SqlPart>, values?: Record<string, SlotValue>) {
+      const given = values ?? {};
+      const parts: string[] = [];
+      const binds: unknown[] = [];
+      for (const p of pieces) {
+        if ("literal" in p) {
+          parts.push(sqlLiteral(p.literal).sql);
+        } else if (Object.hasOwn(sqlSlots, p.slot)) {
+          const part = sqlSlots[p.slot];
+          parts.push(simple(part.sql) ? part.sql : `(${part.sql})`);
+          binds.push(...(part.binds ?? []));
+        } else {
+          // As text: D1 binds a JS number as a real, which would concatenate as "3.0".
+          parts.push("?");
+          binds.push(String(slotValue(template, given, p.slot)));
+        }
+      }
+      return { sql: parts.length ? parts.join(" || ") : "''", binds };
+    },
+  } as unknown as Summary<K>;
+}
+
+function slotValue(template: string, values: Record<string, SlotValue>, slot: string): SlotValue {
+  if (!Object.hasOwn(values, slot)) throw new Error(`summary "${template}": no value for {${slot}}`);
+  return values[slot];
+}
+
+/** An optional piece: its text when `on`, else empty. */
+export function optional<K extends string>(s: Summary<K>, on: boolean, ...values: Values<K>): string {
+  return on ? s.text(...values) : "";
+}
+
+/**
+ * A counted piece ("with {n} subtask{s}"): empty at zero, the plural's "s"
+ * when not one. `text` for a number, `sql` for an expression without binds.
+ */
+export function counted(s: Summary<"n" | "s">) {
+  return {
+    summary: s,
+    text: (n: number) => (n ? s.text({ n, s: n === 1 ? "" : "s" }) : ""),
+    sql: (n: string): string =>
+      `CASE WHEN ${n} = 0 THEN '' ELSE ${s.sql({ n: { sql: n }, s: { sql: `CASE WHEN ${n} = 1 THEN '' ELSE 's' END` } }).sql} END`,
+  };
+}
+
+/** A list's items, each rendered by `item`, joined with ", " (the form group_concat(…, ', ') gives in SQL). */
+export const LIST_SEPARATOR = ", ";
+export function listSql(item: SqlExpr): string {
+  return `group_concat(${item.sql}, ${sqlLiteral(LIST_SEPARATOR).sql})`;
+}
+
+/** What a task's move names when there is no project. */
+export const NO_PROJECT = "no project";
+
+// The templates, by tool. A piece that is there or not (a reason, an approval) is its own template.
+
+/** " apr_1": the approval a decision or completion names, when there is one. */
+export const APPROVAL_ID = summary(" {approval}");
+/** ": the reason", after a summary, when one was given. */
+export const REASON = summary(": {reason}");
+export const reasonText = (reason: string | null | undefined) => optional(REASON, Boolean(reason), { reason: reason ?? "" });
+
+// complete_task
+export const COMPLETED = summary("completed");
+export const COMPLETED_AUTO_OK = summary("completed (auto-OK)");
+export const COMPLETED_AWAITING = summary("completed; awaiting a person's approval ({approval})");
+export const APPROVAL_DECIDED = summary("; approval {approval} {status}");
+// reopen_task
+export const REOPENED = summary("reopened from {status}{closed}{reason}");
+export const REOPEN_CLOSED = summary("; approval {approval} closed");
+// approve_task, reject_task
+export const APPROVED = summary("approved{approval}; task done{note}{next}");
+export const REJECTED = summary("rejected{approval}; back to {status} (comment {comment}): {reason}");
+// block_task, unblock_task
+export const BLOCKED = summary("blocked (was {status}): {reason}");
+export const UNBLOCKED = summary("unblocked (back to {status})");
+// delete_task, move_task
+export const DELETED_TASK = summary('deleted task "{title}"{subtasks} (trash item {trash})');
+export const DELETED_SUBTASKS = counted(summary(" with {n} subtask{s}"));
+export const MOVED_TASK = summary("moved to {project} (from {from}){subtasks}");
+export const MOVED_SUBTASKS = counted(summary(", with {n} subtask{s}"));
+// add_dependency, remove_dependency
+export const WAITS_ON = summary('now waits on {task} "{title}"');
+export const NO_LONGER_WAITS_ON = summary('no longer waits on {task} "{title}"');
+// update_project, archive_project, unarchive_project, delete_project
+export const UPDATED_PROJECT = summary('updated {fields} of project "{name}"');
+export const ARCHIVED_PROJECT = summary('archived project "{name}"');
+export const UNARCHIVED_PROJECT = summary('unarchived project "{name}"');
+export const DELETED_PROJECT = summary('moved project "{name}" and {count} task(s) to the trash ({trash})');
+// rename_label, delete_label, label_task, unlabel_task
+export const RENAMED_LABEL = summary('renamed label "{old}" to "{name}"');
+export const DELETED_LABEL = summary('deleted label "{name}" (on {count} task(s))');
+export const QUOTED_NAME = summary('"{name}"');
+export const LABELLED = summary("labelled {names}{new}");
+export const LABELLED_NEW = summary(" (new: {names})");
+export const UNLABELLED = summary("unlabelled {names}");
+// restore_from_trash, empty_trash
+export const RESTORED = summary('restored {kind} {id} "{title}" ({count} row(s)){detached}');
+export const RESTORED_DETACHED = summary("; detached from purged project/parent: {ids}");
+export const PURGED = summary("purged {count} trash item(s) for good: {items}");
+export const PURGED_ITEM = summary('{id} ({kind} "{title}")');
+// revoke_token
+export const REVOKED = summary('revoked {what} {id} "{label}" ({kind}{agent}, {scope})');
+export const REVOKED_AGENT = summary(" {agent}");
+// start_run
+export const STARTED_RUN = summary("started run {run}{progress}");
+export const STARTED_RUN_PROGRESS = summary("; task in progress");
+// unlink_calendar_event
+export const UNLINKED_EVENT = summary('unlinked {provider} event {event} "{title}" ({id}; {starts} – {ends}; {url}; linked {created})');
+// set_step_status
+export const STEP_STATUS = summary("step {step}: {from} → {to}");
+
+/** Every template above, by name, for the test that renders each both ways. */
+export const SUMMARIES: Record<string, Summary<string>> = {
+  APPROVAL_ID, REASON, COMPLETED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, APPROVAL_DECIDED, REOPENED, REOPEN_CLOSED, APPROVED, REJECTED,
+  BLOCKED, UNBLOCKED, DELETED_TASK, MOVED_TASK, WAITS_ON, NO_LONGER_WAITS_ON, UPDATED_PROJECT, ARCHIVED_PROJECT, UNARCHIVED_PROJECT,
+  DELETED_PROJECT, RENAMED_LABEL, DELETED_LABEL, QUOTED_NAME, LABELLED, LABELLED_NEW, UNLABELLED, RESTORED, RESTORED_DETACHED, PURGED,
+  PURGED_ITEM, REVOKED, REVOKED_AGENT, STARTED_RUN, STARTED_RUN_PROGRESS, UNLINKED_EVENT, STEP_STATUS,
+  DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
+} as unknown as Record<string, Summary<string>>;
