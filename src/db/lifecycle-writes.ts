@@ -4,6 +4,7 @@
  */
 import type { NewApproval } from "./approvals.ts";
 import { leaseRestartIf } from "./claims.ts";
+import { APPROVAL_ID, APPROVED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, REJECTED, REOPEN_CLOSED, REOPENED, type SqlExpr } from "./summaries.ts";
 
 /**
  * complete_task's usual case: a live task neither finished nor awaiting
@@ -27,9 +28,11 @@ export function completeSet(agent: boolean): string {
           blocked_reason = NULL, status_before_block = NULL`;
 }
 
-/** The summary of complete_task from the row before. Binds: approval id. */
-export const COMPLETE_SUMMARY_AGENT =
-  "CASE WHEN coalesce(auto_ok, 0) = 1 THEN 'completed (auto-OK)' ELSE 'completed; awaiting a person''s approval (' || ? || ')' END";
+/** The summary of an agent's complete_task from the row before: done under auto-OK, else awaiting the approval it opens. */
+export function completedByAgentSummary(approvalId: string): SqlExpr {
+  const awaiting = COMPLETED_AWAITING.sql({}, { approval: approvalId });
+  return { sql: `CASE WHEN coalesce(auto_ok, 0) = 1 THEN ${COMPLETED_AUTO_OK.sql({}).sql} ELSE ${awaiting.sql} END`, binds: awaiting.binds };
+}
 
 /** The approval an agent's completion opens, unless the task has auto-OK. */
 export function insertApprovalUnlessAutoOk(db: D1Database, a: NewApproval): D1PreparedStatement {
@@ -75,9 +78,11 @@ export function awaitingCondition(approve: boolean): string {
 /** The id of the task's pending approval, in a summary over the task row. */
 const PENDING_ID = "(SELECT a.id FROM approvals a WHERE a.task_id = tasks.id AND a.account_id = tasks.account_id AND a.status = 'pending')";
 
-/** reopen_task's summary from the row before. Binds: the reason's suffix. */
-export const REOPEN_SUMMARY = `'reopened from ' || status ||
-  coalesce('; approval ' || (SELECT a.id FROM approvals a WHERE a.task_id = tasks.id AND a.account_id = tasks.account_id AND a.status = 'pending') || ' closed', '') || ?`;
+const PENDING = { approval: { sql: PENDING_ID } };
+
+/** reopen_task's summary from the row before, given the reason's suffix. */
+export const reopenedSummary = (reason: string): SqlExpr =>
+  REOPENED.sql({ status: { sql: "status" }, closed: { sql: `coalesce(${REOPEN_CLOSED.sql(PENDING).sql}, '')` } }, { reason });
 
 /** reopen_task sets. */
 export const REOPEN_SET = "status = 'open', completed_at = NULL";
@@ -91,11 +96,12 @@ export const CLAIM_SET = "assignee = ?, status = 'in_progress', claim_expires_at
 export const AUTO_OK_DIFFERS = "coalesce(auto_ok = 1, 0) <> ?";
 export const AUTO_OK_SET = "auto_ok = ?";
 
-/** approve_task sets (bind: now) and its summary over the task before (bind: the note's suffix). */
+/** approve_task sets (bind: now) and its summary over the task before (given the note's suffix). */
 export const APPROVE_SET = "status = 'done', completed_at = ?, blocked_reason = NULL, status_before_block = NULL";
-export const APPROVED_SUMMARY = `'approved ' || ${PENDING_ID} || '; task done' || ?`;
+export const approvedSummary = (note: string): SqlExpr => APPROVED.sql({ approval: APPROVAL_ID.sql(PENDING) }, { note, next: "" });
 
-/** reject_task sets, and its summary over the task before (bind: the rest of it). */
+/** reject_task sets, and its summary over the task before (back in progress). */
 /** Back in progress; an agent's claim lease starts over instead of having run out while the task waited (bind: now). */
 export const REJECT_SET = `status = 'in_progress', ${leaseRestartIf("1")}`;
-export const REJECTED_SUMMARY = `'rejected ' || ${PENDING_ID} || ?`;
+export const rejectedSummary = (commentId: string, reason: string): SqlExpr =>
+  REJECTED.sql({ approval: APPROVAL_ID.sql(PENDING) }, { status: "in_progress", comment: commentId, reason });

@@ -4,6 +4,7 @@
  * as it is in the batch, so no read comes first. Binds are listed per part.
  */
 import { leaseRestartIf, type Condition } from "./claims.ts";
+import type { SqlExpr } from "./summaries.ts";
 import { TASK_RETURNING } from "./tasks.ts";
 
 /** Guard condition: the live task matches `where` (SQL over its columns). */
@@ -24,9 +25,10 @@ export function setTask(db: D1Database, accountId: string, id: string, set: stri
     .bind(...binds, now, id, accountId);
 }
 
-/** An activity summary computed from the task row before the write (`expr` over its columns). */
-export function taskSummary(accountId: string, id: string, expr: string, binds: unknown[] = []): { sql: string; binds: unknown[] } {
-  return { sql: `SELECT ${expr} FROM tasks WHERE id = ? AND account_id = ?`, binds: [...binds, id, accountId] };
+/** An activity summary computed from the task row before the write (`expr` over its columns, with its binds). */
+export function taskSummary(accountId: string, id: string, expr: string | SqlExpr, binds: unknown[] = []): { sql: string; binds: unknown[] } {
+  const e = typeof expr === "string" ? { sql: expr, binds } : expr;
+  return { sql: `SELECT ${e.sql} FROM tasks WHERE id = ? AND account_id = ?`, binds: [...e.binds, id, accountId] };
 }
 
 /** Where block_task changes the status: the task is neither finished nor blocked. */

@@ -23,8 +23,9 @@ import { followUp } from "./series.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
 import {
-  APPROVE_SET, APPROVED_SUMMARY, ASKABLE, awaitingCondition, decidePendingApproval, REJECT_SET, REJECTED_SUMMARY,
+  APPROVE_SET, approvedSummary, ASKABLE, awaitingCondition, decidePendingApproval, REJECT_SET, rejectedSummary,
 } from "../db/lifecycle-writes.ts";
+import { APPROVAL_ID, APPROVED, REJECTED, reasonText } from "../db/summaries.ts";
 import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 
 const reason = z.string().trim().min(1, "must not be empty").max(REASON_MAX);
@@ -332,7 +333,9 @@ const approveTask = defineTool({
             }),
           );
         }
-        const summary = `approved${approval ? ` ${approval.id}` : ""}; task done${args.note ? `: ${args.note}` : ""}${next?.summary ?? ""}`;
+        const summary = APPROVED.text({
+          approval: approval ? APPROVAL_ID.text({ approval: approval.id }) : "", note: reasonText(args.note), next: next?.summary ?? "",
+        });
         return ctx.commit(
           { statements, activity: { target: t.id, summary }, events },
           { task: toTask(task), approval, next_occurrence: next?.next ?? null, changed: true },
@@ -358,7 +361,7 @@ const approveTask = defineTool({
           ],
           activity: {
             target: args.task_id,
-            summarySql: taskSummary(a, args.task_id, APPROVED_SUMMARY, [args.note ? `: ${args.note}` : ""]),
+            summarySql: taskSummary(a, args.task_id, approvedSummary(reasonText(args.note))),
           },
           events: (results) => {
             const { task, approval } = outcome(results);
@@ -419,7 +422,9 @@ const rejectTask = defineTool({
           }),
           indexComment(db, a, commentId, rejectionComment(args.reason)),
         );
-        const summary = `rejected${approval ? ` ${approval.id}` : ""}; back to ${task.status} (comment ${commentId}): ${args.reason}`;
+        const summary = REJECTED.text({
+          approval: approval ? APPROVAL_ID.text({ approval: approval.id }) : "", status: task.status, comment: commentId, reason: args.reason,
+        });
         const event = newEvent("task.rejected", a, now, {
           task: eventTask(toTask(task)),
           approval_id: approval?.id ?? null,
@@ -453,7 +458,7 @@ const rejectTask = defineTool({
           ],
           activity: {
             target: args.task_id,
-            summarySql: taskSummary(a, args.task_id, REJECTED_SUMMARY, [`; back to in_progress (comment ${commentId}): ${args.reason}`]),
+            summarySql: taskSummary(a, args.task_id, rejectedSummary(commentId, args.reason)),
           },
           events: (results) => {
             const { task, approval } = outcome(results);

@@ -19,8 +19,9 @@ import { completedWith, followUp } from "./series.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
 import {
-  AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, COMPLETE_SUMMARY_AGENT, decidePendingApproval, REOPEN_SET, completableCondition, completeSet, insertApprovalUnlessAutoOk, REOPEN_SUMMARY, REOPENABLE,
+  AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, completedByAgentSummary, decidePendingApproval, REOPEN_SET, completableCondition, completeSet, insertApprovalUnlessAutoOk, reopenedSummary, REOPENABLE,
 } from "../db/lifecycle-writes.ts";
+import { APPROVAL_DECIDED, COMPLETED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, REOPEN_CLOSED, REOPENED, reasonText } from "../db/summaries.ts";
 import type { TaskRow } from "../db/tasks.ts";
 
 export const REASON_MAX = 2000;
@@ -104,7 +105,7 @@ const completeTask = defineTool({
           const change = { ...DONE, completed_at: now, ...next.change };
           statements.push(transitionTask(db, a, t, change, now), ...next.statements, endTaskRuns(db, a, t.id, completedBy(me), now));
           let approval: Approval | null = null;
-          let summary = p.kind === "human" ? "completed" : "completed (auto-OK)";
+          let summary = p.kind === "human" ? COMPLETED.text() : COMPLETED_AUTO_OK.text();
           if (pending) {
             // A person's completion signs off a pending sign-off and closes an open question unanswered. An agent decides
             // nothing (C3): under auto-OK it withdraws its own sign-off request; a question waits for its answer.
@@ -116,7 +117,7 @@ const completeTask = defineTool({
                 : { status: "withdrawn" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
             statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
             approval = decidedValue(pending, d);
-            summary += `; approval ${pending.id} ${d.status}`;
+            summary += APPROVAL_DECIDED.text({ approval: pending.id, status: d.status });
           }
           const task = toTask(transitioned(t, change, now));
           const event = newEvent("task.completed", a, now, {
@@ -163,7 +164,7 @@ const completeTask = defineTool({
         const shown = toTask(task);
         const events = approval === pending ? [] : [approvalRequested(a, now, shown, approval)];
         return ctx.commit(
-          { statements, activity: { target: t.id, summary: `completed; awaiting a person's approval (${approval.id})${closing}` }, events },
+          { statements, activity: { target: t.id, summary: COMPLETED_AWAITING.text({ approval: approval.id }) + closing }, events },
           { task: shown, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true },
         );
       });
@@ -196,8 +197,8 @@ const completeTask = defineTool({
         {
           statements,
           activity: agent
-            ? { target: args.task_id, summarySql: taskSummary(a, args.task_id, COMPLETE_SUMMARY_AGENT, [created.id]) }
-            : { target: args.task_id, summary: "completed" },
+            ? { target: args.task_id, summarySql: taskSummary(a, args.task_id, completedByAgentSummary(created.id)) }
+            : { target: args.task_id, summary: COMPLETED.text() },
           events: (results) => {
             const { task, approval } = outcomeOf(results);
             if (approval) return [approvalRequested(a, now, task, approval)];
@@ -255,7 +256,7 @@ const reopenTask = defineTool({
           statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
           closed = decidedValue(pending, d);
         }
-        const summary = `reopened from ${t.status}${closed ? `; approval ${closed.id} closed` : ""}${args.reason ? `: ${args.reason}` : ""}`;
+        const summary = REOPENED.text({ status: t.status, closed: closed ? REOPEN_CLOSED.text({ approval: closed.id }) : "", reason: reasonText(args.reason) });
         return ctx.commit(
           { statements, activity: { target: t.id, summary } },
           { task: toTask(transitioned(t, change, now)), closed_approval: closed, changed: true },
@@ -268,7 +269,7 @@ const reopenTask = defineTool({
       return ctx.commit(
         {
           statements: [ctx.guard(g.condition, g.binds, miss), close, setTask(db, a, args.task_id, REOPEN_SET, [], now)],
-          activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, REOPEN_SUMMARY, [args.reason ? `: ${args.reason}` : ""]) },
+          activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, reopenedSummary(reasonText(args.reason))) },
         },
         (results) => {
           const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
