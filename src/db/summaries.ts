@@ -146,8 +146,8 @@ export const REOPEN_CLOSED = summary("; approval {approval} closed");
 export const APPROVED = summary("approved{approval}; task done{note}{next}");
 export const REJECTED = summary("rejected{approval}; back to {status} (comment {comment}): {reason}");
 // block_task, unblock_task
-export const BLOCKED = summary("blocked (was {status}): {reason}");
-export const UNBLOCKED = summary("unblocked (back to {status})");
+export const BLOCKED_TASK = summary("blocked (was {status}): {reason}");
+export const UNBLOCKED_TASK = summary("unblocked (back to {status})");
 // delete_task, move_task
 export const DELETED_TASK = summary('deleted task "{title}"{subtasks} (trash item {trash})');
 export const DELETED_SUBTASKS = counted(summary(" with {n} subtask{s}"));
@@ -187,7 +187,7 @@ export const STEP_STATUS = summary("step {step}: {from} → {to}");
 /** Every template above, by name, for the test that renders each both ways. */
 export const SUMMARIES: Record<string, Summary<string>> = {
   APPROVAL_ID, REASON, COMPLETED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, APPROVAL_DECIDED, REOPENED, REOPEN_CLOSED, APPROVED, REJECTED,
-  BLOCKED, UNBLOCKED, DELETED_TASK, MOVED_TASK, WAITS_ON, NO_LONGER_WAITS_ON, UPDATED_PROJECT, ARCHIVED_PROJECT, UNARCHIVED_PROJECT,
+  BLOCKED_TASK, UNBLOCKED_TASK, DELETED_TASK, MOVED_TASK, WAITS_ON, NO_LONGER_WAITS_ON, UPDATED_PROJECT, ARCHIVED_PROJECT, UNARCHIVED_PROJECT,
   DELETED_PROJECT, RENAMED_LABEL, DELETED_LABEL, QUOTED_NAME, LABELLED, LABELLED_NEW, UNLABELLED, RESTORED, RESTORED_DETACHED, PURGED,
   PURGED_ITEM, REVOKED, REVOKED_AGENT, STARTED_RUN, STARTED_RUN_PROGRESS, UNLINKED_EVENT, STEP_STATUS,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,

@@ -4,7 +4,9 @@
  * as it is in the batch, so no read comes first. Binds are listed per part.
  */
 import { leaseRestartIf, type Condition } from "./claims.ts";
-import type { SqlExpr } from "./summaries.ts";
+import {
+  BLOCKED_TASK, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, sqlLiteral, UNBLOCKED_TASK, type SqlExpr, type WAITS_ON,
+} from "./summaries.ts";
 import { TASK_RETURNING } from "./tasks.ts";
 
 /** Guard condition: the live task matches `where` (SQL over its columns). */
@@ -34,7 +36,8 @@ export function taskSummary(accountId: string, id: string, expr: string | SqlExp
 /** Where block_task changes the status: the task is neither finished nor blocked. */
 export const BLOCKABLE = "status NOT IN ('done', 'cancelled', 'blocked')";
 export const BLOCK_SET = "status = 'blocked', status_before_block = status, blocked_reason = ?";
-export const BLOCK_SUMMARY = "'blocked (was ' || status || '): ' || ?";
+/** block_task's summary over the task before. */
+export const blockedSummary = (reason: string): SqlExpr => BLOCKED_TASK.sql({ status: { sql: "status" } }, { reason });
 
 /** unblock_task: back to the status before the block (or open). */
 export const BLOCKED = "status = 'blocked'";
@@ -42,7 +45,8 @@ const BACK = "CASE WHEN status_before_block IS NOT NULL AND status_before_block 
 export const UNBLOCK_SET = `status = ${BACK}, status_before_block = NULL, blocked_reason = NULL`;
 /** UNBLOCK_SET, and an agent's claim lease starts over when the task goes back in progress (bind: now). */
 export const UNBLOCK_SET_RENEWING = `${UNBLOCK_SET}, ${leaseRestartIf(`${BACK} = 'in_progress'`)}`;
-export const UNBLOCK_SUMMARY = `'unblocked (back to ' || ${BACK} || ')'`;
+/** unblock_task's summary over the task before. */
+export const unblockedSummary = (): SqlExpr => UNBLOCKED_TASK.sql({ status: { sql: BACK } });
 
 /** A column differs from the value bound. */
 export const differs = (column: "assignee" | "snoozed_until") => `${column} IS NOT ?`;
@@ -62,9 +66,10 @@ export function dependencyIs(present: boolean): string {
       AND ${present ? "" : "NOT "}EXISTS (SELECT 1 FROM task_dependencies WHERE task_id = ?1 AND depends_on_id = ?3 AND account_id = ?2)`;
 }
 
-/** An activity summary naming the other task of a link: `prefix` then `id "title"`. */
-export function linkSummary(accountId: string, dependsOnId: string, prefix: string): { sql: string; binds: unknown[] } {
-  return { sql: `SELECT ? || id || ' "' || title || '"' FROM tasks WHERE id = ? AND account_id = ?`, binds: [prefix, dependsOnId, accountId] };
+/** An activity summary naming the other task of a link (WAITS_ON or NO_LONGER_WAITS_ON). */
+export function linkSummary(accountId: string, dependsOnId: string, template: typeof WAITS_ON): { sql: string; binds: unknown[] } {
+  const e = template.sql({ task: { sql: "id" }, title: { sql: "title" } });
+  return { sql: `SELECT ${e.sql} FROM tasks WHERE id = ? AND account_id = ?`, binds: [...e.binds, dependsOnId, accountId] };
 }
 
 const LIVE_SUBTREE_COUNT = `(WITH RECURSIVE sub(id) AS (
@@ -96,9 +101,7 @@ export function insertTaskTrashItem(
 /** delete_task's summary, from the live task and its subtree before they are marked. */
 export function deletedTaskSummary(accountId: string, taskId: string, trashId: string): { sql: string; binds: unknown[] } {
   return {
-    sql: `SELECT 'deleted task "' || title || '"' ||
-                 CASE n WHEN 1 THEN '' WHEN 2 THEN ' with 1 subtask' ELSE ' with ' || (n - 1) || ' subtasks' END ||
-                 ' (trash item ' || ?3 || ')'
+    sql: `SELECT ${DELETED_TASK.sql({ title: { sql: "title" }, subtasks: { sql: DELETED_SUBTASKS.sql("(n - 1)") }, trash: { sql: "?3" } }).sql}
             FROM (SELECT title, ${LIVE_SUBTREE_COUNT} AS n FROM tasks WHERE id = ?1 AND account_id = ?2)`,
     binds: [taskId, accountId, trashId],
   };
@@ -117,8 +120,8 @@ export const MOVABLE = `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id
   AND ${SUBTREE_OUTSIDE} > 0`;
 
 /** move_task's summary from the rows before. Binds: task, account, project, the project's name in it. */
-export const MOVE_SUMMARY = `SELECT 'moved to ' || ?4 || ' (from ' || coalesce(project_id, 'no project') || ')' ||
-    CASE n WHEN 0 THEN '' WHEN 1 THEN ', with 1 subtask' ELSE ', with ' || n || ' subtasks' END
+const MOVED_FROM = `coalesce(project_id, ${sqlLiteral(NO_PROJECT).sql})`;
+export const movedTaskSummary = `SELECT ${MOVED_TASK.sql({ project: { sql: "?4" }, from: { sql: MOVED_FROM }, subtasks: { sql: MOVED_SUBTASKS.sql("n") } }).sql}
   FROM (SELECT project_id, ${SUBTREE_OUTSIDE} - (project_id IS NOT ?3) AS n FROM tasks WHERE id = ?1 AND account_id = ?2)`;
 
 /** The live task as it is at this point of the batch. */

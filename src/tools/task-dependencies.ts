@@ -5,6 +5,7 @@ import { deleteLink, findDependencyPath, insertLink, NO_DEPENDENCY_PATH, selectL
 import { selectTask, TASK_IS_LIVE, type TaskRow, throwTaskMissing } from "../db/tasks.ts";
 import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { dependencyIs, linkSummary, selectTaskRef } from "../db/task-writes.ts";
+import { NO_LONGER_WAITS_ON, WAITS_ON } from "../db/summaries.ts";
 import { fastOr, rowsOf } from "./fast.ts";
 import { taskId } from "./schemas.ts";
 
@@ -46,7 +47,7 @@ function dependencyAtOnce(ctx: ToolContext, miss: Error, taskIdValue: string, de
   return ctx.commit(
     {
       statements,
-      activity: { target: taskIdValue, summarySql: linkSummary(a, dependsOnId, add ? "now waits on " : "no longer waits on ") },
+      activity: { target: taskIdValue, summarySql: linkSummary(a, dependsOnId, add ? WAITS_ON : NO_LONGER_WAITS_ON) },
     },
     (results) => ({
       task: rowsOf<{ id: string; title: string; status: string }>(results, -2)[0],
@@ -86,7 +87,7 @@ const addDependency = defineTool({
             ctx.guard(NO_DEPENDENCY_PATH, [args.depends_on_id, a, args.task_id], cycleError(null)),
             insertLink(db, a, args.task_id, args.depends_on_id, ctx.now),
           ],
-          activity: { target: args.task_id, summary: `now waits on ${args.depends_on_id} "${pair.depends_on.title}"` },
+          activity: { target: args.task_id, summary: WAITS_ON.text({ task: args.depends_on_id, title: pair.depends_on.title }) },
         },
         { task: pair.task, depends_on: pair.depends_on, changed: true },
       );
@@ -109,7 +110,7 @@ const removeDependency = defineTool({
       return ctx.commit(
         {
           statements: [deleteLink(ctx.db, ctx.principal.accountId, args.task_id, args.depends_on_id)],
-          activity: { target: args.task_id, summary: `no longer waits on ${args.depends_on_id} "${pair.depends_on.title}"` },
+          activity: { target: args.task_id, summary: NO_LONGER_WAITS_ON.text({ task: args.depends_on_id, title: pair.depends_on.title }) },
         },
         { task: pair.task, depends_on: pair.depends_on, changed: true },
       );

@@ -20,9 +20,10 @@ import { NO_LEASE, renewLease } from "../db/claims.ts";
 import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
 import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import {
-  BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, MOVABLE, MOVE_SUMMARY, selectTaskNow, differs, setColumn,
-  taskSummary, UNBLOCK_SET_RENEWING, UNBLOCK_SUMMARY, ASSIGN_SET,
+  BLOCK_SET, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, MOVABLE, movedTaskSummary, selectTaskNow, differs, setColumn,
+  taskSummary, UNBLOCK_SET_RENEWING, unblockedSummary, ASSIGN_SET,
 } from "../db/task-writes.ts";
+import { BLOCKED_TASK, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, UNBLOCKED_TASK } from "../db/summaries.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
@@ -89,7 +90,7 @@ const deleteTask = defineTool({
           statements: [guard, ...trash.statements],
           activity: {
             target: task_id,
-            summary: `deleted task "${task.title}"${subtasks ? ` with ${subtasks} subtask${subtasks === 1 ? "" : "s"}` : ""} (trash item ${trash.trashId})`,
+            summary: DELETED_TASK.text({ title: task.title, subtasks: DELETED_SUBTASKS.text(subtasks), trash: trash.trashId }),
           },
         },
         {
@@ -144,7 +145,7 @@ const blockTask = defineTool({
         ctx,
         row,
         { status: "blocked", status_before_block: row.status, blocked_reason: args.reason },
-        `blocked (was ${row.status}): ${args.reason}`,
+        BLOCKED_TASK.text({ status: row.status, reason: args.reason }),
       );
     };
     const a = ctx.principal.accountId;
@@ -155,7 +156,7 @@ const blockTask = defineTool({
           where: BLOCKABLE,
           set: BLOCK_SET,
           setBinds: [args.reason],
-          summary: taskSummary(a, args.task_id, BLOCK_SUMMARY, [args.reason]),
+          summary: taskSummary(a, args.task_id, blockedSummary(args.reason)),
         }),
       slowly,
     );
@@ -174,12 +175,12 @@ const unblockTask = defineTool({
       const back = row.status_before_block && row.status_before_block !== "blocked" ? row.status_before_block : "open";
       // Back in progress: an agent's claim lease starts over instead of having run out while blocked.
       const renew = back === "in_progress" && row.assignee ? [renewLease(ctx.db, ctx.principal.accountId, row.id, row.assignee, ctx.now)] : [];
-      return writeTask(ctx, row, { status: back, status_before_block: null, blocked_reason: null }, `unblocked (back to ${back})`, renew);
+      return writeTask(ctx, row, { status: back, status_before_block: null, blocked_reason: null }, UNBLOCKED_TASK.text({ status: back }), renew);
     };
     const a = ctx.principal.accountId;
     return fastOr(
       (miss) =>
-        writeTaskAtOnce(ctx, miss, { taskId: args.task_id, where: BLOCKED, set: UNBLOCK_SET_RENEWING, setBinds: [ctx.now], summary: taskSummary(a, args.task_id, UNBLOCK_SUMMARY) }),
+        writeTaskAtOnce(ctx, miss, { taskId: args.task_id, where: BLOCKED, set: UNBLOCK_SET_RENEWING, setBinds: [ctx.now], summary: taskSummary(a, args.task_id, unblockedSummary()) }),
       slowly,
     );
   },
@@ -265,7 +266,7 @@ const moveTask = defineTool({
           statements,
           activity: {
             target: row.id,
-            summary: `moved to ${args.project_id ?? "no project"} (from ${row.project_id ?? "no project"})${others ? `, with ${others} subtask${others === 1 ? "" : "s"}` : ""}`,
+            summary: MOVED_TASK.text({ project: args.project_id ?? NO_PROJECT, from: row.project_id ?? NO_PROJECT, subtasks: MOVED_SUBTASKS.text(others) }),
           },
         },
         { task: toTask(next), changed: true, moved: outside },
@@ -280,7 +281,7 @@ const moveTask = defineTool({
             moveSubtree(db, a, args.task_id, args.project_id, ctx.now),
             selectTaskNow(db, a, args.task_id),
           ],
-          activity: { target: args.task_id, summarySql: { sql: MOVE_SUMMARY, binds: [...binds, args.project_id ?? "no project"] } },
+          activity: { target: args.task_id, summarySql: { sql: movedTaskSummary, binds: [...binds, args.project_id ?? NO_PROJECT] } },
         },
         (results) => ({ task: toTask(rowsOf<TaskRow>(results, -1)[0]), changed: true, moved: results[1].meta.changes }),
       );
