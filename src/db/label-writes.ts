@@ -4,6 +4,8 @@
  * are. Names travel as one JSON array (`?names`), matched without regard to
  * case like the column (NOCASE).
  */
+import { DELETED_LABEL, LABELLED, LABELLED_NEW, listSql, QUOTED_NAME, RENAMED_LABEL, UNLABELLED, type SqlExpr } from "./summaries.ts";
+
 const LABEL_WITH_COUNT = `l.id, l.name, l.color, l.created_at,
   (SELECT count(*) FROM task_labels tl JOIN tasks t ON t.id = tl.task_id AND t.account_id = tl.account_id AND t.trash_id IS NULL
     WHERE tl.label_id = l.id AND tl.account_id = l.account_id) AS task_count`;
@@ -20,8 +22,9 @@ export const LABEL_SPELLED_OTHERWISE = "EXISTS (SELECT 1 FROM labels WHERE accou
 export const LABEL_EXISTS = "EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND id = ?2)";
 
 /** A summary from the label row before the change (`expr` over l.name and the count; its binds first). */
-export function labelSummary(accountId: string, id: string, expr: string, binds: unknown[] = []): { sql: string; binds: unknown[] } {
-  return { sql: `SELECT ${expr} FROM (SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.id = ? AND l.account_id = ?)`, binds: [...binds, id, accountId] };
+export function labelSummary(accountId: string, id: string, expr: string | SqlExpr, binds: unknown[] = []): { sql: string; binds: unknown[] } {
+  const e = typeof expr === "string" ? { sql: expr, binds } : expr;
+  return { sql: `SELECT ${e.sql} FROM (SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.id = ? AND l.account_id = ?)`, binds: [...e.binds, id, accountId] };
 }
 
 /** The names of the task's labels that are among ?names. Binds: task, account, names. */
@@ -45,10 +48,16 @@ export function selectSpelled(db: D1Database, accountId: string, names: string[]
   return db.prepare(SPELLED).bind(accountId, JSON.stringify(names));
 }
 
+/** Names as a summary lists them: quoted, comma-separated. */
+const QUOTED_NAMES = listSql(QUOTED_NAME.sql({ name: { sql: "name" } }));
+const NEW_NAMES = `SELECT ${listSql({ sql: "j.value", binds: [] })} FROM json_each(?2) j
+    WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.account_id = ?1 AND l.name = j.value)`;
+
 /** label_task's summary, before the change: the names labelled, and those no label has yet. Binds: account, names. */
-export const LABELLED_SUMMARY = `SELECT 'labelled ' || (SELECT group_concat('"' || name || '"', ', ') FROM (${SPELLED})) ||
-  coalesce(' (new: ' || (SELECT group_concat(j.value, ', ') FROM json_each(?2) j
-    WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.account_id = ?1 AND l.name = j.value)) || ')', '')`;
+export const labelledSummary = `SELECT ${LABELLED.sql({
+  names: { sql: `(SELECT ${QUOTED_NAMES} FROM (${SPELLED}))` },
+  new: { sql: `coalesce(${LABELLED_NEW.sql({ names: { sql: `(${NEW_NAMES})` } }).sql}, '')` },
+}).sql}`;
 
 /** The task's labels among the names, in the task's order (name, id). Binds: task, account, names. */
 export function selectOnTask(db: D1Database, accountId: string, taskId: string, names: string[]): D1PreparedStatement {
@@ -56,7 +65,7 @@ export function selectOnTask(db: D1Database, accountId: string, taskId: string, 
 }
 
 /** unlabel_task's summary, before the change. Binds: task, account, names. */
-export const UNLABELLED_SUMMARY = `SELECT 'unlabelled ' || group_concat('"' || name || '"', ', ') FROM (${ON_TASK} ORDER BY l.name, l.id)`;
+export const unlabelledSummary = `SELECT ${UNLABELLED.sql({ names: { sql: QUOTED_NAMES } }).sql} FROM (${ON_TASK} ORDER BY l.name, l.id)`;
 
 /** Takes the labels of these names off the task. */
 export function detachByNames(db: D1Database, accountId: string, taskId: string, names: string[]): D1PreparedStatement {
@@ -68,8 +77,8 @@ export function detachByNames(db: D1Database, accountId: string, taskId: string,
     .bind(taskId, accountId, JSON.stringify(names));
 }
 
-/** rename_label's summary over the label before (bind: the new name). */
-export const RENAMED_SUMMARY = `'renamed label "' || name || '" to "' || ? || '"'`;
+/** rename_label's summary over the label before. */
+export const renamedLabelSummary = (name: string): SqlExpr => RENAMED_LABEL.sql({ old: { sql: "name" } }, { name });
 
 /** delete_label's summary over the label before. */
-export const DELETED_LABEL_SUMMARY = `'deleted label "' || name || '" (on ' || task_count || ' task(s))'`;
+export const deletedLabelSummary = (): SqlExpr => DELETED_LABEL.sql({ name: { sql: "name" }, count: { sql: "task_count" } });

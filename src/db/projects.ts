@@ -1,5 +1,6 @@
 import { notFound } from "../domain/errors.ts";
 import { readBatch } from "./batch.ts";
+import { ARCHIVED_PROJECT, DELETED_PROJECT, UNARCHIVED_PROJECT, UPDATED_PROJECT, type SqlExpr } from "./summaries.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 
 export interface ProjectRow {
@@ -278,8 +279,9 @@ export function setProject(db: D1Database, accountId: string, id: string, set: s
 }
 
 /** A summary from the project row before the change (`expr` over its columns; its binds first). */
-export function projectSummary(accountId: string, id: string, expr: string, binds: unknown[] = []): { sql: string; binds: unknown[] } {
-  return { sql: `SELECT ${expr} FROM projects WHERE id = ? AND account_id = ?`, binds: [...binds, id, accountId] };
+export function projectSummary(accountId: string, id: string, expr: string | SqlExpr, binds: unknown[] = []): { sql: string; binds: unknown[] } {
+  const e = typeof expr === "string" ? { sql: expr, binds } : expr;
+  return { sql: `SELECT ${e.sql} FROM projects WHERE id = ? AND account_id = ?`, binds: [...e.binds, id, accountId] };
 }
 
 /** The trash item of a live project and its tasks, title and count from the rows; returns id, purge_after, item_count. */
@@ -300,20 +302,25 @@ export function insertProjectTrashItem(
     .bind(i.projectId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now);
 }
 
-/** delete_project's summary from the rows before. Binds: the trash item id. */
-export const DELETED_PROJECT_SUMMARY = `'moved project "' || name || '" and ' ||
-  (SELECT count(*) FROM tasks t WHERE t.project_id = projects.id AND t.account_id = projects.account_id AND t.trash_id IS NULL) ||
-  ' task(s) to the trash (' || ? || ')'`;
+/** delete_project's summary from the rows before. */
+export const deletedProjectSummary = (trashId: string): SqlExpr =>
+  DELETED_PROJECT.sql(
+    {
+      name: { sql: "name" },
+      count: { sql: "(SELECT count(*) FROM tasks t WHERE t.project_id = projects.id AND t.account_id = projects.account_id AND t.trash_id IS NULL)" },
+    },
+    { trash: trashId },
+  );
 
 /** update_project's usual case: at the version (when given), each field differs from the value given; and what it sets. */
 export const projectDiffers = (fields: (keyof ProjectChanges)[], withVersion: boolean) =>
   [...(withVersion ? ["version = ?"] : []), ...fields.map((f) => `${f} IS NOT ?`)].join(" AND ");
 export const projectSets = (fields: (keyof ProjectChanges)[]) => fields.map((f) => `${f} = ?`).join(", ");
 
-/** The summaries of update (binds: the fields, the new name or null), archive and unarchive, over the project before. */
-export const UPDATED_PROJECT_SUMMARY = `'updated ' || ? || ' of project "' || coalesce(?, name) || '"'`;
-export const ARCHIVED_SUMMARY = `'archived project "' || name || '"'`;
-export const UNARCHIVED_SUMMARY = `'unarchived project "' || name || '"'`;
+/** The summaries of update (the fields, the new name or null), archive and unarchive, over the project before. */
+export const updatedProjectSummary = (fields: string, newName: string | null): SqlExpr =>
+  UPDATED_PROJECT.sql({ name: { sql: "coalesce(?, name)", binds: [newName] } }, { fields });
+export const archivedProjectSummary = (archive: boolean): SqlExpr => (archive ? ARCHIVED_PROJECT : UNARCHIVED_PROJECT).sql({ name: { sql: "name" } });
 export const NOT_ARCHIVED = "archived_at IS NULL";
 export const ARCHIVE_SET = "archived_at = ?";
 export const IS_ARCHIVED = "archived_at IS NOT NULL";

@@ -9,9 +9,10 @@ import {
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
+import { DELETED_LABEL, LABELLED, LABELLED_NEW, LIST_SEPARATOR, QUOTED_NAME, RENAMED_LABEL, UNLABELLED } from "../db/summaries.ts";
 import {
-  DELETED_LABEL_SUMMARY, detachByNames, LABEL_EXISTS, RENAMED_SUMMARY, LABEL_SPELLED_OTHERWISE, LABELLED_SUMMARY, labelSummary, LIVE_TASK_HAS_ALL, LIVE_TASK_HAS_NONE,
-  selectLabel, selectOnTask, selectSpelled, UNLABELLED_SUMMARY,
+  deletedLabelSummary, detachByNames, LABEL_EXISTS, renamedLabelSummary, LABEL_SPELLED_OTHERWISE, labelledSummary, labelSummary, LIVE_TASK_HAS_ALL, LIVE_TASK_HAS_NONE,
+  selectLabel, selectOnTask, selectSpelled, unlabelledSummary,
 } from "../db/label-writes.ts";
 import { cursor, labelId, LIMITS, limit, nextCursor, taskId } from "./schemas.ts";
 
@@ -138,7 +139,7 @@ const renameLabelTool = defineTool({
       return ctx.commit(
         {
           statements: [ctx.guard(NAME_FREE, [a, label.id, args.name], nameTaken(args.name, args.name)), renameLabel(ctx.db, a, label.id, args.name)],
-          activity: { target: label.id, summary: `renamed label "${label.name}" to "${args.name}"` },
+          activity: { target: label.id, summary: RENAMED_LABEL.text({ old: label.name, name: args.name }) },
         },
         { label: toLabel({ ...label, name: args.name }), changed: true },
       );
@@ -153,7 +154,7 @@ const renameLabelTool = defineTool({
               renameLabel(ctx.db, a, args.label_id, args.name),
               selectLabel(ctx.db, a, args.label_id),
             ],
-            activity: { target: args.label_id, summarySql: labelSummary(a, args.label_id, RENAMED_SUMMARY, [args.name]) },
+            activity: { target: args.label_id, summarySql: labelSummary(a, args.label_id, renamedLabelSummary(args.name)) },
           },
           (results) => ({ label: toLabel(rowsOf<LabelRow>(results, -1)[0]), changed: true }),
         ),
@@ -185,7 +186,7 @@ const deleteLabelTool = defineTool({
       return ctx.commit(
         {
           statements: deleteLabel(ctx.db, a, label.id),
-          activity: { target: label.id, summary: `deleted label "${label.name}" (on ${label.task_count} task(s))` },
+          activity: { target: label.id, summary: DELETED_LABEL.text({ name: label.name, count: label.task_count }) },
         },
         { label_id, name: label.name, removed_from_tasks: label.task_count, changed: true },
       );
@@ -195,7 +196,7 @@ const deleteLabelTool = defineTool({
         ctx.commit(
           {
             statements: [ctx.guard(LABEL_EXISTS, [a, label_id], miss), selectLabel(ctx.db, a, label_id), ...deleteLabel(ctx.db, a, label_id)],
-            activity: { target: label_id, summarySql: labelSummary(a, label_id, DELETED_LABEL_SUMMARY) },
+            activity: { target: label_id, summarySql: labelSummary(a, label_id, deletedLabelSummary()) },
           },
           (results) => {
             const label = rowsOf<LabelRow>(results, 1)[0];
@@ -220,6 +221,8 @@ const unlabelTaskResult = z.object({
 });
 
 /** Runs the write, reading the task's labels back in the same batch. */
+const quotedNames = (names: string[]) => names.map((name) => QUOTED_NAME.text({ name })).join(LIST_SEPARATOR);
+
 async function commitAndReadLabels(ctx: ToolContext, task: string, statements: D1PreparedStatement[], summary: string): Promise<TaskLabel[]> {
   const a = ctx.principal.accountId;
   const results = await ctx.commitWithResults({
@@ -252,7 +255,10 @@ const labelTask = defineTool({
         ...toAdd.map((name) => attachLabelByName(db, p.accountId, task.id, name, ctx.now)),
       ];
       const added = toAdd.map((n) => known.find((l) => sameName(l.name, n))?.name ?? n);
-      const summary = `labelled ${added.map((n) => `"${n}"`).join(", ")}` + (missing.length ? ` (new: ${missing.join(", ")})` : "");
+      const summary = LABELLED.text({
+        names: quotedNames(added),
+        new: missing.length ? LABELLED_NEW.text({ names: missing.join(LIST_SEPARATOR) }) : "",
+      });
       const labels = await commitAndReadLabels(ctx, task.id, statements, summary);
       return { task_id: task.id, labels, added };
     };
@@ -268,7 +274,7 @@ const labelTask = defineTool({
         selectTaskLabels(db, p.accountId, args.task_id),
       ];
       return ctx.commit(
-        { statements, activity: { target: args.task_id, summarySql: { sql: LABELLED_SUMMARY, binds: [p.accountId, json] } } },
+        { statements, activity: { target: args.task_id, summarySql: { sql: labelledSummary, binds: [p.accountId, json] } } },
         (results) => ({
           task_id: args.task_id,
           labels: rowsOf<TaskLabel>(results, -1),
@@ -298,7 +304,7 @@ const unlabelTask = defineTool({
       const removed = toRemove.map((l) => l.name);
       const labels = await commitAndReadLabels(
         ctx, task.id, [detachLabels(db, p.accountId, task.id, toRemove.map((l) => l.id))],
-        `unlabelled ${removed.map((n) => `"${n}"`).join(", ")}`,
+        UNLABELLED.text({ names: quotedNames(removed) }),
       );
       return { task_id: task.id, labels, removed };
     };
@@ -313,7 +319,7 @@ const unlabelTask = defineTool({
         selectTaskLabels(db, p.accountId, args.task_id),
       ];
       return ctx.commit(
-        { statements, activity: { target: args.task_id, summarySql: { sql: UNLABELLED_SUMMARY, binds: [args.task_id, p.accountId, json] } } },
+        { statements, activity: { target: args.task_id, summarySql: { sql: unlabelledSummary, binds: [args.task_id, p.accountId, json] } } },
         (results) => ({
           task_id: args.task_id,
           labels: rowsOf<TaskLabel>(results, -1),

@@ -1,12 +1,13 @@
 import { keptSince } from "../domain/retention.ts";
+import { ARCHIVED_PROJECT, DELETED_PROJECT, UNARCHIVED_PROJECT, UPDATED_PROJECT } from "../db/summaries.ts";
 import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   findProjectWithCounts, findTrashedProject, insertProject, listProjectRows, PROJECT_AT_VERSION, PROJECT_LIVE, PROJECT_NOT_FOUND_HINT,
-  ARCHIVE_SET, NOT_ARCHIVED, ARCHIVED_SUMMARY, DELETED_PROJECT_SUMMARY, insertProjectTrashItem, IS_ARCHIVED, projectDiffers, projectSets,
-  UNARCHIVE_SET, UNARCHIVED_SUMMARY, UPDATED_PROJECT_SUMMARY, liveProjectIs, projectExportRows, projectSummary, requireProjectWithCounts,
+  ARCHIVE_SET, NOT_ARCHIVED, archivedProjectSummary, deletedProjectSummary, insertProjectTrashItem, IS_ARCHIVED, projectDiffers, projectSets,
+  UNARCHIVE_SET, updatedProjectSummary, liveProjectIs, projectExportRows, projectSummary, requireProjectWithCounts,
   selectProjectWithCounts, setProject, updateProject,
   type CountedProjectRow, type ProjectChanges, type ProjectRow, type TaskCountColumns,
 } from "../db/projects.ts";
@@ -218,7 +219,7 @@ const updateProjectTool = defineTool({
       const fields = Object.keys(changes);
       if (fields.length === 0) return { project: toProject(row, row), changed: false };
       const project = await writeProject(
-        ctx, row, changes, `updated ${fields.join(", ")} of project "${changes.name ?? row.name}"`,
+        ctx, row, changes, UPDATED_PROJECT.text({ fields: fields.join(", "), name: changes.name ?? row.name }),
         args.expected_version !== undefined ? stale : concurrentChange(row.id),
       );
       return { project, changed: true };
@@ -240,7 +241,7 @@ const updateProjectTool = defineTool({
           whereBinds: [...(args.expected_version !== undefined ? [args.expected_version] : []), ...fields.map((f) => changes[f])],
           set: projectSets(fields),
           setBinds: fields.map((f) => changes[f]),
-          summary: projectSummary(a, args.project_id, UPDATED_PROJECT_SUMMARY, [fields.join(", "), changes.name ?? null]),
+          summary: projectSummary(a, args.project_id, updatedProjectSummary(fields.join(", "), changes.name ?? null)),
         }),
       slowly,
     );
@@ -253,7 +254,7 @@ function setArchived(ctx: ToolContext, project_id: string, archive: boolean) {
     const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
     if ((row.archived_at !== null) === archive) return { project: toProject(row, row), changed: false };
     const change = { archived_at: archive ? ctx.now : null };
-    const project = await writeProject(ctx, row, change, `${archive ? "archived" : "unarchived"} project "${row.name}"`, concurrentChange(row.id));
+    const project = await writeProject(ctx, row, change, (archive ? ARCHIVED_PROJECT : UNARCHIVED_PROJECT).text({ name: row.name }), concurrentChange(row.id));
     return { project, changed: true };
   };
   const a = ctx.principal.accountId;
@@ -264,7 +265,7 @@ function setArchived(ctx: ToolContext, project_id: string, archive: boolean) {
         where: archive ? NOT_ARCHIVED : IS_ARCHIVED,
         set: archive ? ARCHIVE_SET : UNARCHIVE_SET,
         setBinds: archive ? [ctx.now] : [],
-        summary: projectSummary(a, project_id, archive ? ARCHIVED_SUMMARY : UNARCHIVED_SUMMARY),
+        summary: projectSummary(a, project_id, archivedProjectSummary(archive)),
       }),
     slowly,
   );
@@ -314,7 +315,7 @@ const deleteProject = defineTool({
       return ctx.commit(
         {
           statements: [ctx.guard(PROJECT_LIVE, [row.id, p.accountId], concurrentChange(row.id)), ...statements],
-          activity: { target: row.id, summary: `moved project "${row.name}" and ${row.n_total} task(s) to the trash (${trashId})` },
+          activity: { target: row.id, summary: DELETED_PROJECT.text({ name: row.name, count: row.n_total, trash: trashId }) },
         },
         { trash_id: trashId, purge_after: purgeAfter(ctx.now, row.trash_retention_days), item_count: itemCount, already_in_trash: false },
       );
@@ -327,7 +328,7 @@ const deleteProject = defineTool({
       return ctx.commit(
         {
           statements: [ctx.guard(PROJECT_LIVE, [project_id, a], miss), item, ...marks.statements.slice(1)],
-          activity: { target: project_id, summarySql: projectSummary(a, project_id, DELETED_PROJECT_SUMMARY, [marks.trashId]) },
+          activity: { target: project_id, summarySql: projectSummary(a, project_id, deletedProjectSummary(marks.trashId)) },
         },
         (results) => {
           const row = rowsOf<{ id: string; purge_after: string; item_count: number }>(results, 1)[0];
