@@ -3,6 +3,8 @@
  * (provider + event id) to a task. A link of a task in the trash hangs off the
  * hidden task and vanishes from every read with it.
  */
+import { UNLINKED_EVENT } from "./summaries.ts";
+
 export interface LinkRow {
   id: string;
   task_id: string;
@@ -154,12 +156,17 @@ export function deleteLinkOf(db: D1Database, accountId: string, taskId: string, 
   return db.prepare(`DELETE FROM calendar_links AS c WHERE ${where} AND c.task_id = ? AND c.account_id = ?`).bind(...binds, taskId, accountId);
 }
 
-/** unlink_calendar_event's summary over the link before. */
-export const UNLINKED_SUMMARY = `'unlinked ' || c.provider || ' event ' || c.event_id || ' "' || c.title || '" (' || c.id || '; ' || c.starts_at || ' – ' || c.ends_at || '; ' || coalesce(c.url, '') || '; linked ' || c.created_at || ')'`;
+/** unlink_calendar_event's summary over the link before (no binds). */
+export const unlinkedSummarySql = UNLINKED_EVENT.sql({
+  provider: { sql: "c.provider" }, event: { sql: "c.event_id" }, title: { sql: "c.title" }, id: { sql: "c.id" },
+  starts: { sql: "c.starts_at" }, ends: { sql: "c.ends_at" }, url: { sql: "coalesce(c.url, '')" }, created: { sql: "c.created_at" },
+}).sql;
 
-/** unlink_calendar_event's history line, as UNLINKED_SUMMARY writes it in SQL: everything the link was, so a repeat can answer with it. */
+/** unlink_calendar_event's history line, as unlinkedSummarySql writes it in SQL: everything the link was, so a repeat can answer with it. */
 export function unlinkedSummary(l: { provider: string; event_id: string; title: string; id: string; starts_at: string; ends_at: string; url: string | null; created_at: string }): string {
-  return `unlinked ${l.provider} event ${l.event_id} "${l.title}" (${l.id}; ${l.starts_at} – ${l.ends_at}; ${l.url ?? ""}; linked ${l.created_at})`;
+  return UNLINKED_EVENT.text({
+    provider: l.provider, event: l.event_id, title: l.title, id: l.id, starts: l.starts_at, ends: l.ends_at, url: l.url ?? "", created: l.created_at,
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
+import { STARTED_RUN, STARTED_RUN_PROGRESS } from "./summaries.ts";
 
 export const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -210,5 +211,8 @@ export function runTask(accountId: string, runId: string): { sql: string; binds:
   return { sql: "SELECT task_id FROM runs WHERE id = ? AND account_id = ?", binds: [runId, accountId] };
 }
 
-/** start_run's summary from the task before. Binds: the summary's start, task id, account id. */
-export const START_RUN_SUMMARY = "SELECT ? || CASE WHEN status = 'open' THEN '; task in progress' ELSE '' END FROM tasks WHERE id = ? AND account_id = ?";
+/** start_run's summary from the task before: an open task goes in progress. */
+export function startedRunSummary(accountId: string, taskId: string, runId: string): { sql: string; binds: unknown[] } {
+  const e = STARTED_RUN.sql({ progress: { sql: `CASE WHEN status = 'open' THEN ${STARTED_RUN_PROGRESS.sql({}).sql} ELSE '' END` } }, { run: runId });
+  return { sql: `SELECT ${e.sql} FROM tasks WHERE id = ? AND account_id = ?`, binds: [...e.binds, taskId, accountId] };
+}

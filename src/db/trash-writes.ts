@@ -4,6 +4,7 @@
  * they are. `?1` is the account throughout.
  */
 import { BLOCKERS, ORPHANS, purgeStatements, TRASH_COLUMNS } from "./trash.ts";
+import { listSql, PURGED, PURGED_ITEM, RESTORED, sqlLiteral } from "./summaries.ts";
 
 /**
  * Guard: trash item ?2 is there, nothing of it waits on another item, and
@@ -19,7 +20,9 @@ export function selectTrashItem(db: D1Database, accountId: string, id: string): 
 }
 
 /** restore_from_trash's summary from the item before. Binds: account, item. */
-export const RESTORED_SUMMARY = `SELECT 'restored ' || kind || ' ' || target_id || ' "' || title || '" (' || item_count || ' row(s))'
+export const restoredSummary = `SELECT ${RESTORED.sql({
+  kind: { sql: "kind" }, id: { sql: "target_id" }, title: { sql: "title" }, count: { sql: "item_count" }, detached: sqlLiteral(""),
+}).sql}
   FROM trash WHERE id = ?2 AND account_id = ?1`;
 
 /** Puts an item's rows back, whatever its kind, and drops the item (nothing detached: see RESTORABLE_AS_IS). */
@@ -56,7 +59,7 @@ export function selectPurged(db: D1Database, accountId: string, ids: string[]): 
 
 /** empty_trash's summary from the items before. Binds: account, ids. */
 export const purgedSummary = (ids: string[]) =>
-  `SELECT 'purged ' || count(*) || ' trash item(s) for good: ' || group_concat(id || ' (' || kind || ' "' || title || '")', ', ')
+  `SELECT ${PURGED.sql({ count: { sql: "count(*)" }, items: { sql: listSql(PURGED_ITEM.sql({ id: { sql: "id" }, kind: { sql: "kind" }, title: { sql: "title" } })) } }).sql}
      FROM (${purgedSql(ids)})`;
 
 export { purgeStatements };

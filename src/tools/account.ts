@@ -2,8 +2,9 @@ import { z } from "zod";
 import { forbidden, invalid, notFound } from "../domain/errors.ts";
 import { canonicalTimeZone } from "../domain/zoned-time.ts";
 import { ACTIVITY_RETENTION } from "../domain/retention.ts";
+import { REVOKED, REVOKED_AGENT } from "../db/summaries.ts";
 import {
-  findTokenRow, getAccountSettings, listTokenRows, REVOKED_SUMMARY, revokeTokenStatement, selectAccountSettings, selectTokenRow, settingsDiffer,
+  findTokenRow, getAccountSettings, listTokenRows, revokedSummary, revokeTokenStatement, selectAccountSettings, selectTokenRow, settingsDiffer,
   TOKEN_NOT_REVOKED, updateAccountSettings,
   type AccountSettingsRow, type SettingsChange, type TokenRow,
 } from "../db/account.ts";
@@ -181,7 +182,7 @@ const revokeToken = defineTool({
     const atOnce = async (miss: Error) => {
       const results = await ctx.commitWithResults({
         statements: [ctx.guard(TOKEN_NOT_REVOKED, [token_id, p.accountId], miss), revokeTokenStatement(db, p.accountId, token_id, ctx.now), selectTokenRow(db, p.accountId, token_id)],
-        activity: { target: token_id, summarySql: { sql: REVOKED_SUMMARY, binds: [token_id, p.accountId] } },
+        activity: { target: token_id, summarySql: { sql: revokedSummary, binds: [token_id, p.accountId] } },
       });
       return rowsOf<TokenRow>(results, -1)[0];
     };
@@ -206,7 +207,9 @@ const revokeToken = defineTool({
     const result = await ctx.commit(
       {
         statements: [revokeTokenStatement(db, p.accountId, token_id, ctx.now)],
-        activity: { target: token_id, summary: `revoked ${what} ${token_id} "${row.label}" (${row.kind}${row.agent ? ` ${row.agent}` : ""}, ${row.scope})` },
+        activity: { target: token_id, summary: REVOKED.text({
+          what, id: token_id, label: row.label, kind: row.kind, agent: row.agent ? REVOKED_AGENT.text({ agent: row.agent }) : "", scope: row.scope,
+        }) },
       },
       { token: toToken({ ...row, revoked_at: ctx.now }, p.tokenId, ctx.nowMs), revoked: true },
     );

@@ -4,7 +4,7 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { addDays, dayStartMs, localDate } from "../domain/zoned-time.ts";
 import { selectTimeZone } from "../db/series.ts";
 import {
-  deleteLink, deleteLinkOf, findLink, UNLINKED_SUMMARY, unlinkedLink, unlinkedSummary, findLinkById, insertLink, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn,
+  deleteLink, deleteLinkOf, findLink, unlinkedSummarySql, unlinkedLink, unlinkedSummary, findLinkById, insertLink, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn,
   type AgendaTaskRow, type LinkKey, type LinkRow,
 } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
@@ -259,7 +259,7 @@ const unlinkEvent = defineTool({
           statements: [ctx.guard(g.condition, g.binds, miss), selectLinkOf(db, a, args.task_id, key), deleteLinkOf(db, a, args.task_id, key)],
           activity: {
             target: args.task_id,
-            summarySql: linkSummary(a, args.task_id, key, UNLINKED_SUMMARY),
+            summarySql: linkSummary(a, args.task_id, key, unlinkedSummarySql),
           },
         },
         (results) => ({ removed: true, link: rowsOf<LinkRow>(results, 1)[0] }),

@@ -4,11 +4,12 @@ import { actorName, type Principal } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   appendEvent, endRun, insertRun, OWN_RUN_IS_RUNNING, requireRun, RUN_EVENT_KINDS, RUN_IS_RUNNING, RUN_STATUSES, runTask, runWithEvents,
-  selectAgentExists, selectLiveTaskExists, selectRun, selectRuns, START_RUN_SUMMARY,
+  selectAgentExists, selectLiveTaskExists, selectRun, selectRuns, startedRunSummary,
   startTask, TASK_IS_WORKABLE, toRun, type Run, type RunRow, type RunStatus,
 } from "../db/runs.ts";
 import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
+import { STARTED_RUN, STARTED_RUN_PROGRESS } from "../db/summaries.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { actorNameArg, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
@@ -117,7 +118,7 @@ const startRun = defineTool({
           started_at: now, finished_at: null, last_event_at: now,
         };
         return ctx.commit(
-          { statements, activity: { target: t.id, summary: `started run ${run.id}${t.status === "open" ? "; task in progress" : ""}` } },
+          { statements, activity: { target: t.id, summary: STARTED_RUN.text({ run: run.id, progress: t.status === "open" ? STARTED_RUN_PROGRESS.text() : "" }) } },
           { run: value, task_status: t.status === "open" ? ("in_progress" as const) : t.status },
         );
       });
@@ -135,7 +136,7 @@ const startRun = defineTool({
             insertRun(db, run),
             selectRun(db, a, run.id),
           ],
-          activity: { target: args.task_id, summarySql: { sql: START_RUN_SUMMARY, binds: [`started run ${run.id}`, args.task_id, a] } },
+          activity: { target: args.task_id, summarySql: startedRunSummary(a, args.task_id, run.id) },
         },
         (results) => {
           const row = rowsOf<Run & { task_status: (typeof TASK_STATUSES)[number] }>(results, -1)[0];

@@ -7,8 +7,9 @@ import {
 } from "../db/trash.ts";
 import { defineTool, type AnyTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
+import { LIST_SEPARATOR, PURGED, PURGED_ITEM, RESTORED, RESTORED_DETACHED } from "../db/summaries.ts";
 import {
-  allInTrash, purgedSummary, RESTORABLE_AS_IS, RESTORED_SUMMARY, restoreAnyStatements, selectPurged, selectTrashCount, selectTrashItem,
+  allInTrash, purgedSummary, RESTORABLE_AS_IS, restoredSummary, restoreAnyStatements, selectPurged, selectTrashCount, selectTrashItem,
 } from "../db/trash-writes.ts";
 import { cursor, id, limit } from "./schemas.ts";
 
@@ -120,7 +121,10 @@ const restoreFromTrash = defineTool({
           ],
           activity: {
             target: item.id,
-            summary: `restored ${item.kind} ${item.target_id} "${item.title}" (${item.item_count} row(s))${check.orphans.length ? `; detached from purged project/parent: ${check.orphans.join(", ")}` : ""}`,
+            summary: RESTORED.text({
+              kind: item.kind, id: item.target_id, title: item.title, count: item.item_count,
+              detached: check.orphans.length ? RESTORED_DETACHED.text({ ids: check.orphans.join(LIST_SEPARATOR) }) : "",
+            }),
           },
         },
         { restored: true, trash_id: item.id, kind: item.kind, target_id: item.target_id, item_count: item.item_count, detached: check.orphans },
@@ -133,7 +137,7 @@ const restoreFromTrash = defineTool({
       return ctx.commit(
         {
           statements: [ctx.guard(RESTORABLE_AS_IS, [a, item_id], miss), selectTrashItem(db, a, item_id), ...restoreAnyStatements(db, a, item_id)],
-          activity: { target: item_id, summarySql: { sql: RESTORED_SUMMARY, binds: [a, item_id] } },
+          activity: { target: item_id, summarySql: { sql: restoredSummary, binds: [a, item_id] } },
         },
         (results) => {
           const item = rowsOf<TrashRow>(results, 1)[0];
@@ -192,7 +196,10 @@ const emptyTrash = defineTool({
             ],
             activity: {
               target: chunk.length === 1 ? chunk[0].id : null,
-              summary: `purged ${chunk.length + along.length} trash item(s) for good: ${[...chunk, ...along].map((c) => `${c.id} (${c.kind} "${c.title}")`).join(", ")}`,
+              summary: PURGED.text({
+                count: chunk.length + along.length,
+                items: [...chunk, ...along].map((c) => PURGED_ITEM.text({ id: c.id, kind: c.kind, title: c.title })).join(LIST_SEPARATOR),
+              }),
             },
           },
           null,
