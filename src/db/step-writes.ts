@@ -3,6 +3,7 @@
  * guard condition), and statements that act on and return the rows as they are.
  */
 import { STEP_IS_LIVE, type Step, type StepStatus } from "./steps.ts";
+import { STEP_STATUS, type SqlExpr } from "./summaries.ts";
 
 const STEP_RETURNING = "id, task_id, position, text, status, created_at, updated_at";
 
@@ -39,8 +40,9 @@ export function stepTask(accountId: string, stepId: string): { sql: string; bind
 }
 
 /** A summary from the step row before the change (`expr` over its columns, its binds first). */
-export function stepSummary(accountId: string, stepId: string, expr: string, binds: unknown[] = []): { sql: string; binds: unknown[] } {
-  return { sql: `SELECT ${expr} FROM steps WHERE id = ? AND account_id = ?`, binds: [...binds, stepId, accountId] };
+export function stepSummary(accountId: string, stepId: string, expr: string | SqlExpr, binds: unknown[] = []): { sql: string; binds: unknown[] } {
+  const e = typeof expr === "string" ? { sql: expr, binds } : expr;
+  return { sql: `SELECT ${e.sql} FROM steps WHERE id = ? AND account_id = ?`, binds: [...e.binds, stepId, accountId] };
 }
 
 /** The trash item of a live step, its text as title; returns id, purge_after and the step's task. */
@@ -70,5 +72,5 @@ export function selectStepTask(db: D1Database, accountId: string, stepId: string
   return db.prepare(sql).bind(...binds);
 }
 
-/** set_step_status's summary over the step before: `?` status `?`. */
-export const STATUS_CHANGE = "? || status || ?";
+/** set_step_status's summary over the step before. */
+export const stepStatusSummary = (stepId: string, status: string): SqlExpr => STEP_STATUS.sql({ from: { sql: "status" } }, { step: stepId, to: status });

@@ -11,8 +11,9 @@ import { throwTaskMissing } from "../db/tasks.ts";
 import { renewLease, renewLeaseOfStep } from "../db/claims.ts";
 import { defineTool, type AnyTool, type ToolContext } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
+import { STEP_STATUS } from "../db/summaries.ts";
 import {
-  appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, STATUS_CHANGE, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
+  appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, stepStatusSummary, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
 } from "../db/step-writes.ts";
 import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
 import { trashedShape } from "./shapes.ts";
@@ -148,14 +149,14 @@ const setStatus = defineTool({
             ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now),
             renewLease(db, p.accountId, row.task_id, actorName(p), ctx.now),
           ],
-          activity: { target: row.task_id, summary: `step ${step_id}: ${row.status} → ${status}` },
+          activity: { target: row.task_id, summary: STEP_STATUS.text({ step: step_id, from: row.status, to: status }) },
         },
         { step: { ...toStep(row), status, updated_at: ctx.now }, changed: true },
       );
     };
     return fastOr(
       (miss) =>
-        setStepAtOnce(ctx, miss, step_id, "status", status, stepSummary(p.accountId, step_id, STATUS_CHANGE, [`step ${step_id}: `, ` → ${status}`]), [
+        setStepAtOnce(ctx, miss, step_id, "status", status, stepSummary(p.accountId, step_id, stepStatusSummary(step_id, status)), [
           renewLeaseOfStep(db, p.accountId, step_id, actorName(p), ctx.now),
         ]),
       slowly,
