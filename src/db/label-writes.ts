@@ -21,9 +21,8 @@ export const LABEL_SPELLED_OTHERWISE = "EXISTS (SELECT 1 FROM labels WHERE accou
 /** Guard: label ?2 of account ?1 exists. */
 export const LABEL_EXISTS = "EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND id = ?2)";
 
-/** A summary from the label row before the change (`expr` over l.name and the count; its binds first). */
-export function labelSummary(accountId: string, id: string, expr: string | SqlExpr, binds: unknown[] = []): { sql: string; binds: unknown[] } {
-  const e = typeof expr === "string" ? { sql: expr, binds } : expr;
+/** A summary from the label row before the change: a template rendered over l.name and the count. */
+export function labelSummary(accountId: string, id: string, e: SqlExpr): { sql: string; binds: unknown[] } {
   return { sql: `SELECT ${e.sql} FROM (SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.id = ? AND l.account_id = ?)`, binds: [...e.binds, id, accountId] };
 }
 

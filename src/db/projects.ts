@@ -278,9 +278,8 @@ export function setProject(db: D1Database, accountId: string, id: string, set: s
     .bind(...binds, now, id, accountId);
 }
 
-/** A summary from the project row before the change (`expr` over its columns; its binds first). */
-export function projectSummary(accountId: string, id: string, expr: string | SqlExpr, binds: unknown[] = []): { sql: string; binds: unknown[] } {
-  const e = typeof expr === "string" ? { sql: expr, binds } : expr;
+/** A summary from the project row before the change: a template rendered over its columns. */
+export function projectSummary(accountId: string, id: string, e: SqlExpr): { sql: string; binds: unknown[] } {
   return { sql: `SELECT ${e.sql} FROM projects WHERE id = ? AND account_id = ?`, binds: [...e.binds, id, accountId] };
 }
 

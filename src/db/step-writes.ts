@@ -39,9 +39,8 @@ export function stepTask(accountId: string, stepId: string): { sql: string; bind
   return { sql: "SELECT task_id FROM steps WHERE id = ? AND account_id = ?", binds: [stepId, accountId] };
 }
 
-/** A summary from the step row before the change (`expr` over its columns, its binds first). */
-export function stepSummary(accountId: string, stepId: string, expr: string | SqlExpr, binds: unknown[] = []): { sql: string; binds: unknown[] } {
-  const e = typeof expr === "string" ? { sql: expr, binds } : expr;
+/** A summary from the step row before the change: a template rendered over its columns. */
+export function stepSummary(accountId: string, stepId: string, e: SqlExpr): { sql: string; binds: unknown[] } {
   return { sql: `SELECT ${e.sql} FROM steps WHERE id = ? AND account_id = ?`, binds: [...e.binds, stepId, accountId] };
 }
 

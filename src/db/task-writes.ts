@@ -27,9 +27,8 @@ export function setTask(db: D1Database, accountId: string, id: string, set: stri
     .bind(...binds, now, id, accountId);
 }
 
-/** An activity summary computed from the task row before the write (`expr` over its columns, with its binds). */
-export function taskSummary(accountId: string, id: string, expr: string | SqlExpr, binds: unknown[] = []): { sql: string; binds: unknown[] } {
-  const e = typeof expr === "string" ? { sql: expr, binds } : expr;
+/** An activity summary computed from the task row before the write: a template rendered over its columns. */
+export function taskSummary(accountId: string, id: string, e: SqlExpr): { sql: string; binds: unknown[] } {
   return { sql: `SELECT ${e.sql} FROM tasks WHERE id = ? AND account_id = ?`, binds: [...e.binds, id, accountId] };
 }
 
