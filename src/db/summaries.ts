@@ -184,11 +184,44 @@ export const UNLINKED_EVENT = summary('unlinked {provider} event {event} "{title
 // set_step_status
 export const STEP_STATUS = summary("step {step}: {from} → {to}");
 
+// The summaries both paths of a tool write from values they already have.
+// pause_agent, resume_agent
+export const PAUSED_AGENT = summary("paused agent {agent}: its tokens may only read{reason}");
+export const RESUMED_AGENT = summary("resumed agent {agent}{reason}");
+export const AGENT_REASON = summary("; {reason}");
+// claim_task
+export const CLAIMED = summary("claimed by {claimant} and started{takeover}");
+export const CLAIM_TAKEOVER = summary(", taking it over from {holder} whose claim lapsed at {expired}{run}");
+export const CLAIM_STALE_RUN = summary(" (run {run} ended as stale)");
+// set_auto_ok
+export const AUTO_OK_ON = summary("auto-OK on: agents may complete it alone");
+export const AUTO_OK_OFF = summary("auto-OK off: an agent's completion needs approval");
+// edit_comment, delete_comment
+export const EDITED_COMMENT = summary("edited comment {comment}");
+export const DELETED_COMMENT = summary("deleted comment {comment} (trash {trash})");
+// create_label
+export const CREATED_LABEL = summary('created label "{name}"');
+// log_run_event, finish_run, cancel_run
+export const RUN_EVENT = summary("run {run} {kind}: {message}");
+export const RUN_ENDED = summary("run {run} {status}{summary}");
+// add_steps, delete_step, reorder_steps
+export const ADDED_STEPS = summary("added {count} step{s} ({ids})");
+export const DELETED_STEP = summary("deleted step {step} (trash {trash})");
+export const REORDERED_STEPS = summary("reordered {count} steps: {ids}");
+// add_subtasks
+export const ADDED_SUBTASKS = summary("added {count} subtask{s}: {items}");
+export const SUBTASK_ITEM = summary('{id} "{title}"');
+
+/** The plural's "s" of a count. */
+export const plural = (n: number) => (n === 1 ? "" : "s");
+
 /** Every template above, by name, for the test that renders each both ways. */
 export const SUMMARIES: Record<string, Summary<string>> = {
   APPROVAL_ID, REASON, COMPLETED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, APPROVAL_DECIDED, REOPENED, REOPEN_CLOSED, APPROVED, REJECTED,
   BLOCKED_TASK, UNBLOCKED_TASK, DELETED_TASK, MOVED_TASK, WAITS_ON, NO_LONGER_WAITS_ON, UPDATED_PROJECT, ARCHIVED_PROJECT, UNARCHIVED_PROJECT,
   DELETED_PROJECT, RENAMED_LABEL, DELETED_LABEL, QUOTED_NAME, LABELLED, LABELLED_NEW, UNLABELLED, RESTORED, RESTORED_DETACHED, PURGED,
   PURGED_ITEM, REVOKED, REVOKED_AGENT, STARTED_RUN, STARTED_RUN_PROGRESS, UNLINKED_EVENT, STEP_STATUS,
+  PAUSED_AGENT, RESUMED_AGENT, AGENT_REASON, CLAIMED, CLAIM_TAKEOVER, CLAIM_STALE_RUN, AUTO_OK_ON, AUTO_OK_OFF, EDITED_COMMENT,
+  DELETED_COMMENT, CREATED_LABEL, RUN_EVENT, RUN_ENDED, ADDED_STEPS, DELETED_STEP, REORDERED_STEPS, ADDED_SUBTASKS, SUBTASK_ITEM,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
 } as unknown as Record<string, Summary<string>>;

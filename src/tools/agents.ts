@@ -20,6 +20,7 @@ import { runShape } from "./runs.ts";
 import { CLAIM_EXPIRES } from "./shapes.ts";
 import { claimExpiry } from "../domain/claims.ts";
 import { fastOr } from "./fast.ts";
+import { AGENT_REASON, PAUSED_AGENT, RESUMED_AGENT } from "../db/summaries.ts";
 
 const PER_AGENT = 20;
 const RECENT_RUNS = 10;
@@ -207,9 +208,7 @@ async function setAgentPause(ctx: ToolContext, name: string, pause: boolean, rea
   const atOnce = (miss: Error) => {
     const pausedAt = pause ? ctx.now : null;
     const pausedBy = pause ? actorName(ctx.principal) : null;
-    const summary = pause
-      ? `paused agent ${name}: its tokens may only read${reason ? `; ${reason}` : ""}`
-      : `resumed agent ${name}${reason ? `; ${reason}` : ""}`;
+    const summary = (pause ? PAUSED_AGENT : RESUMED_AGENT).text({ agent: name, reason: reason ? AGENT_REASON.text({ reason }) : "" });
     return ctx.commit(
       {
         statements: [ctx.guard(agentNamedIs(!pause), [a, name], miss), setPausedByName(ctx.db, a, name, pausedAt, pausedBy)],
@@ -231,9 +230,7 @@ async function pauseSlowly(ctx: ToolContext, name: string, pause: boolean, reaso
     if ((g.paused_at !== null) === pause) return { agent: toAgent(g), changed: false };
     const pausedAt = pause ? ctx.now : null;
     const pausedBy = pause ? actorName(ctx.principal) : null;
-    const summary = pause
-      ? `paused agent ${g.name}: its tokens may only read${reason ? `; ${reason}` : ""}`
-      : `resumed agent ${g.name}${reason ? `; ${reason}` : ""}`;
+    const summary = (pause ? PAUSED_AGENT : RESUMED_AGENT).text({ agent: g.name, reason: reason ? AGENT_REASON.text({ reason }) : "" });
     return ctx.commit(
       {
         statements: [ctx.guard(pause ? AGENT_IS_ACTIVE : AGENT_IS_PAUSED, [g.id, a], lost), setPaused(ctx.db, a, g.id, pausedAt, pausedBy)],

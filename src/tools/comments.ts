@@ -13,6 +13,7 @@ import {
 } from "../db/comments.ts";
 import { defineTool, type AnyTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
+import { DELETED_COMMENT, EDITED_COMMENT } from "../db/summaries.ts";
 import {
   BODY_IS_TITLE, commentTask, insertCommentTrashItem, OWN_LIVE_COMMENT, OWN_LIVE_COMMENT_NOT, selectCommentTask, setCommentBodyReturning,
 } from "../db/comment-writes.ts";
@@ -121,7 +122,7 @@ const editComment = defineTool({
             setCommentBody(db, p.accountId, row.id, args.body, ctx.now),
             indexComment(db, p.accountId, row.id, args.body),
           ],
-          activity: { target: row.task_id, summary: `edited comment ${row.id}` },
+          activity: { target: row.task_id, summary: EDITED_COMMENT.text({ comment: row.id }) },
         },
         { comment: { ...toComment(row), body: args.body, updated_at: ctx.now }, changed: true },
       );
@@ -135,7 +136,7 @@ const editComment = defineTool({
               setCommentBodyReturning(db, p.accountId, args.comment_id, args.body, ctx.now),
               indexComment(db, p.accountId, args.comment_id, args.body),
             ],
-            activity: { target: null, targetSql: commentTask(p.accountId, args.comment_id), summary: `edited comment ${args.comment_id}` },
+            activity: { target: null, targetSql: commentTask(p.accountId, args.comment_id), summary: EDITED_COMMENT.text({ comment: args.comment_id }) },
           },
           (results) => ({ comment: toComment(rowsOf<Comment>(results, 1)[0]), changed: true }),
         ),
@@ -172,7 +173,7 @@ const deleteComment = defineTool({
       return ctx.commit(
         {
           statements: [ctx.guard(COMMENT_IS_LIVE, [comment_id, p.accountId], commentGone(comment_id)), ...statements],
-          activity: { target: row.task_id, summary: `deleted comment ${comment_id} (trash ${trashId})` },
+          activity: { target: row.task_id, summary: DELETED_COMMENT.text({ comment: comment_id, trash: trashId }) },
         },
         { comment_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), item_count: 1, already_in_trash: false },
       );
@@ -192,7 +193,7 @@ const deleteComment = defineTool({
           activity: {
             target: null,
             targetSql: commentTask(p.accountId, comment_id),
-            summary: `deleted comment ${comment_id} (trash ${marks.trashId})`,
+            summary: DELETED_COMMENT.text({ comment: comment_id, trash: marks.trashId }),
           },
         },
         (results) => {

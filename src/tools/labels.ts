@@ -9,7 +9,7 @@ import {
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
-import { DELETED_LABEL, LABELLED, LABELLED_NEW, LIST_SEPARATOR, QUOTED_NAME, RENAMED_LABEL, UNLABELLED } from "../db/summaries.ts";
+import { CREATED_LABEL, DELETED_LABEL, LABELLED, LABELLED_NEW, LIST_SEPARATOR, QUOTED_NAME, RENAMED_LABEL, UNLABELLED } from "../db/summaries.ts";
 import {
   deletedLabelSummary, detachByNames, LABEL_EXISTS, renamedLabelSummary, LABEL_SPELLED_OTHERWISE, labelledSummary, labelSummary, LIVE_TASK_HAS_ALL, LIVE_TASK_HAS_NONE,
   selectLabel, selectOnTask, selectSpelled, unlabelledSummary,
@@ -104,7 +104,7 @@ const createLabel = defineTool({
             ctx.guard(NAME_FREE, [a, row.id, row.name], conflict(`a label named "${row.name}" was just created by another call; call create_label again to get it.`)),
             insertLabel(ctx.db, row),
           ],
-          activity: { target: row.id, summary: `created label "${row.name}"` },
+          activity: { target: row.id, summary: CREATED_LABEL.text({ name: row.name }) },
         },
         { label: { id: row.id, name: row.name, color: row.color, created_at: row.now, task_count: 0 }, created: true },
       );
@@ -115,7 +115,7 @@ const createLabel = defineTool({
         ctx.commit(
           {
             statements: [ctx.guard(NAME_FREE, [a, row.id, row.name], miss), insertLabel(ctx.db, row)],
-            activity: { target: row.id, summary: `created label "${row.name}"` },
+            activity: { target: row.id, summary: CREATED_LABEL.text({ name: row.name }) },
           },
           { label: { id: row.id, name: row.name, color: row.color, created_at: row.now, task_count: 0 }, created: true },
         ),

@@ -21,7 +21,9 @@ import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
 import {
   AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, completedByAgentSummary, decidePendingApproval, REOPEN_SET, completableCondition, completeSet, insertApprovalUnlessAutoOk, reopenedSummary, REOPENABLE,
 } from "../db/lifecycle-writes.ts";
-import { APPROVAL_DECIDED, COMPLETED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, REOPEN_CLOSED, REOPENED, reasonText } from "../db/summaries.ts";
+import {
+  APPROVAL_DECIDED, AUTO_OK_OFF, AUTO_OK_ON, CLAIM_STALE_RUN, CLAIM_TAKEOVER, CLAIMED, COMPLETED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, REOPEN_CLOSED, REOPENED, reasonText,
+} from "../db/summaries.ts";
 import type { TaskRow } from "../db/tasks.ts";
 
 export const REASON_MAX = 2000;
@@ -330,14 +332,14 @@ const claimTask = defineTool({
         }
         const change: TaskTransition = { assignee: me, status: "in_progress", ...lease };
         const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
-        let summary = `claimed by ${me} and started`;
+        let takeover = "";
         const events: TaskgateEvent[] = [];
         const task = toTask(transitioned(t, change, now));
         if (lapsed) {
           const expiredAt = t.claim_expires_at as string;
           const { runId, announced } = await readLapse(db, a, t.id, lapsed, expiredAt);
 
-          summary += `, taking it over from ${lapsed} whose claim lapsed at ${expiredAt}${runId ? ` (run ${runId} ended as stale)` : ""}`;
+          takeover = CLAIM_TAKEOVER.text({ holder: lapsed, expired: expiredAt, run: runId ? CLAIM_STALE_RUN.text({ run: runId }) : "" });
           if (!announced) {
             const event = claimLapsedEvent(a, now, { task: eventTask(task), holder: lapsed, lease_expired_at: expiredAt, taken_over_by: me, stale_run_id: runId });
             statements.push(ctx.guard(LAPSE_UNANNOUNCED, [t.id, a, expiredAt], lost), noticeLapse(db, { taskId: t.id, accountId: a, expiredAt, eventId: event.id, now }));
@@ -348,7 +350,7 @@ const claimTask = defineTool({
         const why = lapsed ? `stale: the claim of ${lapsed} lapsed at ${t.claim_expires_at} and ${me} took the task over` : `${me} claimed the task`;
         statements.push(transitionTask(db, a, t, change, now), endTaskRuns(db, a, t.id, why, now, { keep: me }));
         return ctx.commit(
-          { statements, activity: { target: t.id, summary }, events },
+          { statements, activity: { target: t.id, summary: CLAIMED.text({ claimant: me, takeover }) }, events },
           { task, claim_expires_at: lease.claim_expires_at, taken_over_from: lapsed, changed: true },
         );
       });
@@ -361,7 +363,7 @@ const claimTask = defineTool({
           whereBinds: [me],
           set: CLAIM_SET,
           setBinds: [me, lease.claim_expires_at, lease.claim_lease_minutes],
-          summary: `claimed by ${me} and started`,
+          summary: CLAIMED.text({ claimant: me, takeover: "" }),
           before: [endTaskRuns(db, a, args.task_id, `${me} claimed the task`, now, { keep: me })],
         }).then((r) => ({ ...r, claim_expires_at: lease.claim_expires_at, taken_over_from: null })),
       slowly,
@@ -385,7 +387,7 @@ const setAutoOk = defineTool({
         return ctx.commit(
           {
             statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
-            activity: { target: t.id, summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval" },
+            activity: { target: t.id, summary: (args.auto_ok ? AUTO_OK_ON : AUTO_OK_OFF).text() },
           },
           { task: toTask(transitioned(t, change, now)), changed: true },
         );
@@ -399,7 +401,7 @@ const setAutoOk = defineTool({
           whereBinds: [args.auto_ok ? 1 : 0],
           set: AUTO_OK_SET,
           setBinds: [args.auto_ok ? 1 : 0],
-          summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval",
+          summary: (args.auto_ok ? AUTO_OK_ON : AUTO_OK_OFF).text(),
         }),
       slowly,
     );

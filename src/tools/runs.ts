@@ -9,7 +9,7 @@ import {
 } from "../db/runs.ts";
 import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
-import { STARTED_RUN, STARTED_RUN_PROGRESS } from "../db/summaries.ts";
+import { reasonText, RUN_ENDED, RUN_EVENT, STARTED_RUN, STARTED_RUN_PROGRESS } from "../db/summaries.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, type ToolContext } from "../catalog/tool.ts";
 import { actorNameArg, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
@@ -173,7 +173,7 @@ const logRunEvent = defineTool({
         return ctx.commit(
           {
             statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), ...appendEvent(db, a, run.id, event)],
-            activity: { target: run.task_id, summary: `run ${run.id} ${args.kind}: ${args.message}` },
+            activity: { target: run.task_id, summary: RUN_EVENT.text({ run: run.id, kind: args.kind, message: args.message }) },
           },
           { event: { ...event, run_id: run.id } },
         );
@@ -188,7 +188,7 @@ const logRunEvent = defineTool({
           activity: {
             target: null,
             targetSql: runTask(a, args.run_id),
-            summary: `run ${args.run_id} ${args.kind}: ${args.message}`,
+            summary: RUN_EVENT.text({ run: args.run_id, kind: args.kind, message: args.message }),
           },
         },
         { event: { ...event, run_id: args.run_id } },
@@ -214,7 +214,7 @@ async function endOwnRun(
         activity: {
           target: null,
           targetSql: runTask(a, runIdValue),
-          summary: `run ${runIdValue} ${status}${summary ? `: ${summary}` : ""}`,
+          summary: RUN_ENDED.text({ run: runIdValue, status, summary: reasonText(summary) }),
         },
       },
       (results) => ({ run: toRun(rowsOf<Run>(results, -1)[0]), changed: true }),
@@ -234,7 +234,7 @@ async function endSlowly(ctx: ToolContext, runIdValue: string, status: Exclude<R
     return ctx.commit(
       {
         statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), endRun(db, a, run.id, status, summary, now)],
-        activity: { target: run.task_id, summary: `run ${run.id} ${status}${summary ? `: ${summary}` : ""}` },
+        activity: { target: run.task_id, summary: RUN_ENDED.text({ run: run.id, status, summary: reasonText(summary) }) },
       },
       { run: { ...toRun(run), status, summary, finished_at: now, last_event_at: now }, changed: true },
     );

@@ -11,7 +11,7 @@ import { throwTaskMissing } from "../db/tasks.ts";
 import { renewLease, renewLeaseOfStep } from "../db/claims.ts";
 import { defineTool, type AnyTool, type ToolContext } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
-import { STEP_STATUS } from "../db/summaries.ts";
+import { ADDED_STEPS, DELETED_STEP, LIST_SEPARATOR, plural, REORDERED_STEPS, STEP_STATUS } from "../db/summaries.ts";
 import {
   appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, stepStatusSummary, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
 } from "../db/step-writes.ts";
@@ -77,14 +77,14 @@ const addSteps = defineTool({
         updated_at: ctx.now,
       }));
       const raced = conflict(`task ${args.task_id} changed while adding steps (deleted, or steps added at the same time); list_steps shows the checklist, then call again.`);
-      const ids = steps.map((s) => s.id).join(", ");
+      const ids = steps.map((s) => s.id).join(LIST_SEPARATOR);
       return ctx.commit(
         {
           statements: [
             ctx.guard(STEPS_UNCHANGED_SINCE_READ, [args.task_id, p.accountId, maxPosition], raced),
             ...steps.map((s) => insertStep(db, p.accountId, s)),
           ],
-          activity: { target: args.task_id, summary: `added ${steps.length} step${steps.length === 1 ? "" : "s"} (${ids})` },
+          activity: { target: args.task_id, summary: ADDED_STEPS.text({ count: steps.length, s: plural(steps.length), ids }) },
         },
         { task_id: args.task_id, steps },
       );
@@ -100,14 +100,14 @@ const addSteps = defineTool({
         created_at: ctx.now,
         updated_at: ctx.now,
       }));
-      const ids = steps.map((s) => s.id).join(", ");
+      const ids = steps.map((s) => s.id).join(LIST_SEPARATOR);
       return ctx.commit(
         {
           statements: [
             ctx.guard(ROOM_FOR_STEPS, [args.task_id, p.accountId, steps.length, STEP_LIMITS.perTask], miss),
             ...steps.map((s) => appendStep(db, p.accountId, s)),
           ],
-          activity: { target: args.task_id, summary: `added ${steps.length} step${steps.length === 1 ? "" : "s"} (${ids})` },
+          activity: { target: args.task_id, summary: ADDED_STEPS.text({ count: steps.length, s: plural(steps.length), ids }) },
         },
         (results) => ({ task_id: args.task_id, steps: results.slice(1).map((r) => toStep(r.results[0] as Step)) }),
       );
@@ -212,7 +212,7 @@ const deleteStep = defineTool({
       return ctx.commit(
         {
           statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), ...statements],
-          activity: { target: row.task_id, summary: `deleted step ${step_id} (trash ${trashId})` },
+          activity: { target: row.task_id, summary: DELETED_STEP.text({ step: step_id, trash: trashId }) },
         },
         { step_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), item_count: 1, already_in_trash: false },
       );
@@ -226,7 +226,7 @@ const deleteStep = defineTool({
           activity: {
             target: null,
             targetSql: stepTask(p.accountId, step_id),
-            summary: `deleted step ${step_id} (trash ${marks.trashId})`,
+            summary: DELETED_STEP.text({ step: step_id, trash: marks.trashId }),
           },
         },
         (results) => {
@@ -279,7 +279,7 @@ const reorder = defineTool({
             ctx.guard(LIVE_STEPS_ARE, [task_id, p.accountId, JSON.stringify(step_ids), step_ids.length], raced),
             reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
           ],
-          activity: { target: task_id, summary: `reordered ${step_ids.length} steps: ${step_ids.join(", ")}` },
+          activity: { target: task_id, summary: REORDERED_STEPS.text({ count: step_ids.length, ids: step_ids.join(LIST_SEPARATOR) }) },
         },
         { task_id, steps: reordered, changed: true },
       );
@@ -295,7 +295,7 @@ const reorder = defineTool({
             reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
             selectLiveSteps(db, p.accountId, task_id),
           ],
-          activity: { target: task_id, summary: `reordered ${step_ids.length} steps: ${step_ids.join(", ")}` },
+          activity: { target: task_id, summary: REORDERED_STEPS.text({ count: step_ids.length, ids: step_ids.join(LIST_SEPARATOR) }) },
         },
         (results) => ({ task_id, steps: rowsOf<Step>(results, -1).map(toStep), changed: true }),
       );

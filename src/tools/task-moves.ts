@@ -23,7 +23,9 @@ import {
   BLOCK_SET, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, MOVABLE, movedTaskSummary, selectTaskNow, differs, setColumn,
   taskSummary, UNBLOCK_SET_RENEWING, unblockedSummary, ASSIGN_SET,
 } from "../db/task-writes.ts";
-import { BLOCKED_TASK, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, UNBLOCKED_TASK } from "../db/summaries.ts";
+import {
+  ADDED_SUBTASKS, BLOCKED_TASK, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, plural, SUBTASK_ITEM, UNBLOCKED_TASK, LIST_SEPARATOR,
+} from "../db/summaries.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
@@ -372,7 +374,7 @@ const decomposeTask = defineTool({
           ],
           activity: {
             target: parent.id,
-            summary: `added ${n} subtask${n === 1 ? "" : "s"}: ${created.map((t) => `${t.id} "${t.title}"`).join(", ")}`,
+            summary: ADDED_SUBTASKS.text({ count: n, s: plural(n), items: created.map((t) => SUBTASK_ITEM.text({ id: t.id, title: t.title })).join(LIST_SEPARATOR) }),
           },
         },
         { parent_id: parent.id, tasks: created.map(newTaskValue) },
@@ -393,7 +395,7 @@ const decomposeTask = defineTool({
           ],
           activity: {
             target: args.task_id,
-            summary: `added ${n} subtask${n === 1 ? "" : "s"}: ${created.map((t) => `${t.id} "${t.title}"`).join(", ")}`,
+            summary: ADDED_SUBTASKS.text({ count: n, s: plural(n), items: created.map((t) => SUBTASK_ITEM.text({ id: t.id, title: t.title })).join(LIST_SEPARATOR) }),
           },
         },
         (results) => ({ parent_id: args.task_id, tasks: results.slice(1, 1 + n).map((r) => toTask(r.results[0] as TaskRow)) }),
