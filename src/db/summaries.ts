@@ -211,6 +211,11 @@ export const REORDERED_STEPS = summary("reordered {count} steps: {ids}");
 // add_subtasks
 export const ADDED_SUBTASKS = summary("added {count} subtask{s}: {items}");
 export const SUBTASK_ITEM = summary('{id} "{title}"');
+// create_task, update_task, update_settings
+export const CREATED_TASK = summary('created task "{title}"{repeats}');
+export const UPDATED_TASK = summary("updated {fields}{repeats}");
+export const UPDATED_SETTINGS = summary("updated account settings: {changes}");
+export const SETTING_CHANGE = summary("{field} = {value}");
 
 /** The plural's "s" of a count. */
 export const plural = (n: number) => (n === 1 ? "" : "s");
@@ -223,5 +228,6 @@ export const SUMMARIES: Record<string, Summary<string>> = {
   PURGED_ITEM, REVOKED, REVOKED_AGENT, STARTED_RUN, STARTED_RUN_PROGRESS, UNLINKED_EVENT, STEP_STATUS,
   PAUSED_AGENT, RESUMED_AGENT, AGENT_REASON, CLAIMED, CLAIM_TAKEOVER, CLAIM_STALE_RUN, AUTO_OK_ON, AUTO_OK_OFF, EDITED_COMMENT,
   DELETED_COMMENT, CREATED_LABEL, RUN_EVENT, RUN_ENDED, ADDED_STEPS, DELETED_STEP, REORDERED_STEPS, ADDED_SUBTASKS, SUBTASK_ITEM,
+  CREATED_TASK, UPDATED_TASK, UPDATED_SETTINGS, SETTING_CHANGE,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
 } as unknown as Record<string, Summary<string>>;

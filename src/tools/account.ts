@@ -2,7 +2,7 @@ import { z } from "zod";
 import { forbidden, invalid, notFound } from "../domain/errors.ts";
 import { canonicalTimeZone } from "../domain/zoned-time.ts";
 import { ACTIVITY_RETENTION } from "../domain/retention.ts";
-import { REVOKED, REVOKED_AGENT } from "../db/summaries.ts";
+import { LIST_SEPARATOR, REVOKED, REVOKED_AGENT, SETTING_CHANGE, UPDATED_SETTINGS } from "../db/summaries.ts";
 import {
   findTokenRow, getAccountSettings, listTokenRows, revokedSummary, revokeTokenStatement, selectAccountSettings, selectTokenRow, settingsDiffer,
   TOKEN_NOT_REVOKED, updateAccountSettings,
@@ -35,6 +35,11 @@ function toSettings(r: AccountSettingsRow): z.infer<typeof settingsShape> {
     activity_retention_days: r.activity_retention_days,
     updated_at: r.updated_at,
   };
+}
+
+/** update_settings' summary: each setting changed with its new value. */
+function settingsSummary(change: SettingsChange, fields: (keyof SettingsChange)[]): string {
+  return UPDATED_SETTINGS.text({ changes: fields.map((f) => SETTING_CHANGE.text({ field: f, value: String(change[f]) })).join(LIST_SEPARATOR) });
 }
 
 const getSettings = defineTool({
@@ -91,7 +96,7 @@ const updateSettings = defineTool({
       return ctx.commit(
         {
           statements,
-          activity: { target: p.accountId, summary: `updated account settings: ${fields.map((f) => `${f} = ${change[f as keyof SettingsChange]}`).join(", ")}` },
+          activity: { target: p.accountId, summary: settingsSummary(change, fields as (keyof SettingsChange)[]) },
         },
         { settings: toSettings(updated), changed: true },
       );
@@ -111,7 +116,7 @@ const updateSettings = defineTool({
       return ctx.commit(
         {
           statements,
-          activity: { target: p.accountId, summary: `updated account settings: ${fields.map((f) => `${f} = ${change[f]}`).join(", ")}` },
+          activity: { target: p.accountId, summary: settingsSummary(change, fields) },
         },
         (results) => ({ settings: toSettings(rowsOf<AccountSettingsRow>(results, -1)[0]), changed: true }),
       );

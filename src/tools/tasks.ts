@@ -16,6 +16,7 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
 import { defineTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
+import { CREATED_TASK, LIST_SEPARATOR, UPDATED_TASK } from "../db/summaries.ts";
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
 } from "./schemas.ts";
@@ -81,7 +82,7 @@ const createTask = defineTool({
       };
       const repeats = schedule ? `, repeating ${schedule.rule} (series ${t.seriesId})` : "";
       return ctx.commit(
-        { statements: [insertTask(db, t), indexNewTask(db, t.accountId, t)], activity: { target: t.id, summary: `created task "${t.title}"${repeats}` } },
+        { statements: [insertTask(db, t), indexNewTask(db, t.accountId, t)], activity: { target: t.id, summary: CREATED_TASK.text({ title: t.title, repeats }) } },
         { task: newTaskValue(t) },
       );
   
@@ -117,7 +118,7 @@ const createTask = defineTool({
       const at = statements.push(insertTaskFrom(db, t)) - 1;
       statements.push(indexNewTask(db, a, t));
       return ctx.commit(
-        { statements, activity: { target: t.id, summary: `created task "${t.title}"` } },
+        { statements, activity: { target: t.id, summary: CREATED_TASK.text({ title: t.title, repeats: "" }) } },
         (results) => ({ task: toTask(rowsOf<TaskRow>(results, at)[0]) }),
       );
     }, createSlowly);
@@ -293,7 +294,7 @@ const updateTask = defineTool({
       statements.push(...reindexTask(db, p.accountId, row.id, changes));
       const results = await ctx.commitWithResults({
         statements,
-        activity: { target: row.id, summary: `updated ${fields.filter((f) => f !== "series_id").join(", ")}${repeats}` },
+        activity: { target: row.id, summary: UPDATED_TASK.text({ fields: fields.filter((f) => f !== "series_id").join(LIST_SEPARATOR), repeats }) },
       });
       const updated = results[at].results[0] as TaskRow;
       return { task: toTask(updated), changed: true };
@@ -321,7 +322,7 @@ const updateTask = defineTool({
             updateTaskReturning(db, p.accountId, args.task_id, changes, ctx.now),
             ...reindexTask(db, p.accountId, args.task_id, changes),
           ],
-          activity: { target: args.task_id, summary: `updated ${fields.join(", ")}` },
+          activity: { target: args.task_id, summary: UPDATED_TASK.text({ fields: fields.join(LIST_SEPARATOR), repeats: "" }) },
         },
         (results) => ({ task: toTask(rowsOf<TaskRow>(results, 1)[0]), changed: true }),
       );
