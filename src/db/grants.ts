@@ -8,6 +8,7 @@
  */
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { TokenKind, TokenScope } from "../domain/principal.ts";
+import { ENDED_APP_CONNECTION } from "./summaries.ts";
 
 export interface GrantRecord {
   tokenId: string;
@@ -127,14 +128,15 @@ export async function grantRowIsLive(db: D1Database, personId: string, grantId: 
  * batch; nothing when the row was already ended.
  */
 export function endGrantStatements(db: D1Database, personId: string, grantId: string, e: { activityId: string; tool: string; why: string; now: string }): D1PreparedStatement[] {
+  const ended = ENDED_APP_CONNECTION.sql({ token: { sql: "id" }, label: { sql: "label" } }, { why: e.why });
   return [
     db
       .prepare(
         `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
-         SELECT ?, account_id, id, 'taskgate', ?, id, substr('ended the app connection ' || id || ' "' || label || '": ' || ?, 1, 500), ?
+         SELECT ?, account_id, id, 'taskgate', ?, id, substr(${ended.sql}, 1, 500), ?
            FROM tokens WHERE person_id = ? AND grant_id = ? AND revoked_at IS NULL`,
       )
-      .bind(e.activityId, e.tool, e.why, e.now, personId, grantId),
+      .bind(e.activityId, e.tool, ...ended.binds, e.now, personId, grantId),
     db.prepare("UPDATE tokens SET revoked_at = ? WHERE person_id = ? AND grant_id = ? AND revoked_at IS NULL").bind(e.now, personId, grantId),
   ];
 }

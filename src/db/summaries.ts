@@ -216,6 +216,24 @@ export const CREATED_TASK = summary('created task "{title}"{repeats}');
 export const UPDATED_TASK = summary("updated {fields}{repeats}");
 export const UPDATED_SETTINGS = summary("updated account settings: {changes}");
 export const SETTING_CHANGE = summary("{field} = {value}");
+// assign_task, snooze_task
+export const ASSIGNED = summary("assigned to {assignee}");
+export const UNASSIGNED = summary("cleared the assignee");
+export const SNOOZED = summary("snoozed until {until}");
+export const UNSNOOZED = summary("ended the snooze");
+// create_project, comment_on_task, edit_step, link_calendar_event
+export const CREATED_PROJECT = summary('created project "{name}"');
+export const COMMENTED = summary("commented {comment}");
+export const EDITED_STEP = summary("edited step {step}");
+export const LINKED_EVENT = summary('linked {provider} event {event} "{title}" ({starts} – {ends})');
+// withdraw_approval, request_approval, ask_question, answer_question
+export const WITHDREW = summary("withdrew {what} {approval}");
+export const ASKED_QUESTION = summary("asked question {approval}: {question}");
+export const REQUESTED_SIGNOFF = summary("requested sign-off {approval}: {question}");
+export const ANSWERED_QUESTION = summary("answered question {approval}: {answer}{reason}; task stays {status}");
+export const ANSWER_REASON = summary(" ({reason})");
+// the app connection a refresh token's reuse ends (the token endpoint)
+export const ENDED_APP_CONNECTION = summary('ended the app connection {token} "{label}": {why}');
 
 /** The plural's "s" of a count. */
 export const plural = (n: number) => (n === 1 ? "" : "s");
@@ -228,6 +246,7 @@ export const SUMMARIES: Record<string, Summary<string>> = {
   PURGED_ITEM, REVOKED, REVOKED_AGENT, STARTED_RUN, STARTED_RUN_PROGRESS, UNLINKED_EVENT, STEP_STATUS,
   PAUSED_AGENT, RESUMED_AGENT, AGENT_REASON, CLAIMED, CLAIM_TAKEOVER, CLAIM_STALE_RUN, AUTO_OK_ON, AUTO_OK_OFF, EDITED_COMMENT,
   DELETED_COMMENT, CREATED_LABEL, RUN_EVENT, RUN_ENDED, ADDED_STEPS, DELETED_STEP, REORDERED_STEPS, ADDED_SUBTASKS, SUBTASK_ITEM,
-  CREATED_TASK, UPDATED_TASK, UPDATED_SETTINGS, SETTING_CHANGE,
+  CREATED_TASK, UPDATED_TASK, UPDATED_SETTINGS, SETTING_CHANGE, ASSIGNED, UNASSIGNED, SNOOZED, UNSNOOZED, CREATED_PROJECT, COMMENTED,
+  EDITED_STEP, LINKED_EVENT, WITHDREW, ASKED_QUESTION, REQUESTED_SIGNOFF, ANSWERED_QUESTION, ANSWER_REASON, ENDED_APP_CONNECTION,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
 } as unknown as Record<string, Summary<string>>;

@@ -25,7 +25,9 @@ import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writ
 import {
   APPROVE_SET, approvedSummary, ASKABLE, awaitingCondition, decidePendingApproval, REJECT_SET, rejectedSummary,
 } from "../db/lifecycle-writes.ts";
-import { APPROVAL_ID, APPROVED, REJECTED, reasonText } from "../db/summaries.ts";
+import {
+  ANSWER_REASON, ANSWERED_QUESTION, APPROVAL_ID, APPROVED, ASKED_QUESTION, REJECTED, reasonText, REQUESTED_SIGNOFF, WITHDREW,
+} from "../db/summaries.ts";
 import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 
 const reason = z.string().trim().min(1, "must not be empty").max(REASON_MAX);
@@ -150,7 +152,7 @@ async function withdrawRequest(ctx: ToolContext, taskId: string) {
       reason: null,
     });
     return ctx.commit(
-      { statements, activity: { target: t.id, summary: `withdrew ${pending.kind === "question" ? "question" : "sign-off request"} ${pending.id}` }, events: [event] },
+      { statements, activity: { target: t.id, summary: WITHDREW.text({ what: pending.kind === "question" ? "question" : "sign-off request", approval: pending.id }) }, events: [event] },
       { approval, changed: true },
     );
   });
@@ -189,7 +191,7 @@ const requestApproval = defineTool({
       requestedByToken: p.tokenId,
       now,
     });
-    const summary = (kind: ApprovalKind, id: string) => `${kind === "question" ? "asked question" : "requested sign-off"} ${id}: ${question}`;
+    const summary = (kind: ApprovalKind, id: string) => (kind === "question" ? ASKED_QUESTION : REQUESTED_SIGNOFF).text({ approval: id, question });
     const slowly = async () => {
       return optimistic(`task ${args.task_id}`, async (lost) => {
         const { task: t, pending } = await readTaskState(db, a, args.task_id);
@@ -265,7 +267,7 @@ function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question
   return ctx.commit(
     {
       statements: [ctx.guard(APPROVAL_IS_PENDING, [question.id, a], lost), decideApproval(db, a, question.id, d)],
-      activity: { target: t.id, summary: `answered question ${question.id}: ${yes ? "yes" : "no"}${reason ? ` (${reason})` : ""}; task stays ${t.status}` },
+      activity: { target: t.id, summary: ANSWERED_QUESTION.text({ approval: question.id, answer: yes ? "yes" : "no", reason: reason ? ANSWER_REASON.text({ reason }) : "", status: t.status }) },
       events: [event],
     },
     // The whole answer goes to commit: an idempotency key records it as the call returns it.

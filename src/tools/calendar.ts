@@ -11,6 +11,7 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { requireTask, TASK_IS_LIVE } from "../db/tasks.ts";
 import { defineTool, type AnyTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
+import { LINKED_EVENT } from "../db/summaries.ts";
 import { calendarDate, cursor, id, isoTime, limit, PRIORITIES, taskId, title, toUtc } from "./schemas.ts";
 
 const provider = z
@@ -204,7 +205,7 @@ const linkEvent = defineTool({
             }),
             selectLinkOf(db, a, args.task_id, key),
           ],
-          activity: { target: args.task_id, summary: `linked ${args.provider} event ${args.event_id} "${args.title}" (${startsAt} – ${endsAt})` },
+          activity: { target: args.task_id, summary: LINKED_EVENT.text({ provider: args.provider, event: args.event_id, title: args.title, starts: startsAt, ends: endsAt }) },
         },
         (results) => ({ link: rowsOf<LinkRow>(results, -1)[0], created: true, changed: true }),
       );

@@ -13,7 +13,7 @@ import {
 } from "../db/comments.ts";
 import { defineTool, type AnyTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
-import { DELETED_COMMENT, EDITED_COMMENT } from "../db/summaries.ts";
+import { COMMENTED, DELETED_COMMENT, EDITED_COMMENT } from "../db/summaries.ts";
 import {
   BODY_IS_TITLE, commentTask, insertCommentTrashItem, OWN_LIVE_COMMENT, OWN_LIVE_COMMENT_NOT, selectCommentTask, setCommentBodyReturning,
 } from "../db/comment-writes.ts";
@@ -92,7 +92,7 @@ const commentOnTask = defineTool({
             indexComment(db, p.accountId, comment.id, comment.body),
             renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
           ],
-          activity: { target: args.task_id, summary: `commented ${comment.id}` },
+          activity: { target: args.task_id, summary: COMMENTED.text({ comment: comment.id }) },
         },
         { comment },
       );

@@ -1,5 +1,5 @@
 import { keptSince } from "../domain/retention.ts";
-import { ARCHIVED_PROJECT, DELETED_PROJECT, UNARCHIVED_PROJECT, UPDATED_PROJECT } from "../db/summaries.ts";
+import { ARCHIVED_PROJECT, CREATED_PROJECT, DELETED_PROJECT, UNARCHIVED_PROJECT, UPDATED_PROJECT } from "../db/summaries.ts";
 import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
@@ -184,7 +184,7 @@ const createProject = defineTool({
       updated_at: p.now,
     };
     return ctx.commit(
-      { statements: [insertProject(ctx.db, p)], activity: { target: p.id, summary: `created project "${p.name}"` } },
+      { statements: [insertProject(ctx.db, p)], activity: { target: p.id, summary: CREATED_PROJECT.text({ name: p.name }) } },
       { project: toProject(row) },
     );
   },

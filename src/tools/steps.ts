@@ -11,7 +11,7 @@ import { throwTaskMissing } from "../db/tasks.ts";
 import { renewLease, renewLeaseOfStep } from "../db/claims.ts";
 import { defineTool, type AnyTool, type ToolContext } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
-import { ADDED_STEPS, DELETED_STEP, LIST_SEPARATOR, plural, REORDERED_STEPS, STEP_STATUS } from "../db/summaries.ts";
+import { ADDED_STEPS, DELETED_STEP, EDITED_STEP, LIST_SEPARATOR, plural, REORDERED_STEPS, STEP_STATUS } from "../db/summaries.ts";
 import {
   appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, stepStatusSummary, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
 } from "../db/step-writes.ts";
@@ -177,7 +177,7 @@ const updateStep = defineTool({
       return ctx.commit(
         {
           statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepText(db, p.accountId, step_id, text, ctx.now)],
-          activity: { target: row.task_id, summary: `edited step ${step_id}` },
+          activity: { target: row.task_id, summary: EDITED_STEP.text({ step: step_id }) },
         },
         { step: { ...toStep(row), text, updated_at: ctx.now }, changed: true },
       );

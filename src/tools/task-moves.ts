@@ -24,7 +24,7 @@ import {
   taskSummary, UNBLOCK_SET_RENEWING, unblockedSummary, ASSIGN_SET,
 } from "../db/task-writes.ts";
 import {
-  ADDED_SUBTASKS, BLOCKED_TASK, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, plural, SUBTASK_ITEM, UNBLOCKED_TASK, LIST_SEPARATOR,
+  ADDED_SUBTASKS, ASSIGNED, BLOCKED_TASK, SNOOZED, UNASSIGNED, UNSNOOZED, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, plural, SUBTASK_ITEM, UNBLOCKED_TASK, LIST_SEPARATOR,
 } from "../db/summaries.ts";
 import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
@@ -202,7 +202,7 @@ const assignTask = defineTool({
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
     const lease = assignedLease(ctx, args.assignee);
-    const summary = args.assignee ? `assigned to ${args.assignee}` : "cleared the assignee";
+    const summary = args.assignee ? ASSIGNED.text({ assignee: args.assignee }) : UNASSIGNED.text();
     // The work is someone else's now: other agents' running runs on it end in the same batch.
     const endOthersRuns = () =>
       endTaskRuns(db, p.accountId, args.task_id, `the task was reassigned to ${args.assignee ?? "nobody"} by ${actorName(p)}`, ctx.now, { keep: args.assignee });
@@ -304,7 +304,7 @@ const snoozeTask = defineTool({
         throw invalid(`until: ${args.until} is not in the future (now is ${ctx.now}); give a later time, or null to end a snooze.`);
       }
       if (row.snoozed_until === until) return unchanged(row);
-      return writeTask(ctx, row, { snoozed_until: until }, until ? `snoozed until ${until}` : "ended the snooze");
+      return writeTask(ctx, row, { snoozed_until: until }, until ? SNOOZED.text({ until }) : UNSNOOZED.text());
     };
     const until = args.until === null ? null : toUtc(args.until);
     if (until !== null && until <= ctx.now) return slowly();
@@ -316,7 +316,7 @@ const snoozeTask = defineTool({
           whereBinds: [until],
           set: setColumn("snoozed_until"),
           setBinds: [until],
-          summary: until ? `snoozed until ${until}` : "ended the snooze",
+          summary: until ? SNOOZED.text({ until }) : UNSNOOZED.text(),
         }),
       slowly,
     );
