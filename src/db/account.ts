@@ -1,5 +1,5 @@
 import { notFound } from "../domain/errors.ts";
-import { REVOKED, REVOKED_AGENT } from "./summaries.ts";
+import { REVOKED, TOKEN_AGENT } from "./summaries.ts";
 import type { Principal } from "../domain/principal.ts";
 
 export interface AccountSettingsRow {
@@ -124,7 +124,7 @@ export function selectTokenRow(db: D1Database, accountId: string, id: string): D
 /** revoke_token's summary from the token before. Binds: token id, account id. */
 export const revokedSummary = `SELECT ${REVOKED.sql({
   what: { sql: "CASE WHEN t.client_id IS NULL THEN 'token' ELSE 'app' END" }, id: { sql: "t.id" }, label: { sql: "t.label" }, kind: { sql: "t.kind" },
-  agent: { sql: `coalesce(${REVOKED_AGENT.sql({ agent: { sql: "a.name" } }).sql}, '')` }, scope: { sql: "t.scope" },
+  agent: { sql: `coalesce(${TOKEN_AGENT.sql({ agent: { sql: "a.name" } }).sql}, '')` }, scope: { sql: "t.scope" },
 }).sql}
   FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id WHERE t.id = ?1 AND t.account_id = ?2`;
 

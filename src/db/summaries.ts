@@ -175,7 +175,7 @@ export const PURGED = summary("purged {count} trash item(s) for good: {items}");
 export const PURGED_ITEM = summary('{id} ({kind} "{title}")');
 // revoke_token
 export const REVOKED = summary('revoked {what} {id} "{label}" ({kind}{agent}, {scope})');
-export const REVOKED_AGENT = summary(" {agent}");
+export const TOKEN_AGENT = summary(" {agent}");
 // start_run
 export const STARTED_RUN = summary("started run {run}{progress}");
 export const STARTED_RUN_PROGRESS = summary("; task in progress");
@@ -214,6 +214,8 @@ export const SUBTASK_ITEM = summary('{id} "{title}"');
 // create_task, update_task, update_settings
 export const CREATED_TASK = summary('created task "{title}"{repeats}');
 export const UPDATED_TASK = summary("updated {fields}{repeats}");
+export const CREATED_REPEATING = summary(", repeating {rule} (series {series})");
+export const UPDATED_REPEATING = summary(" (repeating {rule})");
 export const UPDATED_SETTINGS = summary("updated account settings: {changes}");
 export const SETTING_CHANGE = summary("{field} = {value}");
 // assign_task, snooze_task
@@ -234,6 +236,15 @@ export const ANSWERED_QUESTION = summary("answered question {approval}: {answer}
 export const ANSWER_REASON = summary(" ({reason})");
 // the app connection a refresh token's reuse ends (the token endpoint)
 export const ENDED_APP_CONNECTION = summary('ended the app connection {token} "{label}": {why}');
+// a recurring task's next occurrence (complete_task, approve_task)
+export const SERIES_ENDS = summary("; series {series} ends with it ({rule})");
+export const NEXT_OCCURRENCE = summary("; next occurrence {task} due {due}");
+export const CREATED_OCCURRENCE = summary('created "{title}" as occurrence {index} of series {series} ({rule}), after {after}, due {due}');
+// save_to_connector, disconnect_connector
+export const SAVED_TO_CONNECTOR = summary('saved "{title}" to {provider} as {ref}');
+export const DISCONNECTED = summary("disconnected {provider}; its stored credentials are deleted");
+// a token made in the web console
+export const CREATED_TOKEN_IN_CONSOLE = summary('created token {token} "{label}" ({kind}{agent}, {scope}) in the web console');
 
 /** The plural's "s" of a count. */
 export const plural = (n: number) => (n === 1 ? "" : "s");
@@ -243,10 +254,11 @@ export const SUMMARIES: Record<string, Summary<string>> = {
   APPROVAL_ID, REASON, COMPLETED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, APPROVAL_DECIDED, REOPENED, REOPEN_CLOSED, APPROVED, REJECTED,
   BLOCKED_TASK, UNBLOCKED_TASK, DELETED_TASK, MOVED_TASK, WAITS_ON, NO_LONGER_WAITS_ON, UPDATED_PROJECT, ARCHIVED_PROJECT, UNARCHIVED_PROJECT,
   DELETED_PROJECT, RENAMED_LABEL, DELETED_LABEL, QUOTED_NAME, LABELLED, LABELLED_NEW, UNLABELLED, RESTORED, RESTORED_DETACHED, PURGED,
-  PURGED_ITEM, REVOKED, REVOKED_AGENT, STARTED_RUN, STARTED_RUN_PROGRESS, UNLINKED_EVENT, STEP_STATUS,
+  PURGED_ITEM, REVOKED, TOKEN_AGENT, STARTED_RUN, STARTED_RUN_PROGRESS, UNLINKED_EVENT, STEP_STATUS,
   PAUSED_AGENT, RESUMED_AGENT, AGENT_REASON, CLAIMED, CLAIM_TAKEOVER, CLAIM_STALE_RUN, AUTO_OK_ON, AUTO_OK_OFF, EDITED_COMMENT,
   DELETED_COMMENT, CREATED_LABEL, RUN_EVENT, RUN_ENDED, ADDED_STEPS, DELETED_STEP, REORDERED_STEPS, ADDED_SUBTASKS, SUBTASK_ITEM,
   CREATED_TASK, UPDATED_TASK, UPDATED_SETTINGS, SETTING_CHANGE, ASSIGNED, UNASSIGNED, SNOOZED, UNSNOOZED, CREATED_PROJECT, COMMENTED,
   EDITED_STEP, LINKED_EVENT, WITHDREW, ASKED_QUESTION, REQUESTED_SIGNOFF, ANSWERED_QUESTION, ANSWER_REASON, ENDED_APP_CONNECTION,
+  CREATED_REPEATING, UPDATED_REPEATING, SERIES_ENDS, NEXT_OCCURRENCE, CREATED_OCCURRENCE, SAVED_TO_CONNECTOR, DISCONNECTED, CREATED_TOKEN_IN_CONSOLE,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
 } as unknown as Record<string, Summary<string>>;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { forbidden, invalid, notFound } from "../domain/errors.ts";
 import { canonicalTimeZone } from "../domain/zoned-time.ts";
 import { ACTIVITY_RETENTION } from "../domain/retention.ts";
-import { LIST_SEPARATOR, REVOKED, REVOKED_AGENT, SETTING_CHANGE, UPDATED_SETTINGS } from "../db/summaries.ts";
+import { LIST_SEPARATOR, REVOKED, TOKEN_AGENT, SETTING_CHANGE, UPDATED_SETTINGS } from "../db/summaries.ts";
 import {
   findTokenRow, getAccountSettings, listTokenRows, revokedSummary, revokeTokenStatement, selectAccountSettings, selectTokenRow, settingsDiffer,
   TOKEN_NOT_REVOKED, updateAccountSettings,
@@ -213,7 +213,7 @@ const revokeToken = defineTool({
       {
         statements: [revokeTokenStatement(db, p.accountId, token_id, ctx.now)],
         activity: { target: token_id, summary: REVOKED.text({
-          what, id: token_id, label: row.label, kind: row.kind, agent: row.agent ? REVOKED_AGENT.text({ agent: row.agent }) : "", scope: row.scope,
+          what, id: token_id, label: row.label, kind: row.kind, agent: row.agent ? TOKEN_AGENT.text({ agent: row.agent }) : "", scope: row.scope,
         }) },
       },
       { token: toToken({ ...row, revoked_at: ctx.now }, p.tokenId, ctx.nowMs), revoked: true },

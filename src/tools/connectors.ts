@@ -8,6 +8,7 @@ import { connectorRows, connectorSummaries, openConnector, prepare, requireKey, 
 import { importConnectorKey } from "../domain/crypto.ts";
 import { PROVIDER_NAMES, PROVIDERS, type Provider } from "../domain/providers.ts";
 import { idempotencyKey, LIMITS, longText, title } from "./schemas.ts";
+import { DISCONNECTED, SAVED_TO_CONNECTOR } from "../db/summaries.ts";
 
 const provider = z.enum(PROVIDERS).meta({ detail: "drive (Google Drive), slack or notion" });
 const providerOut = z.enum(PROVIDERS);
@@ -198,7 +199,7 @@ const saveContext = defineTool({
     const saved = await upstream(ctx.db, open, (c) => c.save(args.title, args.content, checked.target));
     const result = { ref: `${p}:${saved.id}`, provider: p, title: args.title, url: saved.url };
     return ctx.commit(
-      { statements: [], activity: { target: row.id, summary: `saved "${args.title}" to ${providerName(p)} as ${result.ref}` } },
+      { statements: [], activity: { target: row.id, summary: SAVED_TO_CONNECTOR.text({ title: args.title, provider: providerName(p), ref: result.ref }) } },
       result,
     );
   },
@@ -217,7 +218,7 @@ const disconnectConnector = defineTool({
     return ctx.commit(
       {
         statements: [prepare(ctx.db, connectorSql.remove(a, row.id))],
-        activity: { target: row.id, summary: `disconnected ${providerName(p)}; its stored credentials are deleted` },
+        activity: { target: row.id, summary: DISCONNECTED.text({ provider: providerName(p) }) },
       },
       { provider: p, id: row.id, removed: true },
     );

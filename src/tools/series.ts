@@ -8,6 +8,7 @@ import { insertOccurrence, occurrenceActivity, SERIES_SHOWN, type OccurrenceRow 
 import type { Approval } from "../db/approvals.ts";
 import { newTaskValue, scheduleOf, toTask, type NewTask, type Task, type TaskRow } from "../db/tasks.ts";
 import type { ToolContext } from "../catalog/tool.ts";
+import { CREATED_OCCURRENCE, NEXT_OCCURRENCE, SERIES_ENDS } from "../db/summaries.ts";
 
 export const recurrenceRule = z
   .string()
@@ -63,7 +64,7 @@ export function followUp(ctx: ToolContext, t: TaskRow, timeZone: string): Follow
   const schedule = scheduleOf(t.recurrence);
   const dueMs = t.due_at ? Date.parse(t.due_at) : ctx.nowMs;
   const occurrence = nextOccurrence(schedule, timeZone, Math.max(dueMs, ctx.nowMs));
-  if (!occurrence) return { change: { recurrence: null }, statements: [], next: null, summary: `; series ${t.series_id} ends with it (${schedule.rule})` };
+  if (!occurrence) return { change: { recurrence: null }, statements: [], next: null, summary: SERIES_ENDS.text({ series: t.series_id as string, rule: schedule.rule }) };
   const p = ctx.principal;
   const next: NewTask = {
     id: newId(ID_PREFIX.task),
@@ -88,14 +89,14 @@ export function followUp(ctx: ToolContext, t: TaskRow, timeZone: string): Follow
     actor: actorName(p),
     tool: "create_task",
     taskId: next.id,
-    summary: `created "${t.title}" as occurrence ${occurrence.index} of series ${t.series_id} (${schedule.rule}), after ${t.id}, due ${next.dueAt}`,
+    summary: CREATED_OCCURRENCE.text({ title: t.title, index: occurrence.index, series: t.series_id as string, rule: schedule.rule, after: t.id, due: String(next.dueAt) }),
     now: ctx.now,
   });
   return {
     change: { recurrence: null },
     statements: [...insertOccurrence(ctx.db, next, t.id), activity],
     next: newTaskValue(next),
-    summary: `; next occurrence ${next.id} due ${next.dueAt}`,
+    summary: NEXT_OCCURRENCE.text({ task: next.id, due: String(next.dueAt) }),
   };
 }
 

@@ -16,7 +16,7 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
 import { defineTool } from "../catalog/tool.ts";
 import { fastOr, rowsOf } from "./fast.ts";
-import { CREATED_TASK, LIST_SEPARATOR, UPDATED_TASK } from "../db/summaries.ts";
+import { CREATED_REPEATING, CREATED_TASK, LIST_SEPARATOR, UPDATED_REPEATING, UPDATED_TASK } from "../db/summaries.ts";
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
 } from "./schemas.ts";
@@ -80,7 +80,7 @@ const createTask = defineTool({
         schedule,
         seriesId: schedule ? newSeriesId() : null,
       };
-      const repeats = schedule ? `, repeating ${schedule.rule} (series ${t.seriesId})` : "";
+      const repeats = schedule ? CREATED_REPEATING.text({ rule: schedule.rule, series: t.seriesId as string }) : "";
       return ctx.commit(
         { statements: [insertTask(db, t), indexNewTask(db, t.accountId, t)], activity: { target: t.id, summary: CREATED_TASK.text({ title: t.title, repeats }) } },
         { task: newTaskValue(t) },
@@ -274,7 +274,7 @@ const updateTask = defineTool({
         if (schedule !== row.recurrence) {
           changes.recurrence = schedule;
           if (!row.recurrence) changes.series_id = newSeriesId();
-          repeats = ` (repeating ${JSON.parse(schedule).rule})`;
+          repeats = UPDATED_REPEATING.text({ rule: JSON.parse(schedule).rule });
         }
       }
       const willRepeat = changes.recurrence !== undefined ? changes.recurrence !== null : row.recurrence !== null;

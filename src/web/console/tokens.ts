@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { insertActivity } from "../../db/activity.ts";
+import { CREATED_TOKEN_IN_CONSOLE, TOKEN_AGENT } from "../../db/summaries.ts";
 import { storePlannedToken } from "../../db/token-create.ts";
 import { insertIdempotent } from "../../db/idempotency.ts";
 import { ID_PREFIX, newId } from "../../domain/ids.ts";
@@ -62,7 +63,7 @@ export async function createTokenFromForm(db: D1Database, p: Principal, form: Fo
     actor: actorName(p),
     tool: "create_token",
     targetId: plan.id,
-    summary: `created token ${plan.id} "${label}" (${r.kind}${agent ? ` ${agent}` : ""}, ${r.scope}) in the web console`,
+    summary: CREATED_TOKEN_IN_CONSOLE.text({ token: plan.id, label, kind: r.kind, agent: agent ? TOKEN_AGENT.text({ agent }) : "", scope: r.scope }),
     now,
   });
   // The form's id in the same batch: sent again (a reload, a second click), it fails on the key and nothing more is created.
