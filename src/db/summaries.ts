@@ -172,6 +172,7 @@ export const UNLABELLED = summary("unlabelled {names}");
 export const RESTORED = summary('restored {kind} {id} "{title}" ({count} row(s)){detached}');
 export const RESTORED_DETACHED = summary("; detached from purged project/parent: {ids}");
 export const PURGED = summary("purged {count} trash item(s) for good: {items}");
+export const PURGED_SCHEDULED = summary("purged {count} trash item(s) past the retention: {ids}");
 export const PURGED_ITEM = summary('{id} ({kind} "{title}")');
 // revoke_token
 export const REVOKED = summary('revoked {what} {id} "{label}" ({kind}{agent}, {scope})');
@@ -259,6 +260,6 @@ export const SUMMARIES: Record<string, Summary<string>> = {
   DELETED_COMMENT, CREATED_LABEL, RUN_EVENT, RUN_ENDED, ADDED_STEPS, DELETED_STEP, REORDERED_STEPS, ADDED_SUBTASKS, SUBTASK_ITEM,
   CREATED_TASK, UPDATED_TASK, UPDATED_SETTINGS, SETTING_CHANGE, ASSIGNED, UNASSIGNED, SNOOZED, UNSNOOZED, CREATED_PROJECT, COMMENTED,
   EDITED_STEP, LINKED_EVENT, WITHDREW, ASKED_QUESTION, REQUESTED_SIGNOFF, ANSWERED_QUESTION, ANSWER_REASON, ENDED_APP_CONNECTION,
-  CREATED_REPEATING, UPDATED_REPEATING, SERIES_ENDS, NEXT_OCCURRENCE, CREATED_OCCURRENCE, SAVED_TO_CONNECTOR, DISCONNECTED, CREATED_TOKEN_IN_CONSOLE,
+  PURGED_SCHEDULED, CREATED_REPEATING, UPDATED_REPEATING, SERIES_ENDS, NEXT_OCCURRENCE, CREATED_OCCURRENCE, SAVED_TO_CONNECTOR, DISCONNECTED, CREATED_TOKEN_IN_CONSOLE,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
 } as unknown as Record<string, Summary<string>>;

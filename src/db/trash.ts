@@ -1,6 +1,7 @@
 import { notMoving } from "./move-account.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { endTrashedRuns } from "./runs.ts";
+import { LIST_SEPARATOR, PURGED_SCHEDULED } from "./summaries.ts";
 
 /**
  * The trash. Deleting marks every row of the unit with the trash item's id
@@ -370,7 +371,7 @@ export async function purgeExpiredTrash(db: D1Database, now: string): Promise<nu
           "INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, 'system', 'taskgate', 'scheduled_purge', ?, ?, ?)",
         )
         .bind(newId(ID_PREFIX.activity), accountId, chunk.length === 1 ? chunk[0] : null,
-          `purged ${chunk.length} trash item(s) past the retention: ${chunk.join(", ")}`.slice(0, 500), now);
+          PURGED_SCHEDULED.text({ count: chunk.length, ids: chunk.join(LIST_SEPARATOR) }).slice(0, 500), now);
       try {
         await db.batch([...purgeStatements(db, accountId, chunk), activity]);
         purged += chunk.length;
