@@ -81,6 +81,16 @@ describe("one source for every summary", () => {
     expect(found).toEqual([]);
   });
 
+  it("no activity summary is written as a string of its own (a template literal or a quoted text) outside the templates", () => {
+    const all = import.meta.glob("../src/**/*.{ts,tsx}", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+    const found = Object.entries(all)
+      .filter(([path]) => !path.endsWith("/summaries.ts"))
+      .flatMap(([path, text]) => text.split("\n").map((line, i) => [path, i + 1, line] as const))
+      .filter(([, , line]) => /\bsummary\s*(?::|\+?=)\s*(`|"[^"]|'[^'])/.test(line) && !/^\s*(\*|\/\/)/.test(line))
+      .map(([path, n, line]) => `${path}:${n}: ${line.trim()}`);
+    expect(found).toEqual([]);
+  });
+
   it("every exported template is in the list the test renders", async () => {
     const mod = (await import("../src/db/summaries.ts")) as Record<string, unknown>;
     const templates = Object.entries(mod).filter(([, v]) => v && typeof v === "object" && "template" in v && "sql" in v);

@@ -104,6 +104,9 @@ export function optional<K extends string>(s: Summary<K>, on: boolean, ...values
   return on ? s.text(...values) : "";
 }
 
+/** The plural's "s" of a count. */
+export const plural = (n: number) => (n === 1 ? "" : "s");
+
 /**
  * A counted piece ("with {n} subtask{s}"): empty at zero, the plural's "s"
  * when not one. `text` for a number, `sql` for an expression without binds.
@@ -111,7 +114,7 @@ export function optional<K extends string>(s: Summary<K>, on: boolean, ...values
 export function counted(s: Summary<"n" | "s">) {
   return {
     summary: s,
-    text: (n: number) => (n ? s.text({ n, s: n === 1 ? "" : "s" }) : ""),
+    text: (n: number) => (n ? s.text({ n, s: plural(n) }) : ""),
     sql: (n: string): string =>
       `CASE WHEN ${n} = 0 THEN '' ELSE ${s.sql({ n: { sql: n }, s: { sql: `CASE WHEN ${n} = 1 THEN '' ELSE 's' END` } }).sql} END`,
   };
@@ -246,9 +249,6 @@ export const SAVED_TO_CONNECTOR = summary('saved "{title}" to {provider} as {ref
 export const DISCONNECTED = summary("disconnected {provider}; its stored credentials are deleted");
 // a token made in the web console
 export const CREATED_TOKEN_IN_CONSOLE = summary('created token {token} "{label}" ({kind}{agent}, {scope}) in the web console');
-
-/** The plural's "s" of a count. */
-export const plural = (n: number) => (n === 1 ? "" : "s");
 
 /** Every template above, by name, for the test that renders each both ways. */
 export const SUMMARIES: Record<string, Summary<string>> = {
