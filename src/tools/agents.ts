@@ -13,7 +13,7 @@ import {
 import { toRun } from "../db/runs.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import { actorNameArg, cursor, limit, nextCursor, projectId } from "./schemas.ts";
 import { optimistic, REASON_MAX } from "./lifecycle.ts";
 import { runShape } from "./runs.ts";
@@ -212,10 +212,10 @@ async function setAgentPause(ctx: ToolContext, name: string, pause: boolean, rea
       : `resumed agent ${name}${reason ? `; ${reason}` : ""}`;
     return ctx.commit(
       {
-        statements: [ctx.guard(agentNamedIs(!pause), [a, name], miss), setPausedByName(ctx.db, a, name, pausedAt, pausedBy)],
+        statements: [ctx.guard(agentNamedIs(!pause), [a, name], miss), named("agent", setPausedByName(ctx.db, a, name, pausedAt, pausedBy))],
         activity: { target: null, targetSql: agentIdByName(a, name), summary: summary },
       },
-      (results) => ({ agent: toAgent(results[1].results[0] as AgentRow), changed: true }),
+      (rows) => ({ agent: toAgent(rows.agent[0] as AgentRow), changed: true }),
     );
   };
   const result = await fastOr(atOnce, () => pauseSlowly(ctx, name, pause, reason));

@@ -12,7 +12,7 @@ import { decisionCommentId, insertTaskComment, readTaskState, TASK_AT_VERSION, t
 import { toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { defineTool, named, type Rows, type ToolContext } from "../catalog/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { decideUrl, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { renewLease } from "../db/claims.ts";
@@ -20,7 +20,7 @@ import { completedWith } from "./series.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { approvalRequested, approvalShape, completedBy, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
 import { followUp } from "./series.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { fastOr } from "./fast.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
 import {
   APPROVE_SET, APPROVED_SUMMARY, ASKABLE, awaitingCondition, decidePendingApproval, REJECT_SET, REJECTED_SUMMARY,
@@ -223,22 +223,22 @@ const requestApproval = defineTool({
         ctx.guard(unfinished.condition, unfinished.binds, miss),
         ctx.guard(NO_PENDING_APPROVAL, [args.task_id, a], miss),
         insertApproval(db, created),
-        selectTaskNow(db, a, args.task_id),
+        named("task", selectTaskNow(db, a, args.task_id)),
       ];
-      const made = (results: D1Result[]) => {
-        const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
+      const made = (rows: Rows<"task">) => {
+        const task = toTask(rows.task[0] as TaskRow);
         return { task, approval: newApprovalValue({ ...created, taskTitle: task.title }) };
       };
       return ctx.commit(
         {
           statements,
           activity: { target: args.task_id, summary: summary("question", created.id) },
-          events: (results) => {
-            const { task, approval } = made(results);
+          events: (rows) => {
+            const { task, approval } = made(rows);
             return [approvalRequested(a, now, task, approval)];
           },
         },
-        (results) => ({ approval: made(results).approval, changed: true }),
+        (rows) => ({ approval: made(rows).approval, changed: true }),
       );
     }, slowly);
   },
@@ -343,29 +343,29 @@ const approveTask = defineTool({
     return fastOr(async (miss) => {
       const g = liveTaskIs(a, args.task_id, awaitingCondition(true));
       const decide = decidePendingApproval(db, a, args.task_id, { status: "approved", decidedBy: actorName(p), reason: args.note ?? null, now });
-      const outcome = (results: D1Result[]) => {
-        const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
-        const decided = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
+      const outcome = (rows: Rows<"decided" | "task">) => {
+        const task = toTask(rows.task[0] as TaskRow);
+        const decided = rows.decided[0] as Omit<Approval, "task_title">;
         return { task, approval: { ...decided, task_title: task.title } as Approval };
       };
       return ctx.commit(
         {
           statements: [
             ctx.guard(g.condition, g.binds, miss),
-            decide,
+            named("decided", decide),
             endTaskRuns(db, a, args.task_id, completedBy(actorName(p)), now),
-            setTask(db, a, args.task_id, APPROVE_SET, [now], now),
+            named("task", setTask(db, a, args.task_id, APPROVE_SET, [now], now)),
           ],
           activity: {
             target: args.task_id,
             summarySql: taskSummary(a, args.task_id, APPROVED_SUMMARY, [args.note ? `: ${args.note}` : ""]),
           },
-          events: (results) => {
-            const { task, approval } = outcome(results);
+          events: (rows) => {
+            const { task, approval } = outcome(rows);
             return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: actorName(p), approval_id: approval.id, next_occurrence: null })];
           },
         },
-        (results) => ({ ...outcome(results), next_occurrence: null, changed: true }),
+        (rows) => ({ ...outcome(rows), next_occurrence: null, changed: true }),
       );
     }, slowly);
   },
@@ -441,22 +441,22 @@ const rejectTask = defineTool({
       const comment = insertTaskComment(db, {
         id: commentId, accountId: a, taskId: args.task_id, authorTokenId: p.tokenId, author: actorName(p), body: rejectionComment(args.reason), now,
       });
-      const outcome = (results: D1Result[]) => {
-        const task = toTask(rowsOf<TaskRow>(results, 2)[0]);
-        const decided = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
+      const outcome = (rows: Rows<"decided" | "task">) => {
+        const task = toTask(rows.task[0] as TaskRow);
+        const decided = rows.decided[0] as Omit<Approval, "task_title">;
         return { task, approval: { ...decided, task_title: task.title } as Approval };
       };
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, REJECT_SET, [now], now), comment,
+          statements: [ctx.guard(g.condition, g.binds, miss), named("decided", decide), named("task", setTask(db, a, args.task_id, REJECT_SET, [now], now)), comment,
             indexComment(db, a, commentId, rejectionComment(args.reason)),
           ],
           activity: {
             target: args.task_id,
             summarySql: taskSummary(a, args.task_id, REJECTED_SUMMARY, [`; back to in_progress (comment ${commentId}): ${args.reason}`]),
           },
-          events: (results) => {
-            const { task, approval } = outcome(results);
+          events: (rows) => {
+            const { task, approval } = outcome(rows);
             return [
               newEvent("task.rejected", a, now, {
                 task: eventTask(task), approval_id: approval.id, rejected_by: actorName(p), reason: args.reason, comment_id: commentId,
@@ -464,7 +464,7 @@ const rejectTask = defineTool({
             ];
           },
         },
-        (results) => ({ ...outcome(results), comment_id: commentId, changed: true }),
+        (rows) => ({ ...outcome(rows), comment_id: commentId, changed: true }),
       );
     }, slowly);
   },

@@ -11,8 +11,8 @@ import {
   COMMENT_IS_LIVE, insertComment, liveComment, requireComment, setCommentBody, TASK_IS_LIVE, taskWithComments, toComment,
   type Comment, type CommentLookup,
 } from "../db/comments.ts";
-import { defineTool, type AnyTool } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { defineTool, named, type AnyTool } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import {
   BODY_IS_TITLE, commentTask, insertCommentTrashItem, OWN_LIVE_COMMENT, OWN_LIVE_COMMENT_NOT, selectCommentTask, setCommentBodyReturning,
 } from "../db/comment-writes.ts";
@@ -132,12 +132,12 @@ const editComment = defineTool({
           {
             statements: [
               ctx.guard(OWN_LIVE_COMMENT_NOT, [args.comment_id, p.accountId, actorName(p), args.body], miss),
-              setCommentBodyReturning(db, p.accountId, args.comment_id, args.body, ctx.now),
+              named("comment", setCommentBodyReturning(db, p.accountId, args.comment_id, args.body, ctx.now)),
               indexComment(db, p.accountId, args.comment_id, args.body),
             ],
             activity: { target: null, targetSql: commentTask(p.accountId, args.comment_id), summary: `edited comment ${args.comment_id}` },
           },
-          (results) => ({ comment: toComment(rowsOf<Comment>(results, 1)[0]), changed: true }),
+          (rows) => ({ comment: toComment(rows.comment[0] as Comment), changed: true }),
         ),
       slowly,
     );
@@ -185,9 +185,9 @@ const deleteComment = defineTool({
           statements: [
             ctx.guard(OWN_LIVE_COMMENT, [comment_id, p.accountId, actorName(p)], miss),
             ctx.guard(BODY_IS_TITLE, [comment_id, p.accountId], miss),
-            item,
+            named("item", item),
             ...marks.statements.slice(1),
-            selectCommentTask(db, p.accountId, comment_id),
+            named("task", selectCommentTask(db, p.accountId, comment_id)),
           ],
           activity: {
             target: null,
@@ -195,9 +195,9 @@ const deleteComment = defineTool({
             summary: `deleted comment ${comment_id} (trash ${marks.trashId})`,
           },
         },
-        (results) => {
-          const row = rowsOf<{ id: string; purge_after: string }>(results, 2)[0];
-          return { comment_id, task_id: rowsOf<{ task_id: string }>(results, -1)[0].task_id, trash_id: row.id, purge_after: row.purge_after, item_count: 1, already_in_trash: false };
+        (rows) => {
+          const row = rows.item[0] as { id: string; purge_after: string };
+          return { comment_id, task_id: (rows.task[0] as { task_id: string }).task_id, trash_id: row.id, purge_after: row.purge_after, item_count: 1, already_in_trash: false };
         },
       );
     }, slowly);

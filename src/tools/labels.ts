@@ -7,8 +7,8 @@ import {
   type LabelRow, type TaskLabel,
 } from "../db/labels.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import {
   DELETED_LABEL_SUMMARY, detachByNames, LABEL_EXISTS, RENAMED_SUMMARY, LABEL_SPELLED_OTHERWISE, LABELLED_SUMMARY, labelSummary, LIVE_TASK_HAS_ALL, LIVE_TASK_HAS_NONE,
   selectLabel, selectOnTask, selectSpelled, UNLABELLED_SUMMARY,
@@ -151,11 +151,11 @@ const renameLabelTool = defineTool({
               ctx.guard(LABEL_SPELLED_OTHERWISE, [a, args.label_id, args.name], miss),
               ctx.guard(NAME_FREE, [a, args.label_id, args.name], miss),
               renameLabel(ctx.db, a, args.label_id, args.name),
-              selectLabel(ctx.db, a, args.label_id),
+              named("label", selectLabel(ctx.db, a, args.label_id)),
             ],
             activity: { target: args.label_id, summarySql: labelSummary(a, args.label_id, RENAMED_SUMMARY, [args.name]) },
           },
-          (results) => ({ label: toLabel(rowsOf<LabelRow>(results, -1)[0]), changed: true }),
+          (rows) => ({ label: toLabel(rows.label[0] as LabelRow), changed: true }),
         ),
       slowly,
     );
@@ -194,11 +194,11 @@ const deleteLabelTool = defineTool({
       (miss) =>
         ctx.commit(
           {
-            statements: [ctx.guard(LABEL_EXISTS, [a, label_id], miss), selectLabel(ctx.db, a, label_id), ...deleteLabel(ctx.db, a, label_id)],
+            statements: [ctx.guard(LABEL_EXISTS, [a, label_id], miss), named("label", selectLabel(ctx.db, a, label_id)), ...deleteLabel(ctx.db, a, label_id)],
             activity: { target: label_id, summarySql: labelSummary(a, label_id, DELETED_LABEL_SUMMARY) },
           },
-          (results) => {
-            const label = rowsOf<LabelRow>(results, 1)[0];
+          (rows) => {
+            const label = rows.label[0] as LabelRow;
             return { label_id, name: label.name, removed_from_tasks: label.task_count, changed: true };
           },
         ),
@@ -222,15 +222,15 @@ const unlabelTaskResult = z.object({
 /** Runs the write, reading the task's labels back in the same batch. */
 async function commitAndReadLabels(ctx: ToolContext, task: string, statements: D1PreparedStatement[], summary: string): Promise<TaskLabel[]> {
   const a = ctx.principal.accountId;
-  const results = await ctx.commitWithResults({
+  const { rows } = await ctx.commitWithResults({
     statements: [
       ctx.guard(TASK_LIVE, [task, a], conflict(`task ${task} was deleted by another call at the same moment; list_tasks finds task ids.`)),
       ...statements,
-      selectTaskLabels(ctx.db, a, task),
+      named("labels", selectTaskLabels(ctx.db, a, task)),
     ],
     activity: { target: task, summary },
   });
-  return results[statements.length + 1].results as unknown as TaskLabel[];
+  return rows.labels as TaskLabel[];
 }
 
 const labelTask = defineTool({
@@ -264,15 +264,15 @@ const labelTask = defineTool({
         ctx.guard(LIVE_TASK_HAS_NONE, [args.task_id, p.accountId, json], miss),
         ...names.map((name) => insertLabelIfMissing(db, { id: newId(ID_PREFIX.label), accountId: p.accountId, name, now: ctx.now })),
         ...names.map((name) => attachLabelByName(db, p.accountId, args.task_id, name, ctx.now)),
-        selectSpelled(db, p.accountId, names),
-        selectTaskLabels(db, p.accountId, args.task_id),
+        named("added", selectSpelled(db, p.accountId, names)),
+        named("labels", selectTaskLabels(db, p.accountId, args.task_id)),
       ];
       return ctx.commit(
         { statements, activity: { target: args.task_id, summarySql: { sql: LABELLED_SUMMARY, binds: [p.accountId, json] } } },
-        (results) => ({
+        (rows) => ({
           task_id: args.task_id,
-          labels: rowsOf<TaskLabel>(results, -1),
-          added: rowsOf<{ name: string }>(results, -2).map((r) => r.name),
+          labels: rows.labels as TaskLabel[],
+          added: (rows.added as { name: string }[]).map((r) => r.name),
         }),
       );
     }, slowly);
@@ -308,16 +308,16 @@ const unlabelTask = defineTool({
     return fastOr(async (miss) => {
       const statements = [
         ctx.guard(LIVE_TASK_HAS_ALL, [args.task_id, p.accountId, json, names.length], miss),
-        selectOnTask(db, p.accountId, args.task_id, names),
+        named("removed", selectOnTask(db, p.accountId, args.task_id, names)),
         detachByNames(db, p.accountId, args.task_id, names),
-        selectTaskLabels(db, p.accountId, args.task_id),
+        named("labels", selectTaskLabels(db, p.accountId, args.task_id)),
       ];
       return ctx.commit(
         { statements, activity: { target: args.task_id, summarySql: { sql: UNLABELLED_SUMMARY, binds: [args.task_id, p.accountId, json] } } },
-        (results) => ({
+        (rows) => ({
           task_id: args.task_id,
-          labels: rowsOf<TaskLabel>(results, -1),
-          removed: rowsOf<TaskLabel>(results, 1).map((l) => l.name),
+          labels: rows.labels as TaskLabel[],
+          removed: (rows.removed as TaskLabel[]).map((l) => l.name),
         }),
       );
     }, slowly);

@@ -10,13 +10,13 @@ import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type Task
 import { toTask, type Task } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
 import { LAPSE_UNANNOUNCED, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
-import { defineTool } from "../catalog/tool.ts";
+import { defineTool, named, type BatchStep, type Rows } from "../catalog/tool.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { completedWith, followUp } from "./series.ts";
-import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
+import { fastOr, writeTaskAtOnce } from "./fast.ts";
 import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
 import {
   AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, COMPLETE_SUMMARY_AGENT, decidePendingApproval, REOPEN_SET, completableCondition, completeSet, insertApprovalUnlessAutoOk, REOPEN_SUMMARY, REOPENABLE,
@@ -171,7 +171,7 @@ const completeTask = defineTool({
     // The usual case in one batch (see completableCondition); the returned row says which way it went.
     return fastOr(async (miss) => {
       const agent = p.kind !== "human";
-      const statements = [ctx.guard(completableCondition(agent), [args.task_id, a], miss)];
+      const statements: BatchStep<"task">[] = [ctx.guard(completableCondition(agent), [args.task_id, a], miss)];
       const created = {
         id: newId(ID_PREFIX.approval),
         kind: "signoff" as const,
@@ -186,9 +186,9 @@ const completeTask = defineTool({
       if (agent) statements.push(insertApprovalUnlessAutoOk(db, created));
       // Done (a person's completion, or an agent's under auto-OK): its running runs end with it.
       statements.push(endTaskRuns(db, a, args.task_id, completedBy(me), now, agent ? { onlyIf: "coalesce(t.auto_ok, 0) = 1" } : {}));
-      statements.push(setTask(db, a, args.task_id, completeSet(agent), [now], now));
-      const outcomeOf = (results: D1Result[]) => {
-        const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
+      statements.push(named("task", setTask(db, a, args.task_id, completeSet(agent), [now], now)));
+      const outcomeOf = (rows: Rows<"task">) => {
+        const task = toTask(rows.task[0] as TaskRow);
         const approval = task.status === "done" ? null : newApprovalValue({ ...created, taskTitle: task.title });
         return { task, approval };
       };
@@ -198,14 +198,14 @@ const completeTask = defineTool({
           activity: agent
             ? { target: args.task_id, summarySql: taskSummary(a, args.task_id, COMPLETE_SUMMARY_AGENT, [created.id]) }
             : { target: args.task_id, summary: "completed" },
-          events: (results) => {
-            const { task, approval } = outcomeOf(results);
+          events: (rows) => {
+            const { task, approval } = outcomeOf(rows);
             if (approval) return [approvalRequested(a, now, task, approval)];
             return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: null, next_occurrence: null })];
           },
         },
-        (results) => {
-          const { task, approval } = outcomeOf(results);
+        (rows) => {
+          const { task, approval } = outcomeOf(rows);
           return approval
             ? { task, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true }
             : { task, outcome: "completed" as const, approval: null, next_occurrence: null, changed: true };
@@ -267,12 +267,12 @@ const reopenTask = defineTool({
       const close = decidePendingApproval(db, a, args.task_id, { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), close, setTask(db, a, args.task_id, REOPEN_SET, [], now)],
+          statements: [ctx.guard(g.condition, g.binds, miss), named("closed", close), named("task", setTask(db, a, args.task_id, REOPEN_SET, [], now))],
           activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, REOPEN_SUMMARY, [args.reason ? `: ${args.reason}` : ""]) },
         },
-        (results) => {
-          const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
-          const closed = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
+        (rows) => {
+          const task = toTask(rows.task[0] as TaskRow);
+          const closed = rows.closed[0] as Omit<Approval, "task_title"> | undefined;
           return { task, closed_approval: closed ? { ...closed, task_title: task.title } : null, changed: true };
         },
       );

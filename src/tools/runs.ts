@@ -10,10 +10,11 @@ import {
 import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
+import { readBatch } from "../db/batch.ts";
 import { actorNameArg, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
 import { optimistic } from "./lifecycle.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { fastOr } from "./fast.ts";
 import { renewLeaseOfRun } from "../db/claims.ts";
 
 export const RUN_LIMITS = { message: 4000, url: 2000, summary: 4000, eventsShown: 200 } as const;
@@ -61,14 +62,14 @@ const listRuns = defineTool({
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
     const a = p.accountId;
-    const [runs, task, agent] = await db.batch([
-      selectRuns(db, a, { taskId: args.task_id, agent: args.agent, statuses: args.status, after: decodeCursor(args.cursor), limit: args.limit }),
-      selectLiveTaskExists(db, a, args.task_id ?? null),
-      selectAgentExists(db, a, args.agent ?? null),
-    ]);
-    if (args.task_id && task.results.length === 0) return throwTaskMissing(db, a, args.task_id);
-    if (args.agent && agent.results.length === 0) throw notFound("agent", args.agent, "list_agents names the agents");
-    const { items, next_cursor } = page(runs.results as Run[], args.limit, (r) => ({ k: r.started_at, id: r.id }));
+    const { runs, task, agent } = await readBatch(db, {
+      runs: selectRuns(db, a, { taskId: args.task_id, agent: args.agent, statuses: args.status, after: decodeCursor(args.cursor), limit: args.limit }),
+      task: selectLiveTaskExists(db, a, args.task_id ?? null),
+      agent: selectAgentExists(db, a, args.agent ?? null),
+    });
+    if (args.task_id && task.length === 0) return throwTaskMissing(db, a, args.task_id);
+    if (args.agent && agent.length === 0) throw notFound("agent", args.agent, "list_agents names the agents");
+    const { items, next_cursor } = page(runs as Run[], args.limit, (r) => ({ k: r.started_at, id: r.id }));
     return { items: items.map(toRun), next_cursor };
   },
 });
@@ -133,12 +134,12 @@ const startRun = defineTool({
             ctx.guard(TASK_IS_WORKABLE, [args.task_id, a], miss),
             startTask(db, a, args.task_id, now),
             insertRun(db, run),
-            selectRun(db, a, run.id),
+            named("run", selectRun(db, a, run.id)),
           ],
           activity: { target: args.task_id, summarySql: { sql: START_RUN_SUMMARY, binds: [`started run ${run.id}`, args.task_id, a] } },
         },
-        (results) => {
-          const row = rowsOf<Run & { task_status: (typeof TASK_STATUSES)[number] }>(results, -1)[0];
+        (rows) => {
+          const row = rows.run[0] as Run & { task_status: (typeof TASK_STATUSES)[number] };
           return { run: toRun(row), task_status: row.task_status };
         },
       );
@@ -209,14 +210,14 @@ async function endOwnRun(
   const endAtOnce = (miss: Error) =>
     ctx.commit(
       {
-        statements: [ctx.guard(OWN_RUN_IS_RUNNING, [runIdValue, a, p.agentId], miss), endRun(db, a, runIdValue, status, summary, now), selectRun(db, a, runIdValue)],
+        statements: [ctx.guard(OWN_RUN_IS_RUNNING, [runIdValue, a, p.agentId], miss), endRun(db, a, runIdValue, status, summary, now), named("run", selectRun(db, a, runIdValue))],
         activity: {
           target: null,
           targetSql: runTask(a, runIdValue),
           summary: `run ${runIdValue} ${status}${summary ? `: ${summary}` : ""}`,
         },
       },
-      (results) => ({ run: toRun(rowsOf<Run>(results, -1)[0]), changed: true }),
+      (rows) => ({ run: toRun(rows.run[0] as Run), changed: true }),
     );
   return fastOr(endAtOnce, () => endSlowly(ctx, runIdValue, status, summary));
 }

@@ -9,8 +9,8 @@ import {
 } from "../db/steps.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
 import { renewLease, renewLeaseOfStep } from "../db/claims.ts";
-import { defineTool, type AnyTool, type ToolContext } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { defineTool, named, type AnyTool, type ToolContext } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import {
   appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, STATUS_CHANGE, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
 } from "../db/step-writes.ts";
@@ -104,11 +104,11 @@ const addSteps = defineTool({
         {
           statements: [
             ctx.guard(ROOM_FOR_STEPS, [args.task_id, p.accountId, steps.length, STEP_LIMITS.perTask], miss),
-            ...steps.map((s) => appendStep(db, p.accountId, s)),
+            ...steps.map((s) => named(s.id, appendStep(db, p.accountId, s))),
           ],
           activity: { target: args.task_id, summary: `added ${steps.length} step${steps.length === 1 ? "" : "s"} (${ids})` },
         },
-        (results) => ({ task_id: args.task_id, steps: results.slice(1).map((r) => toStep(r.results[0] as Step)) }),
+        (rows) => ({ task_id: args.task_id, steps: steps.map((s) => toStep(rows[s.id][0] as Step)) }),
       );
     }, slowly);
   },
@@ -123,10 +123,10 @@ function setStepAtOnce(
   const { db, principal: p } = ctx;
   return ctx.commit(
     {
-      statements: [...before, ctx.guard(stepDiffers(column), [stepIdValue, p.accountId, value], miss), setStep(db, p.accountId, stepIdValue, column, value, ctx.now)],
+      statements: [...before, ctx.guard(stepDiffers(column), [stepIdValue, p.accountId, value], miss), named("step", setStep(db, p.accountId, stepIdValue, column, value, ctx.now))],
       activity: { target: null, targetSql: stepTask(p.accountId, stepIdValue), ...(typeof summary === "string" ? { summary } : { summarySql: summary }) },
     },
-    (results) => ({ step: toStep(rowsOf<Step>(results, -1)[0]), changed: true }),
+    (rows) => ({ step: toStep(rows.step[0] as Step), changed: true }),
   );
 }
 
@@ -221,16 +221,16 @@ const deleteStep = defineTool({
       const item = insertStepTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, stepId: step_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
       return ctx.commit(
         {
-          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], miss), item, ...marks.statements.slice(1), selectStepTask(db, p.accountId, step_id)],
+          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], miss), named("item", item), ...marks.statements.slice(1), named("task", selectStepTask(db, p.accountId, step_id))],
           activity: {
             target: null,
             targetSql: stepTask(p.accountId, step_id),
             summary: `deleted step ${step_id} (trash ${marks.trashId})`,
           },
         },
-        (results) => {
-          const item = rowsOf<{ id: string; purge_after: string }>(results, 1)[0];
-          return { step_id, task_id: rowsOf<{ task_id: string }>(results, -1)[0].task_id, trash_id: item.id, purge_after: item.purge_after, item_count: 1, already_in_trash: false };
+        (rows) => {
+          const item = rows.item[0] as { id: string; purge_after: string };
+          return { step_id, task_id: (rows.task[0] as { task_id: string }).task_id, trash_id: item.id, purge_after: item.purge_after, item_count: 1, already_in_trash: false };
         },
       );
     }, slowly);
@@ -292,11 +292,11 @@ const reorder = defineTool({
             ctx.guard(LIVE_STEPS_ARE, [task_id, p.accountId, json, step_ids.length], miss),
             ctx.guard(STEPS_NOT_IN_ORDER, [task_id, p.accountId, json], miss),
             reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
-            selectLiveSteps(db, p.accountId, task_id),
+            named("steps", selectLiveSteps(db, p.accountId, task_id)),
           ],
           activity: { target: task_id, summary: `reordered ${step_ids.length} steps: ${step_ids.join(", ")}` },
         },
-        (results) => ({ task_id, steps: rowsOf<Step>(results, -1).map(toStep), changed: true }),
+        (rows) => ({ task_id, steps: (rows.steps as Step[]).map(toStep), changed: true }),
       );
     }, slowly);
   },

@@ -18,12 +18,13 @@ import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { NO_LEASE, renewLease } from "../db/claims.ts";
 import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
+import { readBatch } from "../db/batch.ts";
 import {
   BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, MOVABLE, MOVE_SUMMARY, selectTaskNow, differs, setColumn,
   taskSummary, UNBLOCK_SET_RENEWING, UNBLOCK_SUMMARY, ASSIGN_SET,
 } from "../db/task-writes.ts";
-import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
+import { fastOr, writeTaskAtOnce } from "./fast.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
 
@@ -63,14 +64,14 @@ const deleteTask = defineTool({
   async handler(ctx, { task_id }) {
     const { db, principal: p } = ctx;
     const slowly = async () => {
-      const [taskRes, prefsRes] = await db.batch([selectTaskWithTrash(db, p.accountId, task_id), selectAccountPrefs(db, p.accountId)]);
-      const task = taskRes.results[0] as TaskWithTrash | undefined;
+      const read = await readBatch(db, { task: selectTaskWithTrash(db, p.accountId, task_id), prefs: selectAccountPrefs(db, p.accountId) });
+      const task = read.task[0] as TaskWithTrash | undefined;
       if (!task) throw notFound("task", task_id, notFoundHint);
       if (task.trash_id) {
         if (!task.purge_after) throw notFound("task", task_id, notFoundHint);
         return { trash_id: task.trash_id, purge_after: task.purge_after, item_count: task.item_count ?? 1, already_in_trash: true };
       }
-      const retention = (prefsRes.results[0] as AccountPrefs | undefined)?.trash_retention_days ?? 30;
+      const retention = (read.prefs[0] as AccountPrefs | undefined)?.trash_retention_days ?? 30;
       const ids = await liveSubtreeIds(db, p.accountId, task_id);
       const trash = moveToTrash(db, {
         accountId: p.accountId,
@@ -108,11 +109,11 @@ const deleteTask = defineTool({
       const item = insertTaskTrashItem(db, { trashId: marks.trashId, accountId: a, taskId: task_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
       return ctx.commit(
         {
-          statements: [ctx.guard(TASK_IS_LIVE, [task_id, a], miss), item, ...marks.statements.slice(1)],
+          statements: [ctx.guard(TASK_IS_LIVE, [task_id, a], miss), named("item", item), ...marks.statements.slice(1)],
           activity: { target: task_id, summarySql: deletedTaskSummary(a, task_id, marks.trashId) },
         },
-        (results) => {
-          const row = rowsOf<{ id: string; purge_after: string; item_count: number }>(results, 1)[0];
+        (rows) => {
+          const row = rows.item[0] as { id: string; purge_after: string; item_count: number };
           return { trash_id: row.id, purge_after: row.purge_after, item_count: row.item_count, already_in_trash: false };
         },
       );
@@ -277,12 +278,12 @@ const moveTask = defineTool({
         {
           statements: [
             ctx.guard(MOVABLE, binds, miss),
-            moveSubtree(db, a, args.task_id, args.project_id, ctx.now),
-            selectTaskNow(db, a, args.task_id),
+            named("moved", moveSubtree(db, a, args.task_id, args.project_id, ctx.now)),
+            named("task", selectTaskNow(db, a, args.task_id)),
           ],
           activity: { target: args.task_id, summarySql: { sql: MOVE_SUMMARY, binds: [...binds, args.project_id ?? "no project"] } },
         },
-        (results) => ({ task: toTask(rowsOf<TaskRow>(results, -1)[0]), changed: true, moved: results[1].meta.changes }),
+        (rows, changes) => ({ task: toTask(rows.task[0] as TaskRow), changed: true, moved: changes.moved }),
       );
     }, slowly);
   },
@@ -387,7 +388,7 @@ const decomposeTask = defineTool({
         {
           statements: [
             ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], miss),
-            ...created.map((t) => insertTaskFrom(db, t, "parent")),
+            ...created.map((t) => named(t.id, insertTaskFrom(db, t, "parent"))),
             ...created.map((t) => indexNewTask(db, p.accountId, t)),
           ],
           activity: {
@@ -395,7 +396,7 @@ const decomposeTask = defineTool({
             summary: `added ${n} subtask${n === 1 ? "" : "s"}: ${created.map((t) => `${t.id} "${t.title}"`).join(", ")}`,
           },
         },
-        (results) => ({ parent_id: args.task_id, tasks: results.slice(1, 1 + n).map((r) => toTask(r.results[0] as TaskRow)) }),
+        (rows) => ({ parent_id: args.task_id, tasks: created.map((t) => toTask(rows[t.id][0] as TaskRow)) }),
       );
     }, slowly);
   },

@@ -14,8 +14,8 @@ import { readBatch } from "../db/batch.ts";
 import { APPROVAL_KINDS, type ApprovalKind, type LatestAnswer } from "../db/approvals.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
-import { defineTool } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { defineTool, named, type BatchStep } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
 } from "./schemas.ts";
@@ -91,7 +91,7 @@ const createTask = defineTool({
     return fastOr(async (miss) => {
       const { db, principal: p } = ctx;
       const a = p.accountId;
-      const statements: D1PreparedStatement[] = [];
+      const statements: BatchStep<"task">[] = [];
       if (args.parent_id) {
         statements.push(ctx.guard(TASK_IS_LIVE, [args.parent_id, a], miss));
         if (args.project_id) statements.push(ctx.guard(TASK_IN_PROJECT, [args.parent_id, a, args.project_id], miss));
@@ -114,11 +114,11 @@ const createTask = defineTool({
         createdBy: actorName(p),
         now: ctx.now,
       };
-      const at = statements.push(insertTaskFrom(db, t)) - 1;
+      statements.push(named("task", insertTaskFrom(db, t)));
       statements.push(indexNewTask(db, a, t));
       return ctx.commit(
         { statements, activity: { target: t.id, summary: `created task "${t.title}"` } },
-        (results) => ({ task: toTask(rowsOf<TaskRow>(results, at)[0]) }),
+        (rows) => ({ task: toTask(rows.task[0] as TaskRow) }),
       );
     }, createSlowly);
   },
@@ -283,19 +283,19 @@ const updateTask = defineTool({
       const fields = Object.keys(changes);
       if (fields.length === 0) return { task: toTask(row), changed: false };
 
-      const statements: D1PreparedStatement[] = [];
+      const statements: BatchStep<"task">[] = [];
       if (args.expected_version !== undefined) {
         statements.push(
           ctx.guard(TASK_AT_VERSION, [row.id, p.accountId, args.expected_version], conflict(staleMessage)),
         );
       }
-      const at = statements.push(updateTaskReturning(db, p.accountId, row.id, changes, ctx.now)) - 1;
+      statements.push(named("task", updateTaskReturning(db, p.accountId, row.id, changes, ctx.now)));
       statements.push(...reindexTask(db, p.accountId, row.id, changes));
-      const results = await ctx.commitWithResults({
+      const { rows } = await ctx.commitWithResults({
         statements,
         activity: { target: row.id, summary: `updated ${fields.filter((f) => f !== "series_id").join(", ")}${repeats}` },
       });
-      const updated = results[at].results[0] as TaskRow;
+      const updated = rows.task[0] as TaskRow;
       return { task: toTask(updated), changed: true };
   
     };
@@ -318,12 +318,12 @@ const updateTask = defineTool({
         {
           statements: [
             ctx.guard(condition, binds, miss),
-            updateTaskReturning(db, p.accountId, args.task_id, changes, ctx.now),
+            named("task", updateTaskReturning(db, p.accountId, args.task_id, changes, ctx.now)),
             ...reindexTask(db, p.accountId, args.task_id, changes),
           ],
           activity: { target: args.task_id, summary: `updated ${fields.join(", ")}` },
         },
-        (results) => ({ task: toTask(rowsOf<TaskRow>(results, 1)[0]), changed: true }),
+        (rows) => ({ task: toTask(rows.task[0] as TaskRow), changed: true }),
       );
     }, updateSlowly);
   },

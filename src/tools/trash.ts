@@ -5,8 +5,8 @@ import {
   allStillInTrash, allTrashItems, countTrash, dependentItems, findTrashItem, findTrashItemByTarget, findTrashItems, listTrashRows, locateRecord, PURGE_CHUNK, purgeStatements,
   restorableCondition, restoreCheck, restoreStatements, restoration, type RecordPrefix, type TrashKind, type TrashRow,
 } from "../db/trash.ts";
-import { defineTool, type AnyTool } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { defineTool, named, type AnyTool } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import {
   allInTrash, purgedSummary, RESTORABLE_AS_IS, RESTORED_SUMMARY, restoreAnyStatements, selectPurged, selectTrashCount, selectTrashItem,
 } from "../db/trash-writes.ts";
@@ -132,11 +132,11 @@ const restoreFromTrash = defineTool({
       const a = p.accountId;
       return ctx.commit(
         {
-          statements: [ctx.guard(RESTORABLE_AS_IS, [a, item_id], miss), selectTrashItem(db, a, item_id), ...restoreAnyStatements(db, a, item_id)],
+          statements: [ctx.guard(RESTORABLE_AS_IS, [a, item_id], miss), named("item", selectTrashItem(db, a, item_id)), ...restoreAnyStatements(db, a, item_id)],
           activity: { target: item_id, summarySql: { sql: RESTORED_SUMMARY, binds: [a, item_id] } },
         },
-        (results) => {
-          const item = rowsOf<TrashRow>(results, 1)[0];
+        (rows) => {
+          const item = rows.item[0] as TrashRow;
           return { restored: true, trash_id: item.id, kind: item.kind, target_id: item.target_id, item_count: item.item_count, detached: [] as string[] };
         },
       );
@@ -217,16 +217,16 @@ const emptyTrash = defineTool({
         {
           statements: [
             ctx.guard(allInTrash(ids), [a, ...ids], miss),
-            selectPurged(db, a, ids),
+            named("purged", selectPurged(db, a, ids)),
             ...purgeStatements(db, a, ids),
-            selectTrashCount(db, a),
+            named("remaining", selectTrashCount(db, a)),
           ],
           activity: { target: ids.length === 1 ? ids[0] : null, summarySql: { sql: purgedSummary(ids), binds: [a, ...ids] } },
         },
-        (results) => ({
-          purged: rowsOf<TrashRow>(results, 1).map((r) => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
+        (rows) => ({
+          purged: (rows.purged as TrashRow[]).map((r) => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
           not_in_trash: [] as string[],
-          remaining: rowsOf<{ n: number }>(results, -1)[0].n,
+          remaining: (rows.remaining[0] as { n: number }).n,
         }),
       );
     }, slowly);
