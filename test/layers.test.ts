@@ -187,3 +187,43 @@ describe("layers", () => {
     expect(importCycles(made)).toEqual([["domain/a.ts", "mcp/b.ts", "mcp/registry.ts"]]);
   });
 });
+
+/** A read of a batch's results by position: what a write reads, it reads by name (named(), readBatch). */
+const POSITIONAL_RESULTS = /\browsOf\b|\bresults\s*\[|\bresults\.(slice|at)\(/;
+
+/** The lines of the files under these folders of src/ that match `pattern`, comments aside. */
+function linesMatching(sources: Record<string, string>, folders: string[], pattern: RegExp): string[] {
+  return Object.entries(sources)
+    .filter(([path]) => folders.some((f) => (underSrc(path) ?? "").startsWith(f)))
+    .flatMap(([path, text]) => text.split("\n").map((line, i) => [underSrc(path) ?? path, i + 1, line] as const))
+    .filter(([, , line]) => pattern.test(line) && !/^\s*(\*|\/\/)/.test(line))
+    .map(([path, n, line]) => `${path}:${n}: ${line.trim()}`);
+}
+
+describe("batch results", () => {
+  const READERS = ["tools/", "mcp/", "web/", "oauth/"];
+
+  it("tools, the engine, the pages and OAuth read them by name, never by position", () => {
+    expect(linesMatching(SOURCES, READERS, POSITIONAL_RESULTS)).toEqual([]);
+  });
+
+  it("the check sees what it looks for", () => {
+    const made = {
+      "../src/tools/a.ts": [
+        "(results) => toTask(rowsOf<TaskRow>(results, -1)[0])",
+        "const row = results[1].results[0];",
+        "const rest = results.slice(1);",
+        "const last = results.at(-1);",
+        "(rows) => toTask(rows.task[0] as TaskRow)",
+        "// results[0] in a comment",
+      ].join("\n"),
+      "../src/db/b.ts": "const row = results[0].results[0];",
+    };
+    expect(linesMatching(made, READERS, POSITIONAL_RESULTS)).toEqual([
+      "tools/a.ts:1: (results) => toTask(rowsOf<TaskRow>(results, -1)[0])",
+      "tools/a.ts:2: const row = results[1].results[0];",
+      "tools/a.ts:3: const rest = results.slice(1);",
+      "tools/a.ts:4: const last = results.at(-1);",
+    ]);
+  });
+});
