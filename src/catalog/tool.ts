@@ -4,6 +4,12 @@ import type { Principal } from "../domain/principal.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import type { ToolName } from "./effects.ts";
 
+/** SQL text (a condition, or a statement's) with its binds, in the order the text takes them. */
+export interface Condition {
+  sql: string;
+  binds: unknown[];
+}
+
 /** The record every write appends to the activity log, in the same batch as the change. */
 export interface ActivityEntry {
   target: string | null;
@@ -13,9 +19,9 @@ export interface ActivityEntry {
    * A summary computed in the batch from the rows as they are before the change
    * (an SQL expression and its binds): the activity row then goes first in the batch.
    */
-  summarySql?: { sql: string; binds: unknown[] };
+  summarySql?: Condition;
   /** The target read the same way (`target` stands in should it read nothing); the activity row then goes first too. */
-  targetSql?: { sql: string; binds: unknown[] };
+  targetSql?: Condition;
 }
 
 /** A guard's error, or how to find it (after the batch rolled back) when it must say what the rows hold. */
@@ -68,10 +74,11 @@ export interface ToolContext {
   commit<R, K extends string = never>(write: Write<K>, result: R | ((rows: Rows<K>, changes: Changes<K>) => R)): Promise<R>;
   /**
    * A batch statement that aborts the whole batch unless `condition` (an SQL
-   * expression) holds at that point of the batch; the caller then gets `error`
-   * (a function is called only then, to diagnose the rows after the rollback).
+   * expression with its binds, from a builder in src/db) holds at that point
+   * of the batch; the caller then gets `error` (a function is called only
+   * then, to diagnose the rows after the rollback).
    */
-  guard(condition: string, binds: unknown[], error: GuardError): D1PreparedStatement;
+  guard(condition: Condition, error: GuardError): D1PreparedStatement;
   /** Runs the batch (without an idempotency record) and returns the named statements' rows and counts. */
   commitWithResults<K extends string>(write: Write<K>): Promise<{ rows: Rows<K>; changes: Changes<K> }>;
   /** Handler-owned work to finish after the response (bookkeeping, never data). */

@@ -1,3 +1,4 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import { RUN_COLUMNS, RUNS_FROM, type Run } from "./runs.ts";
@@ -201,18 +202,20 @@ export async function workload(
   };
 }
 
-/** Guard: the agent's pause state is as read. Binds: agent id, account id. */
-export const AGENT_IS_ACTIVE = "EXISTS (SELECT 1 FROM agents WHERE id = ? AND account_id = ? AND paused_at IS NULL)";
-export const AGENT_IS_PAUSED = "EXISTS (SELECT 1 FROM agents WHERE id = ? AND account_id = ? AND paused_at IS NOT NULL)";
+/** Guard: the agent's pause state is as read (paused, or not). */
+export function agentPausedIs(c: { agentId: string; accountId: string; paused: boolean }): Condition {
+  return { sql: `EXISTS (SELECT 1 FROM agents WHERE id = ? AND account_id = ? AND paused_at IS ${c.paused ? "NOT " : ""}NULL)`, binds: [c.agentId, c.accountId] };
+}
 
 /** Pauses (with when and by whom) or resumes (pausedAt null) the agent. Its data stays as it is. */
 export function setPaused(db: D1Database, accountId: string, agentId: string, pausedAt: string | null, pausedBy: string | null): D1PreparedStatement {
   return db.prepare("UPDATE agents SET paused_at = ?, paused_by = ? WHERE id = ? AND account_id = ?").bind(pausedAt, pausedBy, agentId, accountId);
 }
 
-/** Guard: the account has an agent of this name, paused (or not). Binds: account id, name. */
-export const agentNamedIs = (paused: boolean) =>
-  `EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ? AND paused_at IS ${paused ? "NOT " : ""}NULL)`;
+/** Guard: the account has an agent of this name, paused (or not). */
+export function agentNamedIs(c: { accountId: string; name: string; paused: boolean }): Condition {
+  return { sql: `EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ? AND paused_at IS ${c.paused ? "NOT " : ""}NULL)`, binds: [c.accountId, c.name] };
+}
 
 /** setPaused by the agent's name; returns the agent. */
 export function setPausedByName(db: D1Database, accountId: string, name: string, pausedAt: string | null, pausedBy: string | null): D1PreparedStatement {

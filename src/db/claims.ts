@@ -12,10 +12,8 @@ const claimed = (now: string) =>
 /** The lease columns of a claim without a lease (a person's assignment: it never lapses). */
 export const NO_LEASE = { claim_expires_at: null, claim_lease_minutes: null } as const;
 
-export interface Condition {
-  condition: string;
-  binds: unknown[];
-}
+import type { Condition } from "../catalog/tool.ts";
+export type { Condition };
 
 /**
  * Guard condition for a write by `actor` (an agent's name) on a task: no other
@@ -49,7 +47,7 @@ function taskOf(target: ClaimTarget): { sql: string; id: string } {
 export function noClaimByOthersOn(target: ClaimTarget, accountId: string, actor: string, now: string): Condition {
   const t = taskOf(target);
   return {
-    condition: `NOT EXISTS (SELECT 1 FROM tasks WHERE id = ${t.sql} AND account_id = ?2 AND ${claimed("?3")} AND assignee <> ?4)`,
+    sql: `NOT EXISTS (SELECT 1 FROM tasks WHERE id = ${t.sql} AND account_id = ?2 AND ${claimed("?3")} AND assignee <> ?4)`,
     binds: [t.id, accountId, now, actor],
   };
 }
@@ -137,8 +135,10 @@ export async function readLapse(
 
 const LAPSE_ANNOUNCED_WHERE = "task_id = ? AND account_id = ? AND expired_at = ?";
 
-/** Guard: this lapse (task, expiry) has not been announced. Binds: task id, account id, expiry. */
-export const LAPSE_UNANNOUNCED = `NOT EXISTS (SELECT 1 FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE})`;
+/** Guard: this lapse (task, expiry) has not been announced. */
+export function lapseUnannounced(c: { taskId: string; accountId: string; expiredAt: string }): Condition {
+  return { sql: `NOT EXISTS (SELECT 1 FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE})`, binds: [c.taskId, c.accountId, c.expiredAt] };
+}
 
 /**
  * Records that a lapse was announced; RETURNING yields a row only for the

@@ -1,3 +1,4 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound, ToolError } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import { selectTask, type TaskRow } from "./tasks.ts";
@@ -58,13 +59,16 @@ export function insertComment(db: D1Database, accountId: string, authorTokenId: 
     .bind(c.id, accountId, c.task_id, authorTokenId, c.author, c.body, c.created_at, c.updated_at);
 }
 
-/** Guard: the task is live. Binds: task id, account id. */
-export { TASK_IS_LIVE } from "./tasks.ts";
+export { taskIsLive } from "./tasks.ts";
 
-/** Guard: the comment is live and its task too. Binds: comment id, account id. */
-export const COMMENT_IS_LIVE =
-  `EXISTS (SELECT 1 FROM comments c JOIN tasks t ON t.id = c.task_id AND t.account_id = c.account_id AND t.trash_id IS NULL
-            WHERE c.id = ?1 AND c.account_id = ?2 AND c.trash_id IS NULL)`;
+/** Guard: the comment is live and its task too (the comment is ?1, the account ?2). */
+export function commentIsLive(c: { commentId: string; accountId: string }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM comments c JOIN tasks t ON t.id = c.task_id AND t.account_id = c.account_id AND t.trash_id IS NULL
+            WHERE c.id = ?1 AND c.account_id = ?2 AND c.trash_id IS NULL)`,
+    binds: [c.commentId, c.accountId],
+  };
+}
 
 /** A comment on a live task of this account, whether live or in the trash; null if there is none. */
 export async function findComment(db: D1Database, accountId: string, commentId: string): Promise<CommentLookup | null> {

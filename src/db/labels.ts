@@ -1,3 +1,4 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import { selectTask, throwTaskMissing, type TaskRow } from "./tasks.ts";
 
@@ -119,11 +120,10 @@ export function deleteLabel(db: D1Database, accountId: string, id: string): D1Pr
   ];
 }
 
-/** SQL condition for guards: no label other than ?2 is named ?3 in account ?1. */
-export const NAME_FREE = "NOT EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND name = ?3 AND id <> ?2)";
-
-/** SQL condition for guards: the task ?1 of account ?2 is live. */
-export const TASK_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)";
+/** Guard condition: no label of the account other than this one has the name. */
+export function nameFree(c: { accountId: string; labelId: string; name: string }): Condition {
+  return { sql: "NOT EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND name = ?3 AND id <> ?2)", binds: [c.accountId, c.labelId, c.name] };
+}
 
 export function selectTaskLabels(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db

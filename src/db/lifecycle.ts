@@ -34,8 +34,8 @@ export async function readTaskState(db: D1Database, accountId: string, taskId: s
   };
 }
 
-/** Guard: the task is live and still at the version that was read. Binds: task id, account id, version. */
-export { TASK_AT_VERSION } from "./tasks.ts";
+/** Guard: the task is live and still at the version that was read. */
+export { taskAtVersion } from "./tasks.ts";
 
 /** Lifecycle columns a transition may set. */
 export interface TaskTransition {

@@ -1,3 +1,4 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import { readBatch } from "./batch.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
@@ -172,9 +173,10 @@ export function updateProject(db: D1Database, accountId: string, id: string, cha
     .bind(...fields.map((f) => changes[f]), now, id, accountId);
 }
 
-/** SQL condition for guards: the project is live and at this version. Binds: id, account, version. */
-export const PROJECT_AT_VERSION =
-  "(SELECT version FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?";
+/** Guard condition: the project is live and at this version. */
+export function projectAtVersion(c: { projectId: string; accountId: string; version: number }): Condition {
+  return { sql: "(SELECT version FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?", binds: [c.projectId, c.accountId, c.version] };
+}
 
 /** A project in the trash: the trash item it belongs to and when that item will be purged. */
 export async function findTrashedProject(
@@ -264,11 +266,15 @@ export async function projectExportRows(db: D1Database, accountId: string, proje
   };
 }
 
-/** SQL condition for guards: the project is live. Binds: id, account. */
-export const PROJECT_LIVE = "EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
+export { projectIsLive } from "./tasks.ts";
 
-/** Guard condition: the live project matches `where` (SQL over its columns). Binds: id, account, then where's. */
-export const liveProjectIs = (where: string) => `EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${where}))`;
+/** Guard condition: the live project matches `where` (SQL over its columns, taking `binds`). */
+export function liveProjectIs(c: { projectId: string; accountId: string; where: string; binds?: unknown[] }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${c.where}))`,
+    binds: [c.projectId, c.accountId, ...(c.binds ?? [])],
+  };
+}
 
 /** Sets a live project's columns by SQL over the row before, bumps its version. */
 export function setProject(db: D1Database, accountId: string, id: string, set: string, binds: unknown[], now: string): D1PreparedStatement {

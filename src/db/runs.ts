@@ -1,3 +1,4 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 
@@ -180,12 +181,18 @@ export function endTrashedRuns(db: D1Database, accountId: string, trashId: strin
     .bind(reason, now, accountId, trashId);
 }
 
-/** Guard: the run is still running. Binds: run id, account id. */
-export const RUN_IS_RUNNING = "EXISTS (SELECT 1 FROM runs WHERE id = ? AND account_id = ? AND status = 'running')";
+/** Guard: the run is still running. */
+export function runIsRunning(c: { runId: string; accountId: string }): Condition {
+  return { sql: "EXISTS (SELECT 1 FROM runs WHERE id = ? AND account_id = ? AND status = 'running')", binds: [c.runId, c.accountId] };
+}
 
-/** Guard: the task is live and not done or cancelled. Binds: task id, account id. */
-export const TASK_IS_WORKABLE =
-  "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND status NOT IN ('done', 'cancelled'))";
+/** Guard: the task is live and not done or cancelled. */
+export function taskIsWorkable(c: { taskId: string; accountId: string }): Condition {
+  return {
+    sql: "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND status NOT IN ('done', 'cancelled'))",
+    binds: [c.taskId, c.accountId],
+  };
+}
 
 /** Moves an open task to in_progress (and nothing else). */
 export function startTask(db: D1Database, accountId: string, taskId: string, now: string): D1PreparedStatement {
@@ -196,9 +203,14 @@ export function startTask(db: D1Database, accountId: string, taskId: string, now
     .bind(now, taskId, accountId);
 }
 
-/** Guard: the run is this agent's, running, on a live task. Binds: run id, account id, agent id. */
-export const OWN_RUN_IS_RUNNING = `EXISTS (SELECT 1 FROM runs r JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND t.trash_id IS NULL
-    WHERE r.id = ? AND r.account_id = ? AND r.agent_id = ? AND r.status = 'running')`;
+/** Guard: the run is this agent's, running, on a live task. */
+export function ownRunIsRunning(c: { runId: string; accountId: string; agentId: string | null | undefined }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM runs r JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND t.trash_id IS NULL
+    WHERE r.id = ? AND r.account_id = ? AND r.agent_id = ? AND r.status = 'running')`,
+    binds: [c.runId, c.accountId, c.agentId],
+  };
+}
 
 /** The run as the tools show it, at this point of the batch. */
 export function selectRun(db: D1Database, accountId: string, id: string): D1PreparedStatement {

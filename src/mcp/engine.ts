@@ -13,7 +13,7 @@ import { batchByName, statementOf, type NamedResults } from "../db/batch.ts";
 import { actorIn, actorOut, consentCodeOf, heldTasksNamed, pausedAgentsNamed, pendingRequestsNamed, unfinishedDependenciesNamed, type ConsentCode } from "../db/consent.ts";
 import type { ToolName } from "../catalog/effects.ts";
 import type { ToolSelection } from "../catalog/toolsets.ts";
-import type { BatchStep, Changes, GuardError, Rows, ToolContext, Write } from "../catalog/tool.ts";
+import type { BatchStep, Changes, Condition, GuardError, Rows, ToolContext, Write } from "../catalog/tool.ts";
 
 /**
  * The write engine: every batch a tool call commits runs here. It opens the
@@ -42,8 +42,7 @@ export interface Idempotency {
 export class IdempotentReplay extends Error {}
 
 interface Guard {
-  condition: string;
-  binds: unknown[];
+  condition: Condition;
   error: GuardError;
 }
 
@@ -129,7 +128,7 @@ export function makeContext(
         const own = steps.map((s) => guards.get(statementOf(s))).filter((g): g is Guard => g !== undefined);
         if (own.length === 0) throw e;
         if (own.every((g) => g.error === own[0].error)) throw await errorOf(own[0]);
-        const holds = await conditionsHold(db, own);
+        const holds = await conditionsHold(db, own.map((g) => g.condition));
         const failed = own.find((_, i) => !holds[i]) ?? own[0];
         throw await errorOf(failed);
       }
@@ -171,9 +170,9 @@ export function makeContext(
       committed.push(...eventsOf(write, own));
       return own;
     },
-    guard(condition, binds, error) {
-      const statement = guardStatement(db, condition, binds);
-      guards.set(statement, { condition, binds, error });
+    guard(condition, error) {
+      const statement = guardStatement(db, condition);
+      guards.set(statement, { condition, error });
       return statement;
     },
     waitUntil: scope.waitUntil,

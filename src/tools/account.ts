@@ -4,7 +4,7 @@ import { canonicalTimeZone } from "../domain/zoned-time.ts";
 import { ACTIVITY_RETENTION } from "../domain/retention.ts";
 import {
   findTokenRow, getAccountSettings, listTokenRows, REVOKED_SUMMARY, revokeTokenStatement, selectAccountSettings, selectTokenRow, settingsDiffer,
-  TOKEN_NOT_REVOKED, updateAccountSettings,
+  tokenNotRevoked, updateAccountSettings,
   type AccountSettingsRow, type SettingsChange, type TokenRow,
 } from "../db/account.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
@@ -104,7 +104,7 @@ const updateSettings = defineTool({
     if (fields.length === 0) return slowly();
     // The usual case in one batch: every setting given changes; the settings are read back after.
     return fastOr(async (miss) => {
-      const statements: BatchStep<"settings">[] = [ctx.guard(settingsDiffer(fields), [p.accountId, ...fields.map((f) => change[f])], miss), updateAccountSettings(db, p.accountId, change, ctx.now)];
+      const statements: BatchStep<"settings">[] = [ctx.guard(settingsDiffer({ accountId: p.accountId, change }), miss), updateAccountSettings(db, p.accountId, change, ctx.now)];
       if (change.trash_retention_days !== undefined) statements.push(recomputePurgeAfter(db, p.accountId, change.trash_retention_days));
       statements.push(named("settings", selectAccountSettings(db, p.accountId)));
       return ctx.commit(
@@ -180,7 +180,7 @@ const revokeToken = defineTool({
     // The usual case in one batch: a token not yet revoked (the caller's own only with confirm); the slow path finds the rest.
     const atOnce = async (miss: Error) => {
       const { rows } = await ctx.commitWithResults({
-        statements: [ctx.guard(TOKEN_NOT_REVOKED, [token_id, p.accountId], miss), revokeTokenStatement(db, p.accountId, token_id, ctx.now), named("token", selectTokenRow(db, p.accountId, token_id))],
+        statements: [ctx.guard(tokenNotRevoked({ tokenId: token_id, accountId: p.accountId }), miss), revokeTokenStatement(db, p.accountId, token_id, ctx.now), named("token", selectTokenRow(db, p.accountId, token_id))],
         activity: { target: token_id, summarySql: { sql: REVOKED_SUMMARY, binds: [token_id, p.accountId] } },
       });
       return rows.token[0] as TokenRow;

@@ -7,7 +7,7 @@ import { staleRunMinutes } from "../domain/stale-runs.ts";
 import { actorName } from "../domain/principal.ts";
 import { notFound } from "../domain/errors.ts";
 import {
-  agentIdByName, agentNamedIs, setPausedByName, AGENT_IS_ACTIVE, AGENT_IS_PAUSED, agentDetail, fleetSnapshot, listAgents, requireAgentByName, setPaused, workload,
+  agentIdByName, agentNamedIs, setPausedByName, agentPausedIs, agentDetail, fleetSnapshot, listAgents, requireAgentByName, setPaused, workload,
   type AgentRow,
 } from "../db/agents.ts";
 import { toRun } from "../db/runs.ts";
@@ -212,7 +212,7 @@ async function setAgentPause(ctx: ToolContext, name: string, pause: boolean, rea
       : `resumed agent ${name}${reason ? `; ${reason}` : ""}`;
     return ctx.commit(
       {
-        statements: [ctx.guard(agentNamedIs(!pause), [a, name], miss), named("agent", setPausedByName(ctx.db, a, name, pausedAt, pausedBy))],
+        statements: [ctx.guard(agentNamedIs({ accountId: a, name, paused: !pause }), miss), named("agent", setPausedByName(ctx.db, a, name, pausedAt, pausedBy))],
         activity: { target: null, targetSql: agentIdByName(a, name), summary: summary },
       },
       (rows) => ({ agent: toAgent(rows.agent[0] as AgentRow), changed: true }),
@@ -236,7 +236,7 @@ async function pauseSlowly(ctx: ToolContext, name: string, pause: boolean, reaso
       : `resumed agent ${g.name}${reason ? `; ${reason}` : ""}`;
     return ctx.commit(
       {
-        statements: [ctx.guard(pause ? AGENT_IS_ACTIVE : AGENT_IS_PAUSED, [g.id, a], lost), setPaused(ctx.db, a, g.id, pausedAt, pausedBy)],
+        statements: [ctx.guard(agentPausedIs({ agentId: g.id, accountId: a, paused: !pause }), lost), setPaused(ctx.db, a, g.id, pausedAt, pausedBy)],
         activity: { target: g.id, summary },
       },
       { agent: toAgent({ ...g, paused_at: pausedAt, paused_by: pausedBy }), changed: true },

@@ -3,12 +3,12 @@ import { conflict, forbidden, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  APPROVAL_IS_PENDING, decideApproval, decidedValue, insertApproval, newApprovalValue,
-  NO_PENDING_APPROVAL, requireApproval, type Approval, type ApprovalKind,
+  approvalIsPending, decideApproval, decidedValue, insertApproval, newApprovalValue,
+  noPendingApproval, requireApproval, type Approval, type ApprovalKind,
 } from "../db/approvals.ts";
 import { indexComment } from "../db/search-index.ts";
 import { readPendingWithContext } from "../db/inbox.ts";
-import { decisionCommentId, insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
+import { decisionCommentId, insertTaskComment, readTaskState, taskAtVersion, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
@@ -135,7 +135,7 @@ async function withdrawRequest(ctx: ToolContext, taskId: string) {
       );
     }
     const d = { status: "withdrawn" as const, decidedBy: me, reason: "withdrawn by the one who asked", now };
-    const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d)];
+    const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d)];
     let task = t;
     if (t.status === "awaiting_approval" && pending.kind === "signoff") {
       const change: TaskTransition = { status: "in_progress" };
@@ -204,8 +204,8 @@ const requestApproval = defineTool({
         return ctx.commit(
           {
             statements: [
-              ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost),
-              ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost),
+              ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost),
+              ctx.guard(noPendingApproval({ taskId: t.id, accountId: a }), lost),
               insertApproval(db, created),
             ],
             activity: { target: t.id, summary: summary(created.kind, created.id) },
@@ -220,8 +220,8 @@ const requestApproval = defineTool({
       const unfinished = liveTaskIs(a, args.task_id, ASKABLE);
       const created = newRequest("question", "");
       const statements = [
-        ctx.guard(unfinished.condition, unfinished.binds, miss),
-        ctx.guard(NO_PENDING_APPROVAL, [args.task_id, a], miss),
+        ctx.guard(unfinished, miss),
+        ctx.guard(noPendingApproval({ taskId: args.task_id, accountId: a }), miss),
         insertApproval(db, created),
         named("task", selectTaskNow(db, a, args.task_id)),
       ];
@@ -263,7 +263,7 @@ function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question
   });
   return ctx.commit(
     {
-      statements: [ctx.guard(APPROVAL_IS_PENDING, [question.id, a], lost), decideApproval(db, a, question.id, d)],
+      statements: [ctx.guard(approvalIsPending({ approvalId: question.id, accountId: a }), lost), decideApproval(db, a, question.id, d)],
       activity: { target: t.id, summary: `answered question ${question.id}: ${yes ? "yes" : "no"}${reason ? ` (${reason})` : ""}; task stays ${t.status}` },
       events: [event],
     },
@@ -308,11 +308,11 @@ const approveTask = defineTool({
           throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
         }
         if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back before it can be approved.`);
-        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
         let approval: Approval | null = null;
         if (pending) {
           const d = { status: "approved" as const, decidedBy: actorName(p), reason: args.note ?? null, now };
-          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
           approval = decidedValue(pending, d);
         }
         let task = t;
@@ -351,7 +351,7 @@ const approveTask = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(g.condition, g.binds, miss),
+            ctx.guard(g, miss),
             named("decided", decide),
             endTaskRuns(db, a, args.task_id, completedBy(actorName(p)), now),
             named("task", setTask(db, a, args.task_id, APPROVE_SET, [now], now)),
@@ -397,11 +397,11 @@ const rejectTask = defineTool({
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status}; reopen_task brings it back first.`);
         }
-        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
         let approval: Approval | null = null;
         if (pending) {
           const d = { status: "rejected" as const, decidedBy: actorName(p), reason: args.reason, now };
-          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
           approval = decidedValue(pending, d);
         }
         let task = t;
@@ -448,7 +448,7 @@ const rejectTask = defineTool({
       };
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), named("decided", decide), named("task", setTask(db, a, args.task_id, REJECT_SET, [now], now)), comment,
+          statements: [ctx.guard(g, miss), named("decided", decide), named("task", setTask(db, a, args.task_id, REJECT_SET, [now], now)), comment,
             indexComment(db, a, commentId, rejectionComment(args.reason)),
           ],
           activity: {

@@ -8,7 +8,7 @@ import {
   type AgendaTaskRow, type LinkKey, type LinkRow,
 } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { requireTask, TASK_IS_LIVE } from "../db/tasks.ts";
+import { requireTask } from "../db/tasks.ts";
 import { defineTool, named, type AnyTool } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import { fastOr } from "./fast.ts";
@@ -197,7 +197,7 @@ const linkEvent = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(g.condition, g.binds, miss),
+            ctx.guard(g, miss),
             insertLink(db, {
               id: newId(ID_PREFIX.calendarLink), accountId: a, taskId: args.task_id, provider: args.provider, eventId: args.event_id,
               title: args.title, startsAt, endsAt, url: args.url ?? null, now: ctx.now,
@@ -256,7 +256,7 @@ const unlinkEvent = defineTool({
       const g = linkCondition(a, args.task_id, key, true);
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), named("link", selectLinkOf(db, a, args.task_id, key)), deleteLinkOf(db, a, args.task_id, key)],
+          statements: [ctx.guard(g, miss), named("link", selectLinkOf(db, a, args.task_id, key)), deleteLinkOf(db, a, args.task_id, key)],
           activity: {
             target: args.task_id,
             summarySql: linkSummary(a, args.task_id, key, UNLINKED_SUMMARY),

@@ -41,7 +41,7 @@ export function writeTaskAtOnce(
   const g = liveTaskIs(a, o.taskId, o.where, o.whereBinds);
   return ctx.commit(
     {
-      statements: [...(o.before ?? []), ctx.guard(g.condition, g.binds, miss), named("task", setTask(ctx.db, a, o.taskId, o.set, o.setBinds, ctx.now))],
+      statements: [...(o.before ?? []), ctx.guard(g, miss), named("task", setTask(ctx.db, a, o.taskId, o.set, o.setBinds, ctx.now))],
       activity: typeof o.summary === "string" ? { target: o.taskId, summary: o.summary } : { target: o.taskId, summarySql: o.summary },
     },
     (rows) => ({ task: toTask(rows.task[0] as TaskRow), changed: true }),

@@ -3,14 +3,15 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   attachLabelByName, deleteLabel, detachLabels, findLabel, findLabelByName, insertLabel, insertLabelIfMissing, LABEL_NOT_FOUND_HINT,
-  foldName, listLabelRows, NAME_FREE, readTaskLabelling, renameLabel, requireLabel, selectTaskLabels, TASK_LIVE, labelDeletion,
+  foldName, listLabelRows, nameFree, readTaskLabelling, renameLabel, requireLabel, selectTaskLabels, labelDeletion,
   type LabelRow, type TaskLabel,
 } from "../db/labels.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
+import { taskIsLive } from "../db/tasks.ts";
 import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import { fastOr } from "./fast.ts";
 import {
-  DELETED_LABEL_SUMMARY, detachByNames, LABEL_EXISTS, RENAMED_SUMMARY, LABEL_SPELLED_OTHERWISE, LABELLED_SUMMARY, labelSummary, LIVE_TASK_HAS_ALL, LIVE_TASK_HAS_NONE,
+  DELETED_LABEL_SUMMARY, detachByNames, labelExists, RENAMED_SUMMARY, labelSpelledOtherwise, LABELLED_SUMMARY, labelSummary, liveTaskHasAll, liveTaskHasNone,
   selectLabel, selectOnTask, selectSpelled, UNLABELLED_SUMMARY,
 } from "../db/label-writes.ts";
 import { cursor, labelId, LIMITS, limit, nextCursor, taskId } from "./schemas.ts";
@@ -100,7 +101,7 @@ const createLabel = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(NAME_FREE, [a, row.id, row.name], conflict(`a label named "${row.name}" was just created by another call; call create_label again to get it.`)),
+            ctx.guard(nameFree({ accountId: a, labelId: row.id, name: row.name }), conflict(`a label named "${row.name}" was just created by another call; call create_label again to get it.`)),
             insertLabel(ctx.db, row),
           ],
           activity: { target: row.id, summary: `created label "${row.name}"` },
@@ -113,7 +114,7 @@ const createLabel = defineTool({
       (miss) =>
         ctx.commit(
           {
-            statements: [ctx.guard(NAME_FREE, [a, row.id, row.name], miss), insertLabel(ctx.db, row)],
+            statements: [ctx.guard(nameFree({ accountId: a, labelId: row.id, name: row.name }), miss), insertLabel(ctx.db, row)],
             activity: { target: row.id, summary: `created label "${row.name}"` },
           },
           { label: { id: row.id, name: row.name, color: row.color, created_at: row.now, task_count: 0 }, created: true },
@@ -137,7 +138,7 @@ const renameLabelTool = defineTool({
       if (other && other.id !== label.id) throw nameTaken(args.name, other.name);
       return ctx.commit(
         {
-          statements: [ctx.guard(NAME_FREE, [a, label.id, args.name], nameTaken(args.name, args.name)), renameLabel(ctx.db, a, label.id, args.name)],
+          statements: [ctx.guard(nameFree({ accountId: a, labelId: label.id, name: args.name }), nameTaken(args.name, args.name)), renameLabel(ctx.db, a, label.id, args.name)],
           activity: { target: label.id, summary: `renamed label "${label.name}" to "${args.name}"` },
         },
         { label: toLabel({ ...label, name: args.name }), changed: true },
@@ -148,8 +149,8 @@ const renameLabelTool = defineTool({
         ctx.commit(
           {
             statements: [
-              ctx.guard(LABEL_SPELLED_OTHERWISE, [a, args.label_id, args.name], miss),
-              ctx.guard(NAME_FREE, [a, args.label_id, args.name], miss),
+              ctx.guard(labelSpelledOtherwise({ accountId: a, labelId: args.label_id, name: args.name }), miss),
+              ctx.guard(nameFree({ accountId: a, labelId: args.label_id, name: args.name }), miss),
               renameLabel(ctx.db, a, args.label_id, args.name),
               named("label", selectLabel(ctx.db, a, args.label_id)),
             ],
@@ -194,7 +195,7 @@ const deleteLabelTool = defineTool({
       (miss) =>
         ctx.commit(
           {
-            statements: [ctx.guard(LABEL_EXISTS, [a, label_id], miss), named("label", selectLabel(ctx.db, a, label_id)), ...deleteLabel(ctx.db, a, label_id)],
+            statements: [ctx.guard(labelExists({ accountId: a, labelId: label_id }), miss), named("label", selectLabel(ctx.db, a, label_id)), ...deleteLabel(ctx.db, a, label_id)],
             activity: { target: label_id, summarySql: labelSummary(a, label_id, DELETED_LABEL_SUMMARY) },
           },
           (rows) => {
@@ -224,7 +225,7 @@ async function commitAndReadLabels(ctx: ToolContext, task: string, statements: D
   const a = ctx.principal.accountId;
   const { rows } = await ctx.commitWithResults({
     statements: [
-      ctx.guard(TASK_LIVE, [task, a], conflict(`task ${task} was deleted by another call at the same moment; list_tasks finds task ids.`)),
+      ctx.guard(taskIsLive({ taskId: task, accountId: a }), conflict(`task ${task} was deleted by another call at the same moment; list_tasks finds task ids.`)),
       ...statements,
       named("labels", selectTaskLabels(ctx.db, a, task)),
     ],
@@ -261,7 +262,7 @@ const labelTask = defineTool({
     const json = JSON.stringify(names);
     return fastOr(async (miss) => {
       const statements = [
-        ctx.guard(LIVE_TASK_HAS_NONE, [args.task_id, p.accountId, json], miss),
+        ctx.guard(liveTaskHasNone({ taskId: args.task_id, accountId: p.accountId, names }), miss),
         ...names.map((name) => insertLabelIfMissing(db, { id: newId(ID_PREFIX.label), accountId: p.accountId, name, now: ctx.now })),
         ...names.map((name) => attachLabelByName(db, p.accountId, args.task_id, name, ctx.now)),
         named("added", selectSpelled(db, p.accountId, names)),
@@ -307,7 +308,7 @@ const unlabelTask = defineTool({
     const json = JSON.stringify(names);
     return fastOr(async (miss) => {
       const statements = [
-        ctx.guard(LIVE_TASK_HAS_ALL, [args.task_id, p.accountId, json, names.length], miss),
+        ctx.guard(liveTaskHasAll({ taskId: args.task_id, accountId: p.accountId, names }), miss),
         named("removed", selectOnTask(db, p.accountId, args.task_id, names)),
         detachByNames(db, p.accountId, args.task_id, names),
         named("labels", selectTaskLabels(db, p.accountId, args.task_id)),

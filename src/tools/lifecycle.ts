@@ -3,13 +3,13 @@ import { conflict } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  APPROVAL_IS_PENDING, APPROVAL_KINDS, APPROVAL_STATUSES, decideApproval, decidedValue, insertApproval, newApprovalValue,
-  NO_PENDING_APPROVAL, type Approval,
+  approvalIsPending, APPROVAL_KINDS, APPROVAL_STATUSES, decideApproval, decidedValue, insertApproval, newApprovalValue,
+  noPendingApproval, type Approval,
 } from "../db/approvals.ts";
-import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
+import { readTaskState, taskAtVersion, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type Task } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
-import { LAPSE_UNANNOUNCED, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
+import { lapseUnannounced, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
 import { defineTool, named, type BatchStep, type Rows } from "../catalog/tool.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
@@ -97,7 +97,7 @@ const completeTask = defineTool({
         const { task: t, pending, timeZone } = state;
         if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, ...completedWith(state), changed: false };
         if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
-        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
 
         if (p.kind === "human" || t.auto_ok === 1) {
           const next = followUp(ctx, t, timeZone);
@@ -114,7 +114,7 @@ const completeTask = defineTool({
               : p.kind === "human"
                 ? { status: "closed" as const, decidedBy: me, reason: `the task was completed by ${me}`, now }
                 : { status: "withdrawn" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
-            statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+            statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
             approval = decidedValue(pending, d);
             summary += `; approval ${pending.id} ${d.status}`;
           }
@@ -150,7 +150,7 @@ const completeTask = defineTool({
             requestedByToken: p.tokenId,
             now,
           };
-          if (!pending) statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost));
+          if (!pending) statements.push(ctx.guard(noPendingApproval({ taskId: t.id, accountId: a }), lost));
           statements.push(insertApproval(db, created));
           approval = newApprovalValue(created);
         }
@@ -171,7 +171,7 @@ const completeTask = defineTool({
     // The usual case in one batch (see completableCondition); the returned row says which way it went.
     return fastOr(async (miss) => {
       const agent = p.kind !== "human";
-      const statements: BatchStep<"task">[] = [ctx.guard(completableCondition(agent), [args.task_id, a], miss)];
+      const statements: BatchStep<"task">[] = [ctx.guard(completableCondition({ taskId: args.task_id, accountId: a, agent }), miss)];
       const created = {
         id: newId(ID_PREFIX.approval),
         kind: "signoff" as const,
@@ -248,11 +248,11 @@ const reopenTask = defineTool({
           throw conflict(`task ${t.id} is ${t.status}, not finished: reopen_task brings back done, cancelled or awaiting_approval tasks.${hint}`);
         }
         const change: TaskTransition = { status: "open", completed_at: null };
-        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)];
+        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), transitionTask(db, a, t, change, now)];
         let closed: Approval | null = null;
         if (pending) {
           const d = { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now };
-          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
           closed = decidedValue(pending, d);
         }
         const summary = `reopened from ${t.status}${closed ? `; approval ${closed.id} closed` : ""}${args.reason ? `: ${args.reason}` : ""}`;
@@ -267,7 +267,7 @@ const reopenTask = defineTool({
       const close = decidePendingApproval(db, a, args.task_id, { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), named("closed", close), named("task", setTask(db, a, args.task_id, REOPEN_SET, [], now))],
+          statements: [ctx.guard(g, miss), named("closed", close), named("task", setTask(db, a, args.task_id, REOPEN_SET, [], now))],
           activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, REOPEN_SUMMARY, [args.reason ? `: ${args.reason}` : ""]) },
         },
         (rows) => {
@@ -328,7 +328,7 @@ const claimTask = defineTool({
           throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);
         }
         const change: TaskTransition = { assignee: me, status: "in_progress", ...lease };
-        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
         let summary = `claimed by ${me} and started`;
         const events: TaskgateEvent[] = [];
         const task = toTask(transitioned(t, change, now));
@@ -339,7 +339,7 @@ const claimTask = defineTool({
           summary += `, taking it over from ${lapsed} whose claim lapsed at ${expiredAt}${runId ? ` (run ${runId} ended as stale)` : ""}`;
           if (!announced) {
             const event = claimLapsedEvent(a, now, { task: eventTask(task), holder: lapsed, lease_expired_at: expiredAt, taken_over_by: me, stale_run_id: runId });
-            statements.push(ctx.guard(LAPSE_UNANNOUNCED, [t.id, a, expiredAt], lost), noticeLapse(db, { taskId: t.id, accountId: a, expiredAt, eventId: event.id, now }));
+            statements.push(ctx.guard(lapseUnannounced({ taskId: t.id, accountId: a, expiredAt }), lost), noticeLapse(db, { taskId: t.id, accountId: a, expiredAt, eventId: event.id, now }));
             events.push(event);
           }
         }
@@ -383,7 +383,7 @@ const setAutoOk = defineTool({
         const change: TaskTransition = { auto_ok: args.auto_ok ? 1 : 0 };
         return ctx.commit(
           {
-            statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
+            statements: [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), transitionTask(db, a, t, change, now)],
             activity: { target: t.id, summary: args.auto_ok ? "auto-OK on: agents may complete it alone" : "auto-OK off: an agent's completion needs approval" },
           },
           { task: toTask(transitioned(t, change, now)), changed: true },

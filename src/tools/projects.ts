@@ -4,7 +4,7 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  findProjectWithCounts, findTrashedProject, insertProject, listProjectRows, PROJECT_AT_VERSION, PROJECT_LIVE, PROJECT_NOT_FOUND_HINT,
+  findProjectWithCounts, findTrashedProject, insertProject, listProjectRows, projectAtVersion, projectIsLive, PROJECT_NOT_FOUND_HINT,
   ARCHIVE_SET, NOT_ARCHIVED, ARCHIVED_SUMMARY, DELETED_PROJECT_SUMMARY, insertProjectTrashItem, IS_ARCHIVED, projectDiffers, projectSets,
   UNARCHIVE_SET, UNARCHIVED_SUMMARY, UPDATED_PROJECT_SUMMARY, liveProjectIs, projectExportRows, projectSummary, requireProjectWithCounts,
   selectProjectWithCounts, setProject, updateProject,
@@ -83,7 +83,7 @@ async function writeProject(
   const a = ctx.principal.accountId;
   const { rows } = await ctx.commitWithResults({
     statements: [
-      ctx.guard(PROJECT_AT_VERSION, [row.id, a, row.version], stale),
+      ctx.guard(projectAtVersion({ projectId: row.id, accountId: a, version: row.version }), stale),
       named("project", updateProject(ctx.db, a, row.id, changes, ctx.now)),
     ],
     activity: { target: row.id, summary },
@@ -102,7 +102,7 @@ function writeProjectAtOnce(
   return ctx.commit(
     {
       statements: [
-        ctx.guard(liveProjectIs(o.where), [o.projectId, a, ...(o.whereBinds ?? [])], miss),
+        ctx.guard(liveProjectIs({ projectId: o.projectId, accountId: a, where: o.where, binds: o.whereBinds }), miss),
         setProject(db, a, o.projectId, o.set, o.setBinds, ctx.now),
         named("project", selectProjectWithCounts(db, a, o.projectId)),
       ],
@@ -313,7 +313,7 @@ const deleteProject = defineTool({
       });
       return ctx.commit(
         {
-          statements: [ctx.guard(PROJECT_LIVE, [row.id, p.accountId], concurrentChange(row.id)), ...statements],
+          statements: [ctx.guard(projectIsLive({ projectId: row.id, accountId: p.accountId }), concurrentChange(row.id)), ...statements],
           activity: { target: row.id, summary: `moved project "${row.name}" and ${row.n_total} task(s) to the trash (${trashId})` },
         },
         { trash_id: trashId, purge_after: purgeAfter(ctx.now, row.trash_retention_days), item_count: itemCount, already_in_trash: false },
@@ -326,7 +326,7 @@ const deleteProject = defineTool({
       const item = insertProjectTrashItem(db, { trashId: marks.trashId, accountId: a, projectId: project_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
       return ctx.commit(
         {
-          statements: [ctx.guard(PROJECT_LIVE, [project_id, a], miss), named("item", item), ...marks.statements.slice(1)],
+          statements: [ctx.guard(projectIsLive({ projectId: project_id, accountId: a }), miss), named("item", item), ...marks.statements.slice(1)],
           activity: { target: project_id, summarySql: projectSummary(a, project_id, DELETED_PROJECT_SUMMARY, [marks.trashId]) },
         },
         (rows) => {

@@ -3,11 +3,11 @@ import { conflict, forbidden, invalid, notFound } from "../domain/errors.ts";
 import { actorName, type Principal } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  appendEvent, endRun, insertRun, OWN_RUN_IS_RUNNING, requireRun, RUN_EVENT_KINDS, RUN_IS_RUNNING, RUN_STATUSES, runTask, runWithEvents,
+  appendEvent, endRun, insertRun, ownRunIsRunning, requireRun, RUN_EVENT_KINDS, runIsRunning, RUN_STATUSES, runTask, runWithEvents,
   selectAgentExists, selectLiveTaskExists, selectRun, selectRuns, START_RUN_SUMMARY,
-  startTask, TASK_IS_WORKABLE, toRun, type Run, type RunRow, type RunStatus,
+  startTask, taskIsWorkable, toRun, type Run, type RunRow, type RunStatus,
 } from "../db/runs.ts";
-import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
+import { readTaskState, taskAtVersion } from "../db/lifecycle.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
@@ -110,8 +110,8 @@ const startRun = defineTool({
         const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: t.id, agentId, now };
         const statements =
           t.status === "open"
-            ? [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), startTask(db, a, t.id, now)]
-            : [ctx.guard(TASK_IS_WORKABLE, [t.id, a], lost)];
+            ? [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), startTask(db, a, t.id, now)]
+            : [ctx.guard(taskIsWorkable({ taskId: t.id, accountId: a }), lost)];
         statements.push(insertRun(db, run));
         const value: Run = {
           id: run.id, task_id: t.id, task_title: t.title, agent: p.agentName as string, status: "running", summary: null,
@@ -131,7 +131,7 @@ const startRun = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(TASK_IS_WORKABLE, [args.task_id, a], miss),
+            ctx.guard(taskIsWorkable({ taskId: args.task_id, accountId: a }), miss),
             startTask(db, a, args.task_id, now),
             insertRun(db, run),
             named("run", selectRun(db, a, run.id)),
@@ -172,7 +172,7 @@ const logRunEvent = defineTool({
         const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
         return ctx.commit(
           {
-            statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), ...appendEvent(db, a, run.id, event)],
+            statements: [ctx.guard(runIsRunning({ runId: run.id, accountId: a }), lost), ...appendEvent(db, a, run.id, event)],
             activity: { target: run.task_id, summary: `run ${run.id} ${args.kind}: ${args.message}` },
           },
           { event: { ...event, run_id: run.id } },
@@ -184,7 +184,7 @@ const logRunEvent = defineTool({
       const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
       return ctx.commit(
         {
-          statements: [ctx.guard(OWN_RUN_IS_RUNNING, [args.run_id, a, p.agentId], miss), ...appendEvent(db, a, args.run_id, event), renewLeaseOfRun(db, a, args.run_id, actorName(p), now)],
+          statements: [ctx.guard(ownRunIsRunning({ runId: args.run_id, accountId: a, agentId: p.agentId }), miss), ...appendEvent(db, a, args.run_id, event), renewLeaseOfRun(db, a, args.run_id, actorName(p), now)],
           activity: {
             target: null,
             targetSql: runTask(a, args.run_id),
@@ -210,7 +210,7 @@ async function endOwnRun(
   const endAtOnce = (miss: Error) =>
     ctx.commit(
       {
-        statements: [ctx.guard(OWN_RUN_IS_RUNNING, [runIdValue, a, p.agentId], miss), endRun(db, a, runIdValue, status, summary, now), named("run", selectRun(db, a, runIdValue))],
+        statements: [ctx.guard(ownRunIsRunning({ runId: runIdValue, accountId: a, agentId: p.agentId }), miss), endRun(db, a, runIdValue, status, summary, now), named("run", selectRun(db, a, runIdValue))],
         activity: {
           target: null,
           targetSql: runTask(a, runIdValue),
@@ -233,7 +233,7 @@ async function endSlowly(ctx: ToolContext, runIdValue: string, status: Exclude<R
     if (run.status !== "running") throw conflict(`run ${run.id} already ended as ${run.status}${run.summary ? ` (${run.summary})` : ""}; start_run starts a new one.`);
     return ctx.commit(
       {
-        statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), endRun(db, a, run.id, status, summary, now)],
+        statements: [ctx.guard(runIsRunning({ runId: run.id, accountId: a }), lost), endRun(db, a, run.id, status, summary, now)],
         activity: { target: run.task_id, summary: `run ${run.id} ${status}${summary ? `: ${summary}` : ""}` },
       },
       { run: { ...toRun(run), status, summary, finished_at: now, last_event_at: now }, changed: true },

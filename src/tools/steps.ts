@@ -4,15 +4,15 @@ import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { moveToTrash, purgeAfter } from "../db/trash.ts";
 import {
-  insertStep, LIVE_STEPS_ARE, reorderSteps, selectLiveSteps, requireLiveStep, requireStep, setStepStatus, setStepText,
-  STEP_IS_LIVE, STEPS_UNCHANGED_SINCE_READ, taskForAppend, taskWithSteps, toStep, type Step,
+  insertStep, liveStepsAre, reorderSteps, selectLiveSteps, requireLiveStep, requireStep, setStepStatus, setStepText,
+  stepIsLive, stepsUnchangedSinceRead, taskForAppend, taskWithSteps, toStep, type Step,
 } from "../db/steps.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
 import { renewLease, renewLeaseOfStep } from "../db/claims.ts";
 import { defineTool, named, type AnyTool, type ToolContext } from "../catalog/tool.ts";
 import { fastOr } from "./fast.ts";
 import {
-  appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, STATUS_CHANGE, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
+  appendStep, insertStepTrashItem, roomForSteps, selectStepTask, setStep, stepDiffers, STATUS_CHANGE, stepSummary, stepTask, stepsNotInOrder,
 } from "../db/step-writes.ts";
 import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
 import { trashedShape } from "./shapes.ts";
@@ -80,7 +80,7 @@ const addSteps = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(STEPS_UNCHANGED_SINCE_READ, [args.task_id, p.accountId, maxPosition], raced),
+            ctx.guard(stepsUnchangedSinceRead({ taskId: args.task_id, accountId: p.accountId, maxPosition }), raced),
             ...steps.map((s) => insertStep(db, p.accountId, s)),
           ],
           activity: { target: args.task_id, summary: `added ${steps.length} step${steps.length === 1 ? "" : "s"} (${ids})` },
@@ -103,7 +103,7 @@ const addSteps = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(ROOM_FOR_STEPS, [args.task_id, p.accountId, steps.length, STEP_LIMITS.perTask], miss),
+            ctx.guard(roomForSteps({ taskId: args.task_id, accountId: p.accountId, adding: steps.length, limit: STEP_LIMITS.perTask }), miss),
             ...steps.map((s) => named(s.id, appendStep(db, p.accountId, s))),
           ],
           activity: { target: args.task_id, summary: `added ${steps.length} step${steps.length === 1 ? "" : "s"} (${ids})` },
@@ -123,7 +123,7 @@ function setStepAtOnce(
   const { db, principal: p } = ctx;
   return ctx.commit(
     {
-      statements: [...before, ctx.guard(stepDiffers(column), [stepIdValue, p.accountId, value], miss), named("step", setStep(db, p.accountId, stepIdValue, column, value, ctx.now))],
+      statements: [...before, ctx.guard(stepDiffers({ stepId: stepIdValue, accountId: p.accountId, column, value }), miss), named("step", setStep(db, p.accountId, stepIdValue, column, value, ctx.now))],
       activity: { target: null, targetSql: stepTask(p.accountId, stepIdValue), ...(typeof summary === "string" ? { summary } : { summarySql: summary }) },
     },
     (rows) => ({ step: toStep(rows.step[0] as Step), changed: true }),
@@ -145,7 +145,7 @@ const setStatus = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now),
+            ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now),
             renewLease(db, p.accountId, row.task_id, actorName(p), ctx.now),
           ],
           activity: { target: row.task_id, summary: `step ${step_id}: ${row.status} → ${status}` },
@@ -175,7 +175,7 @@ const updateStep = defineTool({
       if (row.text === text) return { step: toStep(row), changed: false };
       return ctx.commit(
         {
-          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepText(db, p.accountId, step_id, text, ctx.now)],
+          statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), stepGone(step_id)), setStepText(db, p.accountId, step_id, text, ctx.now)],
           activity: { target: row.task_id, summary: `edited step ${step_id}` },
         },
         { step: { ...toStep(row), text, updated_at: ctx.now }, changed: true },
@@ -210,7 +210,7 @@ const deleteStep = defineTool({
       });
       return ctx.commit(
         {
-          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), ...statements],
+          statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), stepGone(step_id)), ...statements],
           activity: { target: row.task_id, summary: `deleted step ${step_id} (trash ${trashId})` },
         },
         { step_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), item_count: 1, already_in_trash: false },
@@ -221,7 +221,7 @@ const deleteStep = defineTool({
       const item = insertStepTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, stepId: step_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
       return ctx.commit(
         {
-          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], miss), named("item", item), ...marks.statements.slice(1), named("task", selectStepTask(db, p.accountId, step_id))],
+          statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), miss), named("item", item), ...marks.statements.slice(1), named("task", selectStepTask(db, p.accountId, step_id))],
           activity: {
             target: null,
             targetSql: stepTask(p.accountId, step_id),
@@ -275,7 +275,7 @@ const reorder = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(LIVE_STEPS_ARE, [task_id, p.accountId, JSON.stringify(step_ids), step_ids.length], raced),
+            ctx.guard(liveStepsAre({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), raced),
             reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
           ],
           activity: { target: task_id, summary: `reordered ${step_ids.length} steps: ${step_ids.join(", ")}` },
@@ -285,12 +285,11 @@ const reorder = defineTool({
     };
     // The usual case in one batch: the ids are exactly the live steps, in an order other than theirs.
     return fastOr(async (miss) => {
-      const json = JSON.stringify(step_ids);
       return ctx.commit(
         {
           statements: [
-            ctx.guard(LIVE_STEPS_ARE, [task_id, p.accountId, json, step_ids.length], miss),
-            ctx.guard(STEPS_NOT_IN_ORDER, [task_id, p.accountId, json], miss),
+            ctx.guard(liveStepsAre({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), miss),
+            ctx.guard(stepsNotInOrder({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), miss),
             reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
             named("steps", selectLiveSteps(db, p.accountId, task_id)),
           ],

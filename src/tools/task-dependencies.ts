@@ -1,8 +1,9 @@
 /** add_dependency and remove_dependency: one task waits on another, in the same account, without cycles. */
 import { z } from "zod";
 import { conflict, invalid } from "../domain/errors.ts";
-import { deleteLink, findDependencyPath, insertLink, NO_DEPENDENCY_PATH, selectLink } from "../db/dependencies.ts";
-import { selectTask, TASK_IS_LIVE, type TaskRow, throwTaskMissing } from "../db/tasks.ts";
+import { deleteLink, findDependencyPath, insertLink, noDependencyPath, selectLink } from "../db/dependencies.ts";
+import { selectTask, taskIsLive, type TaskRow, throwTaskMissing } from "../db/tasks.ts";
+import { bothHold } from "../db/guards.ts";
 import { defineTool, named, type BatchStep, type ToolContext } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import { dependencyIs, linkSummary, selectTaskRef } from "../db/task-writes.ts";
@@ -40,8 +41,8 @@ async function requirePair(ctx: ToolContext, taskIdValue: string, dependsOnId: s
 function dependencyAtOnce(ctx: ToolContext, miss: Error, taskIdValue: string, dependsOnId: string, add: boolean) {
   const { db, principal: p } = ctx;
   const a = p.accountId;
-  const statements: BatchStep<"task" | "dependsOn">[] = [ctx.guard(dependencyIs(!add), [taskIdValue, a, dependsOnId], miss)];
-  if (add) statements.push(ctx.guard(NO_DEPENDENCY_PATH, [dependsOnId, a, taskIdValue], miss), insertLink(db, a, taskIdValue, dependsOnId, ctx.now));
+  const statements: BatchStep<"task" | "dependsOn">[] = [ctx.guard(dependencyIs({ taskId: taskIdValue, accountId: a, dependsOnId, present: !add }), miss)];
+  if (add) statements.push(ctx.guard(noDependencyPath({ from: dependsOnId, accountId: a, to: taskIdValue }), miss), insertLink(db, a, taskIdValue, dependsOnId, ctx.now));
   else statements.push(deleteLink(db, a, taskIdValue, dependsOnId));
   statements.push(named("task", selectTaskRef(db, a, taskIdValue)), named("dependsOn", selectTaskRef(db, a, dependsOnId)));
   return ctx.commit(
@@ -83,8 +84,8 @@ const addDependency = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(`${TASK_IS_LIVE} AND ${TASK_IS_LIVE}`, [args.task_id, a, args.depends_on_id, a], raced(args.task_id)),
-            ctx.guard(NO_DEPENDENCY_PATH, [args.depends_on_id, a, args.task_id], cycleError(null)),
+            ctx.guard(bothHold(taskIsLive({ taskId: args.task_id, accountId: a }), taskIsLive({ taskId: args.depends_on_id, accountId: a })), raced(args.task_id)),
+            ctx.guard(noDependencyPath({ from: args.depends_on_id, accountId: a, to: args.task_id }), cycleError(null)),
             insertLink(db, a, args.task_id, args.depends_on_id, ctx.now),
           ],
           activity: { target: args.task_id, summary: `now waits on ${args.depends_on_id} "${pair.depends_on.title}"` },

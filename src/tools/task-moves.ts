@@ -10,8 +10,8 @@ import { actorName } from "../domain/principal.ts";
 import { indexNewTask } from "../db/search-index.ts";
 import { requireProject } from "../db/projects.ts";
 import {
-  AGENT_IS_UNPAUSED, readAssignee, insertTask, insertTaskFrom, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask,
-  requireTaskForWrite, rootTaskOf, selectAccountPrefs, selectTaskWithTrash, subtreeOutsideProject, TASK_AT_VERSION, TASK_IS_LIVE, toTask,
+  agentIsUnpaused, readAssignee, insertTask, insertTaskFrom, moveSubtree, newTaskValue, priorityIndex, projectIsLive, requireTask,
+  requireTaskForWrite, rootTaskOf, selectAccountPrefs, selectTaskWithTrash, subtreeOutsideProject, taskAtVersion, taskIsLive, toTask,
   updateTaskFields, type AccountPrefs, type TaskField, type TaskRow, type TaskWithTrash, type TaskWriteRow,
 } from "../db/tasks.ts";
 import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
@@ -21,7 +21,7 @@ import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
 import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import {
-  BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, MOVABLE, MOVE_SUMMARY, selectTaskNow, differs, setColumn,
+  BLOCK_SET, BLOCK_SUMMARY, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, movable, MOVE_SUMMARY, selectTaskNow, differs, setColumn,
   taskSummary, UNBLOCK_SET_RENEWING, UNBLOCK_SUMMARY, ASSIGN_SET,
 } from "../db/task-writes.ts";
 import { fastOr, writeTaskAtOnce } from "./fast.ts";
@@ -47,7 +47,7 @@ function writeTask(
   const next = { ...row, ...changes, version: row.version + 1, updated_at: ctx.now } as TaskRow;
   return ctx.commit(
     {
-      statements: [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id)), updateTaskFields(ctx.db, a, row.id, changes, ctx.now), ...then],
+      statements: [ctx.guard(taskAtVersion({ taskId: row.id, accountId: a, version: row.version }), raced(row.id)), updateTaskFields(ctx.db, a, row.id, changes, ctx.now), ...then],
       activity: { target: row.id, summary },
     },
     { task: toTask(next), changed: true },
@@ -84,7 +84,7 @@ const deleteTask = defineTool({
         now: ctx.now,
       });
       const subtasks = ids.length - 1;
-      const guard = ctx.guard(TASK_IS_LIVE, [task_id, p.accountId], conflict(`task ${task_id} was deleted by another call meanwhile; delete_task again names its trash item.`));
+      const guard = ctx.guard(taskIsLive({ taskId: task_id, accountId: p.accountId }), conflict(`task ${task_id} was deleted by another call meanwhile; delete_task again names its trash item.`));
       return ctx.commit(
         {
           statements: [guard, ...trash.statements],
@@ -109,7 +109,7 @@ const deleteTask = defineTool({
       const item = insertTaskTrashItem(db, { trashId: marks.trashId, accountId: a, taskId: task_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
       return ctx.commit(
         {
-          statements: [ctx.guard(TASK_IS_LIVE, [task_id, a], miss), named("item", item), ...marks.statements.slice(1)],
+          statements: [ctx.guard(taskIsLive({ taskId: task_id, accountId: a }), miss), named("item", item), ...marks.statements.slice(1)],
           activity: { target: task_id, summarySql: deletedTaskSummary(a, task_id, marks.trashId) },
         },
         (rows) => {
@@ -220,7 +220,7 @@ const assignTask = defineTool({
     };
     const a = ctx.principal.accountId;
     return fastOr((miss) => {
-      const known = args.assignee !== null && args.assignee !== PERSON_ASSIGNEE ? [ctx.guard(AGENT_IS_UNPAUSED, [a, args.assignee], miss)] : [];
+      const known = args.assignee !== null && args.assignee !== PERSON_ASSIGNEE ? [ctx.guard(agentIsUnpaused({ accountId: a, name: args.assignee }), miss)] : [];
       return writeTaskAtOnce(ctx, miss, {
         taskId: args.task_id,
         where: differs("assignee"),
@@ -253,9 +253,9 @@ const moveTask = defineTool({
       if (args.project_id) await requireProject(db, a, args.project_id);
       const outside = await subtreeOutsideProject(db, a, row.id, args.project_id);
       if (outside === 0) return { ...unchanged(row), moved: 0 };
-      const statements = [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id))];
+      const statements = [ctx.guard(taskAtVersion({ taskId: row.id, accountId: a, version: row.version }), raced(row.id))];
       if (args.project_id) {
-        statements.push(ctx.guard(PROJECT_IS_LIVE, [args.project_id, a], notFound("project", args.project_id, "list_projects finds project ids")));
+        statements.push(ctx.guard(projectIsLive({ projectId: args.project_id, accountId: a }), notFound("project", args.project_id, "list_projects finds project ids")));
       }
       statements.push(moveSubtree(db, a, row.id, args.project_id, ctx.now));
       const rootMoves = row.project_id !== args.project_id;
@@ -277,7 +277,7 @@ const moveTask = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(MOVABLE, binds, miss),
+            ctx.guard(movable({ taskId: args.task_id, accountId: a, projectId: args.project_id }), miss),
             named("moved", moveSubtree(db, a, args.task_id, args.project_id, ctx.now)),
             named("task", selectTaskNow(db, a, args.task_id)),
           ],
@@ -366,7 +366,7 @@ const decomposeTask = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(TASK_IS_LIVE, [parent.id, p.accountId], notFound("task", parent.id, notFoundHint)),
+            ctx.guard(taskIsLive({ taskId: parent.id, accountId: p.accountId }), notFound("task", parent.id, notFoundHint)),
             ...created.map((t) => insertTask(db, t)),
             ...created.map((t) => indexNewTask(db, p.accountId, t)),
           ],
@@ -387,7 +387,7 @@ const decomposeTask = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], miss),
+            ctx.guard(taskIsLive({ taskId: args.task_id, accountId: p.accountId }), miss),
             ...created.map((t) => named(t.id, insertTaskFrom(db, t, "parent"))),
             ...created.map((t) => indexNewTask(db, p.accountId, t)),
           ],

@@ -3,8 +3,8 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  AGENT_EXISTS, assigneeExists, defaultAutoOk, insertTask, insertTaskFrom, PROJECT_IS_LIVE, TASK_IN_PROJECT, TASK_IS_LIVE, newTaskValue, priorityIndex, requireTask, selectTask,
-  TASK_AT_VERSION, TASK_COLUMNS, TASK_RETURNING, taskChangesEach, toTask, type TaskRow, updateTaskReturning,
+  agentExists, assigneeExists, defaultAutoOk, insertTask, insertTaskFrom, projectIsLive, taskInProject, taskIsLive, newTaskValue, priorityIndex, requireTask, selectTask,
+  taskAtVersion, TASK_COLUMNS, TASK_RETURNING, taskChangesEach, toTask, type TaskRow, updateTaskReturning,
   throwTaskMissing,
 } from "../db/tasks.ts";
 import { indexNewTask, reindexTask } from "../db/search-index.ts";
@@ -93,12 +93,12 @@ const createTask = defineTool({
       const a = p.accountId;
       const statements: BatchStep<"task">[] = [];
       if (args.parent_id) {
-        statements.push(ctx.guard(TASK_IS_LIVE, [args.parent_id, a], miss));
-        if (args.project_id) statements.push(ctx.guard(TASK_IN_PROJECT, [args.parent_id, a, args.project_id], miss));
+        statements.push(ctx.guard(taskIsLive({ taskId: args.parent_id, accountId: a }), miss));
+        if (args.project_id) statements.push(ctx.guard(taskInProject({ taskId: args.parent_id, accountId: a, projectId: args.project_id }), miss));
       } else if (args.project_id) {
-        statements.push(ctx.guard(PROJECT_IS_LIVE, [args.project_id, a], miss));
+        statements.push(ctx.guard(projectIsLive({ projectId: args.project_id, accountId: a }), miss));
       }
-      if (args.assignee && args.assignee !== "human") statements.push(ctx.guard(AGENT_EXISTS, [a, args.assignee], miss));
+      if (args.assignee && args.assignee !== "human") statements.push(ctx.guard(agentExists({ accountId: a, name: args.assignee }), miss));
       const t = {
         id: newId(ID_PREFIX.task),
         accountId: a,
@@ -286,7 +286,7 @@ const updateTask = defineTool({
       const statements: BatchStep<"task">[] = [];
       if (args.expected_version !== undefined) {
         statements.push(
-          ctx.guard(TASK_AT_VERSION, [row.id, p.accountId, args.expected_version], conflict(staleMessage)),
+          ctx.guard(taskAtVersion({ taskId: row.id, accountId: p.accountId, version: args.expected_version }), conflict(staleMessage)),
         );
       }
       statements.push(named("task", updateTaskReturning(db, p.accountId, row.id, changes, ctx.now)));
@@ -311,13 +311,11 @@ const updateTask = defineTool({
     if (fields.length === 0) return updateSlowly();
     return fastOr(async (miss) => {
       const { db, principal: p } = ctx;
-      const withVersion = args.expected_version !== undefined;
-      const condition = taskChangesEach(fields, withVersion);
-      const binds = [args.task_id, p.accountId, ...(withVersion ? [args.expected_version] : []), ...fields.map((f) => changes[f])];
+      const condition = taskChangesEach({ taskId: args.task_id, accountId: p.accountId, version: args.expected_version, changes });
       return ctx.commit(
         {
           statements: [
-            ctx.guard(condition, binds, miss),
+            ctx.guard(condition, miss),
             named("task", updateTaskReturning(db, p.accountId, args.task_id, changes, ctx.now)),
             ...reindexTask(db, p.accountId, args.task_id, changes),
           ],

@@ -8,7 +8,7 @@ import {
 import { defineTool, named, type AnyTool } from "../catalog/tool.ts";
 import { fastOr } from "./fast.ts";
 import {
-  allInTrash, purgedSummary, RESTORABLE_AS_IS, RESTORED_SUMMARY, restoreAnyStatements, selectPurged, selectTrashCount, selectTrashItem,
+  allInTrash, purgedSummary, restorableAsIs, RESTORED_SUMMARY, restoreAnyStatements, selectPurged, selectTrashCount, selectTrashItem,
 } from "../db/trash-writes.ts";
 import { cursor, id, limit } from "./schemas.ts";
 
@@ -115,7 +115,7 @@ const restoreFromTrash = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(restorableCondition(item.kind), [a, item.id], raced),
+            ctx.guard(restorableCondition({ accountId: a, itemId: item.id, kind: item.kind }), raced),
             ...restoreStatements(db, a, item, check.orphans.length > 0, ctx.now),
           ],
           activity: {
@@ -132,7 +132,7 @@ const restoreFromTrash = defineTool({
       const a = p.accountId;
       return ctx.commit(
         {
-          statements: [ctx.guard(RESTORABLE_AS_IS, [a, item_id], miss), named("item", selectTrashItem(db, a, item_id)), ...restoreAnyStatements(db, a, item_id)],
+          statements: [ctx.guard(restorableAsIs({ accountId: a, itemId: item_id }), miss), named("item", selectTrashItem(db, a, item_id)), ...restoreAnyStatements(db, a, item_id)],
           activity: { target: item_id, summarySql: { sql: RESTORED_SUMMARY, binds: [a, item_id] } },
         },
         (rows) => {
@@ -187,7 +187,7 @@ const emptyTrash = defineTool({
         await ctx.commit(
           {
             statements: [
-              ctx.guard(allStillInTrash(ids.length), [a, ...ids], raced),
+              ctx.guard(allStillInTrash({ accountId: a, itemIds: ids }), raced),
               ...purgeStatements(db, a, ids),
             ],
             activity: {
@@ -216,7 +216,7 @@ const emptyTrash = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(allInTrash(ids), [a, ...ids], miss),
+            ctx.guard(allInTrash({ accountId: a, itemIds: ids }), miss),
             named("purged", selectPurged(db, a, ids)),
             ...purgeStatements(db, a, ids),
             named("remaining", selectTrashCount(db, a)),
