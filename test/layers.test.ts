@@ -227,3 +227,65 @@ describe("batch results", () => {
     ]);
   });
 });
+
+/** The top-level arguments of each `ctx.guard(…)` call in `text`, as written. */
+function guardCalls(text: string): string[][] {
+  const calls: string[][] = [];
+  for (let at = text.indexOf("ctx.guard("); at >= 0; at = text.indexOf("ctx.guard(", at + 1)) {
+    const args: string[] = [];
+    let depth = 0;
+    let quote: string | null = null;
+    let start = at + "ctx.guard(".length;
+    for (let i = start; i < text.length; i++) {
+      const ch = text[i];
+      if (quote) {
+        if (ch === "\\") i++;
+        else if (ch === quote) quote = null;
+        continue;
+      }
+      if (ch === '"' || ch === "'" || ch === "`") quote = ch;
+      else if ("([{".includes(ch)) depth++;
+      else if (")]}".includes(ch) && depth > 0) depth--;
+      else if ((ch === "," || ch === ")") && depth === 0) {
+        args.push(text.slice(start, i).trim());
+        start = i + 1;
+        if (ch === ")") break;
+      }
+    }
+    calls.push(args.filter((a) => a !== ""));
+  }
+  return calls;
+}
+
+/** Guard calls given SQL text and its binds apart: a bare constant or string, or a third argument. */
+function positionalGuards(sources: Record<string, string>): string[] {
+  return Object.entries(sources).flatMap(([path, text]) =>
+    guardCalls(text)
+      .filter((args) => args.length !== 2 || /^([A-Z][A-Z0-9_]*|["'`][\s\S]*)$/.test(args[0]))
+      .map((args) => `${underSrc(path) ?? path}: ctx.guard(${args.join(", ")})`),
+  );
+}
+
+describe("guards", () => {
+  it("take one condition built in src/db with its own binds, never SQL text and a bind array", () => {
+    expect(positionalGuards(SOURCES)).toEqual([]);
+  });
+
+  it("the check sees what it looks for", () => {
+    const made = {
+      "../src/tools/a.ts": [
+        "ctx.guard(TASK_IS_LIVE, [id, a], miss);",
+        "ctx.guard(`${X} AND ${Y}`, [id, a], miss);",
+        "ctx.guard(liveProjectIs(where), [id, a, ...(w ?? [])], miss);",
+        "ctx.guard(taskIsLive({ taskId: id, accountId: a }), miss);",
+        "ctx.guard(liveStepsAre({ taskId, accountId, stepIds: [a, b] }), conflict(`no, ${a}`));",
+        "ctx.guard(g, miss);",
+      ].join("\n"),
+    };
+    expect(positionalGuards(made)).toEqual([
+      "tools/a.ts: ctx.guard(TASK_IS_LIVE, [id, a], miss)",
+      "tools/a.ts: ctx.guard(`${X} AND ${Y}`, [id, a], miss)",
+      "tools/a.ts: ctx.guard(liveProjectIs(where), [id, a, ...(w ?? [])], miss)",
+    ]);
+  });
+});
