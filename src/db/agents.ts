@@ -2,6 +2,7 @@ import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import { RUN_COLUMNS, RUNS_FROM, type Run } from "./runs.ts";
+import { readBatch } from "./batch.ts";
 
 export interface AgentRow {
   id: string;
@@ -62,23 +63,23 @@ export interface AgentDetail {
 /** One agent with its recent runs and counts: one round trip. */
 export async function agentDetail(db: D1Database, accountId: string, name: string, now: string, recent: number): Promise<AgentDetail> {
   const agentId = "(SELECT id FROM agents WHERE account_id = ?1 AND name = ?2)";
-  const [agent, runs, running, claimed] = await db.batch([
-    db.prepare(`SELECT ${AGENT_COLUMNS}, ${ACTIVE_TOKENS.replace("?", "?3")} FROM agents g WHERE g.account_id = ?1 AND g.name = ?2`).bind(accountId, name, now),
-    db
+  const { agent, runs, running, claimed } = await readBatch(db, {
+    agent: db.prepare(`SELECT ${AGENT_COLUMNS}, ${ACTIVE_TOKENS.replace("?", "?3")} FROM agents g WHERE g.account_id = ?1 AND g.name = ?2`).bind(accountId, name, now),
+    runs: db
       .prepare(`SELECT ${RUN_COLUMNS} ${RUNS_FROM} WHERE r.account_id = ?1 AND r.agent_id = ${agentId} ORDER BY r.started_at DESC, r.id DESC LIMIT ?3`)
       .bind(accountId, name, recent),
-    db.prepare(`SELECT count(*) AS n ${RUNS_FROM} WHERE r.account_id = ?1 AND r.agent_id = ${agentId} AND r.status = 'running'`).bind(accountId, name),
-    db
+    running: db.prepare(`SELECT count(*) AS n ${RUNS_FROM} WHERE r.account_id = ?1 AND r.agent_id = ${agentId} AND r.status = 'running'`).bind(accountId, name),
+    claimed: db
       .prepare(`SELECT count(*) AS n FROM tasks WHERE account_id = ?1 AND assignee = ?2 AND status IN ${UNFINISHED} AND trash_id IS NULL`)
       .bind(accountId, name),
-  ]);
-  const row = agent.results[0] as AgentWithTokens | undefined;
+  });
+  const row = agent[0] as AgentWithTokens | undefined;
   if (!row) throw notFound("agent", name, AGENT_HINT);
   return {
     agent: row,
-    recentRuns: runs.results as Run[],
-    running: (running.results[0] as { n: number }).n,
-    claimed: (claimed.results[0] as { n: number }).n,
+    recentRuns: runs as Run[],
+    running: (running[0] as { n: number }).n,
+    claimed: (claimed[0] as { n: number }).n,
   };
 }
 
@@ -190,15 +191,15 @@ export async function workload(
   const binds: unknown[] = [accountId];
   if (opts.projectId) (where.push("project_id = ?"), binds.push(opts.projectId));
   if (opts.hideSnoozedAt) (where.push("(snoozed_until IS NULL OR snoozed_until <= ?)"), binds.push(opts.hideSnoozedAt));
-  const [rows, agents, project] = await db.batch([
-    db.prepare(`SELECT assignee, status, count(*) AS n FROM tasks WHERE ${where.join(" AND ")} GROUP BY assignee, status`).bind(...binds),
-    db.prepare("SELECT name, paused_at FROM agents WHERE account_id = ? ORDER BY name").bind(accountId),
-    db.prepare("SELECT 1 AS ok FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(opts.projectId ?? null, accountId),
-  ]);
+  const { rows, agents, project } = await readBatch(db, {
+    rows: db.prepare(`SELECT assignee, status, count(*) AS n FROM tasks WHERE ${where.join(" AND ")} GROUP BY assignee, status`).bind(...binds),
+    agents: db.prepare("SELECT name, paused_at FROM agents WHERE account_id = ? ORDER BY name").bind(accountId),
+    project: db.prepare("SELECT 1 AS ok FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(opts.projectId ?? null, accountId),
+  });
   return {
-    rows: rows.results as WorkloadRow[],
-    agents: agents.results as { name: string; paused_at: string | null }[],
-    projectFound: project.results.length > 0,
+    rows: rows as WorkloadRow[],
+    agents: agents as { name: string; paused_at: string | null }[],
+    projectFound: project.length > 0,
   };
 }
 

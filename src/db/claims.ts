@@ -13,6 +13,7 @@ const claimed = (now: string) =>
 export const NO_LEASE = { claim_expires_at: null, claim_lease_minutes: null } as const;
 
 import type { Condition } from "../catalog/tool.ts";
+import { readBatch } from "./batch.ts";
 export type { Condition };
 
 /**
@@ -121,16 +122,16 @@ export async function readLapse(
   holder: string,
   expiredAt: string,
 ): Promise<{ runId: string | null; announced: boolean }> {
-  const [run, notice] = await db.batch([
-    db
+  const { run, notice } = await readBatch(db, {
+    run: db
       .prepare(
         `SELECT r.id FROM runs r JOIN agents g ON g.id = r.agent_id AND g.account_id = r.account_id
           WHERE r.account_id = ? AND r.task_id = ? AND g.name = ? AND r.status = 'running' ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,
       )
       .bind(accountId, taskId, holder),
-    db.prepare(`SELECT 1 AS ok FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE}`).bind(taskId, accountId, expiredAt),
-  ]);
-  return { runId: (run.results[0] as { id: string } | undefined)?.id ?? null, announced: notice.results.length > 0 };
+    notice: db.prepare(`SELECT 1 AS ok FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE}`).bind(taskId, accountId, expiredAt),
+  });
+  return { runId: (run[0] as { id: string } | undefined)?.id ?? null, announced: notice.length > 0 };
 }
 
 const LAPSE_ANNOUNCED_WHERE = "task_id = ? AND account_id = ? AND expired_at = ?";

@@ -2,6 +2,7 @@ import type { Condition } from "../catalog/tool.ts";
 import { notFound, ToolError } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import { selectTask, type TaskRow } from "./tasks.ts";
+import { readBatch } from "./batch.ts";
 
 export interface Comment {
   id: string;
@@ -43,14 +44,14 @@ export async function taskWithComments(
     binds.push(opts.after.k, opts.after.k, opts.after.id);
   }
   const dir = opts.newestFirst ? "DESC" : "ASC";
-  const [task, comments] = await db.batch([
-    selectTask(db, accountId, taskId),
-    db
+  const { task, comments } = await readBatch(db, {
+    task: selectTask(db, accountId, taskId),
+    comments: db
       .prepare(`SELECT ${COMMENT_COLUMNS} FROM comments c WHERE ${where.join(" AND ")} ORDER BY c.created_at ${dir}, c.id ${dir} LIMIT ?`)
       .bind(...binds, opts.limit + 1),
-  ]);
-  const row = (task.results[0] as TaskRow | undefined) ?? null;
-  return { task: row, comments: row ? (comments.results as Comment[]).map(toComment) : [] };
+  });
+  const row = (task[0] as TaskRow | undefined) ?? null;
+  return { task: row, comments: row ? (comments as Comment[]).map(toComment) : [] };
 }
 
 export function insertComment(db: D1Database, accountId: string, authorTokenId: string, c: Comment): D1PreparedStatement {

@@ -1,6 +1,7 @@
 import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import { selectTask, throwTaskMissing, type TaskRow } from "./tasks.ts";
+import { readBatch } from "./batch.ts";
 
 /**
  * Labels: names unique per account without regard to case (the column is
@@ -65,16 +66,16 @@ export async function findLabelByName(db: D1Database, accountId: string, name: s
  * of these names (1 to 50, matched without regard to case).
  */
 export async function readTaskLabelling(db: D1Database, accountId: string, taskId: string, names: string[]) {
-  const [task, current, known] = await db.batch([
-    selectTask(db, accountId, taskId),
-    selectTaskLabels(db, accountId, taskId),
-    db
+  const { task, current, known } = await readBatch(db, {
+    task: selectTask(db, accountId, taskId),
+    current: selectTaskLabels(db, accountId, taskId),
+    known: db
       .prepare(`SELECT id, name FROM labels WHERE account_id = ? AND name IN (${names.map(() => "?").join(", ")})`)
       .bind(accountId, ...names),
-  ]);
-  const row = task.results[0] as TaskRow | undefined;
+  });
+  const row = task[0] as TaskRow | undefined;
   if (!row) return throwTaskMissing(db, accountId, taskId);
-  return { task: row, current: current.results as unknown as TaskLabel[], known: known.results as unknown as TaskLabel[] };
+  return { task: row, current: current as unknown as TaskLabel[], known: known as unknown as TaskLabel[] };
 }
 
 /** Has this label id been deleted by delete_label in this account (so a repeated delete has nothing to do)? */

@@ -215,54 +215,54 @@ export async function projectExportRows(db: D1Database, accountId: string, proje
   const tasksOf = (table: string) => `FROM tasks t CROSS JOIN ${table} x ON x.task_id = t.id AND x.account_id = ?1`;
   const inProject = `t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL AND ${fits}`;
   const byTask = "t.created_at, t.id";
-  const [project, tasks, steps, comments, labels, deps, links] = await db.batch([
-    selectProjectWithCounts(db, accountId, projectId),
-    db
+  const { project, tasks, steps, comments, labels, deps, links } = await readBatch(db, {
+    project: selectProjectWithCounts(db, accountId, projectId),
+    tasks: db
       .prepare(
         `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL AND ${fits} ORDER BY ${byTask}`,
       )
       .bind(accountId, projectId, maxTasks),
-    db
+    steps: db
       .prepare(
         `SELECT x.task_id, x.id, x.position, x.text, x.status, x.created_at, x.updated_at ${tasksOf("steps")}
           WHERE ${inProject} AND x.trash_id IS NULL ORDER BY ${byTask}, x.position, x.id`,
       )
       .bind(accountId, projectId, maxTasks),
-    db
+    comments: db
       .prepare(
         `SELECT x.task_id, x.id, x.author, x.body, x.created_at, x.updated_at ${tasksOf("comments")}
           WHERE ${inProject} AND x.trash_id IS NULL ORDER BY ${byTask}, x.created_at, x.id`,
       )
       .bind(accountId, projectId, maxTasks),
-    db
+    labels: db
       .prepare(
         `SELECT x.task_id, l.name ${tasksOf("task_labels")} CROSS JOIN labels l ON l.id = x.label_id AND l.account_id = ?1
           WHERE ${inProject} ORDER BY ${byTask}, l.name, l.id`,
       )
       .bind(accountId, projectId, maxTasks),
-    db
+    deps: db
       .prepare(
         `SELECT x.task_id, x.depends_on_id ${tasksOf("task_dependencies")}
            CROSS JOIN tasks w ON w.id = x.depends_on_id AND w.account_id = ?1 AND w.trash_id IS NULL
           WHERE ${inProject} ORDER BY ${byTask}, w.created_at, w.id`,
       )
       .bind(accountId, projectId, maxTasks),
-    db
+    links: db
       .prepare(
         `SELECT x.task_id, x.provider, x.event_id, x.title, x.starts_at, x.ends_at, x.url ${tasksOf("calendar_links")}
           WHERE ${inProject} ORDER BY ${byTask}, x.created_at, x.id`,
       )
       .bind(accountId, projectId, maxTasks),
-  ]);
+  });
   return {
     project:
-      (project.results[0] as (CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number; activity_retention_days: number }) | undefined) ?? null,
-    tasks: tasks.results as unknown as TaskRow[],
-    steps: steps.results as unknown as ExportStepRow[],
-    comments: comments.results as unknown as ExportCommentRow[],
-    labels: labels.results as unknown as ExportLabelRow[],
-    dependencies: deps.results as unknown as ExportDependencyRow[],
-    links: links.results as unknown as ExportLinkRow[],
+      (project[0] as (CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number; activity_retention_days: number }) | undefined) ?? null,
+    tasks: tasks as unknown as TaskRow[],
+    steps: steps as unknown as ExportStepRow[],
+    comments: comments as unknown as ExportCommentRow[],
+    labels: labels as unknown as ExportLabelRow[],
+    dependencies: deps as unknown as ExportDependencyRow[],
+    links: links as unknown as ExportLinkRow[],
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
+import { readBatch } from "./batch.ts";
 
 export const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -65,19 +66,19 @@ export async function runWithEvents(
   id: string,
   max: number,
 ): Promise<{ run: Run; events: RunEvent[]; count: number }> {
-  const [run, events, count] = await db.batch([
-    db.prepare(`SELECT ${RUN_COLUMNS} ${RUNS_FROM} WHERE r.id = ? AND r.account_id = ?`).bind(id, accountId),
-    db
+  const { run, events, count } = await readBatch(db, {
+    run: db.prepare(`SELECT ${RUN_COLUMNS} ${RUNS_FROM} WHERE r.id = ? AND r.account_id = ?`).bind(id, accountId),
+    events: db
       .prepare(
         `SELECT * FROM (SELECT id, kind, message, url, created_at FROM run_events WHERE run_id = ? AND account_id = ?
            ORDER BY created_at DESC, id DESC LIMIT ?) ORDER BY created_at, id`,
       )
       .bind(id, accountId, max),
-    db.prepare("SELECT count(*) AS n FROM run_events WHERE run_id = ? AND account_id = ?").bind(id, accountId),
-  ]);
-  const row = run.results[0] as Run | undefined;
+    count: db.prepare("SELECT count(*) AS n FROM run_events WHERE run_id = ? AND account_id = ?").bind(id, accountId),
+  });
+  const row = run[0] as Run | undefined;
   if (!row) throw notFound("run", id, RUN_HINT);
-  return { run: toRun(row), events: events.results as RunEvent[], count: (count.results[0] as { n: number }).n };
+  return { run: toRun(row), events: events as RunEvent[], count: (count[0] as { n: number }).n };
 }
 
 export interface RunFilter {

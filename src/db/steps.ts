@@ -1,6 +1,7 @@
 import type { Condition } from "../catalog/tool.ts";
 import { notFound, ToolError } from "../domain/errors.ts";
 import { selectTask, type TaskRow } from "./tasks.ts";
+import { readBatch } from "./batch.ts";
 
 export type StepStatus = "pending" | "in_progress" | "done" | "skipped";
 
@@ -38,9 +39,9 @@ export function selectLiveSteps(db: D1Database, accountId: string, taskId: strin
 
 /** The task (if live) and its live steps, in order, in one round trip. */
 export async function taskWithSteps(db: D1Database, accountId: string, taskId: string): Promise<{ task: TaskRow | null; steps: Step[] }> {
-  const [task, steps] = await db.batch([selectTask(db, accountId, taskId), selectLiveSteps(db, accountId, taskId)]);
-  const row = (task.results[0] as TaskRow | undefined) ?? null;
-  return { task: row, steps: row ? (steps.results as Step[]).map(toStep) : [] };
+  const { task, steps } = await readBatch(db, { task: selectTask(db, accountId, taskId), steps: selectLiveSteps(db, accountId, taskId) });
+  const row = (task[0] as TaskRow | undefined) ?? null;
+  return { task: row, steps: row ? (steps as Step[]).map(toStep) : [] };
 }
 
 /**
@@ -51,17 +52,17 @@ export async function taskWithSteps(db: D1Database, accountId: string, taskId: s
 export async function taskForAppend(
   db: D1Database, accountId: string, taskId: string,
 ): Promise<{ task: TaskRow | null; maxPosition: number; live: number }> {
-  const [task, stats] = await db.batch([
-    selectTask(db, accountId, taskId),
-    db
+  const { task, stats } = await readBatch(db, {
+    task: selectTask(db, accountId, taskId),
+    stats: db
       .prepare(
         `SELECT coalesce(max(position), 0) AS max_position, coalesce(sum(trash_id IS NULL), 0) AS live
            FROM steps WHERE task_id = ? AND account_id = ?`,
       )
       .bind(taskId, accountId),
-  ]);
-  const row = stats.results[0] as { max_position: number; live: number } | undefined;
-  return { task: (task.results[0] as TaskRow | undefined) ?? null, maxPosition: row?.max_position ?? 0, live: row?.live ?? 0 };
+  });
+  const row = stats[0] as { max_position: number; live: number } | undefined;
+  return { task: (task[0] as TaskRow | undefined) ?? null, maxPosition: row?.max_position ?? 0, live: row?.live ?? 0 };
 }
 
 /** Guard: the task is still live and nobody appended steps since `taskForAppend` read (its highest position then). */
