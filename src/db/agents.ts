@@ -120,8 +120,9 @@ export async function fleetSnapshot(
   staleBefore: string,
   perAgent: number,
 ): Promise<{ agents: AgentRow[]; runs: FleetRunRow[]; tasks: FleetTaskRow[] }> {
-  const [agents, runs, tasks] = await db.batch(fleetStatements(db, accountId, staleBefore, perAgent));
-  return { agents: agents.results as AgentRow[], runs: runs.results as FleetRunRow[], tasks: tasks.results as FleetTaskRow[] };
+  const [agents, runs, tasks] = fleetStatements(db, accountId, staleBefore, perAgent);
+  const read = await readBatch(db, { agents, runs, tasks });
+  return { agents: read.agents as AgentRow[], runs: read.runs as FleetRunRow[], tasks: read.tasks as FleetTaskRow[] };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Condition } from "../catalog/tool.ts";
 import { notMoving } from "./move-account.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { endTrashedRuns } from "./runs.ts";
+import { readBatch } from "./batch.ts";
 
 /**
  * The trash. Deleting marks every row of the unit with the trash item's id
@@ -240,12 +241,12 @@ export interface RestoreCheck {
 
 export async function restoreCheck(db: D1Database, accountId: string, item: TrashRow): Promise<RestoreCheck> {
   const hasTasks = item.kind === "task" || item.kind === "project";
-  const reads = [db.prepare(`${BLOCKERS[item.kind]} LIMIT 5`).bind(accountId, item.id)];
-  if (hasTasks) reads.push(db.prepare(ORPHANS).bind(accountId, item.id));
-  const [blockers, orphans] = await db.batch(reads);
+  const blockers = db.prepare(`${BLOCKERS[item.kind]} LIMIT 5`).bind(accountId, item.id);
+  if (!hasTasks) return { blockers: (await readBatch(db, { blockers })).blockers as RestoreCheck["blockers"], orphans: [] };
+  const read = await readBatch(db, { blockers, orphans: db.prepare(ORPHANS).bind(accountId, item.id) });
   return {
-    blockers: blockers.results as RestoreCheck["blockers"],
-    orphans: orphans ? (orphans.results as { id: string }[]).map((r) => r.id) : [],
+    blockers: read.blockers as RestoreCheck["blockers"],
+    orphans: (read.orphans as { id: string }[]).map((r) => r.id),
   };
 }
 
