@@ -170,7 +170,7 @@ describe("the claim rule and its SQL form agree", () => {
             .bind(id, acc.accountId, status, assignee, now, now, expires)
             .run();
           for (const actor of ["builder", "other", "third"]) {
-            const { condition, binds } = noClaimByOthers(id, acc.accountId, actor, now);
+            const { sql: condition, binds } = noClaimByOthers(id, acc.accountId, actor, now);
             const sql = await env.DB.prepare(`SELECT coalesce((${condition}), 0) AS ok`).bind(...binds).first<{ ok: number }>();
             const holder = claimHolder({ id, status, assignee, claim_expires_at: expires }, now);
             expect(sql?.ok === 1, `${status} / ${assignee} / ${expires} / ${actor}`).toBe(holder === null || holder === actor);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { COMMENT_IS_LIVE, TASK_IS_LIVE } from "../src/db/comments.ts";
+import { commentIsLive, taskIsLive } from "../src/db/comments.ts";
 import { activityCount, connect, createToken, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 
 type C = { id: string; task_id: string; author: string; body: string; created_at: string; updated_at: string };
@@ -211,20 +211,20 @@ describe("delete_comment", () => {
 });
 
 describe("the race guards of the comment writes", () => {
-  const holds = async (condition: string, binds: unknown[]) =>
-    (await env.DB.prepare(`SELECT coalesce((${condition}), 0) AS ok`).bind(...binds).first<{ ok: number }>())?.ok === 1;
+  const holds = async (condition: { sql: string; binds: unknown[] }) =>
+    (await env.DB.prepare(`SELECT coalesce((${condition.sql}), 0) AS ok`).bind(...condition.binds).first<{ ok: number }>())?.ok === 1;
 
   it("hold exactly while the comment and its task are live", async () => {
     const { acc, human, task } = await setup();
     const a = acc.accountId;
     const { comment } = await human.ok("comment_on_task", { task_id: task.id, body: "x" });
-    expect(await holds(TASK_IS_LIVE, [task.id, a])).toBe(true);
-    expect(await holds(TASK_IS_LIVE, [task.id, "acc_other"])).toBe(false);
-    expect(await holds(COMMENT_IS_LIVE, [comment.id, a])).toBe(true);
-    expect(await holds(COMMENT_IS_LIVE, [comment.id, "acc_other"])).toBe(false);
+    expect(await holds(taskIsLive({ taskId: task.id, accountId: a }))).toBe(true);
+    expect(await holds(taskIsLive({ taskId: task.id, accountId: "acc_other" }))).toBe(false);
+    expect(await holds(commentIsLive({ commentId: comment.id, accountId: a }))).toBe(true);
+    expect(await holds(commentIsLive({ commentId: comment.id, accountId: "acc_other" }))).toBe(false);
     await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ?").bind(task.id).run();
-    expect(await holds(TASK_IS_LIVE, [task.id, a])).toBe(false);
-    expect(await holds(COMMENT_IS_LIVE, [comment.id, a])).toBe(false);
+    expect(await holds(taskIsLive({ taskId: task.id, accountId: a }))).toBe(false);
+    expect(await holds(commentIsLive({ commentId: comment.id, accountId: a }))).toBe(false);
   });
 });
 

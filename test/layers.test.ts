@@ -187,3 +187,105 @@ describe("layers", () => {
     expect(importCycles(made)).toEqual([["domain/a.ts", "mcp/b.ts", "mcp/registry.ts"]]);
   });
 });
+
+/** A read of a batch's results by position: what a write reads, it reads by name (named(), readBatch). */
+const POSITIONAL_RESULTS = /\browsOf\b|\bresults\s*\[|\bresults\.(slice|at)\(/;
+
+/** The lines of the files under these folders of src/ that match `pattern`, comments aside. */
+function linesMatching(sources: Record<string, string>, folders: string[], pattern: RegExp): string[] {
+  return Object.entries(sources)
+    .filter(([path]) => folders.some((f) => (underSrc(path) ?? "").startsWith(f)))
+    .flatMap(([path, text]) => text.split("\n").map((line, i) => [underSrc(path) ?? path, i + 1, line] as const))
+    .filter(([, , line]) => pattern.test(line) && !/^\s*(\*|\/\/)/.test(line))
+    .map(([path, n, line]) => `${path}:${n}: ${line.trim()}`);
+}
+
+describe("batch results", () => {
+  const READERS = ["tools/", "mcp/", "web/", "oauth/"];
+
+  it("tools, the engine, the pages and OAuth read them by name, never by position", () => {
+    expect(linesMatching(SOURCES, READERS, POSITIONAL_RESULTS)).toEqual([]);
+  });
+
+  it("the check sees what it looks for", () => {
+    const made = {
+      "../src/tools/a.ts": [
+        "(results) => toTask(rowsOf<TaskRow>(results, -1)[0])",
+        "const row = results[1].results[0];",
+        "const rest = results.slice(1);",
+        "const last = results.at(-1);",
+        "(rows) => toTask(rows.task[0] as TaskRow)",
+        "// results[0] in a comment",
+      ].join("\n"),
+      "../src/db/b.ts": "const row = results[0].results[0];",
+    };
+    expect(linesMatching(made, READERS, POSITIONAL_RESULTS)).toEqual([
+      "tools/a.ts:1: (results) => toTask(rowsOf<TaskRow>(results, -1)[0])",
+      "tools/a.ts:2: const row = results[1].results[0];",
+      "tools/a.ts:3: const rest = results.slice(1);",
+      "tools/a.ts:4: const last = results.at(-1);",
+    ]);
+  });
+});
+
+/** The top-level arguments of each `ctx.guard(…)` call in `text`, as written. */
+function guardCalls(text: string): string[][] {
+  const calls: string[][] = [];
+  for (let at = text.indexOf("ctx.guard("); at >= 0; at = text.indexOf("ctx.guard(", at + 1)) {
+    const args: string[] = [];
+    let depth = 0;
+    let quote: string | null = null;
+    let start = at + "ctx.guard(".length;
+    for (let i = start; i < text.length; i++) {
+      const ch = text[i];
+      if (quote) {
+        if (ch === "\\") i++;
+        else if (ch === quote) quote = null;
+        continue;
+      }
+      if (ch === '"' || ch === "'" || ch === "`") quote = ch;
+      else if ("([{".includes(ch)) depth++;
+      else if (")]}".includes(ch) && depth > 0) depth--;
+      else if ((ch === "," || ch === ")") && depth === 0) {
+        args.push(text.slice(start, i).trim());
+        start = i + 1;
+        if (ch === ")") break;
+      }
+    }
+    calls.push(args.filter((a) => a !== ""));
+  }
+  return calls;
+}
+
+/** Guard calls given SQL text and its binds apart: a bare constant or string, or a third argument. */
+function positionalGuards(sources: Record<string, string>): string[] {
+  return Object.entries(sources).flatMap(([path, text]) =>
+    guardCalls(text)
+      .filter((args) => args.length !== 2 || /^([A-Z][A-Z0-9_]*|["'`][\s\S]*)$/.test(args[0]))
+      .map((args) => `${underSrc(path) ?? path}: ctx.guard(${args.join(", ")})`),
+  );
+}
+
+describe("guards", () => {
+  it("take one condition built in src/db with its own binds, never SQL text and a bind array", () => {
+    expect(positionalGuards(SOURCES)).toEqual([]);
+  });
+
+  it("the check sees what it looks for", () => {
+    const made = {
+      "../src/tools/a.ts": [
+        "ctx.guard(TASK_IS_LIVE, [id, a], miss);",
+        "ctx.guard(`${X} AND ${Y}`, [id, a], miss);",
+        "ctx.guard(liveProjectIs(where), [id, a, ...(w ?? [])], miss);",
+        "ctx.guard(taskIsLive({ taskId: id, accountId: a }), miss);",
+        "ctx.guard(liveStepsAre({ taskId, accountId, stepIds: [a, b] }), conflict(`no, ${a}`));",
+        "ctx.guard(g, miss);",
+      ].join("\n"),
+    };
+    expect(positionalGuards(made)).toEqual([
+      "tools/a.ts: ctx.guard(TASK_IS_LIVE, [id, a], miss)",
+      "tools/a.ts: ctx.guard(`${X} AND ${Y}`, [id, a], miss)",
+      "tools/a.ts: ctx.guard(liveProjectIs(where), [id, a, ...(w ?? [])], miss)",
+    ]);
+  });
+});

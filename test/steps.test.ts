@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { LIVE_STEPS_ARE, STEP_IS_LIVE, STEPS_UNCHANGED_SINCE_READ } from "../src/db/steps.ts";
+import { liveStepsAre, stepIsLive, stepsUnchangedSinceRead } from "../src/db/steps.ts";
 import { activityCount, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 
@@ -261,29 +261,29 @@ describe("reorder_steps", () => {
 });
 
 describe("the race guards of the step writes", () => {
-  const holds = async (condition: string, binds: unknown[]) =>
-    (await env.DB.prepare(`SELECT coalesce((${condition}), 0) AS ok`).bind(...binds).first<{ ok: number }>())?.ok === 1;
+  const holds = async (condition: { sql: string; binds: unknown[] }) =>
+    (await env.DB.prepare(`SELECT coalesce((${condition.sql}), 0) AS ok`).bind(...condition.binds).first<{ ok: number }>())?.ok === 1;
 
   it("hold exactly while what the tool read still holds", async () => {
     const { acc, human, task } = await setup();
     const a = acc.accountId;
     const [s1, s2] = await withSteps(human, task.id, ["a", "b"]);
-    expect(await holds(STEPS_UNCHANGED_SINCE_READ, [task.id, a, 2])).toBe(true);
-    expect(await holds(STEPS_UNCHANGED_SINCE_READ, [task.id, a, 1])).toBe(false);
-    expect(await holds(STEP_IS_LIVE, [s1.id, a])).toBe(true);
-    expect(await holds(STEP_IS_LIVE, [s1.id, "acc_other"])).toBe(false);
-    expect(await holds(LIVE_STEPS_ARE, [task.id, a, JSON.stringify([s2.id, s1.id]), 2])).toBe(true);
-    expect(await holds(LIVE_STEPS_ARE, [task.id, a, JSON.stringify([s2.id]), 1])).toBe(false);
+    expect(await holds(stepsUnchangedSinceRead({ taskId: task.id, accountId: a, maxPosition: 2 }))).toBe(true);
+    expect(await holds(stepsUnchangedSinceRead({ taskId: task.id, accountId: a, maxPosition: 1 }))).toBe(false);
+    expect(await holds(stepIsLive({ stepId: s1.id, accountId: a }))).toBe(true);
+    expect(await holds(stepIsLive({ stepId: s1.id, accountId: "acc_other" }))).toBe(false);
+    expect(await holds(liveStepsAre({ taskId: task.id, accountId: a, stepIds: [s2.id, s1.id] }))).toBe(true);
+    expect(await holds(liveStepsAre({ taskId: task.id, accountId: a, stepIds: [s2.id] }))).toBe(false);
 
     await human.ok("delete_step", { step_id: s2.id });
-    expect(await holds(STEP_IS_LIVE, [s2.id, a])).toBe(false);
-    expect(await holds(LIVE_STEPS_ARE, [task.id, a, JSON.stringify([s2.id, s1.id]), 2])).toBe(false);
-    expect(await holds(LIVE_STEPS_ARE, [task.id, a, JSON.stringify([s1.id]), 1])).toBe(true);
-    expect(await holds(STEPS_UNCHANGED_SINCE_READ, [task.id, a, 2])).toBe(true);
+    expect(await holds(stepIsLive({ stepId: s2.id, accountId: a }))).toBe(false);
+    expect(await holds(liveStepsAre({ taskId: task.id, accountId: a, stepIds: [s2.id, s1.id] }))).toBe(false);
+    expect(await holds(liveStepsAre({ taskId: task.id, accountId: a, stepIds: [s1.id] }))).toBe(true);
+    expect(await holds(stepsUnchangedSinceRead({ taskId: task.id, accountId: a, maxPosition: 2 }))).toBe(true);
 
     await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ?").bind(task.id).run();
-    expect(await holds(STEP_IS_LIVE, [s1.id, a])).toBe(false);
-    expect(await holds(STEPS_UNCHANGED_SINCE_READ, [task.id, a, 2])).toBe(false);
-    expect(await holds(LIVE_STEPS_ARE, [task.id, a, JSON.stringify([s1.id]), 1])).toBe(false);
+    expect(await holds(stepIsLive({ stepId: s1.id, accountId: a }))).toBe(false);
+    expect(await holds(stepsUnchangedSinceRead({ taskId: task.id, accountId: a, maxPosition: 2 }))).toBe(false);
+    expect(await holds(liveStepsAre({ taskId: task.id, accountId: a, stepIds: [s1.id] }))).toBe(false);
   });
 });

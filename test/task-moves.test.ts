@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { NO_DEPENDENCY_PATH } from "../src/db/dependencies.ts";
-import { TASK_AT_VERSION } from "../src/db/tasks.ts";
+import { noDependencyPath } from "../src/db/dependencies.ts";
+import { taskAtVersion } from "../src/db/tasks.ts";
 import { activityCount, connect, createToken, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 async function sql(query: string, ...binds: unknown[]) {
@@ -380,13 +380,13 @@ describe("add_dependency and remove_dependency", () => {
     const [a, b, d] = [await task(c, { title: "A" }), await task(c, { title: "B" }), await task(c, { title: "C" })];
     await c.ok("add_dependency", { task_id: a.id, depends_on_id: b.id });
     await c.ok("add_dependency", { task_id: b.id, depends_on_id: d.id });
-    const holds = async (cond: string, ...binds: unknown[]) =>
-      (await env.DB.prepare(`SELECT coalesce((${cond}), 0) AS ok`).bind(...binds).first<{ ok: number }>())?.ok;
-    expect(await holds(NO_DEPENDENCY_PATH, a.id, acc.accountId, d.id)).toBe(0);
-    expect(await holds(NO_DEPENDENCY_PATH, d.id, acc.accountId, a.id)).toBe(1);
-    expect(await holds(NO_DEPENDENCY_PATH, a.id, "acc_other", d.id)).toBe(1);
-    expect(await holds(TASK_AT_VERSION, a.id, acc.accountId, 1)).toBe(1);
-    expect(await holds(TASK_AT_VERSION, a.id, acc.accountId, 2)).toBe(0);
+    const holds = async (cond: { sql: string; binds: unknown[] }) =>
+      (await env.DB.prepare(`SELECT coalesce((${cond.sql}), 0) AS ok`).bind(...cond.binds).first<{ ok: number }>())?.ok;
+    expect(await holds(noDependencyPath({ from: a.id, accountId: acc.accountId, to: d.id }))).toBe(0);
+    expect(await holds(noDependencyPath({ from: d.id, accountId: acc.accountId, to: a.id }))).toBe(1);
+    expect(await holds(noDependencyPath({ from: a.id, accountId: "acc_other", to: d.id }))).toBe(1);
+    expect(await holds(taskAtVersion({ taskId: a.id, accountId: acc.accountId, version: 1 }))).toBe(1);
+    expect(await holds(taskAtVersion({ taskId: a.id, accountId: acc.accountId, version: 2 }))).toBe(0);
     await c.close();
   });
 });

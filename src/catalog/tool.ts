@@ -4,6 +4,12 @@ import type { Principal } from "../domain/principal.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import type { ToolName } from "./effects.ts";
 
+/** SQL text (a condition, or a statement's) with its binds, in the order the text takes them. */
+export interface Condition {
+  sql: string;
+  binds: unknown[];
+}
+
 /** The record every write appends to the activity log, in the same batch as the change. */
 export interface ActivityEntry {
   target: string | null;
@@ -13,19 +19,39 @@ export interface ActivityEntry {
    * A summary computed in the batch from the rows as they are before the change
    * (an SQL expression and its binds): the activity row then goes first in the batch.
    */
-  summarySql?: { sql: string; binds: unknown[] };
+  summarySql?: Condition;
   /** The target read the same way (`target` stands in should it read nothing); the activity row then goes first too. */
-  targetSql?: { sql: string; binds: unknown[] };
+  targetSql?: Condition;
 }
 
 /** A guard's error, or how to find it (after the batch rolled back) when it must say what the rows hold. */
 export type GuardError = Error | (() => Promise<Error>);
 
-export interface Write {
-  statements: D1PreparedStatement[];
+/** A batch statement whose results are read, by its name. */
+export interface Named<K extends string> {
+  readonly name: K;
+  readonly statement: D1PreparedStatement;
+}
+
+/** Names a statement of a batch so the write reads its results as `rows[name]`. */
+export function named<K extends string>(name: K, statement: D1PreparedStatement): Named<K> {
+  return { name, statement };
+}
+
+/** A statement of a batch, named when its results are read. */
+export type BatchStep<K extends string = string> = D1PreparedStatement | Named<K>;
+
+/** The rows each named statement returned (RETURNING, or a read at that point of the batch). */
+export type Rows<K extends string> = { readonly [P in K]: unknown[] };
+/** How many rows each named statement changed. */
+export type Changes<K extends string> = { readonly [P in K]: number };
+
+export interface Write<K extends string = never> {
+  /** In batch order; the statements whose results the write reads are `named`, and read only by name. */
+  statements: BatchStep<K>[];
   activity: ActivityEntry;
-  /** Webhook events this write causes (or how to make them from the statements' results): the registry enqueues them once the batch has committed. */
-  events?: TaskgateEvent[] | ((results: D1Result[]) => TaskgateEvent[]);
+  /** Webhook events this write causes (or how to make them from the named statements' results): the registry enqueues them once the batch has committed. */
+  events?: TaskgateEvent[] | ((rows: Rows<K>, changes: Changes<K>) => TaskgateEvent[]);
 }
 
 /**
@@ -43,17 +69,18 @@ export interface ToolContext {
   /**
    * Runs the statements plus the activity row (and the idempotency record) as
    * one D1 batch, and returns `result` — or, given a function, what it makes
-   * of the statements' results (rows the batch read at its end, RETURNING).
+   * of the named statements' results (rows read in the batch, RETURNING).
    */
-  commit<R>(write: Write, result: R | ((results: D1Result[]) => R)): Promise<R>;
+  commit<R, K extends string = never>(write: Write<K>, result: R | ((rows: Rows<K>, changes: Changes<K>) => R)): Promise<R>;
   /**
    * A batch statement that aborts the whole batch unless `condition` (an SQL
-   * expression) holds at that point of the batch; the caller then gets `error`
-   * (a function is called only then, to diagnose the rows after the rollback).
+   * expression with its binds, from a builder in src/db) holds at that point
+   * of the batch; the caller then gets `error` (a function is called only
+   * then, to diagnose the rows after the rollback).
    */
-  guard(condition: string, binds: unknown[], error: GuardError): D1PreparedStatement;
-  /** Runs the batch's results back: statements only, for tools that need counts. */
-  commitWithResults(write: Write): Promise<D1Result[]>;
+  guard(condition: Condition, error: GuardError): D1PreparedStatement;
+  /** Runs the batch (without an idempotency record) and returns the named statements' rows and counts. */
+  commitWithResults<K extends string>(write: Write<K>): Promise<{ rows: Rows<K>; changes: Changes<K> }>;
   /** Handler-owned work to finish after the response (bookkeeping, never data). */
   waitUntil(promise: Promise<unknown>): void;
 }

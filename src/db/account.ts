@@ -1,3 +1,4 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import { REVOKED, TOKEN_AGENT } from "./summaries.ts";
 import type { Principal } from "../domain/principal.ts";
@@ -109,12 +110,19 @@ export function revokeTokenStatement(db: D1Database, accountId: string, id: stri
   return db.prepare("UPDATE tokens SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL").bind(now, id, accountId);
 }
 
-/** Guard: the account's settings each differ from the value given. Binds: account id, then the values in `fields` order. */
-export const settingsDiffer = (fields: (keyof SettingsChange)[]) =>
-  `EXISTS (SELECT 1 FROM accounts WHERE id = ?${fields.map((f) => ` AND ${f} IS NOT ?`).join("")})`;
+/** Guard: each of the account's settings in `change` differs from the value given. */
+export function settingsDiffer(c: { accountId: string; change: SettingsChange }): Condition {
+  const fields = Object.keys(c.change) as (keyof SettingsChange)[];
+  return {
+    sql: `EXISTS (SELECT 1 FROM accounts WHERE id = ?${fields.map((f) => ` AND ${f} IS NOT ?`).join("")})`,
+    binds: [c.accountId, ...fields.map((f) => c.change[f])],
+  };
+}
 
-/** Guard: token ?1 of account ?2 is there and not revoked. */
-export const TOKEN_NOT_REVOKED = "EXISTS (SELECT 1 FROM tokens WHERE id = ?1 AND account_id = ?2 AND revoked_at IS NULL)";
+/** Guard: the token of the account is there and not revoked. */
+export function tokenNotRevoked(c: { tokenId: string; accountId: string }): Condition {
+  return { sql: "EXISTS (SELECT 1 FROM tokens WHERE id = ?1 AND account_id = ?2 AND revoked_at IS NULL)", binds: [c.tokenId, c.accountId] };
+}
 
 /** The token row as list_tokens shows it, at this point of the batch. */
 export function selectTokenRow(db: D1Database, accountId: string, id: string): D1PreparedStatement {

@@ -1,6 +1,8 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import { RUN_COLUMNS, RUNS_FROM, type Run } from "./runs.ts";
+import { readBatch } from "./batch.ts";
 
 export interface AgentRow {
   id: string;
@@ -61,23 +63,23 @@ export interface AgentDetail {
 /** One agent with its recent runs and counts: one round trip. */
 export async function agentDetail(db: D1Database, accountId: string, name: string, now: string, recent: number): Promise<AgentDetail> {
   const agentId = "(SELECT id FROM agents WHERE account_id = ?1 AND name = ?2)";
-  const [agent, runs, running, claimed] = await db.batch([
-    db.prepare(`SELECT ${AGENT_COLUMNS}, ${ACTIVE_TOKENS.replace("?", "?3")} FROM agents g WHERE g.account_id = ?1 AND g.name = ?2`).bind(accountId, name, now),
-    db
+  const { agent, runs, running, claimed } = await readBatch(db, {
+    agent: db.prepare(`SELECT ${AGENT_COLUMNS}, ${ACTIVE_TOKENS.replace("?", "?3")} FROM agents g WHERE g.account_id = ?1 AND g.name = ?2`).bind(accountId, name, now),
+    runs: db
       .prepare(`SELECT ${RUN_COLUMNS} ${RUNS_FROM} WHERE r.account_id = ?1 AND r.agent_id = ${agentId} ORDER BY r.started_at DESC, r.id DESC LIMIT ?3`)
       .bind(accountId, name, recent),
-    db.prepare(`SELECT count(*) AS n ${RUNS_FROM} WHERE r.account_id = ?1 AND r.agent_id = ${agentId} AND r.status = 'running'`).bind(accountId, name),
-    db
+    running: db.prepare(`SELECT count(*) AS n ${RUNS_FROM} WHERE r.account_id = ?1 AND r.agent_id = ${agentId} AND r.status = 'running'`).bind(accountId, name),
+    claimed: db
       .prepare(`SELECT count(*) AS n FROM tasks WHERE account_id = ?1 AND assignee = ?2 AND status IN ${UNFINISHED} AND trash_id IS NULL`)
       .bind(accountId, name),
-  ]);
-  const row = agent.results[0] as AgentWithTokens | undefined;
+  });
+  const row = agent[0] as AgentWithTokens | undefined;
   if (!row) throw notFound("agent", name, AGENT_HINT);
   return {
     agent: row,
-    recentRuns: runs.results as Run[],
-    running: (running.results[0] as { n: number }).n,
-    claimed: (claimed.results[0] as { n: number }).n,
+    recentRuns: runs as Run[],
+    running: (running[0] as { n: number }).n,
+    claimed: (claimed[0] as { n: number }).n,
   };
 }
 
@@ -118,8 +120,9 @@ export async function fleetSnapshot(
   staleBefore: string,
   perAgent: number,
 ): Promise<{ agents: AgentRow[]; runs: FleetRunRow[]; tasks: FleetTaskRow[] }> {
-  const [agents, runs, tasks] = await db.batch(fleetStatements(db, accountId, staleBefore, perAgent));
-  return { agents: agents.results as AgentRow[], runs: runs.results as FleetRunRow[], tasks: tasks.results as FleetTaskRow[] };
+  const [agents, runs, tasks] = fleetStatements(db, accountId, staleBefore, perAgent);
+  const read = await readBatch(db, { agents, runs, tasks });
+  return { agents: read.agents as AgentRow[], runs: read.runs as FleetRunRow[], tasks: read.tasks as FleetTaskRow[] };
 }
 
 /**
@@ -189,30 +192,32 @@ export async function workload(
   const binds: unknown[] = [accountId];
   if (opts.projectId) (where.push("project_id = ?"), binds.push(opts.projectId));
   if (opts.hideSnoozedAt) (where.push("(snoozed_until IS NULL OR snoozed_until <= ?)"), binds.push(opts.hideSnoozedAt));
-  const [rows, agents, project] = await db.batch([
-    db.prepare(`SELECT assignee, status, count(*) AS n FROM tasks WHERE ${where.join(" AND ")} GROUP BY assignee, status`).bind(...binds),
-    db.prepare("SELECT name, paused_at FROM agents WHERE account_id = ? ORDER BY name").bind(accountId),
-    db.prepare("SELECT 1 AS ok FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(opts.projectId ?? null, accountId),
-  ]);
+  const { rows, agents, project } = await readBatch(db, {
+    rows: db.prepare(`SELECT assignee, status, count(*) AS n FROM tasks WHERE ${where.join(" AND ")} GROUP BY assignee, status`).bind(...binds),
+    agents: db.prepare("SELECT name, paused_at FROM agents WHERE account_id = ? ORDER BY name").bind(accountId),
+    project: db.prepare("SELECT 1 AS ok FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(opts.projectId ?? null, accountId),
+  });
   return {
-    rows: rows.results as WorkloadRow[],
-    agents: agents.results as { name: string; paused_at: string | null }[],
-    projectFound: project.results.length > 0,
+    rows: rows as WorkloadRow[],
+    agents: agents as { name: string; paused_at: string | null }[],
+    projectFound: project.length > 0,
   };
 }
 
-/** Guard: the agent's pause state is as read. Binds: agent id, account id. */
-export const AGENT_IS_ACTIVE = "EXISTS (SELECT 1 FROM agents WHERE id = ? AND account_id = ? AND paused_at IS NULL)";
-export const AGENT_IS_PAUSED = "EXISTS (SELECT 1 FROM agents WHERE id = ? AND account_id = ? AND paused_at IS NOT NULL)";
+/** Guard: the agent's pause state is as read (paused, or not). */
+export function agentPausedIs(c: { agentId: string; accountId: string; paused: boolean }): Condition {
+  return { sql: `EXISTS (SELECT 1 FROM agents WHERE id = ? AND account_id = ? AND paused_at IS ${c.paused ? "NOT " : ""}NULL)`, binds: [c.agentId, c.accountId] };
+}
 
 /** Pauses (with when and by whom) or resumes (pausedAt null) the agent. Its data stays as it is. */
 export function setPaused(db: D1Database, accountId: string, agentId: string, pausedAt: string | null, pausedBy: string | null): D1PreparedStatement {
   return db.prepare("UPDATE agents SET paused_at = ?, paused_by = ? WHERE id = ? AND account_id = ?").bind(pausedAt, pausedBy, agentId, accountId);
 }
 
-/** Guard: the account has an agent of this name, paused (or not). Binds: account id, name. */
-export const agentNamedIs = (paused: boolean) =>
-  `EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ? AND paused_at IS ${paused ? "NOT " : ""}NULL)`;
+/** Guard: the account has an agent of this name, paused (or not). */
+export function agentNamedIs(c: { accountId: string; name: string; paused: boolean }): Condition {
+  return { sql: `EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ? AND paused_at IS ${c.paused ? "NOT " : ""}NULL)`, binds: [c.accountId, c.name] };
+}
 
 /** setPaused by the agent's name; returns the agent. */
 export function setPausedByName(db: D1Database, accountId: string, name: string, pausedAt: string | null, pausedBy: string | null): D1PreparedStatement {

@@ -1,3 +1,4 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 
@@ -170,8 +171,10 @@ export function decidedValue(
   return { ...a, status: d.status, decided_by: d.decidedBy, reason: d.reason, decided_at: d.now };
 }
 
-/** Guard: this approval is still pending. Binds: approval id, account id. */
-export const APPROVAL_IS_PENDING = "EXISTS (SELECT 1 FROM approvals WHERE id = ? AND account_id = ? AND status = 'pending')";
+/** Guard: this approval is still pending. */
+export function approvalIsPending(c: { approvalId: string; accountId: string }): Condition {
+  return { sql: "EXISTS (SELECT 1 FROM approvals WHERE id = ? AND account_id = ? AND status = 'pending')", binds: [c.approvalId, c.accountId] };
+}
 
 /** A person's answer to a question, as get_task shows it. */
 export interface LatestAnswer {
@@ -194,5 +197,7 @@ export function selectLatestAnswer(db: D1Database, accountId: string, taskId: st
     .bind(taskId, accountId);
 }
 
-/** Guard: the task has no pending approval. Binds: task id, account id. */
-export const NO_PENDING_APPROVAL = "NOT EXISTS (SELECT 1 FROM approvals WHERE task_id = ? AND account_id = ? AND status = 'pending')";
+/** Guard: the task has no pending approval. */
+export function noPendingApproval(c: { taskId: string; accountId: string }): Condition {
+  return { sql: "NOT EXISTS (SELECT 1 FROM approvals WHERE task_id = ? AND account_id = ? AND status = 'pending')", binds: [c.taskId, c.accountId] };
+}

@@ -4,6 +4,7 @@
  * hidden task and vanishes from every read with it.
  */
 import { UNLINKED_EVENT } from "./summaries.ts";
+import type { Condition } from "../catalog/tool.ts";
 
 export interface LinkRow {
   id: string;
@@ -134,11 +135,11 @@ export function selectLinkOf(db: D1Database, accountId: string, taskId: string, 
 }
 
 /** Guard: the task is live and has this link (`present`), or has no link for it at all. Binds as given. */
-export function linkCondition(accountId: string, taskId: string, key: LinkKey, present: boolean) {
+export function linkCondition(accountId: string, taskId: string, key: LinkKey, present: boolean): Condition {
   const { where, binds } = linkWhere(key);
   const live = "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
   const link = `EXISTS (SELECT 1 FROM calendar_links c WHERE ${where} AND c.task_id = ? AND c.account_id = ?)`;
-  return { condition: `${live} AND ${present ? "" : "NOT "}${link}`, binds: [taskId, accountId, ...binds, taskId, accountId] };
+  return { sql: `${live} AND ${present ? "" : "NOT "}${link}`, binds: [taskId, accountId, ...binds, taskId, accountId] };
 }
 
 /** A summary over the link before the change (`expr` over c.*; its binds first). */

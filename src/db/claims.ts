@@ -12,10 +12,9 @@ const claimed = (now: string) =>
 /** The lease columns of a claim without a lease (a person's assignment: it never lapses). */
 export const NO_LEASE = { claim_expires_at: null, claim_lease_minutes: null } as const;
 
-export interface Condition {
-  condition: string;
-  binds: unknown[];
-}
+import type { Condition } from "../catalog/tool.ts";
+import { readBatch } from "./batch.ts";
+export type { Condition };
 
 /**
  * Guard condition for a write by `actor` (an agent's name) on a task: no other
@@ -49,7 +48,7 @@ function taskOf(target: ClaimTarget): { sql: string; id: string } {
 export function noClaimByOthersOn(target: ClaimTarget, accountId: string, actor: string, now: string): Condition {
   const t = taskOf(target);
   return {
-    condition: `NOT EXISTS (SELECT 1 FROM tasks WHERE id = ${t.sql} AND account_id = ?2 AND ${claimed("?3")} AND assignee <> ?4)`,
+    sql: `NOT EXISTS (SELECT 1 FROM tasks WHERE id = ${t.sql} AND account_id = ?2 AND ${claimed("?3")} AND assignee <> ?4)`,
     binds: [t.id, accountId, now, actor],
   };
 }
@@ -123,22 +122,24 @@ export async function readLapse(
   holder: string,
   expiredAt: string,
 ): Promise<{ runId: string | null; announced: boolean }> {
-  const [run, notice] = await db.batch([
-    db
+  const { run, notice } = await readBatch(db, {
+    run: db
       .prepare(
         `SELECT r.id FROM runs r JOIN agents g ON g.id = r.agent_id AND g.account_id = r.account_id
           WHERE r.account_id = ? AND r.task_id = ? AND g.name = ? AND r.status = 'running' ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,
       )
       .bind(accountId, taskId, holder),
-    db.prepare(`SELECT 1 AS ok FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE}`).bind(taskId, accountId, expiredAt),
-  ]);
-  return { runId: (run.results[0] as { id: string } | undefined)?.id ?? null, announced: notice.results.length > 0 };
+    notice: db.prepare(`SELECT 1 AS ok FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE}`).bind(taskId, accountId, expiredAt),
+  });
+  return { runId: (run[0] as { id: string } | undefined)?.id ?? null, announced: notice.length > 0 };
 }
 
 const LAPSE_ANNOUNCED_WHERE = "task_id = ? AND account_id = ? AND expired_at = ?";
 
-/** Guard: this lapse (task, expiry) has not been announced. Binds: task id, account id, expiry. */
-export const LAPSE_UNANNOUNCED = `NOT EXISTS (SELECT 1 FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE})`;
+/** Guard: this lapse (task, expiry) has not been announced. */
+export function lapseUnannounced(c: { taskId: string; accountId: string; expiredAt: string }): Condition {
+  return { sql: `NOT EXISTS (SELECT 1 FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE})`, binds: [c.taskId, c.accountId, c.expiredAt] };
+}
 
 /**
  * Records that a lapse was announced; RETURNING yields a row only for the

@@ -2,13 +2,20 @@
  * The one-batch forms of comment writes: the state their usual case assumes
  * (a guard condition), and statements that act on and return the rows as they are.
  */
-import { COMMENT_IS_LIVE } from "./comments.ts";
+import type { Condition } from "../catalog/tool.ts";
+import { commentIsLive } from "./comments.ts";
 
-/** Guard: the comment (and its task) is live and written by this author. Binds: comment id, account id, author. */
-export const OWN_LIVE_COMMENT = `${COMMENT_IS_LIVE} AND EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2 AND author = ?3)`;
+/** Guard: the comment (and its task) is live and written by this author. */
+export function ownLiveComment(c: { commentId: string; accountId: string; author: string }): Condition {
+  const live = commentIsLive(c);
+  return { sql: `${live.sql} AND EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2 AND author = ?3)`, binds: [...live.binds, c.author] };
+}
 
-/** Guard: the same, with a body other than this one. Binds: comment id, account id, author, body. */
-export const OWN_LIVE_COMMENT_NOT = `${OWN_LIVE_COMMENT} AND EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2 AND body IS NOT ?4)`;
+/** Guard: the same, with a body other than this one. */
+export function ownLiveCommentNot(c: { commentId: string; accountId: string; author: string; body: string }): Condition {
+  const own = ownLiveComment(c);
+  return { sql: `${own.sql} AND EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2 AND body IS NOT ?4)`, binds: [...own.binds, c.body] };
+}
 
 /** Overwrites a live comment's body; returns the comment. */
 export function setCommentBodyReturning(db: D1Database, accountId: string, commentId: string, body: string, now: string): D1PreparedStatement {
@@ -38,11 +45,16 @@ const OTHER_SPACES = ["\t", "\n", "\v", "\f", "\r", "\u00a0", "\u1680", "\u2028"
 /**
  * Guard: the comment's body is its own trash title — at most 100 bytes, single
  * spaces between words and none around them — so the title needs no reading
- * first. Binds: comment id, account id.
+ * first.
  */
-export const BODY_IS_TITLE = `EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2
+export function bodyIsTitle(c: { commentId: string; accountId: string }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2
     AND length(CAST(body AS BLOB)) <= 100 AND body = trim(body, ' ') AND instr(body, '  ') = 0
-    AND ${OTHER_SPACES.map((c) => `instr(body, char(${c.charCodeAt(0)})) = 0`).join(" AND ")})`;
+    AND ${OTHER_SPACES.map((ch) => `instr(body, char(${ch.charCodeAt(0)})) = 0`).join(" AND ")})`,
+    binds: [c.commentId, c.accountId],
+  };
+}
 
 /** The trash item of a live comment whose body is its title (BODY_IS_TITLE); returns id and purge_after. */
 export function insertCommentTrashItem(

@@ -1,6 +1,8 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound, ToolError } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import { selectTask, type TaskRow } from "./tasks.ts";
+import { readBatch } from "./batch.ts";
 
 export interface Comment {
   id: string;
@@ -42,14 +44,14 @@ export async function taskWithComments(
     binds.push(opts.after.k, opts.after.k, opts.after.id);
   }
   const dir = opts.newestFirst ? "DESC" : "ASC";
-  const [task, comments] = await db.batch([
-    selectTask(db, accountId, taskId),
-    db
+  const { task, comments } = await readBatch(db, {
+    task: selectTask(db, accountId, taskId),
+    comments: db
       .prepare(`SELECT ${COMMENT_COLUMNS} FROM comments c WHERE ${where.join(" AND ")} ORDER BY c.created_at ${dir}, c.id ${dir} LIMIT ?`)
       .bind(...binds, opts.limit + 1),
-  ]);
-  const row = (task.results[0] as TaskRow | undefined) ?? null;
-  return { task: row, comments: row ? (comments.results as Comment[]).map(toComment) : [] };
+  });
+  const row = (task[0] as TaskRow | undefined) ?? null;
+  return { task: row, comments: row ? (comments as Comment[]).map(toComment) : [] };
 }
 
 export function insertComment(db: D1Database, accountId: string, authorTokenId: string, c: Comment): D1PreparedStatement {
@@ -58,13 +60,16 @@ export function insertComment(db: D1Database, accountId: string, authorTokenId: 
     .bind(c.id, accountId, c.task_id, authorTokenId, c.author, c.body, c.created_at, c.updated_at);
 }
 
-/** Guard: the task is live. Binds: task id, account id. */
-export { TASK_IS_LIVE } from "./tasks.ts";
+export { taskIsLive } from "./tasks.ts";
 
-/** Guard: the comment is live and its task too. Binds: comment id, account id. */
-export const COMMENT_IS_LIVE =
-  `EXISTS (SELECT 1 FROM comments c JOIN tasks t ON t.id = c.task_id AND t.account_id = c.account_id AND t.trash_id IS NULL
-            WHERE c.id = ?1 AND c.account_id = ?2 AND c.trash_id IS NULL)`;
+/** Guard: the comment is live and its task too (the comment is ?1, the account ?2). */
+export function commentIsLive(c: { commentId: string; accountId: string }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM comments c JOIN tasks t ON t.id = c.task_id AND t.account_id = c.account_id AND t.trash_id IS NULL
+            WHERE c.id = ?1 AND c.account_id = ?2 AND c.trash_id IS NULL)`,
+    binds: [c.commentId, c.accountId],
+  };
+}
 
 /** A comment on a live task of this account, whether live or in the trash; null if there is none. */
 export async function findComment(db: D1Database, accountId: string, commentId: string): Promise<CommentLookup | null> {

@@ -4,6 +4,7 @@
  * Cycle checks follow every link of the account, trashed ones included, so a
  * restore can never bring back a cycle.
  */
+import type { Condition } from "../catalog/tool.ts";
 
 export interface DependencyRef {
   id: string;
@@ -108,8 +109,10 @@ export async function findDependencyPath(
   return path.map((id) => ({ id, title: titles.get(id) ?? null }));
 }
 
-/** An SQL condition (for a batch guard): `to` is not reachable from `from`. Binds: from, accountId, to. */
-export const NO_DEPENDENCY_PATH = `NOT EXISTS (${REACH} SELECT 1 FROM reach WHERE id = ?3)`;
+/** Guard condition: `to` is not reachable from `from` (following what each task waits on). */
+export function noDependencyPath(c: { from: string; accountId: string; to: string }): Condition {
+  return { sql: `NOT EXISTS (${REACH} SELECT 1 FROM reach WHERE id = ?3)`, binds: [c.from, c.accountId, c.to] };
+}
 
 export function insertLink(db: D1Database, accountId: string, taskId: string, dependsOnId: string, now: string): D1PreparedStatement {
   return db

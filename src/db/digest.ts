@@ -3,6 +3,7 @@
  * returns at most `limit` rows and carries the section's full count in every
  * row (`total`, a window over the whole result before the LIMIT).
  */
+import { readBatch } from "./batch.ts";
 export interface DigestWindow {
   accountId: string;
   since: string;
@@ -67,11 +68,8 @@ const SQL: Record<DigestSection, string> = {
 
 /** Every section in one round trip; rows keep their `total` column. */
 export async function readDigest(db: D1Database, w: DigestWindow): Promise<Record<DigestSection, Record<string, unknown>[]>> {
-  const results = await db.batch(
-    DIGEST_SECTIONS.map((s) => db.prepare(SQL[s]).bind(w.accountId, w.since, w.now, w.dueUntil, w.limit)),
-  );
-  return Object.fromEntries(DIGEST_SECTIONS.map((s, i) => [s, results[i].results as Record<string, unknown>[]])) as Record<
-    DigestSection,
-    Record<string, unknown>[]
-  >;
+  const statements = Object.fromEntries(
+    DIGEST_SECTIONS.map((s) => [s, db.prepare(SQL[s]).bind(w.accountId, w.since, w.now, w.dueUntil, w.limit)]),
+  ) as Record<DigestSection, D1PreparedStatement>;
+  return (await readBatch(db, statements)) as Record<DigestSection, Record<string, unknown>[]>;
 }

@@ -4,13 +4,22 @@
  * would insert), and the one read that says which of them failed.
  */
 
+import type { Condition } from "../catalog/tool.ts";
+import { readBatch } from "./batch.ts";
+
+/** Both conditions (each with anonymous `?` binds, so their binds simply follow one another). */
+export function bothHold(a: Condition, b: Condition): Condition {
+  return { sql: `(${a.sql}) AND (${b.sql})`, binds: [...a.binds, ...b.binds] };
+}
+
 /** Aborts the batch unless `condition` holds. */
-export function guardStatement(db: D1Database, condition: string, binds: unknown[]): D1PreparedStatement {
-  return db.prepare(`INSERT INTO guard (failed) SELECT 'x' WHERE NOT coalesce((${condition}), 0)`).bind(...binds);
+export function guardStatement(db: D1Database, condition: Condition): D1PreparedStatement {
+  return db.prepare(`INSERT INTO guard (failed) SELECT 'x' WHERE NOT coalesce((${condition.sql}), 0)`).bind(...condition.binds);
 }
 
 /** Whether each condition holds now, in one round trip. */
-export async function conditionsHold(db: D1Database, conditions: { condition: string; binds: unknown[] }[]): Promise<boolean[]> {
-  const checks = await db.batch(conditions.map((g) => db.prepare(`SELECT coalesce((${g.condition}), 0) AS ok`).bind(...g.binds)));
-  return checks.map((c) => Boolean((c.results[0] as { ok: number } | undefined)?.ok));
+export async function conditionsHold(db: D1Database, conditions: Condition[]): Promise<boolean[]> {
+  const statements = Object.fromEntries(conditions.map((c, i) => [`c${i}`, db.prepare(`SELECT coalesce((${c.sql}), 0) AS ok`).bind(...c.binds)]));
+  const rows = await readBatch(db, statements);
+  return conditions.map((_, i) => Boolean((rows[`c${i}`][0] as { ok: number } | undefined)?.ok));
 }

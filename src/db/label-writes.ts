@@ -5,6 +5,7 @@
  * case like the column (NOCASE).
  */
 import { DELETED_LABEL, LABELLED, LABELLED_NEW, listSql, QUOTED_NAME, RENAMED_LABEL, UNLABELLED, type SqlExpr } from "./summaries.ts";
+import type { Condition } from "../catalog/tool.ts";
 
 const LABEL_WITH_COUNT = `l.id, l.name, l.color, l.created_at,
   (SELECT count(*) FROM task_labels tl JOIN tasks t ON t.id = tl.task_id AND t.account_id = tl.account_id AND t.trash_id IS NULL
@@ -15,11 +16,15 @@ export function selectLabel(db: D1Database, accountId: string, id: string): D1Pr
   return db.prepare(`SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.id = ? AND l.account_id = ?`).bind(id, accountId);
 }
 
-/** Guard: label ?2 of account ?1 exists and is not spelled ?3 exactly. */
-export const LABEL_SPELLED_OTHERWISE = "EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND id = ?2 AND name COLLATE BINARY <> ?3)";
+/** Guard: the label exists and is not spelled `name` exactly. */
+export function labelSpelledOtherwise(c: { accountId: string; labelId: string; name: string }): Condition {
+  return { sql: "EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND id = ?2 AND name COLLATE BINARY <> ?3)", binds: [c.accountId, c.labelId, c.name] };
+}
 
-/** Guard: label ?2 of account ?1 exists. */
-export const LABEL_EXISTS = "EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND id = ?2)";
+/** Guard: the label exists. */
+export function labelExists(c: { accountId: string; labelId: string }): Condition {
+  return { sql: "EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND id = ?2)", binds: [c.accountId, c.labelId] };
+}
 
 /** A summary from the label row before the change: a template rendered over l.name and the count. */
 export function labelSummary(accountId: string, id: string, e: SqlExpr): { sql: string; binds: unknown[] } {
@@ -30,13 +35,23 @@ export function labelSummary(accountId: string, id: string, e: SqlExpr): { sql: 
 const ON_TASK = `SELECT l.id, l.name FROM task_labels tl JOIN labels l ON l.id = tl.label_id AND l.account_id = tl.account_id
   WHERE tl.task_id = ?1 AND tl.account_id = ?2 AND l.name IN (SELECT value FROM json_each(?3))`;
 
-/** Guard: the task is live and carries none of the names. Binds: task, account, names. */
-export const LIVE_TASK_HAS_NONE = `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
-  AND NOT EXISTS (${ON_TASK})`;
+/** Guard: the task is live and carries none of the names. */
+export function liveTaskHasNone(c: { taskId: string; accountId: string; names: string[] }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+  AND NOT EXISTS (${ON_TASK})`,
+    binds: [c.taskId, c.accountId, JSON.stringify(c.names)],
+  };
+}
 
-/** Guard: the task is live and carries every one of the (distinct) names. Binds: task, account, names, their count. */
-export const LIVE_TASK_HAS_ALL = `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
-  AND (SELECT count(*) FROM (${ON_TASK})) = ?4`;
+/** Guard: the task is live and carries every one of the (distinct) names. */
+export function liveTaskHasAll(c: { taskId: string; accountId: string; names: string[] }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+  AND (SELECT count(*) FROM (${ON_TASK})) = ?4`,
+    binds: [c.taskId, c.accountId, JSON.stringify(c.names), c.names.length],
+  };
+}
 
 /** Each name as the account spells it (its own spelling when no label has it), in the given order. Binds: account, names. */
 const SPELLED = `SELECT coalesce((SELECT l.name FROM labels l WHERE l.account_id = ?1 AND l.name = j.value), j.value) AS name

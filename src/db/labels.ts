@@ -1,5 +1,7 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import { selectTask, throwTaskMissing, type TaskRow } from "./tasks.ts";
+import { readBatch } from "./batch.ts";
 
 /**
  * Labels: names unique per account without regard to case (the column is
@@ -64,16 +66,16 @@ export async function findLabelByName(db: D1Database, accountId: string, name: s
  * of these names (1 to 50, matched without regard to case).
  */
 export async function readTaskLabelling(db: D1Database, accountId: string, taskId: string, names: string[]) {
-  const [task, current, known] = await db.batch([
-    selectTask(db, accountId, taskId),
-    selectTaskLabels(db, accountId, taskId),
-    db
+  const { task, current, known } = await readBatch(db, {
+    task: selectTask(db, accountId, taskId),
+    current: selectTaskLabels(db, accountId, taskId),
+    known: db
       .prepare(`SELECT id, name FROM labels WHERE account_id = ? AND name IN (${names.map(() => "?").join(", ")})`)
       .bind(accountId, ...names),
-  ]);
-  const row = task.results[0] as TaskRow | undefined;
+  });
+  const row = task[0] as TaskRow | undefined;
   if (!row) return throwTaskMissing(db, accountId, taskId);
-  return { task: row, current: current.results as unknown as TaskLabel[], known: known.results as unknown as TaskLabel[] };
+  return { task: row, current: current as unknown as TaskLabel[], known: known as unknown as TaskLabel[] };
 }
 
 /** Has this label id been deleted by delete_label in this account (so a repeated delete has nothing to do)? */
@@ -119,11 +121,10 @@ export function deleteLabel(db: D1Database, accountId: string, id: string): D1Pr
   ];
 }
 
-/** SQL condition for guards: no label other than ?2 is named ?3 in account ?1. */
-export const NAME_FREE = "NOT EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND name = ?3 AND id <> ?2)";
-
-/** SQL condition for guards: the task ?1 of account ?2 is live. */
-export const TASK_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)";
+/** Guard condition: no label of the account other than this one has the name. */
+export function nameFree(c: { accountId: string; labelId: string; name: string }): Condition {
+  return { sql: "NOT EXISTS (SELECT 1 FROM labels WHERE account_id = ?1 AND name = ?3 AND id <> ?2)", binds: [c.accountId, c.labelId, c.name] };
+}
 
 export function selectTaskLabels(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db

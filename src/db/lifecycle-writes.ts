@@ -2,6 +2,7 @@
  * The one-batch forms of the lifecycle writes (complete, reopen): the state
  * their usual case assumes, and statements that act on the rows as they are.
  */
+import type { Condition } from "../catalog/tool.ts";
 import type { NewApproval } from "./approvals.ts";
 import { leaseRestartIf } from "./claims.ts";
 import { APPROVAL_ID, APPROVED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, REJECTED, REOPEN_CLOSED, REOPENED, type SqlExpr } from "./summaries.ts";
@@ -11,13 +12,15 @@ import { APPROVAL_ID, APPROVED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, REJECTED,
  * approval, without a pending approval, and — when the call completes it —
  * not recurring (the next occurrence is computed from what a read shows).
  * A person always completes; an agent completes under auto-OK, else asks.
- * Binds: id, accountId.
  */
-export function completableCondition(agent: boolean): string {
-  const completes = agent ? "(coalesce(auto_ok, 0) <> 1 OR recurrence IS NULL)" : "recurrence IS NULL";
-  return `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL
+export function completableCondition(c: { taskId: string; accountId: string; agent: boolean }): Condition {
+  const completes = c.agent ? "(coalesce(auto_ok, 0) <> 1 OR recurrence IS NULL)" : "recurrence IS NULL";
+  return {
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL
       AND status NOT IN ('done', 'cancelled', 'awaiting_approval') AND ${completes}
-      AND NOT EXISTS (SELECT 1 FROM approvals WHERE task_id = ?1 AND account_id = ?2 AND status = 'pending'))`;
+      AND NOT EXISTS (SELECT 1 FROM approvals WHERE task_id = ?1 AND account_id = ?2 AND status = 'pending'))`,
+    binds: [c.taskId, c.accountId],
+  };
 }
 
 /** Sets for complete_task: done (a person, or an agent under auto-OK) or awaiting approval. Binds: now. */

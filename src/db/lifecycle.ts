@@ -1,6 +1,7 @@
 import { selectLatestDecision, selectPendingApproval, type Approval } from "./approvals.ts";
 import { selectOccurrenceAfter } from "./series.ts";
 import { selectTaskWithTrash, TASK_COLUMNS, taskMissing, type TaskRow, type TaskStatus, type TaskWithTrash } from "./tasks.ts";
+import { readBatch } from "./batch.ts";
 
 /** A live task with what its lifecycle depends on: its pending approval and its latest decided one. */
 export interface TaskState {
@@ -15,27 +16,27 @@ export interface TaskState {
 
 /** The task, its pending approval and its latest decision, in one round trip; not found (or in the trash, saying so) if the task isn't live. */
 export async function readTaskState(db: D1Database, accountId: string, taskId: string): Promise<TaskState> {
-  const [task, pending, latest, trashed, account, next] = await db.batch([
-    db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`).bind(taskId, accountId),
-    selectPendingApproval(db, accountId, taskId),
-    selectLatestDecision(db, accountId, taskId),
-    selectTaskWithTrash(db, accountId, taskId),
-    db.prepare("SELECT time_zone FROM accounts WHERE id = ?").bind(accountId),
-    selectOccurrenceAfter(db, accountId, taskId),
-  ]);
-  const row = task.results[0] as TaskRow | undefined;
-  if (!row) throw taskMissing(taskId, trashed.results[0] as TaskWithTrash | undefined);
+  const { task, pending, latest, trashed, account, next } = await readBatch(db, {
+    task: db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`).bind(taskId, accountId),
+    pending: selectPendingApproval(db, accountId, taskId),
+    latest: selectLatestDecision(db, accountId, taskId),
+    trashed: selectTaskWithTrash(db, accountId, taskId),
+    account: db.prepare("SELECT time_zone FROM accounts WHERE id = ?").bind(accountId),
+    next: selectOccurrenceAfter(db, accountId, taskId),
+  });
+  const row = task[0] as TaskRow | undefined;
+  if (!row) throw taskMissing(taskId, trashed[0] as TaskWithTrash | undefined);
   return {
     task: row,
-    pending: (pending.results[0] as Approval | undefined) ?? null,
-    latest: (latest.results[0] as Approval | undefined) ?? null,
-    timeZone: (account.results[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC",
-    next: (next.results[0] as TaskRow | undefined) ?? null,
+    pending: (pending[0] as Approval | undefined) ?? null,
+    latest: (latest[0] as Approval | undefined) ?? null,
+    timeZone: (account[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC",
+    next: (next[0] as TaskRow | undefined) ?? null,
   };
 }
 
-/** Guard: the task is live and still at the version that was read. Binds: task id, account id, version. */
-export { TASK_AT_VERSION } from "./tasks.ts";
+/** Guard: the task is live and still at the version that was read. */
+export { taskAtVersion } from "./tasks.ts";
 
 /** Lifecycle columns a transition may set. */
 export interface TaskTransition {

@@ -1,3 +1,4 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import { readBatch } from "./batch.ts";
 import { ARCHIVED_PROJECT, DELETED_PROJECT, UNARCHIVED_PROJECT, UPDATED_PROJECT, type SqlExpr } from "./summaries.ts";
@@ -173,9 +174,10 @@ export function updateProject(db: D1Database, accountId: string, id: string, cha
     .bind(...fields.map((f) => changes[f]), now, id, accountId);
 }
 
-/** SQL condition for guards: the project is live and at this version. Binds: id, account, version. */
-export const PROJECT_AT_VERSION =
-  "(SELECT version FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?";
+/** Guard condition: the project is live and at this version. */
+export function projectAtVersion(c: { projectId: string; accountId: string; version: number }): Condition {
+  return { sql: "(SELECT version FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?", binds: [c.projectId, c.accountId, c.version] };
+}
 
 /** A project in the trash: the trash item it belongs to and when that item will be purged. */
 export async function findTrashedProject(
@@ -214,62 +216,66 @@ export async function projectExportRows(db: D1Database, accountId: string, proje
   const tasksOf = (table: string) => `FROM tasks t CROSS JOIN ${table} x ON x.task_id = t.id AND x.account_id = ?1`;
   const inProject = `t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL AND ${fits}`;
   const byTask = "t.created_at, t.id";
-  const [project, tasks, steps, comments, labels, deps, links] = await db.batch([
-    selectProjectWithCounts(db, accountId, projectId),
-    db
+  const { project, tasks, steps, comments, labels, deps, links } = await readBatch(db, {
+    project: selectProjectWithCounts(db, accountId, projectId),
+    tasks: db
       .prepare(
         `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.account_id = ?1 AND t.project_id = ?2 AND t.trash_id IS NULL AND ${fits} ORDER BY ${byTask}`,
       )
       .bind(accountId, projectId, maxTasks),
-    db
+    steps: db
       .prepare(
         `SELECT x.task_id, x.id, x.position, x.text, x.status, x.created_at, x.updated_at ${tasksOf("steps")}
           WHERE ${inProject} AND x.trash_id IS NULL ORDER BY ${byTask}, x.position, x.id`,
       )
       .bind(accountId, projectId, maxTasks),
-    db
+    comments: db
       .prepare(
         `SELECT x.task_id, x.id, x.author, x.body, x.created_at, x.updated_at ${tasksOf("comments")}
           WHERE ${inProject} AND x.trash_id IS NULL ORDER BY ${byTask}, x.created_at, x.id`,
       )
       .bind(accountId, projectId, maxTasks),
-    db
+    labels: db
       .prepare(
         `SELECT x.task_id, l.name ${tasksOf("task_labels")} CROSS JOIN labels l ON l.id = x.label_id AND l.account_id = ?1
           WHERE ${inProject} ORDER BY ${byTask}, l.name, l.id`,
       )
       .bind(accountId, projectId, maxTasks),
-    db
+    deps: db
       .prepare(
         `SELECT x.task_id, x.depends_on_id ${tasksOf("task_dependencies")}
            CROSS JOIN tasks w ON w.id = x.depends_on_id AND w.account_id = ?1 AND w.trash_id IS NULL
           WHERE ${inProject} ORDER BY ${byTask}, w.created_at, w.id`,
       )
       .bind(accountId, projectId, maxTasks),
-    db
+    links: db
       .prepare(
         `SELECT x.task_id, x.provider, x.event_id, x.title, x.starts_at, x.ends_at, x.url ${tasksOf("calendar_links")}
           WHERE ${inProject} ORDER BY ${byTask}, x.created_at, x.id`,
       )
       .bind(accountId, projectId, maxTasks),
-  ]);
+  });
   return {
     project:
-      (project.results[0] as (CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number; activity_retention_days: number }) | undefined) ?? null,
-    tasks: tasks.results as unknown as TaskRow[],
-    steps: steps.results as unknown as ExportStepRow[],
-    comments: comments.results as unknown as ExportCommentRow[],
-    labels: labels.results as unknown as ExportLabelRow[],
-    dependencies: deps.results as unknown as ExportDependencyRow[],
-    links: links.results as unknown as ExportLinkRow[],
+      (project[0] as (CountedProjectRow & { new_tasks_auto_ok: number; trash_retention_days: number; activity_retention_days: number }) | undefined) ?? null,
+    tasks: tasks as unknown as TaskRow[],
+    steps: steps as unknown as ExportStepRow[],
+    comments: comments as unknown as ExportCommentRow[],
+    labels: labels as unknown as ExportLabelRow[],
+    dependencies: deps as unknown as ExportDependencyRow[],
+    links: links as unknown as ExportLinkRow[],
   };
 }
 
-/** SQL condition for guards: the project is live. Binds: id, account. */
-export const PROJECT_LIVE = "EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
+export { projectIsLive } from "./tasks.ts";
 
-/** Guard condition: the live project matches `where` (SQL over its columns). Binds: id, account, then where's. */
-export const liveProjectIs = (where: string) => `EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${where}))`;
+/** Guard condition: the live project matches `where` (SQL over its columns, taking `binds`). */
+export function liveProjectIs(c: { projectId: string; accountId: string; where: string; binds?: unknown[] }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${c.where}))`,
+    binds: [c.projectId, c.accountId, ...(c.binds ?? [])],
+  };
+}
 
 /** Sets a live project's columns by SQL over the row before, bumps its version. */
 export function setProject(db: D1Database, accountId: string, id: string, set: string, binds: unknown[], now: string): D1PreparedStatement {

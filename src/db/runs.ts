@@ -1,6 +1,8 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import { STARTED_RUN, STARTED_RUN_PROGRESS } from "./summaries.ts";
+import { readBatch } from "./batch.ts";
 
 export const RUN_STATUSES = ["running", "succeeded", "failed", "cancelled"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -65,19 +67,19 @@ export async function runWithEvents(
   id: string,
   max: number,
 ): Promise<{ run: Run; events: RunEvent[]; count: number }> {
-  const [run, events, count] = await db.batch([
-    db.prepare(`SELECT ${RUN_COLUMNS} ${RUNS_FROM} WHERE r.id = ? AND r.account_id = ?`).bind(id, accountId),
-    db
+  const { run, events, count } = await readBatch(db, {
+    run: db.prepare(`SELECT ${RUN_COLUMNS} ${RUNS_FROM} WHERE r.id = ? AND r.account_id = ?`).bind(id, accountId),
+    events: db
       .prepare(
         `SELECT * FROM (SELECT id, kind, message, url, created_at FROM run_events WHERE run_id = ? AND account_id = ?
            ORDER BY created_at DESC, id DESC LIMIT ?) ORDER BY created_at, id`,
       )
       .bind(id, accountId, max),
-    db.prepare("SELECT count(*) AS n FROM run_events WHERE run_id = ? AND account_id = ?").bind(id, accountId),
-  ]);
-  const row = run.results[0] as Run | undefined;
+    count: db.prepare("SELECT count(*) AS n FROM run_events WHERE run_id = ? AND account_id = ?").bind(id, accountId),
+  });
+  const row = run[0] as Run | undefined;
   if (!row) throw notFound("run", id, RUN_HINT);
-  return { run: toRun(row), events: events.results as RunEvent[], count: (count.results[0] as { n: number }).n };
+  return { run: toRun(row), events: events as RunEvent[], count: (count[0] as { n: number }).n };
 }
 
 export interface RunFilter {
@@ -181,12 +183,18 @@ export function endTrashedRuns(db: D1Database, accountId: string, trashId: strin
     .bind(reason, now, accountId, trashId);
 }
 
-/** Guard: the run is still running. Binds: run id, account id. */
-export const RUN_IS_RUNNING = "EXISTS (SELECT 1 FROM runs WHERE id = ? AND account_id = ? AND status = 'running')";
+/** Guard: the run is still running. */
+export function runIsRunning(c: { runId: string; accountId: string }): Condition {
+  return { sql: "EXISTS (SELECT 1 FROM runs WHERE id = ? AND account_id = ? AND status = 'running')", binds: [c.runId, c.accountId] };
+}
 
-/** Guard: the task is live and not done or cancelled. Binds: task id, account id. */
-export const TASK_IS_WORKABLE =
-  "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND status NOT IN ('done', 'cancelled'))";
+/** Guard: the task is live and not done or cancelled. */
+export function taskIsWorkable(c: { taskId: string; accountId: string }): Condition {
+  return {
+    sql: "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND status NOT IN ('done', 'cancelled'))",
+    binds: [c.taskId, c.accountId],
+  };
+}
 
 /** Moves an open task to in_progress (and nothing else). */
 export function startTask(db: D1Database, accountId: string, taskId: string, now: string): D1PreparedStatement {
@@ -197,9 +205,14 @@ export function startTask(db: D1Database, accountId: string, taskId: string, now
     .bind(now, taskId, accountId);
 }
 
-/** Guard: the run is this agent's, running, on a live task. Binds: run id, account id, agent id. */
-export const OWN_RUN_IS_RUNNING = `EXISTS (SELECT 1 FROM runs r JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND t.trash_id IS NULL
-    WHERE r.id = ? AND r.account_id = ? AND r.agent_id = ? AND r.status = 'running')`;
+/** Guard: the run is this agent's, running, on a live task. */
+export function ownRunIsRunning(c: { runId: string; accountId: string; agentId: string | null | undefined }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM runs r JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND t.trash_id IS NULL
+    WHERE r.id = ? AND r.account_id = ? AND r.agent_id = ? AND r.status = 'running')`,
+    binds: [c.runId, c.accountId, c.agentId],
+  };
+}
 
 /** The run as the tools show it, at this point of the batch. */
 export function selectRun(db: D1Database, accountId: string, id: string): D1PreparedStatement {

@@ -2,15 +2,20 @@
  * The one-batch forms of step writes: the state their usual case assumes (a
  * guard condition), and statements that act on and return the rows as they are.
  */
-import { STEP_IS_LIVE, type Step, type StepStatus } from "./steps.ts";
+import type { Condition } from "../catalog/tool.ts";
+import { stepIsLive, type Step, type StepStatus } from "./steps.ts";
 import { STEP_STATUS, type SqlExpr } from "./summaries.ts";
 
 const STEP_RETURNING = "id, task_id, position, text, status, created_at, updated_at";
 
-/** Guard: the task is live and has room for `n` more live steps. Binds: task id, account id, n, the limit. */
-export const ROOM_FOR_STEPS =
-  `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
-   AND (SELECT count(*) FROM steps WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL) + ?3 <= ?4`;
+/** Guard: the task is live and has room for `adding` more live steps within `limit`. */
+export function roomForSteps(c: { taskId: string; accountId: string; adding: number; limit: number }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+   AND (SELECT count(*) FROM steps WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL) + ?3 <= ?4`,
+    binds: [c.taskId, c.accountId, c.adding, c.limit],
+  };
+}
 
 /** Appends a step after every step ever placed on the task (trashed ones included); returns it. */
 export function appendStep(db: D1Database, accountId: string, s: Omit<Step, "position">): D1PreparedStatement {
@@ -23,9 +28,11 @@ export function appendStep(db: D1Database, accountId: string, s: Omit<Step, "pos
     .bind(s.id, accountId, s.task_id, s.text, s.status, s.created_at, s.updated_at);
 }
 
-/** Guard: the step (and its task) is live and `column` differs from the value. Binds: step id, account id, value. */
-export const stepDiffers = (column: "status" | "text") =>
-  `${STEP_IS_LIVE} AND EXISTS (SELECT 1 FROM steps WHERE id = ?1 AND account_id = ?2 AND ${column} IS NOT ?3)`;
+/** Guard: the step (and its task) is live and `column` differs from the value. */
+export function stepDiffers(c: { stepId: string; accountId: string; column: "status" | "text"; value: string }): Condition {
+  const live = stepIsLive(c);
+  return { sql: `${live.sql} AND EXISTS (SELECT 1 FROM steps WHERE id = ?1 AND account_id = ?2 AND ${c.column} IS NOT ?3)`, binds: [...live.binds, c.value] };
+}
 
 /** Sets a live step's status or text; returns the step. */
 export function setStep(db: D1Database, accountId: string, stepId: string, column: "status" | "text", value: StepStatus | string, now: string): D1PreparedStatement {
@@ -61,9 +68,14 @@ export function insertStepTrashItem(
     .bind(i.stepId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now);
 }
 
-/** Guard: the live steps of the task are not already in this order (a JSON array of ids). Binds: task id, account id, JSON. */
-export const STEPS_NOT_IN_ORDER = `(SELECT json_group_array(id) FROM (SELECT id FROM steps
-    WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL ORDER BY position, created_at, id)) <> ?3`;
+/** Guard: the live steps of the task are not already in this order. */
+export function stepsNotInOrder(c: { taskId: string; accountId: string; stepIds: string[] }): Condition {
+  return {
+    sql: `(SELECT json_group_array(id) FROM (SELECT id FROM steps
+    WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL ORDER BY position, created_at, id)) <> ?3`,
+    binds: [c.taskId, c.accountId, JSON.stringify(c.stepIds)],
+  };
+}
 
 /** The task a step (live or trashed) belongs to: `{ task_id }`. */
 export function selectStepTask(db: D1Database, accountId: string, stepId: string): D1PreparedStatement {

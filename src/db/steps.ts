@@ -1,5 +1,7 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound, ToolError } from "../domain/errors.ts";
 import { selectTask, type TaskRow } from "./tasks.ts";
+import { readBatch } from "./batch.ts";
 
 export type StepStatus = "pending" | "in_progress" | "done" | "skipped";
 
@@ -37,9 +39,9 @@ export function selectLiveSteps(db: D1Database, accountId: string, taskId: strin
 
 /** The task (if live) and its live steps, in order, in one round trip. */
 export async function taskWithSteps(db: D1Database, accountId: string, taskId: string): Promise<{ task: TaskRow | null; steps: Step[] }> {
-  const [task, steps] = await db.batch([selectTask(db, accountId, taskId), selectLiveSteps(db, accountId, taskId)]);
-  const row = (task.results[0] as TaskRow | undefined) ?? null;
-  return { task: row, steps: row ? (steps.results as Step[]).map(toStep) : [] };
+  const { task, steps } = await readBatch(db, { task: selectTask(db, accountId, taskId), steps: selectLiveSteps(db, accountId, taskId) });
+  const row = (task[0] as TaskRow | undefined) ?? null;
+  return { task: row, steps: row ? (steps as Step[]).map(toStep) : [] };
 }
 
 /**
@@ -50,38 +52,47 @@ export async function taskWithSteps(db: D1Database, accountId: string, taskId: s
 export async function taskForAppend(
   db: D1Database, accountId: string, taskId: string,
 ): Promise<{ task: TaskRow | null; maxPosition: number; live: number }> {
-  const [task, stats] = await db.batch([
-    selectTask(db, accountId, taskId),
-    db
+  const { task, stats } = await readBatch(db, {
+    task: selectTask(db, accountId, taskId),
+    stats: db
       .prepare(
         `SELECT coalesce(max(position), 0) AS max_position, coalesce(sum(trash_id IS NULL), 0) AS live
            FROM steps WHERE task_id = ? AND account_id = ?`,
       )
       .bind(taskId, accountId),
-  ]);
-  const row = stats.results[0] as { max_position: number; live: number } | undefined;
-  return { task: (task.results[0] as TaskRow | undefined) ?? null, maxPosition: row?.max_position ?? 0, live: row?.live ?? 0 };
+  });
+  const row = stats[0] as { max_position: number; live: number } | undefined;
+  return { task: (task[0] as TaskRow | undefined) ?? null, maxPosition: row?.max_position ?? 0, live: row?.live ?? 0 };
 }
 
-/** Guard: the task is still live and nobody appended steps since `taskForAppend` read. Binds: task id, account id, max position. */
-export const STEPS_UNCHANGED_SINCE_READ =
-  `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
-   AND (SELECT coalesce(max(position), 0) FROM steps WHERE task_id = ?1 AND account_id = ?2) = ?3`;
+/** Guard: the task is still live and nobody appended steps since `taskForAppend` read (its highest position then). */
+export function stepsUnchangedSinceRead(c: { taskId: string; accountId: string; maxPosition: number }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+   AND (SELECT coalesce(max(position), 0) FROM steps WHERE task_id = ?1 AND account_id = ?2) = ?3`,
+    binds: [c.taskId, c.accountId, c.maxPosition],
+  };
+}
 
-/** Guard: the step is live and its task too. Binds: step id, account id. */
-export const STEP_IS_LIVE =
-  `EXISTS (SELECT 1 FROM steps s JOIN tasks t ON t.id = s.task_id AND t.account_id = s.account_id AND t.trash_id IS NULL
-            WHERE s.id = ?1 AND s.account_id = ?2 AND s.trash_id IS NULL)`;
+/** Guard: the step is live and its task too (the step is ?1, the account ?2). */
+export function stepIsLive(c: { stepId: string; accountId: string }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM steps s JOIN tasks t ON t.id = s.task_id AND t.account_id = s.account_id AND t.trash_id IS NULL
+            WHERE s.id = ?1 AND s.account_id = ?2 AND s.trash_id IS NULL)`,
+    binds: [c.stepId, c.accountId],
+  };
+}
 
-/**
- * Guard: the task is live and its live steps are exactly the ids of the JSON
- * array. Binds: task id, account id, JSON array of ids, its length.
- */
-export const LIVE_STEPS_ARE =
-  `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+/** Guard: the task is live and its live steps are exactly these ids. */
+export function liveStepsAre(c: { taskId: string; accountId: string; stepIds: string[] }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
    AND (SELECT count(*) FROM steps WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL) = ?4
    AND (SELECT count(*) FROM steps s JOIN json_each(?3) j ON j.value = s.id
-         WHERE s.task_id = ?1 AND s.account_id = ?2 AND s.trash_id IS NULL) = ?4`;
+         WHERE s.task_id = ?1 AND s.account_id = ?2 AND s.trash_id IS NULL) = ?4`,
+    binds: [c.taskId, c.accountId, JSON.stringify(c.stepIds), c.stepIds.length],
+  };
+}
 
 export function insertStep(db: D1Database, accountId: string, s: Step): D1PreparedStatement {
   return db

@@ -3,7 +3,8 @@
  * assumes (a guard condition), and sets, summarises and returns from the row
  * as it is in the batch, so no read comes first. Binds are listed per part.
  */
-import { leaseRestartIf, type Condition } from "./claims.ts";
+import type { Condition } from "../catalog/tool.ts";
+import { leaseRestartIf } from "./claims.ts";
 import {
   BLOCKED_TASK, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, sqlLiteral, UNBLOCKED_TASK, type SqlExpr, type WAITS_ON,
 } from "./summaries.ts";
@@ -12,7 +13,7 @@ import { TASK_RETURNING } from "./tasks.ts";
 /** Guard condition: the live task matches `where` (SQL over its columns). */
 export function liveTaskIs(accountId: string, id: string, where: string, binds: unknown[] = []): Condition {
   return {
-    condition: `EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${where}))`,
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${where}))`,
     binds: [id, accountId, ...binds],
   };
 }
@@ -58,11 +59,14 @@ export function selectTaskRef(db: D1Database, accountId: string, id: string): D1
   return db.prepare("SELECT id, title, status FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(id, accountId);
 }
 
-/** Guard condition: both tasks are live and the link between them is (or is not) there. Binds: task, account, depends-on. */
-export function dependencyIs(present: boolean): string {
-  return `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+/** Guard condition: both tasks are live and the link between them is (or is not) there. */
+export function dependencyIs(c: { taskId: string; accountId: string; dependsOnId: string; present: boolean }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
       AND EXISTS (SELECT 1 FROM tasks WHERE id = ?3 AND account_id = ?2 AND trash_id IS NULL)
-      AND ${present ? "" : "NOT "}EXISTS (SELECT 1 FROM task_dependencies WHERE task_id = ?1 AND depends_on_id = ?3 AND account_id = ?2)`;
+      AND ${c.present ? "" : "NOT "}EXISTS (SELECT 1 FROM task_dependencies WHERE task_id = ?1 AND depends_on_id = ?3 AND account_id = ?2)`,
+    binds: [c.taskId, c.accountId, c.dependsOnId],
+  };
 }
 
 /** An activity summary naming the other task of a link (WAITS_ON or NO_LONGER_WAITS_ON). */
@@ -112,11 +116,16 @@ const SUBTREE_OUTSIDE = `(WITH RECURSIVE sub(id) AS (
 
 /**
  * move_task's usual case: a live top-level task whose subtree has a task
- * outside the project (a live one, when given). Binds: task, account, project.
+ * outside the project (a live one, when given).
  */
-export const MOVABLE = `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL AND parent_id IS NULL)
+export function movable(c: { taskId: string; accountId: string; projectId: string | null }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL AND parent_id IS NULL)
   AND (?3 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?3 AND account_id = ?2 AND trash_id IS NULL))
-  AND ${SUBTREE_OUTSIDE} > 0`;
+  AND ${SUBTREE_OUTSIDE} > 0`,
+    binds: [c.taskId, c.accountId, c.projectId],
+  };
+}
 
 /** move_task's summary from the rows before. Binds: task, account, project, the project's name in it. */
 const MOVED_FROM = `coalesce(project_id, ${sqlLiteral(NO_PROJECT).sql})`;

@@ -1,3 +1,4 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notFound, ToolError } from "../domain/errors.ts";
 import type { Schedule } from "../domain/recurrence.ts";
 import { PRIORITIES, TASK_STATUSES, type Priority, type TaskStatus } from "../domain/vocabulary.ts";
@@ -180,11 +181,15 @@ export function insertTaskFrom(
     );
 }
 
-/** Guard condition: the task (binds: id, accountId) is in the project (bind: project id or null). */
-export const TASK_IN_PROJECT = "(SELECT project_id FROM tasks WHERE id = ? AND account_id = ?) IS ?";
+/** Guard condition: the task is in the project (null: in none). */
+export function taskInProject(c: { taskId: string; accountId: string; projectId: string | null }): Condition {
+  return { sql: "(SELECT project_id FROM tasks WHERE id = ? AND account_id = ?) IS ?", binds: [c.taskId, c.accountId, c.projectId] };
+}
 
-/** Guard condition: the account has an agent of this name. Binds: accountId, name. */
-export const AGENT_EXISTS = "EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ?)";
+/** Guard condition: the account has an agent of this name. */
+export function agentExists(c: { accountId: string; name: string }): Condition {
+  return { sql: "EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ?)", binds: [c.accountId, c.name] };
+}
 
 /** The task as `insertTask` wrote it, without reading it back. */
 export function newTaskValue(t: NewTask): Task {
@@ -227,8 +232,10 @@ export async function defaultAutoOk(db: D1Database, accountId: string, projectId
   return row?.auto_ok === 1;
 }
 
-/** Guard: the account has an agent of this name that no person paused. Binds: account id, name. */
-export const AGENT_IS_UNPAUSED = "EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ? AND paused_at IS NULL)";
+/** Guard: the account has an agent of this name that no person paused. */
+export function agentIsUnpaused(c: { accountId: string; name: string }): Condition {
+  return { sql: "EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ? AND paused_at IS NULL)", binds: [c.accountId, c.name] };
+}
 
 /** Whether the name is an assignee of the account (`human` or one of its agents), and when that agent was paused. */
 export async function readAssignee(db: D1Database, accountId: string, name: string): Promise<{ exists: boolean; paused_at: string | null }> {
@@ -305,19 +312,30 @@ export interface AccountPrefs {
   trash_retention_days: number;
 }
 
-/** Guard condition: the task is live and still at this version. Binds: id, accountId, version. */
-export const TASK_AT_VERSION = "(SELECT version FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?";
+/** Guard condition: the task is live and still at this version. */
+export function taskAtVersion(c: { taskId: string; accountId: string; version: number }): Condition {
+  return { sql: "(SELECT version FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?", binds: [c.taskId, c.accountId, c.version] };
+}
 
-/** Guard condition: the task is live. Binds: id, accountId. */
-export const TASK_IS_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
+const TASK_IS_LIVE = "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
+
+/** Guard condition: the task is live. */
+export function taskIsLive(c: { taskId: string; accountId: string }): Condition {
+  return { sql: TASK_IS_LIVE, binds: [c.taskId, c.accountId] };
+}
 
 /**
- * Guard condition: the task is live (at `version`, when given) and each of
- * `fields` differs from the value given for it. Binds: id, accountId, [version], values.
+ * Guard condition: the task is live (at `version`, when given) and each
+ * column of `changes` differs from the value given for it.
  */
-export function taskChangesEach(fields: string[], withVersion: boolean): string {
+export function taskChangesEach(c: { taskId: string; accountId: string; version?: number; changes: Record<string, unknown> }): Condition {
+  const fields = Object.keys(c.changes);
+  const withVersion = c.version !== undefined;
   const differs = fields.map((f) => ` AND ${f} IS NOT ?`).join("");
-  return `EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL${withVersion ? " AND version = ?" : ""}${differs})`;
+  return {
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL${withVersion ? " AND version = ?" : ""}${differs})`,
+    binds: [c.taskId, c.accountId, ...(withVersion ? [c.version] : []), ...fields.map((f) => c.changes[f])],
+  };
 }
 
 /** Sets the given columns, bumps the version, and returns the task as written. */
@@ -394,5 +412,7 @@ export function moveSubtree(db: D1Database, accountId: string, rootId: string, p
     .bind(rootId, accountId, projectId, now);
 }
 
-/** Guard condition: the project is live. Binds: id, accountId. */
-export const PROJECT_IS_LIVE = "EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL)";
+/** Guard condition: the project is live. */
+export function projectIsLive(c: { projectId: string; accountId: string }): Condition {
+  return { sql: "EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL)", binds: [c.projectId, c.accountId] };
+}

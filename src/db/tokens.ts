@@ -1,5 +1,7 @@
 import type { Principal, TokenKind, TokenScope } from "../domain/principal.ts";
 import { isTransient } from "./transient.ts";
+import { named } from "../catalog/tool.ts";
+import { batchByName, type NamedResults } from "./batch.ts";
 
 interface PrincipalRow {
   id: string;
@@ -71,19 +73,20 @@ export async function findTokenBeside<T>(
       )
       .bind(now, value, due),
   ];
-  let results: D1Result[];
+  const besideStep = beside ? [named("beside", beside)] : [];
+  let read: NamedResults<"principal" | "beside">;
   let touchedNow = true;
   try {
-    results = await db.batch([lookup, ...touches, ...(beside ? [beside] : [])]);
+    read = await batchByName(db, [named("principal", lookup), ...touches, ...besideStep]);
   } catch (e) {
     // The bookkeeping is a write, and a write can meet a passing fault (a busy database) that a read does not:
     // the request goes on with the read alone, and the last use is written by a later request.
     if (!isTransient(e)) throw e;
-    results = await db.batch([lookup, ...(beside ? [beside] : [])]);
+    read = await batchByName(db, [named("principal", lookup), ...besideStep]);
     touchedNow = false;
   }
-  const besideRows = ((beside ? results[results.length - 1].results : []) ?? []) as T[];
-  const row = results[0].results[0] as PrincipalRow | undefined;
+  const besideRows = (read.rows.beside ?? []) as T[];
+  const row = read.rows.principal[0] as PrincipalRow | undefined;
   if (!row) return { token: null, beside: besideRows };
   const touched =
     touchedNow && row.revoked_at === null && (row.expires_at === null || row.expires_at > now) && (row.last_used_at === null || row.last_used_at < due);

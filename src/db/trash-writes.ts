@@ -3,6 +3,7 @@
  * usual case assumes (a guard condition), and statements over the items as
  * they are. `?1` is the account throughout.
  */
+import type { Condition } from "../catalog/tool.ts";
 import { BLOCKERS, ORPHANS, purgeStatements, TRASH_COLUMNS } from "./trash.ts";
 import { listSql, PURGED, PURGED_ITEM, RESTORED, sqlLiteral } from "./summaries.ts";
 
@@ -11,8 +12,13 @@ import { listSql, PURGED, PURGED_ITEM, RESTORED, sqlLiteral } from "./summaries.
  * none of its tasks lost a project or parent to a purge (whatever its kind:
  * each kind's blockers only find rows of items of that kind).
  */
-export const RESTORABLE_AS_IS = `EXISTS (SELECT 1 FROM trash WHERE id = ?2 AND account_id = ?1)
-  AND NOT EXISTS (${Object.values(BLOCKERS).join(" UNION ")}) AND NOT EXISTS (${ORPHANS})`;
+export function restorableAsIs(c: { accountId: string; itemId: string }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM trash WHERE id = ?2 AND account_id = ?1)
+  AND NOT EXISTS (${Object.values(BLOCKERS).join(" UNION ")}) AND NOT EXISTS (${ORPHANS})`,
+    binds: [c.accountId, c.itemId],
+  };
+}
 
 /** The trash item, at this point of the batch. */
 export function selectTrashItem(db: D1Database, accountId: string, id: string): D1PreparedStatement {
@@ -36,8 +42,10 @@ export function restoreAnyStatements(db: D1Database, accountId: string, id: stri
 
 const list = (ids: string[]) => ids.map((_, i) => `?${i + 2}`).join(", ");
 
-/** Guard: every one of these (distinct) ids is an item in the trash. Binds: account, ids. */
-export const allInTrash = (ids: string[]) => `(SELECT count(*) FROM trash WHERE account_id = ?1 AND id IN (${list(ids)})) = ${ids.length}`;
+/** Guard: every one of these (distinct) ids is an item in the trash. */
+export function allInTrash(c: { accountId: string; itemIds: string[] }): Condition {
+  return { sql: `(SELECT count(*) FROM trash WHERE account_id = ?1 AND id IN (${list(c.itemIds)})) = ${c.itemIds.length}`, binds: [c.accountId, ...c.itemIds] };
+}
 
 /**
  * The items and, after them, the step and comment items purging them takes

@@ -1,7 +1,9 @@
+import type { Condition } from "../catalog/tool.ts";
 import { notMoving } from "./move-account.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { endTrashedRuns } from "./runs.ts";
 import { LIST_SEPARATOR, PURGED_SCHEDULED } from "./summaries.ts";
+import { readBatch } from "./batch.ts";
 
 /**
  * The trash. Deleting marks every row of the unit with the trash item's id
@@ -240,18 +242,18 @@ export interface RestoreCheck {
 
 export async function restoreCheck(db: D1Database, accountId: string, item: TrashRow): Promise<RestoreCheck> {
   const hasTasks = item.kind === "task" || item.kind === "project";
-  const reads = [db.prepare(`${BLOCKERS[item.kind]} LIMIT 5`).bind(accountId, item.id)];
-  if (hasTasks) reads.push(db.prepare(ORPHANS).bind(accountId, item.id));
-  const [blockers, orphans] = await db.batch(reads);
+  const blockers = db.prepare(`${BLOCKERS[item.kind]} LIMIT 5`).bind(accountId, item.id);
+  if (!hasTasks) return { blockers: (await readBatch(db, { blockers })).blockers as RestoreCheck["blockers"], orphans: [] };
+  const read = await readBatch(db, { blockers, orphans: db.prepare(ORPHANS).bind(accountId, item.id) });
   return {
-    blockers: blockers.results as RestoreCheck["blockers"],
-    orphans: orphans ? (orphans.results as { id: string }[]).map((r) => r.id) : [],
+    blockers: read.blockers as RestoreCheck["blockers"],
+    orphans: (read.orphans as { id: string }[]).map((r) => r.id),
   };
 }
 
-/** A guard condition (binds: account, item) that holds while nothing blocks the restore and the item is still in the trash. */
-export function restorableCondition(kind: TrashKind): string {
-  return `EXISTS (SELECT 1 FROM trash WHERE id = ?2 AND account_id = ?1) AND NOT EXISTS (${BLOCKERS[kind]})`;
+/** A guard condition that holds while nothing blocks the restore and the item is still in the trash. */
+export function restorableCondition(c: { accountId: string; itemId: string; kind: TrashKind }): Condition {
+  return { sql: `EXISTS (SELECT 1 FROM trash WHERE id = ?2 AND account_id = ?1) AND NOT EXISTS (${BLOCKERS[c.kind]})`, binds: [c.accountId, c.itemId] };
 }
 
 /**
@@ -286,10 +288,11 @@ export const PURGE_CHUNK = 50;
  * calendar links, labels, dependencies both ways, steps and comments, with the
  * trash items of such steps and comments), and the items. `?1` is the account.
  */
-/** Guard: all `n` items (binds: account id, then their ids) are still in the trash. */
-export function allStillInTrash(n: number): string {
+/** Guard: all these items are still in the trash. */
+export function allStillInTrash(c: { accountId: string; itemIds: string[] }): Condition {
+  const n = c.itemIds.length;
   const placeholders = Array.from({ length: n }, (_, j) => `?${j + 2}`).join(", ");
-  return `(SELECT count(*) FROM trash WHERE account_id = ?1 AND id IN (${placeholders})) = ${n}`;
+  return { sql: `(SELECT count(*) FROM trash WHERE account_id = ?1 AND id IN (${placeholders})) = ${n}`, binds: [c.accountId, ...c.itemIds] };
 }
 
 /** How many items the account's trash holds. */

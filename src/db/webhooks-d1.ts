@@ -16,6 +16,8 @@ export {
   openSecret, planWebhook, secretContext, toSummary, webhookSql,
   type DeliveryRow, type DeliveryStatus, type PlannedWebhook, type WebhookRequest, type WebhookSummary, type WebhookTarget,
 } from "./webhooks.ts";
+import { batchByName, readBatch } from "./batch.ts";
+import { named } from "../catalog/tool.ts";
 
 const bind = (db: D1Database, s: Sql) => db.prepare(s.sql).bind(...s.params);
 
@@ -44,21 +46,22 @@ export async function listWebhooks(db: D1Database, accountId: string): Promise<W
 
 /** Removes an endpoint of the account and its delivery records; false when there was none. */
 export async function removeWebhook(db: D1Database, accountId: string, id: string): Promise<boolean> {
-  const results = await db.batch(webhookSql.remove(accountId, id).map((s) => bind(db, s)));
-  return (results[1].meta.changes ?? 0) > 0;
+  const [deliveries, webhook] = webhookSql.remove(accountId, id);
+  const { changes } = await batchByName(db, [bind(db, deliveries), named("webhook", bind(db, webhook))]);
+  return changes.webhook > 0;
 }
 
 export async function subscribersOf(db: D1Database, accountId: string, type: EventType, happenedAt: string, eventId: string) {
-  const [targets, deliveries, account] = await db.batch([
-    bind(db, webhookSql.subscribers(accountId, type, happenedAt)),
-    bind(db, webhookSql.deliveriesOf(accountId, eventId)),
-    db.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(accountId),
-  ]);
+  const { targets, deliveries, account } = await readBatch(db, {
+    targets: bind(db, webhookSql.subscribers(accountId, type, happenedAt)),
+    deliveries: bind(db, webhookSql.deliveriesOf(accountId, eventId)),
+    account: db.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(accountId),
+  });
   return {
-    targets: targets.results as unknown as WebhookTarget[],
-    deliveries: deliveries.results as unknown as DeliveryRow[],
+    targets: targets as unknown as WebhookTarget[],
+    deliveries: deliveries as unknown as DeliveryRow[],
     /** The account is moving to another database: its delivery records cannot be written until it has moved. */
-    moving: Boolean((account.results[0] as { moving_to: string | null } | undefined)?.moving_to),
+    moving: Boolean((account[0] as { moving_to: string | null } | undefined)?.moving_to),
   };
 }
 

@@ -9,10 +9,11 @@ import { claimRefusalFor, consentRefusal, decisionRefusal, namedIds, pausedRefus
 import { insertIdempotent, PENDING_RESULT, recordIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
 import { insertActivity, insertActivityFrom } from "../db/activity.ts";
 import { conditionsHold, guardStatement } from "../db/guards.ts";
+import { batchByName, statementOf, type NamedResults } from "../db/batch.ts";
 import { actorIn, actorOut, consentCodeOf, heldTasksNamed, pausedAgentsNamed, pendingRequestsNamed, unfinishedDependenciesNamed, type ConsentCode } from "../db/consent.ts";
 import type { ToolName } from "../catalog/effects.ts";
 import type { ToolSelection } from "../catalog/toolsets.ts";
-import type { GuardError, ToolContext, Write } from "../catalog/tool.ts";
+import type { BatchStep, Changes, Condition, GuardError, Rows, ToolContext, Write } from "../catalog/tool.ts";
 
 /**
  * The write engine: every batch a tool call commits runs here. It opens the
@@ -41,8 +42,7 @@ export interface Idempotency {
 export class IdempotentReplay extends Error {}
 
 interface Guard {
-  condition: string;
-  binds: unknown[];
+  condition: Condition;
   error: GuardError;
 }
 
@@ -67,7 +67,7 @@ export function makeContext(
   // Each guard statement knows its condition and error, so a failed batch diagnoses only its own guards.
   const guards = new WeakMap<D1PreparedStatement, Guard>();
 
-  const activityStatement = (write: Write) => {
+  const activityStatement = (write: Write<string>) => {
     const a = {
       id: newId(ID_PREFIX.activity),
       accountId: p.accountId,
@@ -82,12 +82,10 @@ export function makeContext(
     return fromSql ? insertActivityFrom(db, a, write.activity.summarySql, write.activity.targetSql) : insertActivity(db, a);
   };
 
-  /** The statements of a write's batch: the activity row first when it reads the rows before the change, else last. */
-  const readsFirst = (write: Write) => Boolean(write.activity.summarySql || write.activity.targetSql);
-  const withActivity = (write: Write) =>
+  /** The steps of a write's batch: the activity row first when it reads the rows before the change, else last. */
+  const readsFirst = (write: Write<string>) => Boolean(write.activity.summarySql || write.activity.targetSql);
+  const withActivity = <K extends string>(write: Write<K>): BatchStep<K>[] =>
     readsFirst(write) ? [activityStatement(write), ...write.statements] : [...write.statements, activityStatement(write)];
-  const ownResults = (write: Write, results: D1Result[]) =>
-    readsFirst(write) ? results.slice(1, write.statements.length + 1) : results.slice(0, write.statements.length);
 
   /** Why the consent rules refused the batch, read once after it rolled back. */
   async function consentError(code: ConsentCode): Promise<ToolError> {
@@ -115,23 +113,22 @@ export function makeContext(
 
   /**
    * One batch: the caller first (the consent triggers read it), then the
-   * statements, then the caller removed. Results are the statements' own.
+   * steps, then the caller removed. Results are the named steps' own.
    */
-  async function runBatch(statements: D1PreparedStatement[]): Promise<D1Result[]> {
+  async function runBatch<K extends string>(steps: BatchStep<K>[]): Promise<NamedResults<K>> {
     const batch = newId("cal");
     try {
-      const results = await db.batch([actorIn(db, batch, { kind: p.kind, name: me, now }), ...statements, actorOut(db, batch)]);
-      return results.slice(1, -1);
+      return await batchByName(db, [actorIn(db, batch, { kind: p.kind, name: me, now }), ...steps, actorOut(db, batch)]);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       const code = consentCodeOf(message);
       if (code) throw await consentError(code);
       if (message.includes("CHECK constraint failed: guard")) {
         // The batch rolled back: its guards, evaluated again in one round trip, name the one that failed.
-        const own = statements.map((s) => guards.get(s)).filter((g): g is Guard => g !== undefined);
+        const own = steps.map((s) => guards.get(statementOf(s))).filter((g): g is Guard => g !== undefined);
         if (own.length === 0) throw e;
         if (own.every((g) => g.error === own[0].error)) throw await errorOf(own[0]);
-        const holds = await conditionsHold(db, own);
+        const holds = await conditionsHold(db, own.map((g) => g.condition));
         const failed = own.find((_, i) => !holds[i]) ?? own[0];
         throw await errorOf(failed);
       }
@@ -142,8 +139,8 @@ export function makeContext(
 
   const errorOf = async (g: Guard) => (typeof g.error === "function" ? g.error() : g.error);
 
-  const eventsOf = (write: Write, results: D1Result[]) =>
-    typeof write.events === "function" ? write.events(results) : write.events ?? [];
+  const eventsOf = <K extends string>(write: Write<K>, r: NamedResults<K>) =>
+    typeof write.events === "function" ? write.events(r.rows, r.changes) : write.events ?? [];
 
   const ctx: ToolContext & { committedOnce: boolean } = {
     committedOnce: false,
@@ -159,25 +156,23 @@ export function makeContext(
       const prefix = idempotency
         ? [insertIdempotent(db, idempotency.scope, idempotency.requestHash, computed ? PENDING_RESULT : JSON.stringify(result), now)]
         : [];
-      const body = withActivity(write);
-      const results = await runBatch([...prefix, ...body]);
+      const own = await runBatch([...prefix, ...withActivity(write)]);
       ctx.committedOnce = true;
-      const own = ownResults(write, results.slice(prefix.length));
       committed.push(...eventsOf(write, own));
       if (!computed) return result;
-      const value = (result as (r: D1Result[]) => unknown)(own);
+      const value = (result as (rows: Rows<string>, changes: Changes<string>) => unknown)(own.rows, own.changes);
       if (idempotency) await recordIdempotent(db, idempotency.scope, JSON.stringify(value));
       return value as never;
     },
     async commitWithResults(write) {
-      const own = ownResults(write, await runBatch(withActivity(write)));
+      const own = await runBatch(withActivity(write));
       ctx.committedOnce = true;
       committed.push(...eventsOf(write, own));
       return own;
     },
-    guard(condition, binds, error) {
-      const statement = guardStatement(db, condition, binds);
-      guards.set(statement, { condition, binds, error });
+    guard(condition, error) {
+      const statement = guardStatement(db, condition);
+      guards.set(statement, { condition, error });
       return statement;
     },
     waitUntil: scope.waitUntil,

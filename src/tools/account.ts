@@ -5,14 +5,14 @@ import { ACTIVITY_RETENTION } from "../domain/retention.ts";
 import { LIST_SEPARATOR, REVOKED, TOKEN_AGENT, SETTING_CHANGE, UPDATED_SETTINGS } from "../db/summaries.ts";
 import {
   findTokenRow, getAccountSettings, listTokenRows, revokedSummary, revokeTokenStatement, selectAccountSettings, selectTokenRow, settingsDiffer,
-  TOKEN_NOT_REVOKED, updateAccountSettings,
+  tokenNotRevoked, updateAccountSettings,
   type AccountSettingsRow, type SettingsChange, type TokenRow,
 } from "../db/account.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { recomputePurgeAfter } from "../db/trash.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
-import { defineTool, type AnyTool } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { defineTool, named, type AnyTool, type BatchStep } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import { cursor, id, limit, timeZoneName } from "./schemas.ts";
 
 const settingsShape = z.object({
@@ -110,15 +110,15 @@ const updateSettings = defineTool({
     if (fields.length === 0) return slowly();
     // The usual case in one batch: every setting given changes; the settings are read back after.
     return fastOr(async (miss) => {
-      const statements = [ctx.guard(settingsDiffer(fields), [p.accountId, ...fields.map((f) => change[f])], miss), updateAccountSettings(db, p.accountId, change, ctx.now)];
+      const statements: BatchStep<"settings">[] = [ctx.guard(settingsDiffer({ accountId: p.accountId, change }), miss), updateAccountSettings(db, p.accountId, change, ctx.now)];
       if (change.trash_retention_days !== undefined) statements.push(recomputePurgeAfter(db, p.accountId, change.trash_retention_days));
-      statements.push(selectAccountSettings(db, p.accountId));
+      statements.push(named("settings", selectAccountSettings(db, p.accountId)));
       return ctx.commit(
         {
           statements,
           activity: { target: p.accountId, summary: settingsSummary(change, fields) },
         },
-        (results) => ({ settings: toSettings(rowsOf<AccountSettingsRow>(results, -1)[0]), changed: true }),
+        (rows) => ({ settings: toSettings(rows.settings[0] as AccountSettingsRow), changed: true }),
       );
     }, slowly);
   },
@@ -185,11 +185,11 @@ const revokeToken = defineTool({
     const { db, principal: p } = ctx;
     // The usual case in one batch: a token not yet revoked (the caller's own only with confirm); the slow path finds the rest.
     const atOnce = async (miss: Error) => {
-      const results = await ctx.commitWithResults({
-        statements: [ctx.guard(TOKEN_NOT_REVOKED, [token_id, p.accountId], miss), revokeTokenStatement(db, p.accountId, token_id, ctx.now), selectTokenRow(db, p.accountId, token_id)],
+      const { rows } = await ctx.commitWithResults({
+        statements: [ctx.guard(tokenNotRevoked({ tokenId: token_id, accountId: p.accountId }), miss), revokeTokenStatement(db, p.accountId, token_id, ctx.now), named("token", selectTokenRow(db, p.accountId, token_id))],
         activity: { target: token_id, summarySql: { sql: revokedSummary, binds: [token_id, p.accountId] } },
       });
-      return rowsOf<TokenRow>(results, -1)[0];
+      return rows.token[0] as TokenRow;
     };
     const ownWithoutConfirm = token_id === p.tokenId && confirm !== true;
     const revoked = ownWithoutConfirm ? null : await fastOr<TokenRow | null>(atOnce, async () => null);

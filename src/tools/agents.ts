@@ -7,13 +7,13 @@ import { staleRunMinutes } from "../domain/stale-runs.ts";
 import { actorName } from "../domain/principal.ts";
 import { notFound } from "../domain/errors.ts";
 import {
-  agentIdByName, agentNamedIs, setPausedByName, AGENT_IS_ACTIVE, AGENT_IS_PAUSED, agentDetail, fleetSnapshot, listAgents, requireAgentByName, setPaused, workload,
+  agentIdByName, agentNamedIs, setPausedByName, agentPausedIs, agentDetail, fleetSnapshot, listAgents, requireAgentByName, setPaused, workload,
   type AgentRow,
 } from "../db/agents.ts";
 import { toRun } from "../db/runs.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import { actorNameArg, cursor, limit, nextCursor, projectId } from "./schemas.ts";
 import { optimistic, REASON_MAX } from "./lifecycle.ts";
 import { runShape } from "./runs.ts";
@@ -211,10 +211,10 @@ async function setAgentPause(ctx: ToolContext, name: string, pause: boolean, rea
     const summary = (pause ? PAUSED_AGENT : RESUMED_AGENT).text({ agent: name, reason: reason ? AGENT_REASON.text({ reason }) : "" });
     return ctx.commit(
       {
-        statements: [ctx.guard(agentNamedIs(!pause), [a, name], miss), setPausedByName(ctx.db, a, name, pausedAt, pausedBy)],
+        statements: [ctx.guard(agentNamedIs({ accountId: a, name, paused: !pause }), miss), named("agent", setPausedByName(ctx.db, a, name, pausedAt, pausedBy))],
         activity: { target: null, targetSql: agentIdByName(a, name), summary: summary },
       },
-      (results) => ({ agent: toAgent(results[1].results[0] as AgentRow), changed: true }),
+      (rows) => ({ agent: toAgent(rows.agent[0] as AgentRow), changed: true }),
     );
   };
   const result = await fastOr(atOnce, () => pauseSlowly(ctx, name, pause, reason));
@@ -233,7 +233,7 @@ async function pauseSlowly(ctx: ToolContext, name: string, pause: boolean, reaso
     const summary = (pause ? PAUSED_AGENT : RESUMED_AGENT).text({ agent: g.name, reason: reason ? AGENT_REASON.text({ reason }) : "" });
     return ctx.commit(
       {
-        statements: [ctx.guard(pause ? AGENT_IS_ACTIVE : AGENT_IS_PAUSED, [g.id, a], lost), setPaused(ctx.db, a, g.id, pausedAt, pausedBy)],
+        statements: [ctx.guard(agentPausedIs({ agentId: g.id, accountId: a, paused: !pause }), lost), setPaused(ctx.db, a, g.id, pausedAt, pausedBy)],
         activity: { target: g.id, summary },
       },
       { agent: toAgent({ ...g, paused_at: pausedAt, paused_by: pausedBy }), changed: true },

@@ -3,16 +3,16 @@ import { conflict, forbidden, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  APPROVAL_IS_PENDING, decideApproval, decidedValue, insertApproval, newApprovalValue,
-  NO_PENDING_APPROVAL, requireApproval, type Approval, type ApprovalKind,
+  approvalIsPending, decideApproval, decidedValue, insertApproval, newApprovalValue,
+  noPendingApproval, requireApproval, type Approval, type ApprovalKind,
 } from "../db/approvals.ts";
 import { indexComment } from "../db/search-index.ts";
 import { readPendingWithContext } from "../db/inbox.ts";
-import { decisionCommentId, insertTaskComment, readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
+import { decisionCommentId, insertTaskComment, readTaskState, taskAtVersion, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { defineTool, named, type Rows, type ToolContext } from "../catalog/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { decideUrl, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { renewLease } from "../db/claims.ts";
@@ -20,7 +20,7 @@ import { completedWith } from "./series.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { approvalRequested, approvalShape, completedBy, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
 import { followUp } from "./series.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { fastOr } from "./fast.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
 import {
   APPROVE_SET, approvedSummary, ASKABLE, awaitingCondition, decidePendingApproval, REJECT_SET, rejectedSummary,
@@ -138,7 +138,7 @@ async function withdrawRequest(ctx: ToolContext, taskId: string) {
       );
     }
     const d = { status: "withdrawn" as const, decidedBy: me, reason: "withdrawn by the one who asked", now };
-    const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d)];
+    const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d)];
     let task = t;
     if (t.status === "awaiting_approval" && pending.kind === "signoff") {
       const change: TaskTransition = { status: "in_progress" };
@@ -207,8 +207,8 @@ const requestApproval = defineTool({
         return ctx.commit(
           {
             statements: [
-              ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost),
-              ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost),
+              ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost),
+              ctx.guard(noPendingApproval({ taskId: t.id, accountId: a }), lost),
               insertApproval(db, created),
             ],
             activity: { target: t.id, summary: summary(created.kind, created.id) },
@@ -223,25 +223,25 @@ const requestApproval = defineTool({
       const unfinished = liveTaskIs(a, args.task_id, ASKABLE);
       const created = newRequest("question", "");
       const statements = [
-        ctx.guard(unfinished.condition, unfinished.binds, miss),
-        ctx.guard(NO_PENDING_APPROVAL, [args.task_id, a], miss),
+        ctx.guard(unfinished, miss),
+        ctx.guard(noPendingApproval({ taskId: args.task_id, accountId: a }), miss),
         insertApproval(db, created),
-        selectTaskNow(db, a, args.task_id),
+        named("task", selectTaskNow(db, a, args.task_id)),
       ];
-      const made = (results: D1Result[]) => {
-        const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
+      const made = (rows: Rows<"task">) => {
+        const task = toTask(rows.task[0] as TaskRow);
         return { task, approval: newApprovalValue({ ...created, taskTitle: task.title }) };
       };
       return ctx.commit(
         {
           statements,
           activity: { target: args.task_id, summary: summary("question", created.id) },
-          events: (results) => {
-            const { task, approval } = made(results);
+          events: (rows) => {
+            const { task, approval } = made(rows);
             return [approvalRequested(a, now, task, approval)];
           },
         },
-        (results) => ({ approval: made(results).approval, changed: true }),
+        (rows) => ({ approval: made(rows).approval, changed: true }),
       );
     }, slowly);
   },
@@ -266,7 +266,7 @@ function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question
   });
   return ctx.commit(
     {
-      statements: [ctx.guard(APPROVAL_IS_PENDING, [question.id, a], lost), decideApproval(db, a, question.id, d)],
+      statements: [ctx.guard(approvalIsPending({ approvalId: question.id, accountId: a }), lost), decideApproval(db, a, question.id, d)],
       activity: { target: t.id, summary: ANSWERED_QUESTION.text({ approval: question.id, answer: yes ? "yes" : "no", reason: reason ? ANSWER_REASON.text({ reason }) : "", status: t.status }) },
       events: [event],
     },
@@ -311,11 +311,11 @@ const approveTask = defineTool({
           throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
         }
         if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back before it can be approved.`);
-        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
         let approval: Approval | null = null;
         if (pending) {
           const d = { status: "approved" as const, decidedBy: actorName(p), reason: args.note ?? null, now };
-          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
           approval = decidedValue(pending, d);
         }
         let task = t;
@@ -348,29 +348,29 @@ const approveTask = defineTool({
     return fastOr(async (miss) => {
       const g = liveTaskIs(a, args.task_id, awaitingCondition(true));
       const decide = decidePendingApproval(db, a, args.task_id, { status: "approved", decidedBy: actorName(p), reason: args.note ?? null, now });
-      const outcome = (results: D1Result[]) => {
-        const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
-        const decided = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
+      const outcome = (rows: Rows<"decided" | "task">) => {
+        const task = toTask(rows.task[0] as TaskRow);
+        const decided = rows.decided[0] as Omit<Approval, "task_title">;
         return { task, approval: { ...decided, task_title: task.title } as Approval };
       };
       return ctx.commit(
         {
           statements: [
-            ctx.guard(g.condition, g.binds, miss),
-            decide,
+            ctx.guard(g, miss),
+            named("decided", decide),
             endTaskRuns(db, a, args.task_id, completedBy(actorName(p)), now),
-            setTask(db, a, args.task_id, APPROVE_SET, [now], now),
+            named("task", setTask(db, a, args.task_id, APPROVE_SET, [now], now)),
           ],
           activity: {
             target: args.task_id,
             summarySql: taskSummary(a, args.task_id, approvedSummary(reasonText(args.note))),
           },
-          events: (results) => {
-            const { task, approval } = outcome(results);
+          events: (rows) => {
+            const { task, approval } = outcome(rows);
             return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: actorName(p), approval_id: approval.id, next_occurrence: null })];
           },
         },
-        (results) => ({ ...outcome(results), next_occurrence: null, changed: true }),
+        (rows) => ({ ...outcome(rows), next_occurrence: null, changed: true }),
       );
     }, slowly);
   },
@@ -402,11 +402,11 @@ const rejectTask = defineTool({
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status}; reopen_task brings it back first.`);
         }
-        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
         let approval: Approval | null = null;
         if (pending) {
           const d = { status: "rejected" as const, decidedBy: actorName(p), reason: args.reason, now };
-          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
           approval = decidedValue(pending, d);
         }
         let task = t;
@@ -448,22 +448,22 @@ const rejectTask = defineTool({
       const comment = insertTaskComment(db, {
         id: commentId, accountId: a, taskId: args.task_id, authorTokenId: p.tokenId, author: actorName(p), body: rejectionComment(args.reason), now,
       });
-      const outcome = (results: D1Result[]) => {
-        const task = toTask(rowsOf<TaskRow>(results, 2)[0]);
-        const decided = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
+      const outcome = (rows: Rows<"decided" | "task">) => {
+        const task = toTask(rows.task[0] as TaskRow);
+        const decided = rows.decided[0] as Omit<Approval, "task_title">;
         return { task, approval: { ...decided, task_title: task.title } as Approval };
       };
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), decide, setTask(db, a, args.task_id, REJECT_SET, [now], now), comment,
+          statements: [ctx.guard(g, miss), named("decided", decide), named("task", setTask(db, a, args.task_id, REJECT_SET, [now], now)), comment,
             indexComment(db, a, commentId, rejectionComment(args.reason)),
           ],
           activity: {
             target: args.task_id,
             summarySql: taskSummary(a, args.task_id, rejectedSummary(commentId, args.reason)),
           },
-          events: (results) => {
-            const { task, approval } = outcome(results);
+          events: (rows) => {
+            const { task, approval } = outcome(rows);
             return [
               newEvent("task.rejected", a, now, {
                 task: eventTask(task), approval_id: approval.id, rejected_by: actorName(p), reason: args.reason, comment_id: commentId,
@@ -471,7 +471,7 @@ const rejectTask = defineTool({
             ];
           },
         },
-        (results) => ({ ...outcome(results), comment_id: commentId, changed: true }),
+        (rows) => ({ ...outcome(rows), comment_id: commentId, changed: true }),
       );
     }, slowly);
   },

@@ -8,9 +8,10 @@ import {
   type AgendaTaskRow, type LinkKey, type LinkRow,
 } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { requireTask, TASK_IS_LIVE } from "../db/tasks.ts";
-import { defineTool, type AnyTool } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { requireTask } from "../db/tasks.ts";
+import { defineTool, named, type AnyTool } from "../catalog/tool.ts";
+import { readBatch } from "../db/batch.ts";
+import { fastOr } from "./fast.ts";
 import { LINKED_EVENT } from "../db/summaries.ts";
 import { calendarDate, cursor, id, isoTime, limit, PRIORITIES, taskId, title, toUtc } from "./schemas.ts";
 
@@ -115,27 +116,26 @@ const getAgenda = defineTool({
     const latest = addDays(args.date ?? addDays(utcToday, 1), args.days);
     const wide = { from: new Date(dayStartMs("UTC", earliest) - 15 * HOUR).toISOString(), to: new Date(dayStartMs("UTC", latest) + 13 * HOUR).toISOString() };
     const WIDE_ROWS = 2 * AGENDA_ROWS + 1;
-    const read = (range: { from: string; to: string }, rows: number) => [
-      tasksDueIn(db, p.accountId, range.from, range.to, { includeSnoozed: args.include_snoozed, now: ctx.now, limit: rows + 1 }),
-      selectLinks(db, p.accountId, range, null, rows),
-    ];
-    let [zoneRow, tasks, links] = await db.batch([selectTimeZone(db, p.accountId), ...read(wide, WIDE_ROWS)]);
-    const zone = (zoneRow.results[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC";
+    const read = (range: { from: string; to: string }, rows: number) => ({
+      tasks: tasksDueIn(db, p.accountId, range.from, range.to, { includeSnoozed: args.include_snoozed, now: ctx.now, limit: rows + 1 }),
+      links: selectLinks(db, p.accountId, range, null, rows),
+    });
+    const wideRead = await readBatch(db, { zone: selectTimeZone(db, p.accountId), ...read(wide, WIDE_ROWS) });
+    const zone = (wideRead.zone as { time_zone: string }[]).at(0)?.time_zone ?? "UTC";
     const first = args.date ?? localDate(zone, ctx.nowMs);
     const bounds = Array.from({ length: args.days + 1 }, (_, i) => dayStartMs(zone, addDays(first, i)));
     const from = new Date(bounds[0]).toISOString();
     const to = new Date(bounds[args.days]).toISOString();
-    if (tasks.results.length > WIDE_ROWS || links.results.length > WIDE_ROWS) {
-      [tasks, links] = await db.batch(read({ from, to }, AGENDA_ROWS));
+    let taskRows = wideRead.tasks as AgendaTaskRow[];
+    let linkRows = wideRead.links as LinkRow[];
+    if (taskRows.length > WIDE_ROWS || linkRows.length > WIDE_ROWS) {
+      const exact = await readBatch(db, read({ from, to }, AGENDA_ROWS));
+      taskRows = exact.tasks as AgendaTaskRow[];
+      linkRows = exact.links as LinkRow[];
     } else {
-      tasks = { ...tasks, results: (tasks.results as AgendaTaskRow[]).filter((t) => t.due_at >= from && t.due_at < to).slice(0, AGENDA_ROWS + 1) };
-      links = {
-        ...links,
-        results: (links.results as LinkRow[]).filter((l) => l.starts_at < to && (l.ends_at > from || l.starts_at >= from)).slice(0, AGENDA_ROWS + 1),
-      };
+      taskRows = taskRows.filter((t) => t.due_at >= from && t.due_at < to).slice(0, AGENDA_ROWS + 1);
+      linkRows = linkRows.filter((l) => l.starts_at < to && (l.ends_at > from || l.starts_at >= from)).slice(0, AGENDA_ROWS + 1);
     }
-    const taskRows = tasks.results as AgendaTaskRow[];
-    const linkRows = links.results as LinkRow[];
     const truncated = taskRows.length > AGENDA_ROWS || linkRows.length > AGENDA_ROWS;
     const days = Array.from({ length: args.days }, (_, i) => {
       const start = bounds[i];
@@ -198,16 +198,16 @@ const linkEvent = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(g.condition, g.binds, miss),
+            ctx.guard(g, miss),
             insertLink(db, {
               id: newId(ID_PREFIX.calendarLink), accountId: a, taskId: args.task_id, provider: args.provider, eventId: args.event_id,
               title: args.title, startsAt, endsAt, url: args.url ?? null, now: ctx.now,
             }),
-            selectLinkOf(db, a, args.task_id, key),
+            named("link", selectLinkOf(db, a, args.task_id, key)),
           ],
           activity: { target: args.task_id, summary: LINKED_EVENT.text({ provider: args.provider, event: args.event_id, title: args.title, starts: startsAt, ends: endsAt }) },
         },
-        (results) => ({ link: rowsOf<LinkRow>(results, -1)[0], created: true, changed: true }),
+        (rows) => ({ link: rows.link[0] as LinkRow, created: true, changed: true }),
       );
     }, slowly);
   },
@@ -257,13 +257,13 @@ const unlinkEvent = defineTool({
       const g = linkCondition(a, args.task_id, key, true);
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), selectLinkOf(db, a, args.task_id, key), deleteLinkOf(db, a, args.task_id, key)],
+          statements: [ctx.guard(g, miss), named("link", selectLinkOf(db, a, args.task_id, key)), deleteLinkOf(db, a, args.task_id, key)],
           activity: {
             target: args.task_id,
             summarySql: linkSummary(a, args.task_id, key, unlinkedSummarySql),
           },
         },
-        (results) => ({ removed: true, link: rowsOf<LinkRow>(results, 1)[0] }),
+        (rows) => ({ removed: true, link: rows.link[0] as LinkRow }),
       );
     }, slowly);
   },

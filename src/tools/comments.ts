@@ -8,14 +8,14 @@ import { requireTask, throwTaskMissing } from "../db/tasks.ts";
 import { renewLease } from "../db/claims.ts";
 import { moveToTrash, purgeAfter } from "../db/trash.ts";
 import {
-  COMMENT_IS_LIVE, insertComment, liveComment, requireComment, setCommentBody, TASK_IS_LIVE, taskWithComments, toComment,
+  commentIsLive, insertComment, liveComment, requireComment, setCommentBody, taskIsLive, taskWithComments, toComment,
   type Comment, type CommentLookup,
 } from "../db/comments.ts";
-import { defineTool, type AnyTool } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { defineTool, named, type AnyTool } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import { COMMENTED, DELETED_COMMENT, EDITED_COMMENT } from "../db/summaries.ts";
 import {
-  BODY_IS_TITLE, commentTask, insertCommentTrashItem, OWN_LIVE_COMMENT, OWN_LIVE_COMMENT_NOT, selectCommentTask, setCommentBodyReturning,
+  bodyIsTitle, commentTask, insertCommentTrashItem, ownLiveComment, ownLiveCommentNot, selectCommentTask, setCommentBodyReturning,
 } from "../db/comment-writes.ts";
 import { commentId, cursor, idempotencyKey, limit, longText, nextCursor, taskId } from "./schemas.ts";
 import { trashedShape } from "./shapes.ts";
@@ -88,7 +88,7 @@ const commentOnTask = defineTool({
       ctx.commit(
         {
           statements: [
-            ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], taskGone), insertComment(db, p.accountId, p.tokenId, comment),
+            ctx.guard(taskIsLive({ taskId: args.task_id, accountId: p.accountId }), taskGone), insertComment(db, p.accountId, p.tokenId, comment),
             indexComment(db, p.accountId, comment.id, comment.body),
             renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
           ],
@@ -118,7 +118,7 @@ const editComment = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(COMMENT_IS_LIVE, [row.id, p.accountId], commentGone(row.id)),
+            ctx.guard(commentIsLive({ commentId: row.id, accountId: p.accountId }), commentGone(row.id)),
             setCommentBody(db, p.accountId, row.id, args.body, ctx.now),
             indexComment(db, p.accountId, row.id, args.body),
           ],
@@ -132,13 +132,13 @@ const editComment = defineTool({
         ctx.commit(
           {
             statements: [
-              ctx.guard(OWN_LIVE_COMMENT_NOT, [args.comment_id, p.accountId, actorName(p), args.body], miss),
-              setCommentBodyReturning(db, p.accountId, args.comment_id, args.body, ctx.now),
+              ctx.guard(ownLiveCommentNot({ commentId: args.comment_id, accountId: p.accountId, author: actorName(p), body: args.body }), miss),
+              named("comment", setCommentBodyReturning(db, p.accountId, args.comment_id, args.body, ctx.now)),
               indexComment(db, p.accountId, args.comment_id, args.body),
             ],
             activity: { target: null, targetSql: commentTask(p.accountId, args.comment_id), summary: EDITED_COMMENT.text({ comment: args.comment_id }) },
           },
-          (results) => ({ comment: toComment(rowsOf<Comment>(results, 1)[0]), changed: true }),
+          (rows) => ({ comment: toComment(rows.comment[0] as Comment), changed: true }),
         ),
       slowly,
     );
@@ -172,7 +172,7 @@ const deleteComment = defineTool({
       });
       return ctx.commit(
         {
-          statements: [ctx.guard(COMMENT_IS_LIVE, [comment_id, p.accountId], commentGone(comment_id)), ...statements],
+          statements: [ctx.guard(commentIsLive({ commentId: comment_id, accountId: p.accountId }), commentGone(comment_id)), ...statements],
           activity: { target: row.task_id, summary: DELETED_COMMENT.text({ comment: comment_id, trash: trashId }) },
         },
         { comment_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), item_count: 1, already_in_trash: false },
@@ -184,11 +184,11 @@ const deleteComment = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(OWN_LIVE_COMMENT, [comment_id, p.accountId, actorName(p)], miss),
-            ctx.guard(BODY_IS_TITLE, [comment_id, p.accountId], miss),
-            item,
+            ctx.guard(ownLiveComment({ commentId: comment_id, accountId: p.accountId, author: actorName(p) }), miss),
+            ctx.guard(bodyIsTitle({ commentId: comment_id, accountId: p.accountId }), miss),
+            named("item", item),
             ...marks.statements.slice(1),
-            selectCommentTask(db, p.accountId, comment_id),
+            named("task", selectCommentTask(db, p.accountId, comment_id)),
           ],
           activity: {
             target: null,
@@ -196,9 +196,9 @@ const deleteComment = defineTool({
             summary: DELETED_COMMENT.text({ comment: comment_id, trash: marks.trashId }),
           },
         },
-        (results) => {
-          const row = rowsOf<{ id: string; purge_after: string }>(results, 2)[0];
-          return { comment_id, task_id: rowsOf<{ task_id: string }>(results, -1)[0].task_id, trash_id: row.id, purge_after: row.purge_after, item_count: 1, already_in_trash: false };
+        (rows) => {
+          const row = rows.item[0] as { id: string; purge_after: string };
+          return { comment_id, task_id: (rows.task[0] as { task_id: string }).task_id, trash_id: row.id, purge_after: row.purge_after, item_count: 1, already_in_trash: false };
         },
       );
     }, slowly);

@@ -1,4 +1,4 @@
-import type { ToolContext } from "../catalog/tool.ts";
+import { named, type ToolContext } from "../catalog/tool.ts";
 import { liveTaskIs, setTask } from "../db/task-writes.ts";
 import { toTask, type TaskRow } from "../db/tasks.ts";
 
@@ -17,11 +17,6 @@ export async function fastOr<R>(fast: (miss: Error) => Promise<R>, slow: () => P
     if (e !== miss) throw e;
     return slow();
   }
-}
-
-/** The rows a statement of a batch returned. */
-export function rowsOf<T>(results: D1Result[], i: number): T[] {
-  return (results.at(i)?.results ?? []) as T[];
 }
 
 /**
@@ -46,9 +41,9 @@ export function writeTaskAtOnce(
   const g = liveTaskIs(a, o.taskId, o.where, o.whereBinds);
   return ctx.commit(
     {
-      statements: [...(o.before ?? []), ctx.guard(g.condition, g.binds, miss), setTask(ctx.db, a, o.taskId, o.set, o.setBinds, ctx.now)],
+      statements: [...(o.before ?? []), ctx.guard(g, miss), named("task", setTask(ctx.db, a, o.taskId, o.set, o.setBinds, ctx.now))],
       activity: typeof o.summary === "string" ? { target: o.taskId, summary: o.summary } : { target: o.taskId, summarySql: o.summary },
     },
-    (results) => ({ task: toTask(rowsOf<TaskRow>(results, -1)[0]), changed: true }),
+    (rows) => ({ task: toTask(rows.task[0] as TaskRow), changed: true }),
   );
 }

@@ -3,15 +3,16 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   attachLabelByName, deleteLabel, detachLabels, findLabel, findLabelByName, insertLabel, insertLabelIfMissing, LABEL_NOT_FOUND_HINT,
-  foldName, listLabelRows, NAME_FREE, readTaskLabelling, renameLabel, requireLabel, selectTaskLabels, TASK_LIVE, labelDeletion,
+  foldName, listLabelRows, nameFree, readTaskLabelling, renameLabel, requireLabel, selectTaskLabels, labelDeletion,
   type LabelRow, type TaskLabel,
 } from "../db/labels.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { taskIsLive } from "../db/tasks.ts";
+import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import { CREATED_LABEL, DELETED_LABEL, LABELLED, LABELLED_NEW, LIST_SEPARATOR, QUOTED_NAME, RENAMED_LABEL, UNLABELLED } from "../db/summaries.ts";
 import {
-  deletedLabelSummary, detachByNames, LABEL_EXISTS, renamedLabelSummary, LABEL_SPELLED_OTHERWISE, labelledSummary, labelSummary, LIVE_TASK_HAS_ALL, LIVE_TASK_HAS_NONE,
+  deletedLabelSummary, detachByNames, labelExists, renamedLabelSummary, labelSpelledOtherwise, labelledSummary, labelSummary, liveTaskHasAll, liveTaskHasNone,
   selectLabel, selectOnTask, selectSpelled, unlabelledSummary,
 } from "../db/label-writes.ts";
 import { cursor, labelId, LIMITS, limit, nextCursor, taskId } from "./schemas.ts";
@@ -101,7 +102,7 @@ const createLabel = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(NAME_FREE, [a, row.id, row.name], conflict(`a label named "${row.name}" was just created by another call; call create_label again to get it.`)),
+            ctx.guard(nameFree({ accountId: a, labelId: row.id, name: row.name }), conflict(`a label named "${row.name}" was just created by another call; call create_label again to get it.`)),
             insertLabel(ctx.db, row),
           ],
           activity: { target: row.id, summary: CREATED_LABEL.text({ name: row.name }) },
@@ -114,7 +115,7 @@ const createLabel = defineTool({
       (miss) =>
         ctx.commit(
           {
-            statements: [ctx.guard(NAME_FREE, [a, row.id, row.name], miss), insertLabel(ctx.db, row)],
+            statements: [ctx.guard(nameFree({ accountId: a, labelId: row.id, name: row.name }), miss), insertLabel(ctx.db, row)],
             activity: { target: row.id, summary: CREATED_LABEL.text({ name: row.name }) },
           },
           { label: { id: row.id, name: row.name, color: row.color, created_at: row.now, task_count: 0 }, created: true },
@@ -138,7 +139,7 @@ const renameLabelTool = defineTool({
       if (other && other.id !== label.id) throw nameTaken(args.name, other.name);
       return ctx.commit(
         {
-          statements: [ctx.guard(NAME_FREE, [a, label.id, args.name], nameTaken(args.name, args.name)), renameLabel(ctx.db, a, label.id, args.name)],
+          statements: [ctx.guard(nameFree({ accountId: a, labelId: label.id, name: args.name }), nameTaken(args.name, args.name)), renameLabel(ctx.db, a, label.id, args.name)],
           activity: { target: label.id, summary: RENAMED_LABEL.text({ old: label.name, name: args.name }) },
         },
         { label: toLabel({ ...label, name: args.name }), changed: true },
@@ -149,14 +150,14 @@ const renameLabelTool = defineTool({
         ctx.commit(
           {
             statements: [
-              ctx.guard(LABEL_SPELLED_OTHERWISE, [a, args.label_id, args.name], miss),
-              ctx.guard(NAME_FREE, [a, args.label_id, args.name], miss),
+              ctx.guard(labelSpelledOtherwise({ accountId: a, labelId: args.label_id, name: args.name }), miss),
+              ctx.guard(nameFree({ accountId: a, labelId: args.label_id, name: args.name }), miss),
               renameLabel(ctx.db, a, args.label_id, args.name),
-              selectLabel(ctx.db, a, args.label_id),
+              named("label", selectLabel(ctx.db, a, args.label_id)),
             ],
             activity: { target: args.label_id, summarySql: labelSummary(a, args.label_id, renamedLabelSummary(args.name)) },
           },
-          (results) => ({ label: toLabel(rowsOf<LabelRow>(results, -1)[0]), changed: true }),
+          (rows) => ({ label: toLabel(rows.label[0] as LabelRow), changed: true }),
         ),
       slowly,
     );
@@ -195,11 +196,11 @@ const deleteLabelTool = defineTool({
       (miss) =>
         ctx.commit(
           {
-            statements: [ctx.guard(LABEL_EXISTS, [a, label_id], miss), selectLabel(ctx.db, a, label_id), ...deleteLabel(ctx.db, a, label_id)],
+            statements: [ctx.guard(labelExists({ accountId: a, labelId: label_id }), miss), named("label", selectLabel(ctx.db, a, label_id)), ...deleteLabel(ctx.db, a, label_id)],
             activity: { target: label_id, summarySql: labelSummary(a, label_id, deletedLabelSummary()) },
           },
-          (results) => {
-            const label = rowsOf<LabelRow>(results, 1)[0];
+          (rows) => {
+            const label = rows.label[0] as LabelRow;
             return { label_id, name: label.name, removed_from_tasks: label.task_count, changed: true };
           },
         ),
@@ -225,15 +226,15 @@ const quotedNames = (names: string[]) => names.map((name) => QUOTED_NAME.text({ 
 
 async function commitAndReadLabels(ctx: ToolContext, task: string, statements: D1PreparedStatement[], summary: string): Promise<TaskLabel[]> {
   const a = ctx.principal.accountId;
-  const results = await ctx.commitWithResults({
+  const { rows } = await ctx.commitWithResults({
     statements: [
-      ctx.guard(TASK_LIVE, [task, a], conflict(`task ${task} was deleted by another call at the same moment; list_tasks finds task ids.`)),
+      ctx.guard(taskIsLive({ taskId: task, accountId: a }), conflict(`task ${task} was deleted by another call at the same moment; list_tasks finds task ids.`)),
       ...statements,
-      selectTaskLabels(ctx.db, a, task),
+      named("labels", selectTaskLabels(ctx.db, a, task)),
     ],
     activity: { target: task, summary },
   });
-  return results[statements.length + 1].results as unknown as TaskLabel[];
+  return rows.labels as TaskLabel[];
 }
 
 const labelTask = defineTool({
@@ -267,18 +268,18 @@ const labelTask = defineTool({
     const json = JSON.stringify(names);
     return fastOr(async (miss) => {
       const statements = [
-        ctx.guard(LIVE_TASK_HAS_NONE, [args.task_id, p.accountId, json], miss),
+        ctx.guard(liveTaskHasNone({ taskId: args.task_id, accountId: p.accountId, names }), miss),
         ...names.map((name) => insertLabelIfMissing(db, { id: newId(ID_PREFIX.label), accountId: p.accountId, name, now: ctx.now })),
         ...names.map((name) => attachLabelByName(db, p.accountId, args.task_id, name, ctx.now)),
-        selectSpelled(db, p.accountId, names),
-        selectTaskLabels(db, p.accountId, args.task_id),
+        named("added", selectSpelled(db, p.accountId, names)),
+        named("labels", selectTaskLabels(db, p.accountId, args.task_id)),
       ];
       return ctx.commit(
         { statements, activity: { target: args.task_id, summarySql: { sql: labelledSummary, binds: [p.accountId, json] } } },
-        (results) => ({
+        (rows) => ({
           task_id: args.task_id,
-          labels: rowsOf<TaskLabel>(results, -1),
-          added: rowsOf<{ name: string }>(results, -2).map((r) => r.name),
+          labels: rows.labels as TaskLabel[],
+          added: (rows.added as { name: string }[]).map((r) => r.name),
         }),
       );
     }, slowly);
@@ -313,17 +314,17 @@ const unlabelTask = defineTool({
     const json = JSON.stringify(names);
     return fastOr(async (miss) => {
       const statements = [
-        ctx.guard(LIVE_TASK_HAS_ALL, [args.task_id, p.accountId, json, names.length], miss),
-        selectOnTask(db, p.accountId, args.task_id, names),
+        ctx.guard(liveTaskHasAll({ taskId: args.task_id, accountId: p.accountId, names }), miss),
+        named("removed", selectOnTask(db, p.accountId, args.task_id, names)),
         detachByNames(db, p.accountId, args.task_id, names),
-        selectTaskLabels(db, p.accountId, args.task_id),
+        named("labels", selectTaskLabels(db, p.accountId, args.task_id)),
       ];
       return ctx.commit(
         { statements, activity: { target: args.task_id, summarySql: { sql: unlabelledSummary, binds: [args.task_id, p.accountId, json] } } },
-        (results) => ({
+        (rows) => ({
           task_id: args.task_id,
-          labels: rowsOf<TaskLabel>(results, -1),
-          removed: rowsOf<TaskLabel>(results, 1).map((l) => l.name),
+          labels: rows.labels as TaskLabel[],
+          removed: (rows.removed as TaskLabel[]).map((l) => l.name),
         }),
       );
     }, slowly);

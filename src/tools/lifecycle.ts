@@ -3,20 +3,20 @@ import { conflict } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  APPROVAL_IS_PENDING, APPROVAL_KINDS, APPROVAL_STATUSES, decideApproval, decidedValue, insertApproval, newApprovalValue,
-  NO_PENDING_APPROVAL, type Approval,
+  approvalIsPending, APPROVAL_KINDS, APPROVAL_STATUSES, decideApproval, decidedValue, insertApproval, newApprovalValue,
+  noPendingApproval, type Approval,
 } from "../db/approvals.ts";
-import { readTaskState, TASK_AT_VERSION, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
+import { readTaskState, taskAtVersion, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
 import { toTask, type Task } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
-import { LAPSE_UNANNOUNCED, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
-import { defineTool } from "../catalog/tool.ts";
+import { lapseUnannounced, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
+import { defineTool, named, type BatchStep, type Rows } from "../catalog/tool.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { completedWith, followUp } from "./series.ts";
-import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
+import { fastOr, writeTaskAtOnce } from "./fast.ts";
 import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
 import {
   AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, completedByAgentSummary, decidePendingApproval, REOPEN_SET, completableCondition, completeSet, insertApprovalUnlessAutoOk, reopenedSummary, REOPENABLE,
@@ -100,7 +100,7 @@ const completeTask = defineTool({
         const { task: t, pending, timeZone } = state;
         if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, ...completedWith(state), changed: false };
         if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
-        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
 
         if (p.kind === "human" || t.auto_ok === 1) {
           const next = followUp(ctx, t, timeZone);
@@ -117,7 +117,7 @@ const completeTask = defineTool({
               : p.kind === "human"
                 ? { status: "closed" as const, decidedBy: me, reason: `the task was completed by ${me}`, now }
                 : { status: "withdrawn" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
-            statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+            statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
             approval = decidedValue(pending, d);
             summary += APPROVAL_DECIDED.text({ approval: pending.id, status: d.status });
           }
@@ -153,7 +153,7 @@ const completeTask = defineTool({
             requestedByToken: p.tokenId,
             now,
           };
-          if (!pending) statements.push(ctx.guard(NO_PENDING_APPROVAL, [t.id, a], lost));
+          if (!pending) statements.push(ctx.guard(noPendingApproval({ taskId: t.id, accountId: a }), lost));
           statements.push(insertApproval(db, created));
           approval = newApprovalValue(created);
         }
@@ -174,7 +174,7 @@ const completeTask = defineTool({
     // The usual case in one batch (see completableCondition); the returned row says which way it went.
     return fastOr(async (miss) => {
       const agent = p.kind !== "human";
-      const statements = [ctx.guard(completableCondition(agent), [args.task_id, a], miss)];
+      const statements: BatchStep<"task">[] = [ctx.guard(completableCondition({ taskId: args.task_id, accountId: a, agent }), miss)];
       const created = {
         id: newId(ID_PREFIX.approval),
         kind: "signoff" as const,
@@ -189,9 +189,9 @@ const completeTask = defineTool({
       if (agent) statements.push(insertApprovalUnlessAutoOk(db, created));
       // Done (a person's completion, or an agent's under auto-OK): its running runs end with it.
       statements.push(endTaskRuns(db, a, args.task_id, completedBy(me), now, agent ? { onlyIf: "coalesce(t.auto_ok, 0) = 1" } : {}));
-      statements.push(setTask(db, a, args.task_id, completeSet(agent), [now], now));
-      const outcomeOf = (results: D1Result[]) => {
-        const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
+      statements.push(named("task", setTask(db, a, args.task_id, completeSet(agent), [now], now)));
+      const outcomeOf = (rows: Rows<"task">) => {
+        const task = toTask(rows.task[0] as TaskRow);
         const approval = task.status === "done" ? null : newApprovalValue({ ...created, taskTitle: task.title });
         return { task, approval };
       };
@@ -201,14 +201,14 @@ const completeTask = defineTool({
           activity: agent
             ? { target: args.task_id, summarySql: taskSummary(a, args.task_id, completedByAgentSummary(created.id)) }
             : { target: args.task_id, summary: COMPLETED.text() },
-          events: (results) => {
-            const { task, approval } = outcomeOf(results);
+          events: (rows) => {
+            const { task, approval } = outcomeOf(rows);
             if (approval) return [approvalRequested(a, now, task, approval)];
             return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: null, next_occurrence: null })];
           },
         },
-        (results) => {
-          const { task, approval } = outcomeOf(results);
+        (rows) => {
+          const { task, approval } = outcomeOf(rows);
           return approval
             ? { task, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true }
             : { task, outcome: "completed" as const, approval: null, next_occurrence: null, changed: true };
@@ -251,11 +251,11 @@ const reopenTask = defineTool({
           throw conflict(`task ${t.id} is ${t.status}, not finished: reopen_task brings back done, cancelled or awaiting_approval tasks.${hint}`);
         }
         const change: TaskTransition = { status: "open", completed_at: null };
-        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)];
+        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), transitionTask(db, a, t, change, now)];
         let closed: Approval | null = null;
         if (pending) {
           const d = { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now };
-          statements.push(ctx.guard(APPROVAL_IS_PENDING, [pending.id, a], lost), decideApproval(db, a, pending.id, d));
+          statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
           closed = decidedValue(pending, d);
         }
         const summary = REOPENED.text({ status: t.status, closed: closed ? REOPEN_CLOSED.text({ approval: closed.id }) : "", reason: reasonText(args.reason) });
@@ -270,12 +270,12 @@ const reopenTask = defineTool({
       const close = decidePendingApproval(db, a, args.task_id, { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
       return ctx.commit(
         {
-          statements: [ctx.guard(g.condition, g.binds, miss), close, setTask(db, a, args.task_id, REOPEN_SET, [], now)],
+          statements: [ctx.guard(g, miss), named("closed", close), named("task", setTask(db, a, args.task_id, REOPEN_SET, [], now))],
           activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, reopenedSummary(reasonText(args.reason))) },
         },
-        (results) => {
-          const task = toTask(rowsOf<TaskRow>(results, -1)[0]);
-          const closed = rowsOf<Omit<Approval, "task_title">>(results, 1)[0];
+        (rows) => {
+          const task = toTask(rows.task[0] as TaskRow);
+          const closed = rows.closed[0] as Omit<Approval, "task_title"> | undefined;
           return { task, closed_approval: closed ? { ...closed, task_title: task.title } : null, changed: true };
         },
       );
@@ -331,7 +331,7 @@ const claimTask = defineTool({
           throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);
         }
         const change: TaskTransition = { assignee: me, status: "in_progress", ...lease };
-        const statements = [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost)];
+        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
         let takeover = "";
         const events: TaskgateEvent[] = [];
         const task = toTask(transitioned(t, change, now));
@@ -342,7 +342,7 @@ const claimTask = defineTool({
           takeover = CLAIM_TAKEOVER.text({ holder: lapsed, expired: expiredAt, run: runId ? CLAIM_STALE_RUN.text({ run: runId }) : "" });
           if (!announced) {
             const event = claimLapsedEvent(a, now, { task: eventTask(task), holder: lapsed, lease_expired_at: expiredAt, taken_over_by: me, stale_run_id: runId });
-            statements.push(ctx.guard(LAPSE_UNANNOUNCED, [t.id, a, expiredAt], lost), noticeLapse(db, { taskId: t.id, accountId: a, expiredAt, eventId: event.id, now }));
+            statements.push(ctx.guard(lapseUnannounced({ taskId: t.id, accountId: a, expiredAt }), lost), noticeLapse(db, { taskId: t.id, accountId: a, expiredAt, eventId: event.id, now }));
             events.push(event);
           }
         }
@@ -386,7 +386,7 @@ const setAutoOk = defineTool({
         const change: TaskTransition = { auto_ok: args.auto_ok ? 1 : 0 };
         return ctx.commit(
           {
-            statements: [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), transitionTask(db, a, t, change, now)],
+            statements: [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), transitionTask(db, a, t, change, now)],
             activity: { target: t.id, summary: (args.auto_ok ? AUTO_OK_ON : AUTO_OK_OFF).text() },
           },
           { task: toTask(transitioned(t, change, now)), changed: true },

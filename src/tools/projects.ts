@@ -5,7 +5,7 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  findProjectWithCounts, findTrashedProject, insertProject, listProjectRows, PROJECT_AT_VERSION, PROJECT_LIVE, PROJECT_NOT_FOUND_HINT,
+  findProjectWithCounts, findTrashedProject, insertProject, listProjectRows, projectAtVersion, projectIsLive, PROJECT_NOT_FOUND_HINT,
   ARCHIVE_SET, NOT_ARCHIVED, archivedProjectSummary, deletedProjectSummary, insertProjectTrashItem, IS_ARCHIVED, projectDiffers, projectSets,
   UNARCHIVE_SET, updatedProjectSummary, liveProjectIs, projectExportRows, projectSummary, requireProjectWithCounts,
   selectProjectWithCounts, setProject, updateProject,
@@ -14,10 +14,10 @@ import {
 import { toTask } from "../db/tasks.ts";
 import { moveToTrash, purgeAfter } from "../db/trash.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import { cursor, idempotencyKey, limit, longText, nextCursor, projectId } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { fastOr } from "./fast.ts";
 
 const projectName = z.string().trim().min(1, "must not be empty").max(200);
 
@@ -82,14 +82,14 @@ async function writeProject(
   stale: Error,
 ): Promise<Project> {
   const a = ctx.principal.accountId;
-  const results = await ctx.commitWithResults({
+  const { rows } = await ctx.commitWithResults({
     statements: [
-      ctx.guard(PROJECT_AT_VERSION, [row.id, a, row.version], stale),
-      updateProject(ctx.db, a, row.id, changes, ctx.now),
+      ctx.guard(projectAtVersion({ projectId: row.id, accountId: a, version: row.version }), stale),
+      named("project", updateProject(ctx.db, a, row.id, changes, ctx.now)),
     ],
     activity: { target: row.id, summary },
   });
-  return toProject(results[1].results[0] as ProjectRow, row);
+  return toProject(rows.project[0] as ProjectRow, row);
 }
 
 /** A live project's usual write in one batch: guarded by `where`, set by `set`, answered with the project as written. */
@@ -103,14 +103,14 @@ function writeProjectAtOnce(
   return ctx.commit(
     {
       statements: [
-        ctx.guard(liveProjectIs(o.where), [o.projectId, a, ...(o.whereBinds ?? [])], miss),
+        ctx.guard(liveProjectIs({ projectId: o.projectId, accountId: a, where: o.where, binds: o.whereBinds }), miss),
         setProject(db, a, o.projectId, o.set, o.setBinds, ctx.now),
-        selectProjectWithCounts(db, a, o.projectId),
+        named("project", selectProjectWithCounts(db, a, o.projectId)),
       ],
       activity: { target: o.projectId, summarySql: o.summary },
     },
-    (results) => {
-      const row = rowsOf<CountedProjectRow>(results, -1)[0];
+    (rows) => {
+      const row = rows.project[0] as CountedProjectRow;
       return { project: toProject(row, row), changed: true };
     },
   );
@@ -314,7 +314,7 @@ const deleteProject = defineTool({
       });
       return ctx.commit(
         {
-          statements: [ctx.guard(PROJECT_LIVE, [row.id, p.accountId], concurrentChange(row.id)), ...statements],
+          statements: [ctx.guard(projectIsLive({ projectId: row.id, accountId: p.accountId }), concurrentChange(row.id)), ...statements],
           activity: { target: row.id, summary: DELETED_PROJECT.text({ name: row.name, count: row.n_total, trash: trashId }) },
         },
         { trash_id: trashId, purge_after: purgeAfter(ctx.now, row.trash_retention_days), item_count: itemCount, already_in_trash: false },
@@ -327,11 +327,11 @@ const deleteProject = defineTool({
       const item = insertProjectTrashItem(db, { trashId: marks.trashId, accountId: a, projectId: project_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
       return ctx.commit(
         {
-          statements: [ctx.guard(PROJECT_LIVE, [project_id, a], miss), item, ...marks.statements.slice(1)],
+          statements: [ctx.guard(projectIsLive({ projectId: project_id, accountId: a }), miss), named("item", item), ...marks.statements.slice(1)],
           activity: { target: project_id, summarySql: projectSummary(a, project_id, deletedProjectSummary(marks.trashId)) },
         },
-        (results) => {
-          const row = rowsOf<{ id: string; purge_after: string; item_count: number }>(results, 1)[0];
+        (rows) => {
+          const row = rows.item[0] as { id: string; purge_after: string; item_count: number };
           return { trash_id: row.id, purge_after: row.purge_after, item_count: row.item_count, already_in_trash: false };
         },
       );

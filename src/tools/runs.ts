@@ -3,18 +3,19 @@ import { conflict, forbidden, invalid, notFound } from "../domain/errors.ts";
 import { actorName, type Principal } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  appendEvent, endRun, insertRun, OWN_RUN_IS_RUNNING, requireRun, RUN_EVENT_KINDS, RUN_IS_RUNNING, RUN_STATUSES, runTask, runWithEvents,
+  appendEvent, endRun, insertRun, ownRunIsRunning, requireRun, RUN_EVENT_KINDS, runIsRunning, RUN_STATUSES, runTask, runWithEvents,
   selectAgentExists, selectLiveTaskExists, selectRun, selectRuns, startedRunSummary,
-  startTask, TASK_IS_WORKABLE, toRun, type Run, type RunRow, type RunStatus,
+  startTask, taskIsWorkable, toRun, type Run, type RunRow, type RunStatus,
 } from "../db/runs.ts";
-import { readTaskState, TASK_AT_VERSION } from "../db/lifecycle.ts";
+import { readTaskState, taskAtVersion } from "../db/lifecycle.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
 import { reasonText, RUN_ENDED, RUN_EVENT, STARTED_RUN, STARTED_RUN_PROGRESS } from "../db/summaries.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
+import { readBatch } from "../db/batch.ts";
 import { actorNameArg, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
 import { optimistic } from "./lifecycle.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { fastOr } from "./fast.ts";
 import { renewLeaseOfRun } from "../db/claims.ts";
 
 export const RUN_LIMITS = { message: 4000, url: 2000, summary: 4000, eventsShown: 200 } as const;
@@ -62,14 +63,14 @@ const listRuns = defineTool({
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
     const a = p.accountId;
-    const [runs, task, agent] = await db.batch([
-      selectRuns(db, a, { taskId: args.task_id, agent: args.agent, statuses: args.status, after: decodeCursor(args.cursor), limit: args.limit }),
-      selectLiveTaskExists(db, a, args.task_id ?? null),
-      selectAgentExists(db, a, args.agent ?? null),
-    ]);
-    if (args.task_id && task.results.length === 0) return throwTaskMissing(db, a, args.task_id);
-    if (args.agent && agent.results.length === 0) throw notFound("agent", args.agent, "list_agents names the agents");
-    const { items, next_cursor } = page(runs.results as Run[], args.limit, (r) => ({ k: r.started_at, id: r.id }));
+    const { runs, task, agent } = await readBatch(db, {
+      runs: selectRuns(db, a, { taskId: args.task_id, agent: args.agent, statuses: args.status, after: decodeCursor(args.cursor), limit: args.limit }),
+      task: selectLiveTaskExists(db, a, args.task_id ?? null),
+      agent: selectAgentExists(db, a, args.agent ?? null),
+    });
+    if (args.task_id && task.length === 0) return throwTaskMissing(db, a, args.task_id);
+    if (args.agent && agent.length === 0) throw notFound("agent", args.agent, "list_agents names the agents");
+    const { items, next_cursor } = page(runs as Run[], args.limit, (r) => ({ k: r.started_at, id: r.id }));
     return { items: items.map(toRun), next_cursor };
   },
 });
@@ -110,8 +111,8 @@ const startRun = defineTool({
         const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: t.id, agentId, now };
         const statements =
           t.status === "open"
-            ? [ctx.guard(TASK_AT_VERSION, [t.id, a, t.version], lost), startTask(db, a, t.id, now)]
-            : [ctx.guard(TASK_IS_WORKABLE, [t.id, a], lost)];
+            ? [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), startTask(db, a, t.id, now)]
+            : [ctx.guard(taskIsWorkable({ taskId: t.id, accountId: a }), lost)];
         statements.push(insertRun(db, run));
         const value: Run = {
           id: run.id, task_id: t.id, task_title: t.title, agent: p.agentName as string, status: "running", summary: null,
@@ -131,15 +132,15 @@ const startRun = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(TASK_IS_WORKABLE, [args.task_id, a], miss),
+            ctx.guard(taskIsWorkable({ taskId: args.task_id, accountId: a }), miss),
             startTask(db, a, args.task_id, now),
             insertRun(db, run),
-            selectRun(db, a, run.id),
+            named("run", selectRun(db, a, run.id)),
           ],
           activity: { target: args.task_id, summarySql: startedRunSummary(a, args.task_id, run.id) },
         },
-        (results) => {
-          const row = rowsOf<Run & { task_status: (typeof TASK_STATUSES)[number] }>(results, -1)[0];
+        (rows) => {
+          const row = rows.run[0] as Run & { task_status: (typeof TASK_STATUSES)[number] };
           return { run: toRun(row), task_status: row.task_status };
         },
       );
@@ -172,7 +173,7 @@ const logRunEvent = defineTool({
         const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
         return ctx.commit(
           {
-            statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), ...appendEvent(db, a, run.id, event)],
+            statements: [ctx.guard(runIsRunning({ runId: run.id, accountId: a }), lost), ...appendEvent(db, a, run.id, event)],
             activity: { target: run.task_id, summary: RUN_EVENT.text({ run: run.id, kind: args.kind, message: args.message }) },
           },
           { event: { ...event, run_id: run.id } },
@@ -184,7 +185,7 @@ const logRunEvent = defineTool({
       const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
       return ctx.commit(
         {
-          statements: [ctx.guard(OWN_RUN_IS_RUNNING, [args.run_id, a, p.agentId], miss), ...appendEvent(db, a, args.run_id, event), renewLeaseOfRun(db, a, args.run_id, actorName(p), now)],
+          statements: [ctx.guard(ownRunIsRunning({ runId: args.run_id, accountId: a, agentId: p.agentId }), miss), ...appendEvent(db, a, args.run_id, event), renewLeaseOfRun(db, a, args.run_id, actorName(p), now)],
           activity: {
             target: null,
             targetSql: runTask(a, args.run_id),
@@ -210,14 +211,14 @@ async function endOwnRun(
   const endAtOnce = (miss: Error) =>
     ctx.commit(
       {
-        statements: [ctx.guard(OWN_RUN_IS_RUNNING, [runIdValue, a, p.agentId], miss), endRun(db, a, runIdValue, status, summary, now), selectRun(db, a, runIdValue)],
+        statements: [ctx.guard(ownRunIsRunning({ runId: runIdValue, accountId: a, agentId: p.agentId }), miss), endRun(db, a, runIdValue, status, summary, now), named("run", selectRun(db, a, runIdValue))],
         activity: {
           target: null,
           targetSql: runTask(a, runIdValue),
           summary: RUN_ENDED.text({ run: runIdValue, status, summary: reasonText(summary) }),
         },
       },
-      (results) => ({ run: toRun(rowsOf<Run>(results, -1)[0]), changed: true }),
+      (rows) => ({ run: toRun(rows.run[0] as Run), changed: true }),
     );
   return fastOr(endAtOnce, () => endSlowly(ctx, runIdValue, status, summary));
 }
@@ -233,7 +234,7 @@ async function endSlowly(ctx: ToolContext, runIdValue: string, status: Exclude<R
     if (run.status !== "running") throw conflict(`run ${run.id} already ended as ${run.status}${run.summary ? ` (${run.summary})` : ""}; start_run starts a new one.`);
     return ctx.commit(
       {
-        statements: [ctx.guard(RUN_IS_RUNNING, [run.id, a], lost), endRun(db, a, run.id, status, summary, now)],
+        statements: [ctx.guard(runIsRunning({ runId: run.id, accountId: a }), lost), endRun(db, a, run.id, status, summary, now)],
         activity: { target: run.task_id, summary: RUN_ENDED.text({ run: run.id, status, summary: reasonText(summary) }) },
       },
       { run: { ...toRun(run), status, summary, finished_at: now, last_event_at: now }, changed: true },

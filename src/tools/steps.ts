@@ -4,16 +4,16 @@ import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { moveToTrash, purgeAfter } from "../db/trash.ts";
 import {
-  insertStep, LIVE_STEPS_ARE, reorderSteps, selectLiveSteps, requireLiveStep, requireStep, setStepStatus, setStepText,
-  STEP_IS_LIVE, STEPS_UNCHANGED_SINCE_READ, taskForAppend, taskWithSteps, toStep, type Step,
+  insertStep, liveStepsAre, reorderSteps, selectLiveSteps, requireLiveStep, requireStep, setStepStatus, setStepText,
+  stepIsLive, stepsUnchangedSinceRead, taskForAppend, taskWithSteps, toStep, type Step,
 } from "../db/steps.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
 import { renewLease, renewLeaseOfStep } from "../db/claims.ts";
-import { defineTool, type AnyTool, type ToolContext } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { defineTool, named, type AnyTool, type ToolContext } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import { ADDED_STEPS, DELETED_STEP, EDITED_STEP, LIST_SEPARATOR, plural, REORDERED_STEPS, STEP_STATUS } from "../db/summaries.ts";
 import {
-  appendStep, insertStepTrashItem, ROOM_FOR_STEPS, selectStepTask, setStep, stepDiffers, stepStatusSummary, stepSummary, stepTask, STEPS_NOT_IN_ORDER,
+  appendStep, insertStepTrashItem, roomForSteps, selectStepTask, setStep, stepDiffers, stepStatusSummary, stepSummary, stepTask, stepsNotInOrder,
 } from "../db/step-writes.ts";
 import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
 import { trashedShape } from "./shapes.ts";
@@ -81,7 +81,7 @@ const addSteps = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(STEPS_UNCHANGED_SINCE_READ, [args.task_id, p.accountId, maxPosition], raced),
+            ctx.guard(stepsUnchangedSinceRead({ taskId: args.task_id, accountId: p.accountId, maxPosition }), raced),
             ...steps.map((s) => insertStep(db, p.accountId, s)),
           ],
           activity: { target: args.task_id, summary: ADDED_STEPS.text({ count: steps.length, s: plural(steps.length), ids }) },
@@ -104,12 +104,12 @@ const addSteps = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(ROOM_FOR_STEPS, [args.task_id, p.accountId, steps.length, STEP_LIMITS.perTask], miss),
-            ...steps.map((s) => appendStep(db, p.accountId, s)),
+            ctx.guard(roomForSteps({ taskId: args.task_id, accountId: p.accountId, adding: steps.length, limit: STEP_LIMITS.perTask }), miss),
+            ...steps.map((s) => named(s.id, appendStep(db, p.accountId, s))),
           ],
           activity: { target: args.task_id, summary: ADDED_STEPS.text({ count: steps.length, s: plural(steps.length), ids }) },
         },
-        (results) => ({ task_id: args.task_id, steps: results.slice(1).map((r) => toStep(r.results[0] as Step)) }),
+        (rows) => ({ task_id: args.task_id, steps: steps.map((s) => toStep(rows[s.id][0] as Step)) }),
       );
     }, slowly);
   },
@@ -124,10 +124,10 @@ function setStepAtOnce(
   const { db, principal: p } = ctx;
   return ctx.commit(
     {
-      statements: [...before, ctx.guard(stepDiffers(column), [stepIdValue, p.accountId, value], miss), setStep(db, p.accountId, stepIdValue, column, value, ctx.now)],
+      statements: [...before, ctx.guard(stepDiffers({ stepId: stepIdValue, accountId: p.accountId, column, value }), miss), named("step", setStep(db, p.accountId, stepIdValue, column, value, ctx.now))],
       activity: { target: null, targetSql: stepTask(p.accountId, stepIdValue), ...(typeof summary === "string" ? { summary } : { summarySql: summary }) },
     },
-    (results) => ({ step: toStep(rowsOf<Step>(results, -1)[0]), changed: true }),
+    (rows) => ({ step: toStep(rows.step[0] as Step), changed: true }),
   );
 }
 
@@ -146,7 +146,7 @@ const setStatus = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now),
+            ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now),
             renewLease(db, p.accountId, row.task_id, actorName(p), ctx.now),
           ],
           activity: { target: row.task_id, summary: STEP_STATUS.text({ step: step_id, from: row.status, to: status }) },
@@ -176,7 +176,7 @@ const updateStep = defineTool({
       if (row.text === text) return { step: toStep(row), changed: false };
       return ctx.commit(
         {
-          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), setStepText(db, p.accountId, step_id, text, ctx.now)],
+          statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), stepGone(step_id)), setStepText(db, p.accountId, step_id, text, ctx.now)],
           activity: { target: row.task_id, summary: EDITED_STEP.text({ step: step_id }) },
         },
         { step: { ...toStep(row), text, updated_at: ctx.now }, changed: true },
@@ -211,7 +211,7 @@ const deleteStep = defineTool({
       });
       return ctx.commit(
         {
-          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], stepGone(step_id)), ...statements],
+          statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), stepGone(step_id)), ...statements],
           activity: { target: row.task_id, summary: DELETED_STEP.text({ step: step_id, trash: trashId }) },
         },
         { step_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), item_count: 1, already_in_trash: false },
@@ -222,16 +222,16 @@ const deleteStep = defineTool({
       const item = insertStepTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, stepId: step_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
       return ctx.commit(
         {
-          statements: [ctx.guard(STEP_IS_LIVE, [step_id, p.accountId], miss), item, ...marks.statements.slice(1), selectStepTask(db, p.accountId, step_id)],
+          statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), miss), named("item", item), ...marks.statements.slice(1), named("task", selectStepTask(db, p.accountId, step_id))],
           activity: {
             target: null,
             targetSql: stepTask(p.accountId, step_id),
             summary: DELETED_STEP.text({ step: step_id, trash: marks.trashId }),
           },
         },
-        (results) => {
-          const item = rowsOf<{ id: string; purge_after: string }>(results, 1)[0];
-          return { step_id, task_id: rowsOf<{ task_id: string }>(results, -1)[0].task_id, trash_id: item.id, purge_after: item.purge_after, item_count: 1, already_in_trash: false };
+        (rows) => {
+          const item = rows.item[0] as { id: string; purge_after: string };
+          return { step_id, task_id: (rows.task[0] as { task_id: string }).task_id, trash_id: item.id, purge_after: item.purge_after, item_count: 1, already_in_trash: false };
         },
       );
     }, slowly);
@@ -276,7 +276,7 @@ const reorder = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(LIVE_STEPS_ARE, [task_id, p.accountId, JSON.stringify(step_ids), step_ids.length], raced),
+            ctx.guard(liveStepsAre({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), raced),
             reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
           ],
           activity: { target: task_id, summary: REORDERED_STEPS.text({ count: step_ids.length, ids: step_ids.join(LIST_SEPARATOR) }) },
@@ -286,18 +286,17 @@ const reorder = defineTool({
     };
     // The usual case in one batch: the ids are exactly the live steps, in an order other than theirs.
     return fastOr(async (miss) => {
-      const json = JSON.stringify(step_ids);
       return ctx.commit(
         {
           statements: [
-            ctx.guard(LIVE_STEPS_ARE, [task_id, p.accountId, json, step_ids.length], miss),
-            ctx.guard(STEPS_NOT_IN_ORDER, [task_id, p.accountId, json], miss),
+            ctx.guard(liveStepsAre({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), miss),
+            ctx.guard(stepsNotInOrder({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), miss),
             reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
-            selectLiveSteps(db, p.accountId, task_id),
+            named("steps", selectLiveSteps(db, p.accountId, task_id)),
           ],
           activity: { target: task_id, summary: REORDERED_STEPS.text({ count: step_ids.length, ids: step_ids.join(LIST_SEPARATOR) }) },
         },
-        (results) => ({ task_id, steps: rowsOf<Step>(results, -1).map(toStep), changed: true }),
+        (rows) => ({ task_id, steps: (rows.steps as Step[]).map(toStep), changed: true }),
       );
     }, slowly);
   },

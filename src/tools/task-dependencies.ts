@@ -1,12 +1,14 @@
 /** add_dependency and remove_dependency: one task waits on another, in the same account, without cycles. */
 import { z } from "zod";
 import { conflict, invalid } from "../domain/errors.ts";
-import { deleteLink, findDependencyPath, insertLink, NO_DEPENDENCY_PATH, selectLink } from "../db/dependencies.ts";
-import { selectTask, TASK_IS_LIVE, type TaskRow, throwTaskMissing } from "../db/tasks.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { deleteLink, findDependencyPath, insertLink, noDependencyPath, selectLink } from "../db/dependencies.ts";
+import { selectTask, taskIsLive, type TaskRow, throwTaskMissing } from "../db/tasks.ts";
+import { bothHold } from "../db/guards.ts";
+import { defineTool, named, type BatchStep, type ToolContext } from "../catalog/tool.ts";
+import { readBatch } from "../db/batch.ts";
 import { dependencyIs, linkSummary, selectTaskRef } from "../db/task-writes.ts";
 import { NO_LONGER_WAITS_ON, WAITS_ON } from "../db/summaries.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { fastOr } from "./fast.ts";
 import { taskId } from "./schemas.ts";
 
 const notFoundHint = "list_tasks or search_tasks finds task ids";
@@ -23,35 +25,35 @@ const dependencyResult = z.object({ task: taskRef, depends_on: taskRef, changed:
 
 async function requirePair(ctx: ToolContext, taskIdValue: string, dependsOnId: string) {
   const { db, principal: p } = ctx;
-  const [task, dep, link] = await db.batch([
-    selectTask(db, p.accountId, taskIdValue),
-    selectTask(db, p.accountId, dependsOnId),
-    selectLink(db, p.accountId, taskIdValue, dependsOnId),
-  ]);
-  const t = task.results[0] as TaskRow | undefined;
-  const d = dep.results[0] as TaskRow | undefined;
+  const { task, dep, link } = await readBatch(db, {
+    task: selectTask(db, p.accountId, taskIdValue),
+    dep: selectTask(db, p.accountId, dependsOnId),
+    link: selectLink(db, p.accountId, taskIdValue, dependsOnId),
+  });
+  const t = task[0] as TaskRow | undefined;
+  const d = dep[0] as TaskRow | undefined;
   if (!t) return throwTaskMissing(db, p.accountId, taskIdValue, notFoundHint);
   if (!d) return throwTaskMissing(db, p.accountId, dependsOnId, notFoundHint);
   const ref = (r: TaskRow) => ({ id: r.id, title: r.title, status: r.status });
-  return { task: ref(t), depends_on: ref(d), linked: link.results.length > 0 };
+  return { task: ref(t), depends_on: ref(d), linked: link.length > 0 };
 }
 
 /** add_dependency (add) or remove_dependency in one batch, when both tasks are live and the link is absent (present). */
 function dependencyAtOnce(ctx: ToolContext, miss: Error, taskIdValue: string, dependsOnId: string, add: boolean) {
   const { db, principal: p } = ctx;
   const a = p.accountId;
-  const statements = [ctx.guard(dependencyIs(!add), [taskIdValue, a, dependsOnId], miss)];
-  if (add) statements.push(ctx.guard(NO_DEPENDENCY_PATH, [dependsOnId, a, taskIdValue], miss), insertLink(db, a, taskIdValue, dependsOnId, ctx.now));
+  const statements: BatchStep<"task" | "dependsOn">[] = [ctx.guard(dependencyIs({ taskId: taskIdValue, accountId: a, dependsOnId, present: !add }), miss)];
+  if (add) statements.push(ctx.guard(noDependencyPath({ from: dependsOnId, accountId: a, to: taskIdValue }), miss), insertLink(db, a, taskIdValue, dependsOnId, ctx.now));
   else statements.push(deleteLink(db, a, taskIdValue, dependsOnId));
-  statements.push(selectTaskRef(db, a, taskIdValue), selectTaskRef(db, a, dependsOnId));
+  statements.push(named("task", selectTaskRef(db, a, taskIdValue)), named("dependsOn", selectTaskRef(db, a, dependsOnId)));
   return ctx.commit(
     {
       statements,
       activity: { target: taskIdValue, summarySql: linkSummary(a, dependsOnId, add ? WAITS_ON : NO_LONGER_WAITS_ON) },
     },
-    (results) => ({
-      task: rowsOf<{ id: string; title: string; status: string }>(results, -2)[0],
-      depends_on: rowsOf<{ id: string; title: string; status: string }>(results, -1)[0],
+    (rows) => ({
+      task: rows.task[0] as { id: string; title: string; status: string },
+      depends_on: rows.dependsOn[0] as { id: string; title: string; status: string },
       changed: true,
     }),
   );
@@ -83,8 +85,8 @@ const addDependency = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(`${TASK_IS_LIVE} AND ${TASK_IS_LIVE}`, [args.task_id, a, args.depends_on_id, a], raced(args.task_id)),
-            ctx.guard(NO_DEPENDENCY_PATH, [args.depends_on_id, a, args.task_id], cycleError(null)),
+            ctx.guard(bothHold(taskIsLive({ taskId: args.task_id, accountId: a }), taskIsLive({ taskId: args.depends_on_id, accountId: a })), raced(args.task_id)),
+            ctx.guard(noDependencyPath({ from: args.depends_on_id, accountId: a, to: args.task_id }), cycleError(null)),
             insertLink(db, a, args.task_id, args.depends_on_id, ctx.now),
           ],
           activity: { target: args.task_id, summary: WAITS_ON.text({ task: args.depends_on_id, title: pair.depends_on.title }) },

@@ -10,23 +10,24 @@ import { actorName } from "../domain/principal.ts";
 import { indexNewTask } from "../db/search-index.ts";
 import { requireProject } from "../db/projects.ts";
 import {
-  AGENT_IS_UNPAUSED, readAssignee, insertTask, insertTaskFrom, moveSubtree, newTaskValue, priorityIndex, PROJECT_IS_LIVE, requireTask,
-  requireTaskForWrite, rootTaskOf, selectAccountPrefs, selectTaskWithTrash, subtreeOutsideProject, TASK_AT_VERSION, TASK_IS_LIVE, toTask,
+  agentIsUnpaused, readAssignee, insertTask, insertTaskFrom, moveSubtree, newTaskValue, priorityIndex, projectIsLive, requireTask,
+  requireTaskForWrite, rootTaskOf, selectAccountPrefs, selectTaskWithTrash, subtreeOutsideProject, taskAtVersion, taskIsLive, toTask,
   updateTaskFields, type AccountPrefs, type TaskField, type TaskRow, type TaskWithTrash, type TaskWriteRow,
 } from "../db/tasks.ts";
 import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { NO_LEASE, renewLease } from "../db/claims.ts";
 import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
-import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
+import { readBatch } from "../db/batch.ts";
 import {
-  BLOCK_SET, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, MOVABLE, movedTaskSummary, selectTaskNow, differs, setColumn,
+  BLOCK_SET, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, movable, movedTaskSummary, selectTaskNow, differs, setColumn,
   taskSummary, UNBLOCK_SET_RENEWING, unblockedSummary, ASSIGN_SET,
 } from "../db/task-writes.ts";
 import {
   ADDED_SUBTASKS, ASSIGNED, BLOCKED_TASK, SNOOZED, UNASSIGNED, UNSNOOZED, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, plural, SUBTASK_ITEM, UNBLOCKED_TASK, LIST_SEPARATOR,
 } from "../db/summaries.ts";
-import { fastOr, rowsOf, writeTaskAtOnce } from "./fast.ts";
+import { fastOr, writeTaskAtOnce } from "./fast.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
 
@@ -49,7 +50,7 @@ function writeTask(
   const next = { ...row, ...changes, version: row.version + 1, updated_at: ctx.now } as TaskRow;
   return ctx.commit(
     {
-      statements: [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id)), updateTaskFields(ctx.db, a, row.id, changes, ctx.now), ...then],
+      statements: [ctx.guard(taskAtVersion({ taskId: row.id, accountId: a, version: row.version }), raced(row.id)), updateTaskFields(ctx.db, a, row.id, changes, ctx.now), ...then],
       activity: { target: row.id, summary },
     },
     { task: toTask(next), changed: true },
@@ -66,14 +67,14 @@ const deleteTask = defineTool({
   async handler(ctx, { task_id }) {
     const { db, principal: p } = ctx;
     const slowly = async () => {
-      const [taskRes, prefsRes] = await db.batch([selectTaskWithTrash(db, p.accountId, task_id), selectAccountPrefs(db, p.accountId)]);
-      const task = taskRes.results[0] as TaskWithTrash | undefined;
+      const read = await readBatch(db, { task: selectTaskWithTrash(db, p.accountId, task_id), prefs: selectAccountPrefs(db, p.accountId) });
+      const task = read.task[0] as TaskWithTrash | undefined;
       if (!task) throw notFound("task", task_id, notFoundHint);
       if (task.trash_id) {
         if (!task.purge_after) throw notFound("task", task_id, notFoundHint);
         return { trash_id: task.trash_id, purge_after: task.purge_after, item_count: task.item_count ?? 1, already_in_trash: true };
       }
-      const retention = (prefsRes.results[0] as AccountPrefs | undefined)?.trash_retention_days ?? 30;
+      const retention = (read.prefs[0] as AccountPrefs | undefined)?.trash_retention_days ?? 30;
       const ids = await liveSubtreeIds(db, p.accountId, task_id);
       const trash = moveToTrash(db, {
         accountId: p.accountId,
@@ -86,7 +87,7 @@ const deleteTask = defineTool({
         now: ctx.now,
       });
       const subtasks = ids.length - 1;
-      const guard = ctx.guard(TASK_IS_LIVE, [task_id, p.accountId], conflict(`task ${task_id} was deleted by another call meanwhile; delete_task again names its trash item.`));
+      const guard = ctx.guard(taskIsLive({ taskId: task_id, accountId: p.accountId }), conflict(`task ${task_id} was deleted by another call meanwhile; delete_task again names its trash item.`));
       return ctx.commit(
         {
           statements: [guard, ...trash.statements],
@@ -111,11 +112,11 @@ const deleteTask = defineTool({
       const item = insertTaskTrashItem(db, { trashId: marks.trashId, accountId: a, taskId: task_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
       return ctx.commit(
         {
-          statements: [ctx.guard(TASK_IS_LIVE, [task_id, a], miss), item, ...marks.statements.slice(1)],
+          statements: [ctx.guard(taskIsLive({ taskId: task_id, accountId: a }), miss), named("item", item), ...marks.statements.slice(1)],
           activity: { target: task_id, summarySql: deletedTaskSummary(a, task_id, marks.trashId) },
         },
-        (results) => {
-          const row = rowsOf<{ id: string; purge_after: string; item_count: number }>(results, 1)[0];
+        (rows) => {
+          const row = rows.item[0] as { id: string; purge_after: string; item_count: number };
           return { trash_id: row.id, purge_after: row.purge_after, item_count: row.item_count, already_in_trash: false };
         },
       );
@@ -222,7 +223,7 @@ const assignTask = defineTool({
     };
     const a = ctx.principal.accountId;
     return fastOr((miss) => {
-      const known = args.assignee !== null && args.assignee !== PERSON_ASSIGNEE ? [ctx.guard(AGENT_IS_UNPAUSED, [a, args.assignee], miss)] : [];
+      const known = args.assignee !== null && args.assignee !== PERSON_ASSIGNEE ? [ctx.guard(agentIsUnpaused({ accountId: a, name: args.assignee }), miss)] : [];
       return writeTaskAtOnce(ctx, miss, {
         taskId: args.task_id,
         where: differs("assignee"),
@@ -255,9 +256,9 @@ const moveTask = defineTool({
       if (args.project_id) await requireProject(db, a, args.project_id);
       const outside = await subtreeOutsideProject(db, a, row.id, args.project_id);
       if (outside === 0) return { ...unchanged(row), moved: 0 };
-      const statements = [ctx.guard(TASK_AT_VERSION, [row.id, a, row.version], raced(row.id))];
+      const statements = [ctx.guard(taskAtVersion({ taskId: row.id, accountId: a, version: row.version }), raced(row.id))];
       if (args.project_id) {
-        statements.push(ctx.guard(PROJECT_IS_LIVE, [args.project_id, a], notFound("project", args.project_id, "list_projects finds project ids")));
+        statements.push(ctx.guard(projectIsLive({ projectId: args.project_id, accountId: a }), notFound("project", args.project_id, "list_projects finds project ids")));
       }
       statements.push(moveSubtree(db, a, row.id, args.project_id, ctx.now));
       const rootMoves = row.project_id !== args.project_id;
@@ -279,13 +280,13 @@ const moveTask = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(MOVABLE, binds, miss),
-            moveSubtree(db, a, args.task_id, args.project_id, ctx.now),
-            selectTaskNow(db, a, args.task_id),
+            ctx.guard(movable({ taskId: args.task_id, accountId: a, projectId: args.project_id }), miss),
+            named("moved", moveSubtree(db, a, args.task_id, args.project_id, ctx.now)),
+            named("task", selectTaskNow(db, a, args.task_id)),
           ],
           activity: { target: args.task_id, summarySql: { sql: movedTaskSummary, binds: [...binds, args.project_id ?? NO_PROJECT] } },
         },
-        (results) => ({ task: toTask(rowsOf<TaskRow>(results, -1)[0]), changed: true, moved: results[1].meta.changes }),
+        (rows, changes) => ({ task: toTask(rows.task[0] as TaskRow), changed: true, moved: changes.moved }),
       );
     }, slowly);
   },
@@ -368,7 +369,7 @@ const decomposeTask = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(TASK_IS_LIVE, [parent.id, p.accountId], notFound("task", parent.id, notFoundHint)),
+            ctx.guard(taskIsLive({ taskId: parent.id, accountId: p.accountId }), notFound("task", parent.id, notFoundHint)),
             ...created.map((t) => insertTask(db, t)),
             ...created.map((t) => indexNewTask(db, p.accountId, t)),
           ],
@@ -389,8 +390,8 @@ const decomposeTask = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(TASK_IS_LIVE, [args.task_id, p.accountId], miss),
-            ...created.map((t) => insertTaskFrom(db, t, "parent")),
+            ctx.guard(taskIsLive({ taskId: args.task_id, accountId: p.accountId }), miss),
+            ...created.map((t) => named(t.id, insertTaskFrom(db, t, "parent"))),
             ...created.map((t) => indexNewTask(db, p.accountId, t)),
           ],
           activity: {
@@ -398,7 +399,7 @@ const decomposeTask = defineTool({
             summary: ADDED_SUBTASKS.text({ count: n, s: plural(n), items: created.map((t) => SUBTASK_ITEM.text({ id: t.id, title: t.title })).join(LIST_SEPARATOR) }),
           },
         },
-        (results) => ({ parent_id: args.task_id, tasks: results.slice(1, 1 + n).map((r) => toTask(r.results[0] as TaskRow)) }),
+        (rows) => ({ parent_id: args.task_id, tasks: created.map((t) => toTask(rows[t.id][0] as TaskRow)) }),
       );
     }, slowly);
   },

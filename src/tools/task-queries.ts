@@ -219,12 +219,12 @@ const getTaskHistory = defineTool({
   }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const [task, history] = await db.batch([
-      selectTask(db, p.accountId, args.task_id),
-      selectTaskHistory(db, p.accountId, args.task_id, decodeCursor(args.cursor), args.limit),
-    ]);
-    if (task.results.length === 0) return throwTaskMissing(db, p.accountId, args.task_id, notFoundHint);
-    return page(history.results as HistoryRow[], args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    const { task, history } = await readBatch(db, {
+      task: selectTask(db, p.accountId, args.task_id),
+      history: selectTaskHistory(db, p.accountId, args.task_id, decodeCursor(args.cursor), args.limit),
+    });
+    if (task.length === 0) return throwTaskMissing(db, p.accountId, args.task_id, notFoundHint);
+    return page(history as HistoryRow[], args.limit, (r) => ({ k: r.created_at, id: r.id }));
   },
 });
 
@@ -240,18 +240,18 @@ const listDependencies = defineTool({
   }),
   async handler(ctx, { task_id }) {
     const { db, principal: p } = ctx;
-    const [task, waitsOn, blocks] = await db.batch([
-      selectTask(db, p.accountId, task_id),
-      selectWaitsOn(db, p.accountId, task_id),
-      selectWaitedOnBy(db, p.accountId, task_id),
-    ]);
-    const row = task.results[0] as TaskRow | undefined;
+    const { task, waitsOn, blocks } = await readBatch(db, {
+      task: selectTask(db, p.accountId, task_id),
+      waitsOn: selectWaitsOn(db, p.accountId, task_id),
+      blocks: selectWaitedOnBy(db, p.accountId, task_id),
+    });
+    const row = task[0] as TaskRow | undefined;
     if (!row) return throwTaskMissing(db, p.accountId, task_id, notFoundHint);
-    const waits = waitsOn.results as DependencyRef[];
+    const waits = waitsOn as DependencyRef[];
     return {
       task: { id: row.id, title: row.title, status: row.status },
       waits_on: waits,
-      blocks: blocks.results as DependencyRef[],
+      blocks: blocks as DependencyRef[],
       ready: waits.every((d) => d.status === "done" || d.status === "cancelled"),
     };
   },

@@ -3,8 +3,8 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  AGENT_EXISTS, assigneeExists, defaultAutoOk, insertTask, insertTaskFrom, PROJECT_IS_LIVE, TASK_IN_PROJECT, TASK_IS_LIVE, newTaskValue, priorityIndex, requireTask, selectTask,
-  TASK_AT_VERSION, TASK_COLUMNS, TASK_RETURNING, taskChangesEach, toTask, type TaskRow, updateTaskReturning,
+  agentExists, assigneeExists, defaultAutoOk, insertTask, insertTaskFrom, projectIsLive, taskInProject, taskIsLive, newTaskValue, priorityIndex, requireTask, selectTask,
+  taskAtVersion, TASK_COLUMNS, TASK_RETURNING, taskChangesEach, toTask, type TaskRow, updateTaskReturning,
   throwTaskMissing,
 } from "../db/tasks.ts";
 import { indexNewTask, reindexTask } from "../db/search-index.ts";
@@ -14,8 +14,8 @@ import { readBatch } from "../db/batch.ts";
 import { APPROVAL_KINDS, type ApprovalKind, type LatestAnswer } from "../db/approvals.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
-import { defineTool } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { defineTool, named, type BatchStep } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import { CREATED_REPEATING, CREATED_TASK, LIST_SEPARATOR, UPDATED_REPEATING, UPDATED_TASK } from "../db/summaries.ts";
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
@@ -92,14 +92,14 @@ const createTask = defineTool({
     return fastOr(async (miss) => {
       const { db, principal: p } = ctx;
       const a = p.accountId;
-      const statements: D1PreparedStatement[] = [];
+      const statements: BatchStep<"task">[] = [];
       if (args.parent_id) {
-        statements.push(ctx.guard(TASK_IS_LIVE, [args.parent_id, a], miss));
-        if (args.project_id) statements.push(ctx.guard(TASK_IN_PROJECT, [args.parent_id, a, args.project_id], miss));
+        statements.push(ctx.guard(taskIsLive({ taskId: args.parent_id, accountId: a }), miss));
+        if (args.project_id) statements.push(ctx.guard(taskInProject({ taskId: args.parent_id, accountId: a, projectId: args.project_id }), miss));
       } else if (args.project_id) {
-        statements.push(ctx.guard(PROJECT_IS_LIVE, [args.project_id, a], miss));
+        statements.push(ctx.guard(projectIsLive({ projectId: args.project_id, accountId: a }), miss));
       }
-      if (args.assignee && args.assignee !== "human") statements.push(ctx.guard(AGENT_EXISTS, [a, args.assignee], miss));
+      if (args.assignee && args.assignee !== "human") statements.push(ctx.guard(agentExists({ accountId: a, name: args.assignee }), miss));
       const t = {
         id: newId(ID_PREFIX.task),
         accountId: a,
@@ -115,11 +115,11 @@ const createTask = defineTool({
         createdBy: actorName(p),
         now: ctx.now,
       };
-      const at = statements.push(insertTaskFrom(db, t)) - 1;
+      statements.push(named("task", insertTaskFrom(db, t)));
       statements.push(indexNewTask(db, a, t));
       return ctx.commit(
         { statements, activity: { target: t.id, summary: CREATED_TASK.text({ title: t.title, repeats: "" }) } },
-        (results) => ({ task: toTask(rowsOf<TaskRow>(results, at)[0]) }),
+        (rows) => ({ task: toTask(rows.task[0] as TaskRow) }),
       );
     }, createSlowly);
   },
@@ -284,19 +284,19 @@ const updateTask = defineTool({
       const fields = Object.keys(changes);
       if (fields.length === 0) return { task: toTask(row), changed: false };
 
-      const statements: D1PreparedStatement[] = [];
+      const statements: BatchStep<"task">[] = [];
       if (args.expected_version !== undefined) {
         statements.push(
-          ctx.guard(TASK_AT_VERSION, [row.id, p.accountId, args.expected_version], conflict(staleMessage)),
+          ctx.guard(taskAtVersion({ taskId: row.id, accountId: p.accountId, version: args.expected_version }), conflict(staleMessage)),
         );
       }
-      const at = statements.push(updateTaskReturning(db, p.accountId, row.id, changes, ctx.now)) - 1;
+      statements.push(named("task", updateTaskReturning(db, p.accountId, row.id, changes, ctx.now)));
       statements.push(...reindexTask(db, p.accountId, row.id, changes));
-      const results = await ctx.commitWithResults({
+      const { rows } = await ctx.commitWithResults({
         statements,
         activity: { target: row.id, summary: UPDATED_TASK.text({ fields: fields.filter((f) => f !== "series_id").join(LIST_SEPARATOR), repeats }) },
       });
-      const updated = results[at].results[0] as TaskRow;
+      const updated = rows.task[0] as TaskRow;
       return { task: toTask(updated), changed: true };
   
     };
@@ -312,19 +312,17 @@ const updateTask = defineTool({
     if (fields.length === 0) return updateSlowly();
     return fastOr(async (miss) => {
       const { db, principal: p } = ctx;
-      const withVersion = args.expected_version !== undefined;
-      const condition = taskChangesEach(fields, withVersion);
-      const binds = [args.task_id, p.accountId, ...(withVersion ? [args.expected_version] : []), ...fields.map((f) => changes[f])];
+      const condition = taskChangesEach({ taskId: args.task_id, accountId: p.accountId, version: args.expected_version, changes });
       return ctx.commit(
         {
           statements: [
-            ctx.guard(condition, binds, miss),
-            updateTaskReturning(db, p.accountId, args.task_id, changes, ctx.now),
+            ctx.guard(condition, miss),
+            named("task", updateTaskReturning(db, p.accountId, args.task_id, changes, ctx.now)),
             ...reindexTask(db, p.accountId, args.task_id, changes),
           ],
           activity: { target: args.task_id, summary: UPDATED_TASK.text({ fields: fields.join(LIST_SEPARATOR), repeats: "" }) },
         },
-        (results) => ({ task: toTask(rowsOf<TaskRow>(results, 1)[0]), changed: true }),
+        (rows) => ({ task: toTask(rows.task[0] as TaskRow), changed: true }),
       );
     }, updateSlowly);
   },

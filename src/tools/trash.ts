@@ -5,11 +5,11 @@ import {
   allStillInTrash, allTrashItems, countTrash, dependentItems, findTrashItem, findTrashItemByTarget, findTrashItems, listTrashRows, locateRecord, PURGE_CHUNK, purgeStatements,
   restorableCondition, restoreCheck, restoreStatements, restoration, type RecordPrefix, type TrashKind, type TrashRow,
 } from "../db/trash.ts";
-import { defineTool, type AnyTool } from "../catalog/tool.ts";
-import { fastOr, rowsOf } from "./fast.ts";
+import { defineTool, named, type AnyTool } from "../catalog/tool.ts";
+import { fastOr } from "./fast.ts";
 import { LIST_SEPARATOR, PURGED, PURGED_ITEM, RESTORED, RESTORED_DETACHED } from "../db/summaries.ts";
 import {
-  allInTrash, purgedSummary, RESTORABLE_AS_IS, restoredSummary, restoreAnyStatements, selectPurged, selectTrashCount, selectTrashItem,
+  allInTrash, purgedSummary, restorableAsIs, restoredSummary, restoreAnyStatements, selectPurged, selectTrashCount, selectTrashItem,
 } from "../db/trash-writes.ts";
 import { cursor, id, limit } from "./schemas.ts";
 
@@ -116,7 +116,7 @@ const restoreFromTrash = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(restorableCondition(item.kind), [a, item.id], raced),
+            ctx.guard(restorableCondition({ accountId: a, itemId: item.id, kind: item.kind }), raced),
             ...restoreStatements(db, a, item, check.orphans.length > 0, ctx.now),
           ],
           activity: {
@@ -136,11 +136,11 @@ const restoreFromTrash = defineTool({
       const a = p.accountId;
       return ctx.commit(
         {
-          statements: [ctx.guard(RESTORABLE_AS_IS, [a, item_id], miss), selectTrashItem(db, a, item_id), ...restoreAnyStatements(db, a, item_id)],
+          statements: [ctx.guard(restorableAsIs({ accountId: a, itemId: item_id }), miss), named("item", selectTrashItem(db, a, item_id)), ...restoreAnyStatements(db, a, item_id)],
           activity: { target: item_id, summarySql: { sql: restoredSummary, binds: [a, item_id] } },
         },
-        (results) => {
-          const item = rowsOf<TrashRow>(results, 1)[0];
+        (rows) => {
+          const item = rows.item[0] as TrashRow;
           return { restored: true, trash_id: item.id, kind: item.kind, target_id: item.target_id, item_count: item.item_count, detached: [] as string[] };
         },
       );
@@ -191,7 +191,7 @@ const emptyTrash = defineTool({
         await ctx.commit(
           {
             statements: [
-              ctx.guard(allStillInTrash(ids.length), [a, ...ids], raced),
+              ctx.guard(allStillInTrash({ accountId: a, itemIds: ids }), raced),
               ...purgeStatements(db, a, ids),
             ],
             activity: {
@@ -223,17 +223,17 @@ const emptyTrash = defineTool({
       return ctx.commit(
         {
           statements: [
-            ctx.guard(allInTrash(ids), [a, ...ids], miss),
-            selectPurged(db, a, ids),
+            ctx.guard(allInTrash({ accountId: a, itemIds: ids }), miss),
+            named("purged", selectPurged(db, a, ids)),
             ...purgeStatements(db, a, ids),
-            selectTrashCount(db, a),
+            named("remaining", selectTrashCount(db, a)),
           ],
           activity: { target: ids.length === 1 ? ids[0] : null, summarySql: { sql: purgedSummary(ids), binds: [a, ...ids] } },
         },
-        (results) => ({
-          purged: rowsOf<TrashRow>(results, 1).map((r) => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
+        (rows) => ({
+          purged: (rows.purged as TrashRow[]).map((r) => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
           not_in_trash: [] as string[],
-          remaining: rowsOf<{ n: number }>(results, -1)[0].n,
+          remaining: (rows.remaining[0] as { n: number }).n,
         }),
       );
     }, slowly);

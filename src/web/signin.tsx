@@ -10,7 +10,8 @@ import { Layout, Notice } from "./layout.tsx";
 import { page, redirect } from "./render.ts";
 import { safeReturnTo } from "./return-to.ts";
 import { currentSession, endReplacedSession, endSession, formToken, formTokenOk, newSession, requireCsrf, sameOrigin } from "./session.ts";
-import { blockedUntil, failureStatements, refusalSummary, signInKeys, successStatements, throttleStatements, whenAgain, type Block } from "./throttle.ts";
+import { blockedUntil, failureStatements, refusalSummary, signInKeys, successStatements, throttleStatements, whenAgain, type Block, type KeyName } from "./throttle.ts";
+import { readBatch } from "../db/batch.ts";
 import { insertSignInRefusal } from "../db/sessions.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 
@@ -74,10 +75,17 @@ export function signInRoutes(web: Hono<WebEnv>): void {
     const address = c.req.header("cf-connecting-ip") ?? "unknown";
     const keys = await signInKeys(email, address);
     const throttles = throttleStatements(db, keys, nowMs);
-    const results = await db.batch([...throttles, ...(apart ? [] : [selectPersonByEmail(db, email)])]);
-    if (apart) results.push(await selectPersonByEmail(own.DB, email).all());
-    const person = results[throttles.length].results[0] as PersonRow | undefined;
-    const block = blockedUntil(results.slice(0, throttles.length), nowMs);
+    let counts: Record<KeyName, unknown[]>;
+    let person: PersonRow | undefined;
+    if (apart) {
+      counts = await readBatch(db, throttles);
+      person = (await selectPersonByEmail(own.DB, email).first<PersonRow>()) ?? undefined;
+    } else {
+      const read = await readBatch(db, { ...throttles, person: selectPersonByEmail(db, email) });
+      counts = read;
+      person = read.person[0] as PersonRow | undefined;
+    }
+    const block = blockedUntil(counts, nowMs);
     // A refused attempt on a person's email is in their account's activity (the throttled ones once per failure that caused the wait).
     const refusal = (reason: "wrong" | Block) =>
       person &&

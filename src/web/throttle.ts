@@ -49,10 +49,10 @@ export async function signInKeys(email: string, address: string): Promise<SignIn
   };
 }
 
-/** One read per key, in the order of `blockedUntil`'s results. */
-export function throttleStatements(db: D1Database, keys: SignInKeys, nowMs: number): D1PreparedStatement[] {
+/** One read per key, by the key's name (`blockedUntil` reads their rows). */
+export function throttleStatements(db: D1Database, keys: SignInKeys, nowMs: number): Record<KeyName, D1PreparedStatement> {
   const since = new Date(nowMs - THROTTLE_WINDOW_MS).toISOString();
-  return NAMES.map((name) => selectThrottle(db, keys[name], since));
+  return { pair: selectThrottle(db, keys.pair, since), address: selectThrottle(db, keys.address, since), email: selectThrottle(db, keys.email, since) };
 }
 
 /** The wait after `failures` failures within the window. */
@@ -69,11 +69,11 @@ export interface Block {
   lastFailure: string;
 }
 
-/** From the results of `throttleStatements`: the wait in force at `nowMs`, or null. */
-export function blockedUntil(results: D1Result[], nowMs: number): Block | null {
+/** From the rows `throttleStatements` read, by key: the wait in force at `nowMs`, or null. */
+export function blockedUntil(rows: Record<KeyName, unknown[]>, nowMs: number): Block | null {
   let block: Block | null = null;
-  NAMES.forEach((name, i) => {
-    const row = results[i].results[0] as { n: number; last: string | null } | undefined;
+  NAMES.forEach((name) => {
+    const row = rows[name][0] as { n: number; last: string | null } | undefined;
     if (!row?.last) return;
     const until = Date.parse(row.last) + delayAfter(RULES[name], row.n);
     if (until > nowMs && (!block || until > block.until.getTime())) block = { until: new Date(until), key: name, lastFailure: row.last };

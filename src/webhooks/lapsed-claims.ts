@@ -1,4 +1,6 @@
 import { claimLapsedEvent, eventTask, type TaskgateEvent } from "../domain/events.ts";
+import { named } from "../catalog/tool.ts";
+import { batchByName } from "../db/batch.ts";
 import { noticeLapse, unannouncedLapses } from "../db/claims.ts";
 import type { Env } from "../env.ts";
 import { enqueueEvents } from "./queue.ts";
@@ -25,10 +27,12 @@ export async function announceLapsedClaims(env: Env, nowMs: number): Promise<Tas
       stale_run_id: null,
     }),
   );
-  const results = await db.batch(
-    lapses.map((t, i) => noticeLapse(db, { taskId: t.id, accountId: t.account_id, expiredAt: t.claim_expires_at, eventId: events[i].id, now })),
+  // Each notice is named by its event; a notice this run recorded returns a row (an announced lapse returns none).
+  const { rows } = await batchByName(
+    db,
+    lapses.map((t, i) => named(events[i].id, noticeLapse(db, { taskId: t.id, accountId: t.account_id, expiredAt: t.claim_expires_at, eventId: events[i].id, now }))),
   );
-  const sent = events.filter((_, i) => results[i].results.length > 0);
+  const sent = events.filter((e) => rows[e.id].length > 0);
   await enqueueEvents(env, sent);
   return sent;
 }

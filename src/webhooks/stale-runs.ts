@@ -1,4 +1,6 @@
 import { newEvent, type TaskgateEvent } from "../domain/events.ts";
+import { named } from "../catalog/tool.ts";
+import { batchByName } from "../db/batch.ts";
 import { forgetFinishedStatement, noticeStatement, unannouncedStaleRuns } from "../db/stale-runs.ts";
 import { staleRunMinutes } from "../domain/stale-runs.ts";
 import type { Env } from "../env.ts";
@@ -24,8 +26,9 @@ export async function announceStaleRuns(env: Env, nowMs: number): Promise<Taskga
       stale_after_minutes: minutes,
     }),
   );
-  const results = await db.batch([...runs.map((r, i) => noticeStatement(db, r, events[i].id, now)), forgetFinishedStatement(db)]);
-  const claimed = events.filter((_, i) => results[i].results.length > 0);
+  // Each notice is named by its event; a notice this run recorded returns a row.
+  const { rows } = await batchByName(db, [...runs.map((r, i) => named(events[i].id, noticeStatement(db, r, events[i].id, now))), forgetFinishedStatement(db)]);
+  const claimed = events.filter((e) => rows[e.id].length > 0);
   await enqueueEvents(env, claimed);
   return claimed;
 }
