@@ -28,14 +28,18 @@ export interface ActivityEntry {
 export type GuardError = Error | (() => Promise<Error>);
 
 /** A batch statement whose results are read, by its name. */
-export interface Named<K extends string> {
+export class Named<K extends string> {
   readonly name: K;
   readonly statement: D1PreparedStatement;
+  constructor(name: K, statement: D1PreparedStatement) {
+    this.name = name;
+    this.statement = statement;
+  }
 }
 
 /** Names a statement of a batch so the write reads its results as `rows[name]`. */
 export function named<K extends string>(name: K, statement: D1PreparedStatement): Named<K> {
-  return { name, statement };
+  return new Named(name, statement);
 }
 
 /** A statement of a batch, named when its results are read. */

@@ -1,4 +1,4 @@
-import type { BatchStep, Named } from "../catalog/tool.ts";
+import { Named, type BatchStep } from "../catalog/tool.ts";
 
 /** What a batch returned for its named statements: their rows, and how many rows each changed. */
 export interface NamedResults<K extends string> {
@@ -8,11 +8,7 @@ export interface NamedResults<K extends string> {
 
 /** The statement a batch step runs. */
 export function statementOf(step: BatchStep): D1PreparedStatement {
-  return isNamed(step) ? step.statement : step;
-}
-
-function isNamed(step: BatchStep): step is Named<string> {
-  return "statement" in step && "name" in step;
+  return step instanceof Named ? step.statement : step;
 }
 
 /**
@@ -24,7 +20,7 @@ export async function batchByName<K extends string>(db: D1Database, steps: reado
   const results = await db.batch(steps.map(statementOf));
   const out: NamedResults<K> = { rows: {} as Record<K, unknown[]>, changes: {} as Record<K, number> };
   steps.forEach((step, i) => {
-    if (!isNamed(step)) return;
+    if (!(step instanceof Named)) return;
     if (step.name in out.rows) throw new Error(`batch names "${step.name}" twice`);
     out.rows[step.name as K] = results[i].results ?? [];
     out.changes[step.name as K] = results[i].meta?.changes ?? 0;
@@ -42,5 +38,5 @@ export async function readBatch<K extends string>(
   statements: Record<K, D1PreparedStatement>,
 ): Promise<Record<K, unknown[]>> {
   const names = Object.keys(statements) as K[];
-  return (await batchByName(db, names.map((n) => ({ name: n, statement: statements[n] })))).rows;
+  return (await batchByName(db, names.map((n) => new Named(n, statements[n])))).rows;
 }

@@ -4,7 +4,7 @@
  * are. Names travel as one JSON array (`?names`), matched without regard to
  * case like the column (NOCASE).
  */
-import { DELETED_LABEL, LABELLED, LABELLED_NEW, listSql, QUOTED_NAME, RENAMED_LABEL, UNLABELLED, type SqlExpr } from "./summaries.ts";
+import { DELETED_LABEL, LABELLED, LABELLED_NEW, listSql, QUOTED_NAME, RENAMED_LABEL, UNLABELLED } from "./summaries.ts";
 import type { Condition } from "../catalog/tool.ts";
 
 const LABEL_WITH_COUNT = `l.id, l.name, l.color, l.created_at,
@@ -27,7 +27,7 @@ export function labelExists(c: { accountId: string; labelId: string }): Conditio
 }
 
 /** A summary from the label row before the change: a template rendered over l.name and the count. */
-export function labelSummary(accountId: string, id: string, e: SqlExpr): { sql: string; binds: unknown[] } {
+export function labelSummary(accountId: string, id: string, e: Condition): { sql: string; binds: unknown[] } {
   return { sql: `SELECT ${e.sql} FROM (SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.id = ? AND l.account_id = ?)`, binds: [...e.binds, id, accountId] };
 }
 
@@ -92,7 +92,7 @@ export function detachByNames(db: D1Database, accountId: string, taskId: string,
 }
 
 /** rename_label's summary over the label before. */
-export const renamedLabelSummary = (name: string): SqlExpr => RENAMED_LABEL.sql({ old: { sql: "name" } }, { name });
+export const renamedLabelSummary = (name: string): Condition => RENAMED_LABEL.sql({ old: { sql: "name" } }, { name });
 
 /** delete_label's summary over the label before. */
-export const deletedLabelSummary = (): SqlExpr => DELETED_LABEL.sql({ name: { sql: "name" }, count: { sql: "task_count" } });
+export const deletedLabelSummary = (): Condition => DELETED_LABEL.sql({ name: { sql: "name" }, count: { sql: "task_count" } });

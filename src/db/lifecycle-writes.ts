@@ -5,7 +5,7 @@
 import type { Condition } from "../catalog/tool.ts";
 import type { NewApproval } from "./approvals.ts";
 import { leaseRestartIf } from "./claims.ts";
-import { APPROVAL_ID, APPROVED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, REJECTED, REOPEN_CLOSED, REOPENED, type SqlExpr } from "./summaries.ts";
+import { APPROVAL_ID, APPROVED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, REJECTED, REOPEN_CLOSED, REOPENED } from "./summaries.ts";
 
 /**
  * complete_task's usual case: a live task neither finished nor awaiting
@@ -32,7 +32,7 @@ export function completeSet(agent: boolean): string {
 }
 
 /** The summary of an agent's complete_task from the row before: done under auto-OK, else awaiting the approval it opens. */
-export function completedByAgentSummary(approvalId: string): SqlExpr {
+export function completedByAgentSummary(approvalId: string): Condition {
   const awaiting = COMPLETED_AWAITING.sql({}, { approval: approvalId });
   return { sql: `CASE WHEN coalesce(auto_ok, 0) = 1 THEN ${COMPLETED_AUTO_OK.sql({}).sql} ELSE ${awaiting.sql} END`, binds: awaiting.binds };
 }
@@ -84,7 +84,7 @@ const PENDING_ID = "(SELECT a.id FROM approvals a WHERE a.task_id = tasks.id AND
 const PENDING = { approval: { sql: PENDING_ID } };
 
 /** reopen_task's summary from the row before, given the reason's suffix. */
-export const reopenedSummary = (reason: string): SqlExpr =>
+export const reopenedSummary = (reason: string): Condition =>
   REOPENED.sql({ status: { sql: "status" }, closed: { sql: `coalesce(${REOPEN_CLOSED.sql(PENDING).sql}, '')` } }, { reason });
 
 /** reopen_task sets. */
@@ -101,10 +101,10 @@ export const AUTO_OK_SET = "auto_ok = ?";
 
 /** approve_task sets (bind: now) and its summary over the task before (given the note's suffix). */
 export const APPROVE_SET = "status = 'done', completed_at = ?, blocked_reason = NULL, status_before_block = NULL";
-export const approvedSummary = (note: string): SqlExpr => APPROVED.sql({ approval: APPROVAL_ID.sql(PENDING) }, { note, next: "" });
+export const approvedSummary = (note: string): Condition => APPROVED.sql({ approval: APPROVAL_ID.sql(PENDING) }, { note, next: "" });
 
 /** reject_task sets, and its summary over the task before (back in progress). */
 /** Back in progress; an agent's claim lease starts over instead of having run out while the task waited (bind: now). */
 export const REJECT_SET = `status = 'in_progress', ${leaseRestartIf("1")}`;
-export const rejectedSummary = (commentId: string, reason: string): SqlExpr =>
+export const rejectedSummary = (commentId: string, reason: string): Condition =>
   REJECTED.sql({ approval: APPROVAL_ID.sql(PENDING) }, { status: "in_progress", comment: commentId, reason });

@@ -1,7 +1,7 @@
 import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import { readBatch } from "./batch.ts";
-import { ARCHIVED_PROJECT, DELETED_PROJECT, UNARCHIVED_PROJECT, UPDATED_PROJECT, type SqlExpr } from "./summaries.ts";
+import { ARCHIVED_PROJECT, DELETED_PROJECT, UNARCHIVED_PROJECT, UPDATED_PROJECT } from "./summaries.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 
 export interface ProjectRow {
@@ -285,7 +285,7 @@ export function setProject(db: D1Database, accountId: string, id: string, set: s
 }
 
 /** A summary from the project row before the change: a template rendered over its columns. */
-export function projectSummary(accountId: string, id: string, e: SqlExpr): { sql: string; binds: unknown[] } {
+export function projectSummary(accountId: string, id: string, e: Condition): { sql: string; binds: unknown[] } {
   return { sql: `SELECT ${e.sql} FROM projects WHERE id = ? AND account_id = ?`, binds: [...e.binds, id, accountId] };
 }
 
@@ -308,7 +308,7 @@ export function insertProjectTrashItem(
 }
 
 /** delete_project's summary from the rows before. */
-export const deletedProjectSummary = (trashId: string): SqlExpr =>
+export const deletedProjectSummary = (trashId: string): Condition =>
   DELETED_PROJECT.sql(
     {
       name: { sql: "name" },
@@ -323,9 +323,9 @@ export const projectDiffers = (fields: (keyof ProjectChanges)[], withVersion: bo
 export const projectSets = (fields: (keyof ProjectChanges)[]) => fields.map((f) => `${f} = ?`).join(", ");
 
 /** The summaries of update (the fields, the new name or null), archive and unarchive, over the project before. */
-export const updatedProjectSummary = (fields: string, newName: string | null): SqlExpr =>
+export const updatedProjectSummary = (fields: string, newName: string | null): Condition =>
   UPDATED_PROJECT.sql({ name: { sql: "coalesce(?, name)", binds: [newName] } }, { fields });
-export const archivedProjectSummary = (archive: boolean): SqlExpr => (archive ? ARCHIVED_PROJECT : UNARCHIVED_PROJECT).sql({ name: { sql: "name" } });
+export const archivedProjectSummary = (archive: boolean): Condition => (archive ? ARCHIVED_PROJECT : UNARCHIVED_PROJECT).sql({ name: { sql: "name" } });
 export const NOT_ARCHIVED = "archived_at IS NULL";
 export const ARCHIVE_SET = "archived_at = ?";
 export const IS_ARCHIVED = "archived_at IS NOT NULL";

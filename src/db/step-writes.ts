@@ -4,7 +4,7 @@
  */
 import type { Condition } from "../catalog/tool.ts";
 import { stepIsLive, type Step, type StepStatus } from "./steps.ts";
-import { STEP_STATUS, type SqlExpr } from "./summaries.ts";
+import { STEP_STATUS } from "./summaries.ts";
 
 const STEP_RETURNING = "id, task_id, position, text, status, created_at, updated_at";
 
@@ -47,7 +47,7 @@ export function stepTask(accountId: string, stepId: string): { sql: string; bind
 }
 
 /** A summary from the step row before the change: a template rendered over its columns. */
-export function stepSummary(accountId: string, stepId: string, e: SqlExpr): { sql: string; binds: unknown[] } {
+export function stepSummary(accountId: string, stepId: string, e: Condition): { sql: string; binds: unknown[] } {
   return { sql: `SELECT ${e.sql} FROM steps WHERE id = ? AND account_id = ?`, binds: [...e.binds, stepId, accountId] };
 }
 
@@ -84,4 +84,4 @@ export function selectStepTask(db: D1Database, accountId: string, stepId: string
 }
 
 /** set_step_status's summary over the step before. */
-export const stepStatusSummary = (stepId: string, status: string): SqlExpr => STEP_STATUS.sql({ from: { sql: "status" } }, { step: stepId, to: status });
+export const stepStatusSummary = (stepId: string, status: string): Condition => STEP_STATUS.sql({ from: { sql: "status" } }, { step: stepId, to: status });

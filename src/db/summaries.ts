@@ -1,3 +1,5 @@
+import type { Condition } from "../catalog/tool.ts";
+
 /**
  * The activity summaries, each written once as a template with named slots
  * ("approved{approval}; task done{note}{next}") and rendered two ways: as
@@ -10,7 +12,6 @@
 
 /** An SQL expression and the values its `?` take, in order. */
 export type SqlPart = { sql: string; binds?: readonly unknown[] };
-export type SqlExpr = { sql: string; binds: unknown[] };
 export type SlotValue = string | number;
 
 /** The slot names of a template: "a {x} b {y}" → "x" | "y". */
@@ -24,7 +25,7 @@ export interface Summary<K extends string> {
   /** The summary with every slot given as text. */
   text(...values: Values<K>): string;
   /** The summary as one SQL expression: `sqlSlots` as SQL, the rest of the slots as bound values. */
-  sql<S extends K = never>(sqlSlots: { [P in S]: SqlPart }, ...values: Values<Exclude<K, S>>): SqlExpr;
+  sql<S extends K = never>(sqlSlots: { [P in S]: SqlPart }, ...values: Values<Exclude<K, S>>): Condition;
 }
 
 type Piece = { literal: string } | { slot: string };
@@ -122,7 +123,7 @@ export function counted(s: Summary<"n" | "s">) {
 
 /** A list's items, each rendered by `item`, joined with ", " (the form group_concat(…, ', ') gives in SQL). */
 export const LIST_SEPARATOR = ", ";
-export function listSql(item: SqlExpr): string {
+export function listSql(item: Condition): string {
   return `group_concat(${item.sql}, ${sqlLiteral(LIST_SEPARATOR).sql})`;
 }
 

@@ -6,7 +6,7 @@
 import type { Condition } from "../catalog/tool.ts";
 import { leaseRestartIf } from "./claims.ts";
 import {
-  BLOCKED_TASK, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, sqlLiteral, UNBLOCKED_TASK, type SqlExpr, type WAITS_ON,
+  BLOCKED_TASK, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, sqlLiteral, UNBLOCKED_TASK, type WAITS_ON,
 } from "./summaries.ts";
 import { TASK_RETURNING } from "./tasks.ts";
 
@@ -29,7 +29,7 @@ export function setTask(db: D1Database, accountId: string, id: string, set: stri
 }
 
 /** An activity summary computed from the task row before the write: a template rendered over its columns. */
-export function taskSummary(accountId: string, id: string, e: SqlExpr): { sql: string; binds: unknown[] } {
+export function taskSummary(accountId: string, id: string, e: Condition): { sql: string; binds: unknown[] } {
   return { sql: `SELECT ${e.sql} FROM tasks WHERE id = ? AND account_id = ?`, binds: [...e.binds, id, accountId] };
 }
 
@@ -37,7 +37,7 @@ export function taskSummary(accountId: string, id: string, e: SqlExpr): { sql: s
 export const BLOCKABLE = "status NOT IN ('done', 'cancelled', 'blocked')";
 export const BLOCK_SET = "status = 'blocked', status_before_block = status, blocked_reason = ?";
 /** block_task's summary over the task before. */
-export const blockedSummary = (reason: string): SqlExpr => BLOCKED_TASK.sql({ status: { sql: "status" } }, { reason });
+export const blockedSummary = (reason: string): Condition => BLOCKED_TASK.sql({ status: { sql: "status" } }, { reason });
 
 /** unblock_task: back to the status before the block (or open). */
 export const BLOCKED = "status = 'blocked'";
@@ -46,7 +46,7 @@ export const UNBLOCK_SET = `status = ${BACK}, status_before_block = NULL, blocke
 /** UNBLOCK_SET, and an agent's claim lease starts over when the task goes back in progress (bind: now). */
 export const UNBLOCK_SET_RENEWING = `${UNBLOCK_SET}, ${leaseRestartIf(`${BACK} = 'in_progress'`)}`;
 /** unblock_task's summary over the task before. */
-export const unblockedSummary = (): SqlExpr => UNBLOCKED_TASK.sql({ status: { sql: BACK } });
+export const unblockedSummary = (): Condition => UNBLOCKED_TASK.sql({ status: { sql: BACK } });
 
 /** A column differs from the value bound. */
 export const differs = (column: "assignee" | "snoozed_until") => `${column} IS NOT ?`;
