@@ -58,6 +58,25 @@ export interface Write<K extends string = never> {
   events?: TaskgateEvent[] | ((rows: Rows<K>, changes: Changes<K>) => TaskgateEvent[]);
 }
 
+/** A diagnosis's answer when the rows now hold what the outcome assumes: the engine applies it again. */
+export const AGAIN: unique symbol = Symbol("again");
+export type Again = typeof AGAIN;
+
+/**
+ * One write outcome, defined once. `apply` commits its one batch, guarded by
+ * the state it assumes (a guard failing with `miss`). When that state does not
+ * hold, the batch has rolled back and `diagnose` reads the rows once to answer
+ * what the first call would have: a no-op, a refusal (thrown), another outcome
+ * it commits under a guard on what it read (failing with `lost`), or AGAIN when
+ * the rows now hold what `apply` assumes.
+ */
+export interface Outcome<R> {
+  /** What the call writes, for the refusal when it keeps changing under it ("task tsk_…"). */
+  subject: string;
+  apply(miss: Error): Promise<R>;
+  diagnose(lost: Error): Promise<R | Again>;
+}
+
 /**
  * What a handler gets: the database, the caller, the time, and the one way to
  * write. Handlers never see the SDK server; permission, validation, error
@@ -83,6 +102,12 @@ export interface ToolContext {
    * then, to diagnose the rows after the rollback).
    */
   guard(condition: Condition, error: GuardError): D1PreparedStatement;
+  /**
+   * Applies a write outcome: its batch, or on a miss its diagnosis (which
+   * answers, refuses, commits another outcome or sends it back to `apply`).
+   * A call whose rows keep changing under it is refused after three tries.
+   */
+  write<R>(outcome: Outcome<R>): Promise<R>;
   /** Runs the batch (without an idempotency record) and returns the named statements' rows and counts. */
   commitWithResults<K extends string>(write: Write<K>): Promise<{ rows: Rows<K>; changes: Changes<K> }>;
   /** Handler-owned work to finish after the response (bookkeeping, never data). */

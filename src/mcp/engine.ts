@@ -13,7 +13,7 @@ import { batchByName, statementOf, type NamedResults } from "../db/batch.ts";
 import { actorIn, actorOut, consentCodeOf, heldTasksNamed, pausedAgentsNamed, pendingRequestsNamed, unfinishedDependenciesNamed, type ConsentCode } from "../db/consent.ts";
 import type { ToolName } from "../catalog/effects.ts";
 import type { ToolSelection } from "../catalog/toolsets.ts";
-import type { BatchStep, Changes, Condition, GuardError, Rows, ToolContext, Write } from "../catalog/tool.ts";
+import { AGAIN, type BatchStep, type Changes, type Condition, type GuardError, type Rows, type ToolContext, type Write } from "../catalog/tool.ts";
 
 /**
  * The write engine: every batch a tool call commits runs here. It opens the
@@ -169,6 +169,22 @@ export function makeContext(
       ctx.committedOnce = true;
       committed.push(...eventsOf(write, own));
       return own;
+    },
+    async write(outcome) {
+      for (let tries = 1; ; tries++) {
+        const miss = new Error("the state the outcome assumes does not hold");
+        const lost = conflict(`${outcome.subject} changed while this call ran; read it again and retry.`);
+        try {
+          const answer = await outcome.apply(miss).catch(async (e) => {
+            if (e !== miss) throw e;
+            return outcome.diagnose(lost);
+          });
+          if (answer !== AGAIN) return answer;
+        } catch (e) {
+          if (e !== lost) throw e;
+        }
+        if (tries >= 3) throw lost;
+      }
     },
     guard(condition, error) {
       const statement = guardStatement(db, condition);

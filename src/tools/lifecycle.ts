@@ -10,7 +10,7 @@ import { readTaskState, taskAtVersion, transitioned, transitionTask, type TaskTr
 import { toTask, type Task } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
 import { lapseUnannounced, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
-import { defineTool, named, type BatchStep, type Rows } from "../catalog/tool.ts";
+import { AGAIN, defineTool, named, type BatchStep, type Rows } from "../catalog/tool.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
@@ -379,22 +379,9 @@ const setAutoOk = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    const slowly = async () => {
-      return optimistic(`task ${args.task_id}`, async (lost) => {
-        const { task: t } = await readTaskState(db, a, args.task_id);
-        if ((t.auto_ok === 1) === args.auto_ok) return { task: toTask(t), changed: false };
-        const change: TaskTransition = { auto_ok: args.auto_ok ? 1 : 0 };
-        return ctx.commit(
-          {
-            statements: [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), transitionTask(db, a, t, change, now)],
-            activity: { target: t.id, summary: (args.auto_ok ? AUTO_OK_ON : AUTO_OK_OFF).text() },
-          },
-          { task: toTask(transitioned(t, change, now)), changed: true },
-        );
-      });
-    };
-    return fastOr(
-      (miss) =>
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) =>
         writeTaskAtOnce(ctx, miss, {
           taskId: args.task_id,
           where: AUTO_OK_DIFFERS,
@@ -403,8 +390,12 @@ const setAutoOk = defineTool({
           setBinds: [args.auto_ok ? 1 : 0],
           summary: (args.auto_ok ? AUTO_OK_ON : AUTO_OK_OFF).text(),
         }),
-      slowly,
-    );
+      // Missed: the task is already so (a no-op), or missing or in the trash (requireTask says which).
+      async diagnose() {
+        const { task: t } = await readTaskState(db, a, args.task_id);
+        return (t.auto_ok === 1) === args.auto_ok ? { task: toTask(t), changed: false } : AGAIN;
+      },
+    });
   },
 });
 

@@ -18,7 +18,7 @@ import { liveSubtreeIds, moveToTrash } from "../db/trash.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { NO_LEASE, renewLease } from "../db/claims.ts";
 import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
-import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
+import { AGAIN, defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import {
   BLOCK_SET, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, movable, movedTaskSummary, selectTaskNow, differs, setColumn,
@@ -133,27 +133,10 @@ const blockTask = defineTool({
   }),
   output: taskResult,
   async handler(ctx, args) {
-    const slowly = async () => {
-      const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
-      if (row.status === "done" || row.status === "cancelled") {
-        throw conflict(`task ${row.id} is ${row.status}, so there is nothing to block; reopen_task first if work on it has to continue.`);
-      }
-      if (row.status === "blocked") {
-        if (row.blocked_reason === args.reason) return unchanged(row);
-        throw conflict(
-          `task ${row.id} is already blocked for "${row.blocked_reason ?? "no reason given"}"; unblock_task clears that block first, or comment_on_task adds what else it waits for.`,
-        );
-      }
-      return writeTask(
-        ctx,
-        row,
-        { status: "blocked", status_before_block: row.status, blocked_reason: args.reason },
-        BLOCKED_TASK.text({ status: row.status, reason: args.reason }),
-      );
-    };
     const a = ctx.principal.accountId;
-    return fastOr(
-      (miss) =>
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) =>
         writeTaskAtOnce(ctx, miss, {
           taskId: args.task_id,
           where: BLOCKABLE,
@@ -161,8 +144,18 @@ const blockTask = defineTool({
           setBinds: [args.reason],
           summary: taskSummary(a, args.task_id, blockedSummary(args.reason)),
         }),
-      slowly,
-    );
+      async diagnose() {
+        const row = await requireTaskForWrite(ctx.db, a, args.task_id);
+        if (row.status === "done" || row.status === "cancelled") {
+          throw conflict(`task ${row.id} is ${row.status}, so there is nothing to block; reopen_task first if work on it has to continue.`);
+        }
+        if (row.status !== "blocked") return AGAIN;
+        if (row.blocked_reason === args.reason) return unchanged(row);
+        throw conflict(
+          `task ${row.id} is already blocked for "${row.blocked_reason ?? "no reason given"}"; unblock_task clears that block first, or comment_on_task adds what else it waits for.`,
+        );
+      },
+    });
   },
 });
 
@@ -172,20 +165,16 @@ const unblockTask = defineTool({
   input: z.strictObject({ task_id: taskId }),
   output: taskResult,
   async handler(ctx, args) {
-    const slowly = async () => {
-      const row = await requireTaskForWrite(ctx.db, ctx.principal.accountId, args.task_id);
-      if (row.status !== "blocked") return unchanged(row);
-      const back = row.status_before_block && row.status_before_block !== "blocked" ? row.status_before_block : "open";
-      // Back in progress: an agent's claim lease starts over instead of having run out while blocked.
-      const renew = back === "in_progress" && row.assignee ? [renewLease(ctx.db, ctx.principal.accountId, row.id, row.assignee, ctx.now)] : [];
-      return writeTask(ctx, row, { status: back, status_before_block: null, blocked_reason: null }, UNBLOCKED_TASK.text({ status: back }), renew);
-    };
     const a = ctx.principal.accountId;
-    return fastOr(
-      (miss) =>
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) =>
         writeTaskAtOnce(ctx, miss, { taskId: args.task_id, where: BLOCKED, set: UNBLOCK_SET_RENEWING, setBinds: [ctx.now], summary: taskSummary(a, args.task_id, unblockedSummary()) }),
-      slowly,
-    );
+      async diagnose() {
+        const row = await requireTaskForWrite(ctx.db, a, args.task_id);
+        return row.status === "blocked" ? AGAIN : unchanged(row);
+      },
+    });
   },
 });
 
