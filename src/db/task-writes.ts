@@ -8,7 +8,7 @@ import { leaseRestartIf } from "./claims.ts";
 import {
   BLOCKED_TASK, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, sqlLiteral, UNBLOCKED_TASK, type WAITS_ON,
 } from "./summaries.ts";
-import { TASK_RETURNING } from "./tasks.ts";
+import { liveSubtree, SUBTREE_OUTSIDE_PROJECT, TASK_RETURNING } from "./tasks.ts";
 
 /** Guard condition: the live task matches `where` (SQL over its columns). */
 export function liveTaskIs(accountId: string, id: string, where: string, binds: unknown[] = []): Condition {
@@ -75,10 +75,7 @@ export function linkSummary(accountId: string, dependsOnId: string, template: ty
   return { sql: `SELECT ${e.sql} FROM tasks WHERE id = ? AND account_id = ?`, binds: [...e.binds, dependsOnId, accountId] };
 }
 
-const LIVE_SUBTREE_COUNT = `(WITH RECURSIVE sub(id) AS (
-    SELECT id FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL
-    UNION SELECT t.id FROM tasks t JOIN sub ON t.parent_id = sub.id WHERE t.account_id = ?2 AND t.trash_id IS NULL)
-  SELECT count(*) FROM sub)`;
+const LIVE_SUBTREE_COUNT = `(${liveSubtree("?1", "?2")} SELECT count(*) FROM sub)`;
 
 /**
  * The trash item of a live task with its subtree, its title and count taken
@@ -110,9 +107,7 @@ export function deletedTaskSummary(accountId: string, taskId: string, trashId: s
   };
 }
 
-const SUBTREE_OUTSIDE = `(WITH RECURSIVE sub(id) AS (
-    SELECT ?1 UNION SELECT t.id FROM tasks t JOIN sub ON t.parent_id = sub.id WHERE t.account_id = ?2 AND t.trash_id IS NULL)
-  SELECT count(*) FROM tasks WHERE account_id = ?2 AND trash_id IS NULL AND id IN (SELECT id FROM sub) AND project_id IS NOT ?3)`;
+const SUBTREE_OUTSIDE = `(${SUBTREE_OUTSIDE_PROJECT})`;
 
 /**
  * move_task's usual case: a live top-level task whose subtree has a task

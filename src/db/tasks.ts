@@ -387,16 +387,25 @@ export async function rootTaskOf(db: D1Database, accountId: string, id: string):
   return row ?? { id, title: "" };
 }
 
-const LIVE_SUBTREE = `WITH RECURSIVE sub(id) AS (
-    SELECT ?1 UNION SELECT t.id FROM tasks t JOIN sub ON t.parent_id = sub.id WHERE t.account_id = ?2 AND t.trash_id IS NULL)`;
+/**
+ * The subtree of a live task: `WITH RECURSIVE sub(id)` over the task itself
+ * and its live descendants (empty when the task is not live). `id` and
+ * `account` are the bind placeholders of the root and the account, e.g. "?1".
+ */
+export function liveSubtree(id: string, account: string): string {
+  return `WITH RECURSIVE sub(id) AS (
+    SELECT id FROM tasks WHERE id = ${id} AND account_id = ${account} AND trash_id IS NULL
+    UNION SELECT t.id FROM tasks t JOIN sub ON t.parent_id = sub.id WHERE t.account_id = ${account} AND t.trash_id IS NULL)`;
+}
+
+/** Live tasks of a subtree (the root included) whose project is not ?3, as `n`. Binds: root, account, project. */
+export const SUBTREE_OUTSIDE_PROJECT = `${liveSubtree("?1", "?2")} SELECT count(*) AS n FROM tasks
+        WHERE account_id = ?2 AND trash_id IS NULL AND id IN (SELECT id FROM sub) AND project_id IS NOT ?3`;
 
 /** Live tasks of a subtree (the root included) whose project is not `projectId`. */
 export async function subtreeOutsideProject(db: D1Database, accountId: string, rootId: string, projectId: string | null): Promise<number> {
   const row = await db
-    .prepare(
-      `${LIVE_SUBTREE} SELECT count(*) AS n FROM tasks
-        WHERE account_id = ?2 AND trash_id IS NULL AND id IN (SELECT id FROM sub) AND project_id IS NOT ?3`,
-    )
+    .prepare(SUBTREE_OUTSIDE_PROJECT)
     .bind(rootId, accountId, projectId)
     .first<{ n: number }>();
   return row?.n ?? 0;
@@ -407,7 +416,7 @@ export function moveSubtree(db: D1Database, accountId: string, rootId: string, p
   return db
     .prepare(
       `UPDATE tasks SET project_id = ?3, version = version + 1, updated_at = ?4
-        WHERE account_id = ?2 AND trash_id IS NULL AND project_id IS NOT ?3 AND id IN (${LIVE_SUBTREE} SELECT id FROM sub)`,
+        WHERE account_id = ?2 AND trash_id IS NULL AND project_id IS NOT ?3 AND id IN (${liveSubtree("?1", "?2")} SELECT id FROM sub)`,
     )
     .bind(rootId, accountId, projectId, now);
 }

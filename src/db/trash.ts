@@ -4,6 +4,7 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { endTrashedRuns } from "./runs.ts";
 import { LIST_SEPARATOR, PURGED_SCHEDULED } from "./summaries.ts";
 import { readBatch } from "./batch.ts";
+import { liveSubtree } from "./tasks.ts";
 
 /**
  * The trash. Deleting marks every row of the unit with the trash item's id
@@ -33,10 +34,7 @@ const DAY_MS = 86_400_000;
 export async function liveSubtreeIds(db: D1Database, accountId: string, taskId: string): Promise<string[]> {
   const { results } = await db
     .prepare(
-      `WITH RECURSIVE sub(id) AS (
-         SELECT id FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL
-         UNION SELECT t.id FROM tasks t JOIN sub ON t.parent_id = sub.id WHERE t.account_id = ?2 AND t.trash_id IS NULL)
-       SELECT id FROM sub`,
+      `${liveSubtree("?1", "?2")} SELECT id FROM sub`,
     )
     .bind(taskId, accountId)
     .all<{ id: string }>();
@@ -66,10 +64,7 @@ export function moveToTrash(db: D1Database, item: TrashItemInput): { trashId: st
       mark.push(
         db
           .prepare(
-            `UPDATE tasks SET trash_id = ?1 WHERE account_id = ?2 AND trash_id IS NULL AND id IN (
-               WITH RECURSIVE sub(id) AS (
-                 SELECT ?3 UNION SELECT t.id FROM tasks t JOIN sub ON t.parent_id = sub.id WHERE t.account_id = ?2 AND t.trash_id IS NULL)
-               SELECT id FROM sub)`,
+            `UPDATE tasks SET trash_id = ?1 WHERE account_id = ?2 AND trash_id IS NULL AND id IN (${liveSubtree("?3", "?2")} SELECT id FROM sub)`,
           )
           .bind(trashId, a, item.targetId),
       );
