@@ -4,7 +4,7 @@
  * they are. `?1` is the account throughout.
  */
 import type { Condition } from "../catalog/tool.ts";
-import { BLOCKERS, ORPHANS, purgeStatements, TRASH_COLUMNS } from "./trash.ts";
+import { BLOCKERS, ORPHANS, purgeStatements, TRASH_COLUMNS, TRASHED_TABLES, unmarkTrashed } from "./trash.ts";
 import { listSql, PURGED, PURGED_ITEM, RESTORED, sqlLiteral } from "./summaries.ts";
 
 /**
@@ -35,7 +35,7 @@ export const restoredSummary = `SELECT ${RESTORED.sql({
 export function restoreAnyStatements(db: D1Database, accountId: string, id: string): D1PreparedStatement[] {
   const s = (sql: string) => db.prepare(sql).bind(accountId, id);
   return [
-    ...["projects", "tasks", "steps", "comments"].map((table) => s(`UPDATE ${table} SET trash_id = NULL WHERE account_id = ?1 AND trash_id = ?2`)),
+    ...TRASHED_TABLES.map((table) => unmarkTrashed(db, table, accountId, id)),
     s("DELETE FROM trash WHERE id = ?2 AND account_id = ?1"),
   ];
 }

@@ -41,6 +41,31 @@ export async function liveSubtreeIds(db: D1Database, accountId: string, taskId: 
   return results.map((r) => r.id);
 }
 
+/** The tables whose rows go to the trash, in the order a restore of any kind unmarks them. */
+export const TRASHED_TABLES = ["projects", "tasks", "steps", "comments"] as const;
+type TrashedTable = (typeof TRASHED_TABLES)[number];
+
+/**
+ * The rows of each kind's unit, per table in marking order, as SQL over ?3
+ * (the unit's task, project, step or comment) and ?2 (the account).
+ */
+const UNIT_ROWS: Record<TrashKind, [table: TrashedTable, rows: string][]> = {
+  task: [["tasks", `id IN (${liveSubtree("?3", "?2")} SELECT id FROM sub)`]],
+  project: [["projects", "id = ?3"], ["tasks", "project_id = ?3"]],
+  step: [["steps", "id = ?3"]],
+  comment: [["comments", "id = ?3"]],
+};
+
+/** Marks a table's live rows of a unit with the trash item. Binds: item, account, target. */
+function markTrashed(db: D1Database, table: TrashedTable, rows: string, trashId: string, accountId: string, targetId: string): D1PreparedStatement {
+  return db.prepare(`UPDATE ${table} SET trash_id = ?1 WHERE account_id = ?2 AND trash_id IS NULL AND ${rows}`).bind(trashId, accountId, targetId);
+}
+
+/** Takes the trash item's mark off a table's rows. Binds: account, item. */
+export function unmarkTrashed(db: D1Database, table: TrashedTable, accountId: string, itemId: string): D1PreparedStatement {
+  return db.prepare(`UPDATE ${table} SET trash_id = NULL WHERE account_id = ?1 AND trash_id = ?2`).bind(accountId, itemId);
+}
+
 /**
  * The statements that move one unit to the trash: the trash item (purged after
  * the account's retention) and the marking of its rows. Run them in the
@@ -58,30 +83,7 @@ export function moveToTrash(db: D1Database, item: TrashItemInput): { trashId: st
     .bind(trashId, item.accountId, item.kind, item.targetId, item.title.slice(0, 500), item.itemCount,
       item.deletedBy, item.deletedByToken, item.now, item.now, item.accountId);
   const a = item.accountId;
-  const mark: D1PreparedStatement[] = [];
-  switch (item.kind) {
-    case "task":
-      mark.push(
-        db
-          .prepare(
-            `UPDATE tasks SET trash_id = ?1 WHERE account_id = ?2 AND trash_id IS NULL AND id IN (${liveSubtree("?3", "?2")} SELECT id FROM sub)`,
-          )
-          .bind(trashId, a, item.targetId),
-      );
-      break;
-    case "project":
-      mark.push(
-        db.prepare("UPDATE projects SET trash_id = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(trashId, item.targetId, a),
-        db.prepare("UPDATE tasks SET trash_id = ? WHERE project_id = ? AND account_id = ? AND trash_id IS NULL").bind(trashId, item.targetId, a),
-      );
-      break;
-    case "step":
-      mark.push(db.prepare("UPDATE steps SET trash_id = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(trashId, item.targetId, a));
-      break;
-    case "comment":
-      mark.push(db.prepare("UPDATE comments SET trash_id = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(trashId, item.targetId, a));
-      break;
-  }
+  const mark = UNIT_ROWS[item.kind].map(([table, rows]) => markTrashed(db, table, rows, trashId, a, item.targetId));
   // Work on a deleted task is over: its running runs end with it.
   if (item.kind === "task" || item.kind === "project") {
     mark.push(endTrashedRuns(db, a, trashId, `the ${item.kind} was deleted by ${item.deletedBy} (trash item ${trashId})`, item.now));
@@ -268,8 +270,7 @@ export function restoreStatements(db: D1Database, accountId: string, item: Trash
           WHERE account_id = ?1 AND trash_id = ?2 AND parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tasks x WHERE x.id = tasks.parent_id)`),
     );
   }
-  const tables = { task: ["tasks"], project: ["projects", "tasks"], step: ["steps"], comment: ["comments"] }[item.kind];
-  for (const table of tables) out.push(s(`UPDATE ${table} SET trash_id = NULL WHERE account_id = ?1 AND trash_id = ?2`));
+  for (const [table] of UNIT_ROWS[item.kind]) out.push(unmarkTrashed(db, table, accountId, item.id));
   out.push(s("DELETE FROM trash WHERE id = ?2 AND account_id = ?1"));
   return out;
 }
