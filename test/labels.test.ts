@@ -253,3 +253,35 @@ describe("unlabel_task", () => {
     await Promise.all([otherClient.close(), client.close()]);
   });
 });
+
+describe("label_task and unlabel_task on a task carrying some of the names", () => {
+  it("add the rest, or take off those it carries, in one round trip, summarised by what changed", async () => {
+    const acc = await seedAccount();
+    let calls: number | null = null;
+    const client = await connect(acc.human, undefined, {
+      onResponse: (res, body) => {
+        if (body.includes('"tools/call"')) calls = Number(res.headers.get("x-d1-calls"));
+      },
+    });
+    const task = await newTask(client);
+    await client.ok("label_task", { task_id: task.id, labels: ["a"] });
+    await client.ok("create_label", { name: "Known" });
+    await client.ok("create_label", { name: "spare" });
+
+    const added = await client.ok("label_task", { task_id: task.id, labels: ["A", "known", "fresh"] });
+    expect(calls).toBe(1);
+    expect(added.added).toEqual(["Known", "fresh"]);
+    expect(names(added.labels)).toEqual(["a", "fresh", "Known"]);
+
+    const removed = await client.ok("unlabel_task", { task_id: task.id, labels: ["KNOWN", "spare", "a"] });
+    expect(calls).toBe(1);
+    expect(removed.removed).toEqual(["a", "Known"]);
+    expect(names(removed.labels)).toEqual(["fresh"]);
+
+    const history = await env.DB.prepare("SELECT summary FROM activity WHERE target_id = ? AND tool IN ('label_task', 'unlabel_task') ORDER BY created_at, id")
+      .bind(task.id)
+      .all<{ summary: string }>();
+    expect(history.results.map((r) => r.summary)).toEqual(['labelled "a" (new: a)', 'labelled "Known", "fresh" (new: fresh)', 'unlabelled "a", "Known"']);
+    await client.close();
+  });
+});

@@ -260,6 +260,18 @@ describe("reorder_steps", () => {
   });
 });
 
+describe("reorder_steps with an id listed twice", () => {
+  it("refuses as many ids as live steps when one of them is listed twice, and changes nothing", async () => {
+    const { acc, human, task } = await setup();
+    const [a, b] = await withSteps(human, task.id, ["a", "b"]);
+    const snap = await snapshotDb();
+    expect(await human.fails("reorder_steps", { task_id: task.id, step_ids: [b.id, b.id] })).toContain(`missing: ${a.id}; listed more than once: ${b.id}`);
+    expect(await snapshotDb()).toBe(snap);
+    const twice = liveStepsAre({ taskId: task.id, accountId: acc.accountId, stepIds: [b.id, b.id] });
+    expect((await env.DB.prepare(`SELECT coalesce((${twice.sql}), 0) AS ok`).bind(...twice.binds).first<{ ok: number }>())?.ok).toBe(0);
+  });
+});
+
 describe("the race guards of the step writes", () => {
   const holds = async (condition: { sql: string; binds: unknown[] }) =>
     (await env.DB.prepare(`SELECT coalesce((${condition.sql}), 0) AS ok`).bind(...condition.binds).first<{ ok: number }>())?.ok === 1;

@@ -35,31 +35,38 @@ export function labelSummary(accountId: string, id: string, e: Condition): { sql
 const ON_TASK = `SELECT l.id, l.name FROM task_labels tl JOIN labels l ON l.id = tl.label_id AND l.account_id = tl.account_id
   WHERE tl.task_id = ?1 AND tl.account_id = ?2 AND l.name IN (SELECT value FROM json_each(?3))`;
 
-/** Guard: the task is live and carries none of the names. */
-export function liveTaskHasNone(c: { taskId: string; accountId: string; names: string[] }): Condition {
+/** Guard: the task is live and lacks at least one of the (distinct) names. */
+export function liveTaskLacksSome(c: { taskId: string; accountId: string; names: string[] }): Condition {
   return {
     sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
-  AND NOT EXISTS (${ON_TASK})`,
-    binds: [c.taskId, c.accountId, JSON.stringify(c.names)],
-  };
-}
-
-/** Guard: the task is live and carries every one of the (distinct) names. */
-export function liveTaskHasAll(c: { taskId: string; accountId: string; names: string[] }): Condition {
-  return {
-    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
-  AND (SELECT count(*) FROM (${ON_TASK})) = ?4`,
+  AND (SELECT count(*) FROM (${ON_TASK})) < ?4`,
     binds: [c.taskId, c.accountId, JSON.stringify(c.names), c.names.length],
   };
 }
 
-/** Each name as the account spells it (its own spelling when no label has it), in the given order. Binds: account, names. */
-const SPELLED = `SELECT coalesce((SELECT l.name FROM labels l WHERE l.account_id = ?1 AND l.name = j.value), j.value) AS name
-  FROM json_each(?2) j ORDER BY j.key`;
+/** Guard: the task is live, every one of the (distinct) names is a label of the account, and the task carries at least one. */
+export function liveTaskCarriesSome(c: { taskId: string; accountId: string; names: string[] }): Condition {
+  return {
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
+  AND (SELECT count(*) FROM labels WHERE account_id = ?2 AND name IN (SELECT value FROM json_each(?3))) = ?4
+  AND EXISTS (${ON_TASK})`,
+    binds: [c.taskId, c.accountId, JSON.stringify(c.names), c.names.length],
+  };
+}
 
-/** The names as the account spells them now: `{ name }` rows. */
-export function selectSpelled(db: D1Database, accountId: string, names: string[]): D1PreparedStatement {
-  return db.prepare(SPELLED).bind(accountId, JSON.stringify(names));
+/**
+ * The names the task does not carry yet, each as the account spells it (its
+ * own spelling when no label has it), in the given order. Binds: account, names, task.
+ */
+const TO_ADD = `SELECT coalesce((SELECT l.name FROM labels l WHERE l.account_id = ?1 AND l.name = j.value), j.value) AS name
+  FROM json_each(?2) j
+ WHERE NOT EXISTS (SELECT 1 FROM task_labels tl JOIN labels l ON l.id = tl.label_id AND l.account_id = tl.account_id
+                    WHERE tl.task_id = ?3 AND tl.account_id = ?1 AND l.name = j.value)
+ ORDER BY j.key`;
+
+/** The names label_task adds to the task (run before it does): `{ name }` rows. */
+export function selectToAdd(db: D1Database, accountId: string, taskId: string, names: string[]): D1PreparedStatement {
+  return db.prepare(TO_ADD).bind(accountId, JSON.stringify(names), taskId);
 }
 
 /** Names as a summary lists them: quoted, comma-separated. */
@@ -67,9 +74,9 @@ const QUOTED_NAMES = listSql(QUOTED_NAME.sql({ name: { sql: "name" } }));
 const NEW_NAMES = `SELECT ${listSql({ sql: "j.value", binds: [] })} FROM json_each(?2) j
     WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.account_id = ?1 AND l.name = j.value)`;
 
-/** label_task's summary, before the change: the names labelled, and those no label has yet. Binds: account, names. */
+/** label_task's summary, before the change: the names it adds, and those no label has yet. Binds: account, names, task. */
 export const labelledSummary = `SELECT ${LABELLED.sql({
-  names: { sql: `(SELECT ${QUOTED_NAMES} FROM (${SPELLED}))` },
+  names: { sql: `(SELECT ${QUOTED_NAMES} FROM (${TO_ADD}))` },
   new: { sql: `coalesce(${LABELLED_NEW.sql({ names: { sql: `(${NEW_NAMES})` } }).sql}, '')` },
 }).sql}`;
 

@@ -1,7 +1,7 @@
 import type { Condition } from "../catalog/tool.ts";
-import { notFound } from "../domain/errors.ts";
 import { selectTask, throwTaskMissing, type TaskRow } from "./tasks.ts";
 import { readBatch } from "./batch.ts";
+import { selectLabel } from "./label-writes.ts";
 
 /**
  * Labels: names unique per account without regard to case (the column is
@@ -47,18 +47,18 @@ export function selectLabelRows(db: D1Database, accountId: string, afterName: st
     .bind(...(afterName === null ? [accountId, limit + 1] : [accountId, afterName, limit + 1]));
 }
 
-export async function findLabel(db: D1Database, accountId: string, id: string): Promise<LabelRow | null> {
-  return db.prepare(`SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.id = ? AND l.account_id = ?`).bind(id, accountId).first<LabelRow>();
-}
-
-export async function requireLabel(db: D1Database, accountId: string, id: string): Promise<LabelRow> {
-  const row = await findLabel(db, accountId, id);
-  if (!row) throw notFound("label", id, LABEL_NOT_FOUND_HINT);
-  return row;
+function selectLabelByName(db: D1Database, accountId: string, name: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.account_id = ? AND l.name = ?`).bind(accountId, name);
 }
 
 export async function findLabelByName(db: D1Database, accountId: string, name: string): Promise<LabelRow | null> {
-  return db.prepare(`SELECT ${LABEL_WITH_COUNT} FROM labels l WHERE l.account_id = ? AND l.name = ?`).bind(accountId, name).first<LabelRow>();
+  return selectLabelByName(db, accountId, name).first<LabelRow>();
+}
+
+/** In one round trip: the label, and the label (this one or another) that has the name; either may be null. */
+export async function readRenaming(db: D1Database, accountId: string, id: string, name: string): Promise<{ label: LabelRow | null; named: LabelRow | null }> {
+  const { label, named } = await readBatch(db, { label: selectLabel(db, accountId, id), named: selectLabelByName(db, accountId, name) });
+  return { label: (label[0] as LabelRow | undefined) ?? null, named: (named[0] as LabelRow | undefined) ?? null };
 }
 
 /**
@@ -78,16 +78,23 @@ export async function readTaskLabelling(db: D1Database, accountId: string, taskI
   return { task: row, current: current as unknown as TaskLabel[], known: known as unknown as TaskLabel[] };
 }
 
-/** Has this label id been deleted by delete_label in this account (so a repeated delete has nothing to do)? */
-/** What the first delete_label of this label answered (from its activity entry), or null when it was never deleted. */
-export async function labelDeletion(db: D1Database, accountId: string, id: string): Promise<{ name: string; removed_from_tasks: number } | null> {
-  const row = await db
-    .prepare("SELECT summary FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'delete_label' ORDER BY created_at LIMIT 1")
-    .bind(id, accountId)
-    .first<{ summary: string }>();
-  if (!row) return null;
-  const m = /^deleted label "(.*)" \(on (\d+) task\(s\)\)$/s.exec(row.summary);
-  return m ? { name: m[1], removed_from_tasks: Number(m[2]) } : { name: "", removed_from_tasks: 0 };
+/**
+ * In one round trip: the label, or else what the first delete_label of it
+ * answered (from its activity entry); both null when there never was one.
+ */
+export async function readLabelOrDeletion(
+  db: D1Database, accountId: string, id: string,
+): Promise<{ label: LabelRow | null; deletion: { name: string; removed_from_tasks: number } | null }> {
+  const { label, deleted } = await readBatch(db, {
+    label: selectLabel(db, accountId, id),
+    deleted: db
+      .prepare("SELECT summary FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'delete_label' ORDER BY created_at LIMIT 1")
+      .bind(id, accountId),
+  });
+  const row = deleted[0] as { summary: string } | undefined;
+  const m = row && /^deleted label "(.*)" \(on (\d+) task\(s\)\)$/s.exec(row.summary);
+  const deletion = row ? (m ? { name: m[1], removed_from_tasks: Number(m[2]) } : { name: "", removed_from_tasks: 0 }) : null;
+  return { label: (label[0] as LabelRow | undefined) ?? null, deletion };
 }
 
 export function insertLabel(
@@ -150,10 +157,4 @@ export function attachLabelByName(
        ON CONFLICT (task_id, label_id) DO NOTHING`,
     )
     .bind(accountId, taskId, name, now);
-}
-
-export function detachLabels(db: D1Database, accountId: string, taskId: string, labelIds: string[]): D1PreparedStatement {
-  return db
-    .prepare(`DELETE FROM task_labels WHERE task_id = ? AND account_id = ? AND label_id IN (${labelIds.map(() => "?").join(", ")})`)
-    .bind(taskId, accountId, ...labelIds);
 }

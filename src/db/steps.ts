@@ -83,21 +83,18 @@ export function stepIsLive(c: { stepId: string; accountId: string }): Condition 
   };
 }
 
-/** Guard: the task is live and its live steps are exactly these ids. */
+/**
+ * Guard: the task is live and its live steps are exactly these ids, each once
+ * (as many live steps as ids, and as many of them among the ids).
+ */
 export function liveStepsAre(c: { taskId: string; accountId: string; stepIds: string[] }): Condition {
   return {
     sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL)
    AND (SELECT count(*) FROM steps WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL) = ?4
-   AND (SELECT count(*) FROM steps s JOIN json_each(?3) j ON j.value = s.id
-         WHERE s.task_id = ?1 AND s.account_id = ?2 AND s.trash_id IS NULL) = ?4`,
+   AND (SELECT count(*) FROM steps WHERE task_id = ?1 AND account_id = ?2 AND trash_id IS NULL
+         AND id IN (SELECT value FROM json_each(?3))) = ?4`,
     binds: [c.taskId, c.accountId, JSON.stringify(c.stepIds), c.stepIds.length],
   };
-}
-
-export function insertStep(db: D1Database, accountId: string, s: Step): D1PreparedStatement {
-  return db
-    .prepare("INSERT INTO steps (id, account_id, task_id, position, text, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-    .bind(s.id, accountId, s.task_id, s.position, s.text, s.status, s.created_at, s.updated_at);
 }
 
 /** A step of a live task of this account, whether live or in the trash; null if there is none. */
@@ -132,18 +129,6 @@ export async function requireStep(db: D1Database, accountId: string, stepId: str
   const row = await findStep(db, accountId, stepId);
   if (!row) throw notFound("step", stepId, STEP_HINT);
   return row;
-}
-
-export function setStepStatus(db: D1Database, accountId: string, stepId: string, status: StepStatus, now: string): D1PreparedStatement {
-  return db
-    .prepare("UPDATE steps SET status = ?, updated_at = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL")
-    .bind(status, now, stepId, accountId);
-}
-
-export function setStepText(db: D1Database, accountId: string, stepId: string, text: string, now: string): D1PreparedStatement {
-  return db
-    .prepare("UPDATE steps SET text = ?, updated_at = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL")
-    .bind(text, now, stepId, accountId);
 }
 
 /** Positions 1..n in the order of the JSON array of ids; only steps whose position changes are touched. */

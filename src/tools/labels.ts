@@ -2,18 +2,15 @@ import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  attachLabelByName, deleteLabel, detachLabels, findLabel, findLabelByName, insertLabel, insertLabelIfMissing, LABEL_NOT_FOUND_HINT,
-  foldName, listLabelRows, nameFree, readTaskLabelling, renameLabel, requireLabel, selectTaskLabels, labelDeletion,
-  type LabelRow, type TaskLabel,
+  attachLabelByName, deleteLabel, findLabelByName, insertLabel, insertLabelIfMissing, LABEL_NOT_FOUND_HINT, foldName, listLabelRows, nameFree,
+  readLabelOrDeletion, readRenaming, readTaskLabelling, renameLabel, selectTaskLabels, type LabelRow, type TaskLabel,
 } from "../db/labels.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { taskIsLive } from "../db/tasks.ts";
-import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
-import { fastOr } from "./fast.ts";
-import { CREATED_LABEL, DELETED_LABEL, LABELLED, LABELLED_NEW, LIST_SEPARATOR, QUOTED_NAME, RENAMED_LABEL, UNLABELLED } from "../db/summaries.ts";
+import { AGAIN, defineTool, named } from "../catalog/tool.ts";
+import { CREATED_LABEL } from "../db/summaries.ts";
 import {
-  deletedLabelSummary, detachByNames, labelExists, renamedLabelSummary, labelSpelledOtherwise, labelledSummary, labelSummary, liveTaskHasAll, liveTaskHasNone,
-  selectLabel, selectOnTask, selectSpelled, unlabelledSummary,
+  deletedLabelSummary, detachByNames, labelExists, renamedLabelSummary, labelSpelledOtherwise, labelledSummary, labelSummary, liveTaskCarriesSome,
+  liveTaskLacksSome, selectLabel, selectOnTask, selectToAdd, unlabelledSummary,
 } from "../db/label-writes.ts";
 import { cursor, labelId, LIMITS, limit, nextCursor, taskId } from "./schemas.ts";
 
@@ -89,30 +86,10 @@ const createLabel = defineTool({
   output: z.object({ label: labelShape, created: z.boolean() }),
   async handler(ctx, args) {
     const a = ctx.principal.accountId;
-    const slowly = async () => {
-      const existing = await findLabelByName(ctx.db, a, args.name);
-      if (existing && args.color !== undefined && args.color !== existing.color) {
-        const has = existing.color ? `with color ${existing.color}` : "without a color";
-        throw conflict(
-          `a label named "${existing.name}" already exists ${has}, not ${args.color}; call create_label without color${existing.color ? ` (or with ${existing.color})` : ""} to use it, or choose another name.`,
-        );
-      }
-      if (existing) return { label: toLabel(existing), created: false };
-      const row = { id: newId(ID_PREFIX.label), accountId: a, name: args.name, color: args.color ?? null, now: ctx.now };
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(nameFree({ accountId: a, labelId: row.id, name: row.name }), conflict(`a label named "${row.name}" was just created by another call; call create_label again to get it.`)),
-            insertLabel(ctx.db, row),
-          ],
-          activity: { target: row.id, summary: CREATED_LABEL.text({ name: row.name }) },
-        },
-        { label: { id: row.id, name: row.name, color: row.color, created_at: row.now, task_count: 0 }, created: true },
-      );
-    };
     const row = { id: newId(ID_PREFIX.label), accountId: a, name: args.name, color: args.color ?? null, now: ctx.now };
-    return fastOr(
-      (miss) =>
+    return ctx.write({
+      subject: `label "${args.name}"`,
+      apply: (miss) =>
         ctx.commit(
           {
             statements: [ctx.guard(nameFree({ accountId: a, labelId: row.id, name: row.name }), miss), insertLabel(ctx.db, row)],
@@ -120,8 +97,19 @@ const createLabel = defineTool({
           },
           { label: { id: row.id, name: row.name, color: row.color, created_at: row.now, task_count: 0 }, created: true },
         ),
-      slowly,
-    );
+      // Missed: a label has the name (the same one again, or refused for another color); none now: create it after all.
+      async diagnose() {
+        const existing = await findLabelByName(ctx.db, a, args.name);
+        if (!existing) return AGAIN;
+        if (args.color !== undefined && args.color !== existing.color) {
+          const has = existing.color ? `with color ${existing.color}` : "without a color";
+          throw conflict(
+            `a label named "${existing.name}" already exists ${has}, not ${args.color}; call create_label without color${existing.color ? ` (or with ${existing.color})` : ""} to use it, or choose another name.`,
+          );
+        }
+        return { label: toLabel(existing), created: false };
+      },
+    });
   },
 });
 
@@ -132,21 +120,9 @@ const renameLabelTool = defineTool({
   output: z.object({ label: labelShape, changed: z.boolean() }),
   async handler(ctx, args) {
     const a = ctx.principal.accountId;
-    const slowly = async () => {
-      const label = await requireLabel(ctx.db, a, args.label_id);
-      if (label.name === args.name) return { label: toLabel(label), changed: false };
-      const other = await findLabelByName(ctx.db, a, args.name);
-      if (other && other.id !== label.id) throw nameTaken(args.name, other.name);
-      return ctx.commit(
-        {
-          statements: [ctx.guard(nameFree({ accountId: a, labelId: label.id, name: args.name }), nameTaken(args.name, args.name)), renameLabel(ctx.db, a, label.id, args.name)],
-          activity: { target: label.id, summary: RENAMED_LABEL.text({ old: label.name, name: args.name }) },
-        },
-        { label: toLabel({ ...label, name: args.name }), changed: true },
-      );
-    };
-    return fastOr(
-      (miss) =>
+    return ctx.write({
+      subject: `label ${args.label_id}`,
+      apply: (miss) =>
         ctx.commit(
           {
             statements: [
@@ -159,8 +135,15 @@ const renameLabelTool = defineTool({
           },
           (rows) => ({ label: toLabel(rows.label[0] as LabelRow), changed: true }),
         ),
-      slowly,
-    );
+      // Missed: no such label, already spelled so (a no-op), or another label has the name.
+      async diagnose() {
+        const { label, named: other } = await readRenaming(ctx.db, a, args.label_id, args.name);
+        if (!label) throw notFound("label", args.label_id, LABEL_NOT_FOUND_HINT);
+        if (label.name === args.name) return { label: toLabel(label), changed: false };
+        if (other && other.id !== label.id) throw nameTaken(args.name, other.name);
+        return AGAIN;
+      },
+    });
   },
 });
 
@@ -176,24 +159,9 @@ const deleteLabelTool = defineTool({
   }),
   async handler(ctx, { label_id }) {
     const a = ctx.principal.accountId;
-    const slowly = async () => {
-      const label = await findLabel(ctx.db, a, label_id);
-      if (!label) {
-        // A repeat answers as the first call did (C7), from that call's record.
-        const first = await labelDeletion(ctx.db, a, label_id);
-        if (first) return { label_id, ...first, changed: false };
-        throw notFound("label", label_id, LABEL_NOT_FOUND_HINT);
-      }
-      return ctx.commit(
-        {
-          statements: deleteLabel(ctx.db, a, label.id),
-          activity: { target: label.id, summary: DELETED_LABEL.text({ name: label.name, count: label.task_count }) },
-        },
-        { label_id, name: label.name, removed_from_tasks: label.task_count, changed: true },
-      );
-    };
-    return fastOr(
-      (miss) =>
+    return ctx.write({
+      subject: `label ${label_id}`,
+      apply: (miss) =>
         ctx.commit(
           {
             statements: [ctx.guard(labelExists({ accountId: a, labelId: label_id }), miss), named("label", selectLabel(ctx.db, a, label_id)), ...deleteLabel(ctx.db, a, label_id)],
@@ -204,8 +172,14 @@ const deleteLabelTool = defineTool({
             return { label_id, name: label.name, removed_from_tasks: label.task_count, changed: true };
           },
         ),
-      slowly,
-    );
+      // Missed: no such label. A repeat answers as the first call did (C7), from that call's record.
+      async diagnose() {
+        const { label, deletion } = await readLabelOrDeletion(ctx.db, a, label_id);
+        if (label) return AGAIN;
+        if (deletion) return { label_id, ...deletion, changed: false };
+        throw notFound("label", label_id, LABEL_NOT_FOUND_HINT);
+      },
+    });
   },
 });
 
@@ -221,22 +195,6 @@ const unlabelTaskResult = z.object({
   removed: z.array(z.string()).describe("label names removed by this call (empty: nothing to do)"),
 });
 
-/** Runs the write, reading the task's labels back in the same batch. */
-const quotedNames = (names: string[]) => names.map((name) => QUOTED_NAME.text({ name })).join(LIST_SEPARATOR);
-
-async function commitAndReadLabels(ctx: ToolContext, task: string, statements: D1PreparedStatement[], summary: string): Promise<TaskLabel[]> {
-  const a = ctx.principal.accountId;
-  const { rows } = await ctx.commitWithResults({
-    statements: [
-      ctx.guard(taskIsLive({ taskId: task, accountId: a }), conflict(`task ${task} was deleted by another call at the same moment; list_tasks finds task ids.`)),
-      ...statements,
-      named("labels", selectTaskLabels(ctx.db, a, task)),
-    ],
-    activity: { target: task, summary },
-  });
-  return rows.labels as TaskLabel[];
-}
-
 const labelTask = defineTool({
   name: "label_task",
   description: "Add labels to a task by name, creating missing ones. Returns the task's labels and added.",
@@ -244,45 +202,35 @@ const labelTask = defineTool({
   output: labelTaskResult,
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const names = distinctNames(args.labels);
-      const { task, current, known } = await readTaskLabelling(db, p.accountId, args.task_id, names);
-      const toAdd = names.filter((n) => !current.some((l) => sameName(l.name, n)));
-      if (toAdd.length === 0) return { task_id: task.id, labels: current, added: [] };
-
-      const missing = toAdd.filter((n) => !known.some((l) => sameName(l.name, n)));
-      const statements = [
-        ...missing.map((name) => insertLabelIfMissing(db, { id: newId(ID_PREFIX.label), accountId: p.accountId, name, now: ctx.now })),
-        ...toAdd.map((name) => attachLabelByName(db, p.accountId, task.id, name, ctx.now)),
-      ];
-      const added = toAdd.map((n) => known.find((l) => sameName(l.name, n))?.name ?? n);
-      const summary = LABELLED.text({
-        names: quotedNames(added),
-        new: missing.length ? LABELLED_NEW.text({ names: missing.join(LIST_SEPARATOR) }) : "",
-      });
-      const labels = await commitAndReadLabels(ctx, task.id, statements, summary);
-      return { task_id: task.id, labels, added };
-    };
-    // The usual case in one batch: a live task carrying none of the names; labels no one has yet are created.
+    // A live task lacking some of the names: those are added, and labels no one has yet are created.
     const names = distinctNames(args.labels);
-    const json = JSON.stringify(names);
-    return fastOr(async (miss) => {
-      const statements = [
-        ctx.guard(liveTaskHasNone({ taskId: args.task_id, accountId: p.accountId, names }), miss),
-        ...names.map((name) => insertLabelIfMissing(db, { id: newId(ID_PREFIX.label), accountId: p.accountId, name, now: ctx.now })),
-        ...names.map((name) => attachLabelByName(db, p.accountId, args.task_id, name, ctx.now)),
-        named("added", selectSpelled(db, p.accountId, names)),
-        named("labels", selectTaskLabels(db, p.accountId, args.task_id)),
-      ];
-      return ctx.commit(
-        { statements, activity: { target: args.task_id, summarySql: { sql: labelledSummary, binds: [p.accountId, json] } } },
-        (rows) => ({
-          task_id: args.task_id,
-          labels: rows.labels as TaskLabel[],
-          added: (rows.added as { name: string }[]).map((r) => r.name),
-        }),
-      );
-    }, slowly);
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) =>
+        ctx.commit(
+          {
+            statements: [
+              ctx.guard(liveTaskLacksSome({ taskId: args.task_id, accountId: p.accountId, names }), miss),
+              named("added", selectToAdd(db, p.accountId, args.task_id, names)),
+              ...names.map((name) => insertLabelIfMissing(db, { id: newId(ID_PREFIX.label), accountId: p.accountId, name, now: ctx.now })),
+              ...names.map((name) => attachLabelByName(db, p.accountId, args.task_id, name, ctx.now)),
+              named("labels", selectTaskLabels(db, p.accountId, args.task_id)),
+            ],
+            activity: { target: args.task_id, summarySql: { sql: labelledSummary, binds: [p.accountId, JSON.stringify(names), args.task_id] } },
+          },
+          (rows) => ({
+            task_id: args.task_id,
+            labels: rows.labels as TaskLabel[],
+            added: (rows.added as { name: string }[]).map((r) => r.name),
+          }),
+        ),
+      // Missed: the task is missing or in the trash (readTaskLabelling says which), or carries every name (a no-op).
+      async diagnose() {
+        const { task, current } = await readTaskLabelling(db, p.accountId, args.task_id, names);
+        const lacking = names.some((n) => !current.some((l) => sameName(l.name, n)));
+        return lacking ? AGAIN : { task_id: task.id, labels: current, added: [] };
+      },
+    });
   },
 });
 
@@ -293,41 +241,38 @@ const unlabelTask = defineTool({
   output: unlabelTaskResult,
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const names = distinctNames(args.labels);
-      const { task, current, known } = await readTaskLabelling(db, p.accountId, args.task_id, names);
-      const unknown = names.filter((n) => !known.some((l) => sameName(l.name, n)));
-      if (unknown.length) {
-        throw invalid(`labels: no label named ${unknown.map((n) => `"${n}"`).join(", ")} in this account; list_labels shows the names, get_task the task's labels.`);
-      }
-      const toRemove = current.filter((l) => names.some((n) => sameName(l.name, n)));
-      if (toRemove.length === 0) return { task_id: task.id, labels: current, removed: [] };
-      const removed = toRemove.map((l) => l.name);
-      const labels = await commitAndReadLabels(
-        ctx, task.id, [detachLabels(db, p.accountId, task.id, toRemove.map((l) => l.id))],
-        UNLABELLED.text({ names: quotedNames(removed) }),
-      );
-      return { task_id: task.id, labels, removed };
-    };
-    // The usual case in one batch: a live task carrying every one of the names.
+    // A live task carrying some of the names, every one of them a label: those it carries are taken off.
     const names = distinctNames(args.labels);
-    const json = JSON.stringify(names);
-    return fastOr(async (miss) => {
-      const statements = [
-        ctx.guard(liveTaskHasAll({ taskId: args.task_id, accountId: p.accountId, names }), miss),
-        named("removed", selectOnTask(db, p.accountId, args.task_id, names)),
-        detachByNames(db, p.accountId, args.task_id, names),
-        named("labels", selectTaskLabels(db, p.accountId, args.task_id)),
-      ];
-      return ctx.commit(
-        { statements, activity: { target: args.task_id, summarySql: { sql: unlabelledSummary, binds: [args.task_id, p.accountId, json] } } },
-        (rows) => ({
-          task_id: args.task_id,
-          labels: rows.labels as TaskLabel[],
-          removed: (rows.removed as TaskLabel[]).map((l) => l.name),
-        }),
-      );
-    }, slowly);
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) =>
+        ctx.commit(
+          {
+            statements: [
+              ctx.guard(liveTaskCarriesSome({ taskId: args.task_id, accountId: p.accountId, names }), miss),
+              named("removed", selectOnTask(db, p.accountId, args.task_id, names)),
+              detachByNames(db, p.accountId, args.task_id, names),
+              named("labels", selectTaskLabels(db, p.accountId, args.task_id)),
+            ],
+            activity: { target: args.task_id, summarySql: { sql: unlabelledSummary, binds: [args.task_id, p.accountId, JSON.stringify(names)] } },
+          },
+          (rows) => ({
+            task_id: args.task_id,
+            labels: rows.labels as TaskLabel[],
+            removed: (rows.removed as TaskLabel[]).map((l) => l.name),
+          }),
+        ),
+      // Missed: the task is missing or in the trash, a name is no label (refused), or the task carries none of them (a no-op).
+      async diagnose() {
+        const { task, current, known } = await readTaskLabelling(db, p.accountId, args.task_id, names);
+        const unknown = names.filter((n) => !known.some((l) => sameName(l.name, n)));
+        if (unknown.length) {
+          throw invalid(`labels: no label named ${unknown.map((n) => `"${n}"`).join(", ")} in this account; list_labels shows the names, get_task the task's labels.`);
+        }
+        const carried = current.some((l) => names.some((n) => sameName(l.name, n)));
+        return carried ? AGAIN : { task_id: task.id, labels: current, removed: [] };
+      },
+    });
   },
 });
 

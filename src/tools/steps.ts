@@ -1,17 +1,13 @@
 import { z } from "zod";
-import { conflict, invalid, notFound } from "../domain/errors.ts";
+import { invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
-import { moveToTrash, purgeAfter } from "../db/trash.ts";
-import {
-  insertStep, liveStepsAre, reorderSteps, selectLiveSteps, requireLiveStep, requireStep, setStepStatus, setStepText,
-  stepIsLive, stepsUnchangedSinceRead, taskForAppend, taskWithSteps, toStep, type Step,
-} from "../db/steps.ts";
+import { moveToTrash } from "../db/trash.ts";
+import { liveStepsAre, reorderSteps, selectLiveSteps, requireLiveStep, requireStep, stepIsLive, taskForAppend, taskWithSteps, toStep, type Step } from "../db/steps.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
-import { renewLease, renewLeaseOfStep } from "../db/claims.ts";
-import { defineTool, named, type AnyTool, type ToolContext } from "../catalog/tool.ts";
-import { fastOr } from "./fast.ts";
-import { ADDED_STEPS, DELETED_STEP, EDITED_STEP, LIST_SEPARATOR, plural, REORDERED_STEPS, STEP_STATUS } from "../db/summaries.ts";
+import { renewLeaseOfStep } from "../db/claims.ts";
+import { AGAIN, defineTool, named, type AnyTool, type Outcome, type ToolContext } from "../catalog/tool.ts";
+import { ADDED_STEPS, DELETED_STEP, EDITED_STEP, LIST_SEPARATOR, plural, REORDERED_STEPS } from "../db/summaries.ts";
 import {
   appendStep, insertStepTrashItem, roomForSteps, selectStepTask, setStep, stepDiffers, stepStatusSummary, stepSummary, stepTask, stepsNotInOrder,
 } from "../db/step-writes.ts";
@@ -59,79 +55,76 @@ const addSteps = defineTool({
   output: z.object({ task_id: z.string(), steps: z.array(stepShape) }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const { task, maxPosition, live } = await taskForAppend(db, p.accountId, args.task_id);
-      if (!task) return throwTaskMissing(db, p.accountId, args.task_id, TASK_HINT);
-      if (live + args.steps.length > STEP_LIMITS.perTask) {
-        throw invalid(
-          `steps: task ${args.task_id} has ${live} steps and may hold at most ${STEP_LIMITS.perTask}; add at most ${Math.max(0, STEP_LIMITS.perTask - live)}, or delete_step finished ones first.`,
+    // A live task with room: each step is placed after the last one placed.
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) => {
+        const steps = args.steps.map((text) => ({
+          id: newId(ID_PREFIX.step),
+          task_id: args.task_id,
+          text,
+          status: "pending" as const,
+          created_at: ctx.now,
+          updated_at: ctx.now,
+        }));
+        const ids = steps.map((s) => s.id).join(LIST_SEPARATOR);
+        return ctx.commit(
+          {
+            statements: [
+              ctx.guard(roomForSteps({ taskId: args.task_id, accountId: p.accountId, adding: steps.length, limit: STEP_LIMITS.perTask }), miss),
+              ...steps.map((s) => named(s.id, appendStep(db, p.accountId, s))),
+            ],
+            activity: { target: args.task_id, summary: ADDED_STEPS.text({ count: steps.length, s: plural(steps.length), ids }) },
+          },
+          (rows) => ({ task_id: args.task_id, steps: steps.map((s) => toStep(rows[s.id][0] as Step)) }),
         );
-      }
-      const steps: Step[] = args.steps.map((text, i) => ({
-        id: newId(ID_PREFIX.step),
-        task_id: args.task_id,
-        position: maxPosition + i + 1,
-        text,
-        status: "pending",
-        created_at: ctx.now,
-        updated_at: ctx.now,
-      }));
-      const raced = conflict(`task ${args.task_id} changed while adding steps (deleted, or steps added at the same time); list_steps shows the checklist, then call again.`);
-      const ids = steps.map((s) => s.id).join(LIST_SEPARATOR);
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(stepsUnchangedSinceRead({ taskId: args.task_id, accountId: p.accountId, maxPosition }), raced),
-            ...steps.map((s) => insertStep(db, p.accountId, s)),
-          ],
-          activity: { target: args.task_id, summary: ADDED_STEPS.text({ count: steps.length, s: plural(steps.length), ids }) },
-        },
-        { task_id: args.task_id, steps },
-      );
-    };
-    if (args.steps.length > STEP_LIMITS.perTask) return slowly();
-    // The usual case in one batch: a live task with room; each step is placed after the last one placed.
-    return fastOr(async (miss) => {
-      const steps = args.steps.map((text) => ({
-        id: newId(ID_PREFIX.step),
-        task_id: args.task_id,
-        text,
-        status: "pending" as const,
-        created_at: ctx.now,
-        updated_at: ctx.now,
-      }));
-      const ids = steps.map((s) => s.id).join(LIST_SEPARATOR);
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(roomForSteps({ taskId: args.task_id, accountId: p.accountId, adding: steps.length, limit: STEP_LIMITS.perTask }), miss),
-            ...steps.map((s) => named(s.id, appendStep(db, p.accountId, s))),
-          ],
-          activity: { target: args.task_id, summary: ADDED_STEPS.text({ count: steps.length, s: plural(steps.length), ids }) },
-        },
-        (rows) => ({ task_id: args.task_id, steps: steps.map((s) => toStep(rows[s.id][0] as Step)) }),
-      );
-    }, slowly);
+      },
+      // Missed: the task is missing or in the trash, or has no room for these steps (refused).
+      async diagnose() {
+        const { task, live } = await taskForAppend(db, p.accountId, args.task_id);
+        if (!task) return throwTaskMissing(db, p.accountId, args.task_id, TASK_HINT);
+        if (live + args.steps.length > STEP_LIMITS.perTask) {
+          throw invalid(
+            `steps: task ${args.task_id} has ${live} steps and may hold at most ${STEP_LIMITS.perTask}; add at most ${Math.max(0, STEP_LIMITS.perTask - live)}, or delete_step finished ones first.`,
+          );
+        }
+        return AGAIN;
+      },
+    });
   },
 });
 
-/** A live step's status or text in one batch, when it changes; answered with the step as written. */
-function setStepAtOnce(
-  ctx: ToolContext, miss: Error, stepIdValue: string, column: "status" | "text", value: string, summary: string | { sql: string; binds: unknown[] },
+/**
+ * A live step's status or text set, when it changes, in one batch; answered
+ * with the step as written. Missed: the step is missing or in the trash
+ * (requireLiveStep says which), or already so (a no-op).
+ */
+function setStepOutcome(
+  ctx: ToolContext, stepIdValue: string, column: "status" | "text", value: string, summary: string | { sql: string; binds: unknown[] },
   /** Statements to run first (a claim's renewal); the guard still rolls them back on a miss. */
   before: D1PreparedStatement[] = [],
-) {
+): Outcome<{ step: Step; changed: boolean }> {
   const { db, principal: p } = ctx;
-  return ctx.commit(
-    {
-      statements: [...before, ctx.guard(stepDiffers({ stepId: stepIdValue, accountId: p.accountId, column, value }), miss), named("step", setStep(db, p.accountId, stepIdValue, column, value, ctx.now))],
-      activity: { target: null, targetSql: stepTask(p.accountId, stepIdValue), ...(typeof summary === "string" ? { summary } : { summarySql: summary }) },
+  return {
+    subject: `step ${stepIdValue}`,
+    apply: (miss) =>
+      ctx.commit(
+        {
+          statements: [
+            ...before,
+            ctx.guard(stepDiffers({ stepId: stepIdValue, accountId: p.accountId, column, value }), miss),
+            named("step", setStep(db, p.accountId, stepIdValue, column, value, ctx.now)),
+          ],
+          activity: { target: null, targetSql: stepTask(p.accountId, stepIdValue), ...(typeof summary === "string" ? { summary } : { summarySql: summary }) },
+        },
+        (rows) => ({ step: toStep(rows.step[0] as Step), changed: true }),
+      ),
+    async diagnose() {
+      const row = await requireLiveStep(db, p.accountId, stepIdValue);
+      return row[column] === value ? { step: toStep(row), changed: false } : AGAIN;
     },
-    (rows) => ({ step: toStep(rows.step[0] as Step), changed: true }),
-  );
+  };
 }
-
-const stepGone = (id: string) => conflict(`step ${id} was deleted meanwhile; list_steps shows the live steps.`);
 
 const setStatus = defineTool({
   name: "set_step_status",
@@ -140,26 +133,10 @@ const setStatus = defineTool({
   output: z.object({ step: stepShape, changed: z.boolean() }),
   async handler(ctx, { step_id, status }) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const row = await requireLiveStep(db, p.accountId, step_id);
-      if (row.status === status) return { step: toStep(row), changed: false };
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), stepGone(step_id)), setStepStatus(db, p.accountId, step_id, status, ctx.now),
-            renewLease(db, p.accountId, row.task_id, actorName(p), ctx.now),
-          ],
-          activity: { target: row.task_id, summary: STEP_STATUS.text({ step: step_id, from: row.status, to: status }) },
-        },
-        { step: { ...toStep(row), status, updated_at: ctx.now }, changed: true },
-      );
-    };
-    return fastOr(
-      (miss) =>
-        setStepAtOnce(ctx, miss, step_id, "status", status, stepSummary(p.accountId, step_id, stepStatusSummary(step_id, status)), [
-          renewLeaseOfStep(db, p.accountId, step_id, actorName(p), ctx.now),
-        ]),
-      slowly,
+    return ctx.write(
+      setStepOutcome(ctx, step_id, "status", status, stepSummary(p.accountId, step_id, stepStatusSummary(step_id, status)), [
+        renewLeaseOfStep(db, p.accountId, step_id, actorName(p), ctx.now),
+      ]),
     );
   },
 });
@@ -170,19 +147,7 @@ const updateStep = defineTool({
   input: z.strictObject({ step_id: stepId, text: stepText }),
   output: z.object({ step: stepShape, changed: z.boolean() }),
   async handler(ctx, { step_id, text }) {
-    const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const row = await requireLiveStep(db, p.accountId, step_id);
-      if (row.text === text) return { step: toStep(row), changed: false };
-      return ctx.commit(
-        {
-          statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), stepGone(step_id)), setStepText(db, p.accountId, step_id, text, ctx.now)],
-          activity: { target: row.task_id, summary: EDITED_STEP.text({ step: step_id }) },
-        },
-        { step: { ...toStep(row), text, updated_at: ctx.now }, changed: true },
-      );
-    };
-    return fastOr((miss) => setStepAtOnce(ctx, miss, step_id, "text", text, `edited step ${step_id}`), slowly);
+    return ctx.write(setStepOutcome(ctx, step_id, "text", text, EDITED_STEP.text({ step: step_id })));
   },
 });
 
@@ -193,48 +158,34 @@ const deleteStep = defineTool({
   output: trashedShape.extend({ step_id: z.string(), task_id: z.string() }),
   async handler(ctx, { step_id }) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const row = await requireStep(db, p.accountId, step_id);
-      if (row.trash_id) {
+    return ctx.write({
+      subject: `step ${step_id}`,
+      apply: (miss) => {
+        const marks = moveToTrash(db, { accountId: p.accountId, kind: "step", targetId: step_id, title: "", itemCount: 1, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+        const item = insertStepTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, stepId: step_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+        return ctx.commit(
+          {
+            statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), miss), named("item", item), ...marks.statements.slice(1), named("task", selectStepTask(db, p.accountId, step_id))],
+            activity: {
+              target: null,
+              targetSql: stepTask(p.accountId, step_id),
+              summary: DELETED_STEP.text({ step: step_id, trash: marks.trashId }),
+            },
+          },
+          (rows) => {
+            const item = rows.item[0] as { id: string; purge_after: string };
+            return { step_id, task_id: (rows.task[0] as { task_id: string }).task_id, trash_id: item.id, purge_after: item.purge_after, item_count: 1, already_in_trash: false };
+          },
+        );
+      },
+      // Missed: the step (or its task) is missing, or the step is in the trash already (a repeat answers with its trash item).
+      async diagnose() {
+        const row = await requireStep(db, p.accountId, step_id);
+        if (!row.trash_id) return AGAIN;
         if (!row.trash_purge_after) throw notFound("step", step_id, "list_steps shows a task's step ids");
         return { step_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, item_count: 1, already_in_trash: true };
-      }
-      const { trashId, statements } = moveToTrash(db, {
-        accountId: p.accountId,
-        kind: "step",
-        targetId: step_id,
-        title: row.text,
-        itemCount: 1,
-        deletedBy: actorName(p),
-        deletedByToken: p.tokenId,
-        now: ctx.now,
-      });
-      return ctx.commit(
-        {
-          statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), stepGone(step_id)), ...statements],
-          activity: { target: row.task_id, summary: DELETED_STEP.text({ step: step_id, trash: trashId }) },
-        },
-        { step_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), item_count: 1, already_in_trash: false },
-      );
-    };
-    return fastOr(async (miss) => {
-      const marks = moveToTrash(db, { accountId: p.accountId, kind: "step", targetId: step_id, title: "", itemCount: 1, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
-      const item = insertStepTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, stepId: step_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
-      return ctx.commit(
-        {
-          statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), miss), named("item", item), ...marks.statements.slice(1), named("task", selectStepTask(db, p.accountId, step_id))],
-          activity: {
-            target: null,
-            targetSql: stepTask(p.accountId, step_id),
-            summary: DELETED_STEP.text({ step: step_id, trash: marks.trashId }),
-          },
-        },
-        (rows) => {
-          const item = rows.item[0] as { id: string; purge_after: string };
-          return { step_id, task_id: (rows.task[0] as { task_id: string }).task_id, trash_id: item.id, purge_after: item.purge_after, item_count: 1, already_in_trash: false };
-        },
-      );
-    }, slowly);
+      },
+    });
   },
 });
 
@@ -248,57 +199,43 @@ const reorder = defineTool({
   output: z.object({ task_id: z.string(), steps: z.array(stepShape), changed: z.boolean() }),
   async handler(ctx, { task_id, step_ids }) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const { task, steps } = await taskWithSteps(db, p.accountId, task_id);
-      if (!task) return throwTaskMissing(db, p.accountId, task_id, TASK_HINT);
-
-      const byId = new Map(steps.map((s) => [s.id, s]));
-      const seen = new Set<string>();
-      const duplicates = new Set<string>();
-      for (const id of step_ids) (seen.has(id) ? duplicates : seen).add(id);
-      const foreign = [...seen].filter((id) => !byId.has(id));
-      const missing = steps.filter((s) => !seen.has(s.id)).map((s) => s.id);
-      if (duplicates.size || foreign.length || missing.length) {
-        const problems = [
-          missing.length ? `missing: ${missing.join(", ")}` : "",
-          foreign.length ? `not live steps of this task: ${foreign.join(", ")}` : "",
-          duplicates.size ? `listed more than once: ${[...duplicates].join(", ")}` : "",
-        ].filter(Boolean);
-        throw invalid(`step_ids must list each live step of task ${task_id} exactly once (${problems.join("; ")}). list_steps shows the current ids.`);
-      }
-      if (step_ids.every((id, i) => steps[i].id === id)) return { task_id, steps, changed: false };
-
-      const reordered = step_ids.map((id, i) => {
-        const s = byId.get(id) as Step;
-        return s.position === i + 1 ? s : { ...s, position: i + 1, updated_at: ctx.now };
-      });
-      const raced = conflict(`the steps of task ${task_id} changed meanwhile; list_steps shows them, then call again with the current ids.`);
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(liveStepsAre({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), raced),
-            reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
-          ],
-          activity: { target: task_id, summary: REORDERED_STEPS.text({ count: step_ids.length, ids: step_ids.join(LIST_SEPARATOR) }) },
-        },
-        { task_id, steps: reordered, changed: true },
-      );
-    };
-    // The usual case in one batch: the ids are exactly the live steps, in an order other than theirs.
-    return fastOr(async (miss) => {
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(liveStepsAre({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), miss),
-            ctx.guard(stepsNotInOrder({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), miss),
-            reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
-            named("steps", selectLiveSteps(db, p.accountId, task_id)),
-          ],
-          activity: { target: task_id, summary: REORDERED_STEPS.text({ count: step_ids.length, ids: step_ids.join(LIST_SEPARATOR) }) },
-        },
-        (rows) => ({ task_id, steps: (rows.steps as Step[]).map(toStep), changed: true }),
-      );
-    }, slowly);
+    // The ids are exactly the live steps, in an order other than theirs.
+    return ctx.write({
+      subject: `task ${task_id}`,
+      apply: (miss) =>
+        ctx.commit(
+          {
+            statements: [
+              ctx.guard(liveStepsAre({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), miss),
+              ctx.guard(stepsNotInOrder({ taskId: task_id, accountId: p.accountId, stepIds: step_ids }), miss),
+              reorderSteps(db, p.accountId, task_id, step_ids, ctx.now),
+              named("steps", selectLiveSteps(db, p.accountId, task_id)),
+            ],
+            activity: { target: task_id, summary: REORDERED_STEPS.text({ count: step_ids.length, ids: step_ids.join(LIST_SEPARATOR) }) },
+          },
+          (rows) => ({ task_id, steps: (rows.steps as Step[]).map(toStep), changed: true }),
+        ),
+      // Missed: the task is missing or in the trash, the ids are not its live steps once each (refused), or already in this order (a no-op).
+      async diagnose() {
+        const { task, steps } = await taskWithSteps(db, p.accountId, task_id);
+        if (!task) return throwTaskMissing(db, p.accountId, task_id, TASK_HINT);
+        const seen = new Set<string>();
+        const duplicates = new Set<string>();
+        for (const id of step_ids) (seen.has(id) ? duplicates : seen).add(id);
+        const live = new Set(steps.map((s) => s.id));
+        const foreign = [...seen].filter((id) => !live.has(id));
+        const missing = steps.filter((s) => !seen.has(s.id)).map((s) => s.id);
+        if (duplicates.size || foreign.length || missing.length) {
+          const problems = [
+            missing.length ? `missing: ${missing.join(", ")}` : "",
+            foreign.length ? `not live steps of this task: ${foreign.join(", ")}` : "",
+            duplicates.size ? `listed more than once: ${[...duplicates].join(", ")}` : "",
+          ].filter(Boolean);
+          throw invalid(`step_ids must list each live step of task ${task_id} exactly once (${problems.join("; ")}). list_steps shows the current ids.`);
+        }
+        return step_ids.every((id, i) => steps[i].id === id) ? { task_id, steps, changed: false } : AGAIN;
+      },
+    });
   },
 });
 
