@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { commentIsLive, taskIsLive } from "../src/db/comments.ts";
+import { bodyIsTitle, commentTitle, isOwnTitle } from "../src/db/comment-writes.ts";
 import { activityCount, connect, createToken, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 
 type C = { id: string; task_id: string; author: string; body: string; created_at: string; updated_at: string };
@@ -187,6 +188,34 @@ describe("delete_comment", () => {
     expect(await agent.ok("delete_comment", { comment_id: comment.id })).toEqual({ ...del, already_in_trash: true });
     expect(await snapshotDb()).toBe(snap);
     expect(await activityCount(acc.accountId, task.id)).toBe(n);
+  });
+
+  it("titles the trash item with the body's words, cut to 100 characters; whether a body is its own title is decided alike in SQL and here", async () => {
+    const { acc, human, task } = await setup();
+    const bodies = [
+      "Short and plain",
+      "x".repeat(100),
+      "y".repeat(101),
+      "é".repeat(60),
+      " leading space",
+      "two  spaces",
+      "tab\there",
+      "nbsp\u00a0here",
+      "ideographic\u3000space",
+      `${"word ".repeat(30)}end`,
+    ];
+    for (const body of bodies) {
+      const { comment } = await human.ok("comment_on_task", { task_id: task.id, body });
+      const { ok } = (await env.DB.prepare(`SELECT ${bodyIsTitle({ commentId: comment.id, accountId: acc.accountId }).sql} AS ok`)
+        .bind(comment.id, acc.accountId)
+        .first<{ ok: number }>())!;
+      expect([body, ok === 1]).toEqual([body, isOwnTitle(body)]);
+      const del = await human.ok("delete_comment", { comment_id: comment.id });
+      const trash = await env.DB.prepare("SELECT title, purge_after FROM trash WHERE id = ?").bind(del.trash_id).first();
+      expect(trash).toEqual({ title: commentTitle(body), purge_after: del.purge_after });
+    }
+    expect(commentTitle("y".repeat(101))).toBe(`${"y".repeat(99)}…`);
+    expect(commentTitle(" two  spaces\n")).toBe("two spaces");
   });
 
   it("restore_from_trash brings a deleted comment back as it was", async () => {

@@ -60,10 +60,6 @@ export function insertLink(db: D1Database, l: NewLink): D1PreparedStatement {
     .bind(l.id, l.accountId, l.taskId, l.provider, l.eventId, l.title, l.startsAt, l.endsAt, l.url, l.now);
 }
 
-export function deleteLink(db: D1Database, accountId: string, id: string): D1PreparedStatement {
-  return db.prepare("DELETE FROM calendar_links WHERE id = ? AND account_id = ?").bind(id, accountId);
-}
-
 /** An event overlaps [from, to) when it starts before `to` and ends after `from` (an instant event at `from` counts). */
 const OVERLAPS = "c.starts_at < ? AND (c.ends_at > ? OR c.starts_at >= ?)";
 
@@ -157,18 +153,11 @@ export function deleteLinkOf(db: D1Database, accountId: string, taskId: string, 
   return db.prepare(`DELETE FROM calendar_links AS c WHERE ${where} AND c.task_id = ? AND c.account_id = ?`).bind(...binds, taskId, accountId);
 }
 
-/** unlink_calendar_event's summary over the link before (no binds). */
+/** unlink_calendar_event's summary over the link before (no binds): everything the link was, so a repeat can answer with it (unlinkedLink). */
 export const unlinkedSummarySql = UNLINKED_EVENT.sql({
   provider: { sql: "c.provider" }, event: { sql: "c.event_id" }, title: { sql: "c.title" }, id: { sql: "c.id" },
   starts: { sql: "c.starts_at" }, ends: { sql: "c.ends_at" }, url: { sql: "coalesce(c.url, '')" }, created: { sql: "c.created_at" },
 }).sql;
-
-/** unlink_calendar_event's history line, as unlinkedSummarySql writes it in SQL: everything the link was, so a repeat can answer with it. */
-export function unlinkedSummary(l: { provider: string; event_id: string; title: string; id: string; starts_at: string; ends_at: string; url: string | null; created_at: string }): string {
-  return UNLINKED_EVENT.text({
-    provider: l.provider, event: l.event_id, title: l.title, id: l.id, starts: l.starts_at, ends: l.ends_at, url: l.url ?? "", created: l.created_at,
-  });
-}
 
 /**
  * The link a task's first unlink_calendar_event of it removed, from its history

@@ -17,6 +17,12 @@ export function ownLiveCommentNot(c: { commentId: string; accountId: string; aut
   return { sql: `${own.sql} AND EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2 AND body IS NOT ?4)`, binds: [...own.binds, c.body] };
 }
 
+/** Guard: the same, with this very body (what a title made from it assumes). */
+export function ownLiveCommentIs(c: { commentId: string; accountId: string; author: string; body: string }): Condition {
+  const own = ownLiveComment(c);
+  return { sql: `${own.sql} AND EXISTS (SELECT 1 FROM comments WHERE id = ?1 AND account_id = ?2 AND body IS ?4)`, binds: [...own.binds, c.body] };
+}
+
 /** Overwrites a live comment's body; returns the comment. */
 export function setCommentBodyReturning(db: D1Database, accountId: string, commentId: string, body: string, now: string): D1PreparedStatement {
   return db
@@ -56,19 +62,33 @@ export function bodyIsTitle(c: { commentId: string; accountId: string }): Condit
   };
 }
 
-/** The trash item of a live comment whose body is its title (BODY_IS_TITLE); returns id and purge_after. */
+/** A comment's trash title: its body's words, single-spaced, cut to 100 characters. */
+export function commentTitle(body: string): string {
+  const excerpt = body.replace(/\s+/g, " ").trim();
+  return excerpt.length > 100 ? `${excerpt.slice(0, 99)}…` : excerpt;
+}
+
+/** Whether a body is its own trash title, as bodyIsTitle tests it in SQL. */
+export function isOwnTitle(body: string): boolean {
+  return commentTitle(body) === body && new TextEncoder().encode(body).length <= 100;
+}
+
+/**
+ * The trash item of a live comment, titled `title`, or (null) by its body when
+ * that is its own title (bodyIsTitle); returns id and purge_after.
+ */
 export function insertCommentTrashItem(
   db: D1Database,
-  i: { trashId: string; accountId: string; commentId: string; deletedBy: string; deletedByToken: string; now: string },
+  i: { trashId: string; accountId: string; commentId: string; title: string | null; deletedBy: string; deletedByToken: string; now: string },
 ): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
-       SELECT ?3, ?2, 'comment', ?1, c.body, 1, ?4, ?5, ?6,
+       SELECT ?3, ?2, 'comment', ?1, coalesce(?7, c.body), 1, ?4, ?5, ?6,
               strftime('%Y-%m-%dT%H:%M:%fZ', ?6, '+' || a.trash_retention_days || ' days')
          FROM comments c JOIN accounts a ON a.id = c.account_id
         WHERE c.id = ?1 AND c.account_id = ?2 AND c.trash_id IS NULL
        RETURNING id, purge_after`,
     )
-    .bind(i.commentId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now);
+    .bind(i.commentId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now, i.title);
 }

@@ -102,9 +102,3 @@ export function liveComment(row: CommentLookup): CommentLookup {
   }
   return row;
 }
-
-export function setCommentBody(db: D1Database, accountId: string, commentId: string, body: string, now: string): D1PreparedStatement {
-  return db
-    .prepare("UPDATE comments SET body = ?, updated_at = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL")
-    .bind(body, now, commentId, accountId);
-}

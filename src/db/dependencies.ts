@@ -75,23 +75,29 @@ const REACH = `WITH RECURSIVE reach(id, via) AS (
     UNION
     SELECT d.depends_on_id, d.task_id FROM task_dependencies d JOIN reach r ON d.task_id = r.id WHERE d.account_id = ?2)`;
 
-/**
- * A chain of links from `from` to `to` (both included), if `from` already waits
- * on `to` directly or through others; null if there is none.
- */
-export async function findDependencyPath(
-  db: D1Database,
-  accountId: string,
-  from: string,
-  to: string,
-): Promise<{ id: string; title: string | null }[] | null> {
-  const { results } = await db
+/** A task reachable from where a walk started (REACH), the task it was reached from, and its title. */
+export interface ReachRow {
+  id: string;
+  via: string | null;
+  title: string | null;
+}
+
+/** Everything reachable from `from` (itself included), as ReachRows for dependencyPath. */
+export function selectReachable(db: D1Database, accountId: string, from: string): D1PreparedStatement {
+  return db
     .prepare(`${REACH} SELECT r.id, r.via, t.title FROM reach r LEFT JOIN tasks t ON t.id = r.id AND t.account_id = ?2`)
-    .bind(from, accountId)
-    .all<{ id: string; via: string | null; title: string | null }>();
+    .bind(from, accountId);
+}
+
+/**
+ * A chain of links from `from` to `to` (both included) among what
+ * selectReachable read from `from`, if `from` already waits on `to` directly
+ * or through others; null if there is none.
+ */
+export function dependencyPath(rows: ReachRow[], from: string, to: string): { id: string; title: string | null }[] | null {
   const via = new Map<string, string | null>();
   const titles = new Map<string, string | null>();
-  for (const r of results) {
+  for (const r of rows) {
     if (!via.has(r.id)) via.set(r.id, r.id === from ? null : r.via);
     titles.set(r.id, r.title);
   }

@@ -183,11 +183,6 @@ export function endTrashedRuns(db: D1Database, accountId: string, trashId: strin
     .bind(reason, now, accountId, trashId);
 }
 
-/** Guard: the run is still running. */
-export function runIsRunning(c: { runId: string; accountId: string }): Condition {
-  return { sql: "EXISTS (SELECT 1 FROM runs WHERE id = ? AND account_id = ? AND status = 'running')", binds: [c.runId, c.accountId] };
-}
-
 /** Guard: the task is live and not done or cancelled. */
 export function taskIsWorkable(c: { taskId: string; accountId: string }): Condition {
   return {

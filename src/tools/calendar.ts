@@ -4,14 +4,13 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { addDays, dayStartMs, localDate } from "../domain/zoned-time.ts";
 import { selectTimeZone } from "../db/series.ts";
 import {
-  deleteLink, deleteLinkOf, findLink, unlinkedSummarySql, unlinkedLink, unlinkedSummary, findLinkById, insertLink, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn,
+  deleteLinkOf, findLink, findLinkById, insertLink, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn, unlinkedLink, unlinkedSummarySql,
   type AgendaTaskRow, type LinkKey, type LinkRow,
 } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { requireTask } from "../db/tasks.ts";
-import { defineTool, named, type AnyTool } from "../catalog/tool.ts";
+import { AGAIN, defineTool, named, type AnyTool } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
-import { fastOr } from "./fast.ts";
 import { LINKED_EVENT } from "../db/summaries.ts";
 import { calendarDate, cursor, id, isoTime, limit, PRIORITIES, taskId, title, toUtc } from "./schemas.ts";
 
@@ -178,38 +177,40 @@ const linkEvent = defineTool({
     const endsAt = toUtc(args.ends_at);
     if (endsAt < startsAt) throw invalid(`ends_at: ${args.ends_at} is before starts_at ${args.starts_at}; an event ends at or after its start.`);
     const key = { provider: args.provider, eventId: args.event_id };
-    const slowly = async () => {
-      const task = await requireTask(db, p.accountId, args.task_id);
-      const existing = await findLink(db, p.accountId, task.id, args.provider, args.event_id);
-      if (!existing) throw conflict(`task ${task.id} changed meanwhile; try link_calendar_event again.`);
-      const sameUrl = args.url === undefined || (args.url ?? null) === existing.url;
-      if (existing.title === args.title && existing.starts_at === startsAt && existing.ends_at === endsAt && sameUrl) {
-        return { link: existing, created: false, changed: false };
-      }
-      throw conflict(
-        `${args.provider} event ${args.event_id} is already linked to task ${task.id} as "${existing.title}" (${existing.starts_at} – ${existing.ends_at}${existing.url ? `, ${existing.url}` : ""}) [link ${existing.id}]; ` +
-          "a link is not overwritten: unlink_calendar_event removes it, then link_calendar_event links the event with its new details.",
-      );
-    };
-    // The usual case in one batch: a live task without a link for this event; the link is read back after the insert.
-    return fastOr(async (miss) => {
-      const a = p.accountId;
-      const g = linkCondition(a, args.task_id, key, false);
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(g, miss),
-            insertLink(db, {
-              id: newId(ID_PREFIX.calendarLink), accountId: a, taskId: args.task_id, provider: args.provider, eventId: args.event_id,
-              title: args.title, startsAt, endsAt, url: args.url ?? null, now: ctx.now,
-            }),
-            named("link", selectLinkOf(db, a, args.task_id, key)),
-          ],
-          activity: { target: args.task_id, summary: LINKED_EVENT.text({ provider: args.provider, event: args.event_id, title: args.title, starts: startsAt, ends: endsAt }) },
-        },
-        (rows) => ({ link: rows.link[0] as LinkRow, created: true, changed: true }),
-      );
-    }, slowly);
+    const a = p.accountId;
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      // A live task without a link for this event; the link is read back after the insert.
+      apply: (miss) =>
+        ctx.commit(
+          {
+            statements: [
+              ctx.guard(linkCondition(a, args.task_id, key, false), miss),
+              insertLink(db, {
+                id: newId(ID_PREFIX.calendarLink), accountId: a, taskId: args.task_id, provider: args.provider, eventId: args.event_id,
+                title: args.title, startsAt, endsAt, url: args.url ?? null, now: ctx.now,
+              }),
+              named("link", selectLinkOf(db, a, args.task_id, key)),
+            ],
+            activity: { target: args.task_id, summary: LINKED_EVENT.text({ provider: args.provider, event: args.event_id, title: args.title, starts: startsAt, ends: endsAt }) },
+          },
+          (rows) => ({ link: rows.link[0] as LinkRow, created: true, changed: true }),
+        ),
+      // Missed: the task is missing or in the trash, or the event is linked already: with these details (a no-op) or others.
+      async diagnose() {
+        const task = await requireTask(db, a, args.task_id);
+        const existing = await findLink(db, a, task.id, args.provider, args.event_id);
+        if (!existing) return AGAIN;
+        const sameUrl = args.url === undefined || (args.url ?? null) === existing.url;
+        if (existing.title === args.title && existing.starts_at === startsAt && existing.ends_at === endsAt && sameUrl) {
+          return { link: existing, created: false, changed: false };
+        }
+        throw conflict(
+          `${args.provider} event ${args.event_id} is already linked to task ${task.id} as "${existing.title}" (${existing.starts_at} – ${existing.ends_at}${existing.url ? `, ${existing.url}` : ""}) [link ${existing.id}]; ` +
+            "a link is not overwritten: unlink_calendar_event removes it, then link_calendar_event links the event with its new details.",
+        );
+      },
+    });
   },
 });
 
@@ -225,47 +226,32 @@ const unlinkEvent = defineTool({
   output: z.object({ removed: z.boolean().describe("false when the task had no such link"), link: linkShape.nullable() }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const byEvent = args.provider !== undefined || args.event_id !== undefined;
-      if (args.link_id ? byEvent : !(args.provider && args.event_id)) {
-        throw invalid("Name the link either by link_id, or by provider and event_id (list_calendar_links with task_id shows them).");
-      }
-      const task = await requireTask(db, p.accountId, args.task_id);
-      const link = args.link_id
-        ? await findLinkById(db, p.accountId, task.id, args.link_id)
-        : await findLink(db, p.accountId, task.id, args.provider as string, args.event_id as string);
-      if (!link) {
-        // A repeat answers as the first call did (C7), from that call's history line.
-        const key: LinkKey = args.link_id ? { id: args.link_id } : { provider: args.provider as string, eventId: args.event_id as string };
-        const first = await unlinkedLink(db, p.accountId, task.id, key);
-        return { removed: false, link: first && { ...first, task_title: task.title } };
-      }
-      return ctx.commit(
-        {
-          statements: [deleteLink(db, p.accountId, link.id)],
-          activity: { target: task.id, summary: unlinkedSummary(link) },
-        },
-        { removed: true, link },
-      );
-    };
+    const a = p.accountId;
     const byEvent = args.provider !== undefined || args.event_id !== undefined;
-    if (args.link_id ? byEvent : !(args.provider && args.event_id)) return slowly();
-    // The usual case in one batch: the task is live and has the link.
-    return fastOr(async (miss) => {
-      const a = p.accountId;
-      const key: LinkKey = args.link_id ? { id: args.link_id } : { provider: args.provider as string, eventId: args.event_id as string };
-      const g = linkCondition(a, args.task_id, key, true);
-      return ctx.commit(
-        {
-          statements: [ctx.guard(g, miss), named("link", selectLinkOf(db, a, args.task_id, key)), deleteLinkOf(db, a, args.task_id, key)],
-          activity: {
-            target: args.task_id,
-            summarySql: linkSummary(a, args.task_id, key, unlinkedSummarySql),
+    if (args.link_id ? byEvent : !(args.provider && args.event_id)) {
+      throw invalid("Name the link either by link_id, or by provider and event_id (list_calendar_links with task_id shows them).");
+    }
+    const key: LinkKey = args.link_id ? { id: args.link_id } : { provider: args.provider as string, eventId: args.event_id as string };
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      // The task is live and has the link: it is read, then deleted.
+      apply: (miss) =>
+        ctx.commit(
+          {
+            statements: [ctx.guard(linkCondition(a, args.task_id, key, true), miss), named("link", selectLinkOf(db, a, args.task_id, key)), deleteLinkOf(db, a, args.task_id, key)],
+            activity: { target: args.task_id, summarySql: linkSummary(a, args.task_id, key, unlinkedSummarySql) },
           },
-        },
-        (rows) => ({ removed: true, link: rows.link[0] as LinkRow }),
-      );
-    }, slowly);
+          (rows) => ({ removed: true, link: rows.link[0] as LinkRow }),
+        ),
+      // Missed: the task is missing or in the trash, or has no such link: a repeat answers as the first call did (C7), from that call's history line.
+      async diagnose() {
+        const task = await requireTask(db, a, args.task_id);
+        const link = "id" in key ? await findLinkById(db, a, task.id, key.id) : await findLink(db, a, task.id, key.provider, key.eventId);
+        if (link) return AGAIN;
+        const first = await unlinkedLink(db, a, task.id, key);
+        return { removed: false, link: first && { ...first, task_title: task.title } };
+      },
+    });
   },
 });
 

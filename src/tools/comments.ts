@@ -1,21 +1,20 @@
 import { z } from "zod";
-import { conflict, forbidden, notFound } from "../domain/errors.ts";
+import { forbidden, notFound } from "../domain/errors.ts";
 import { actorName, type Principal } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { indexComment } from "../db/search-index.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { requireTask, throwTaskMissing } from "../db/tasks.ts";
 import { renewLease } from "../db/claims.ts";
-import { moveToTrash, purgeAfter } from "../db/trash.ts";
+import { moveToTrash } from "../db/trash.ts";
 import {
-  commentIsLive, insertComment, liveComment, requireComment, setCommentBody, taskIsLive, taskWithComments, toComment,
-  type Comment, type CommentLookup,
+  insertComment, liveComment, requireComment, taskIsLive, taskWithComments, toComment, type Comment, type CommentLookup,
 } from "../db/comments.ts";
-import { defineTool, named, type AnyTool } from "../catalog/tool.ts";
-import { fastOr } from "./fast.ts";
+import { AGAIN, defineTool, named, type AnyTool, type ToolContext } from "../catalog/tool.ts";
 import { COMMENTED, DELETED_COMMENT, EDITED_COMMENT } from "../db/summaries.ts";
 import {
-  bodyIsTitle, commentTask, insertCommentTrashItem, ownLiveComment, ownLiveCommentNot, selectCommentTask, setCommentBodyReturning,
+  bodyIsTitle, commentTask, commentTitle, insertCommentTrashItem, isOwnTitle, ownLiveComment, ownLiveCommentIs, ownLiveCommentNot, selectCommentTask,
+  setCommentBodyReturning,
 } from "../db/comment-writes.ts";
 import { commentId, cursor, idempotencyKey, limit, longText, nextCursor, taskId } from "./schemas.ts";
 import { trashedShape } from "./shapes.ts";
@@ -42,8 +41,6 @@ function requireAuthor(p: Principal, row: CommentLookup): void {
     );
   }
 }
-
-const commentGone = (id: string) => conflict(`comment ${id} was deleted meanwhile; list_comments shows the live comments.`);
 
 const listComments = defineTool({
   name: "list_comments",
@@ -83,25 +80,36 @@ const commentOnTask = defineTool({
       created_at: ctx.now,
       updated_at: ctx.now,
     };
-    // One batch, guarded on a live task; only when that fails does a read find the precise error.
-    const write = (taskGone: Error) =>
-      ctx.commit(
-        {
-          statements: [
-            ctx.guard(taskIsLive({ taskId: args.task_id, accountId: p.accountId }), taskGone), insertComment(db, p.accountId, p.tokenId, comment),
-            indexComment(db, p.accountId, comment.id, comment.body),
-            renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
-          ],
-          activity: { target: args.task_id, summary: COMMENTED.text({ comment: comment.id }) },
-        },
-        { comment },
-      );
-    return fastOr(write, async () => {
-      await requireTask(db, p.accountId, args.task_id);
-      return write(notFound("task", args.task_id, TASK_HINT));
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) =>
+        ctx.commit(
+          {
+            statements: [
+              ctx.guard(taskIsLive({ taskId: args.task_id, accountId: p.accountId }), miss),
+              insertComment(db, p.accountId, p.tokenId, comment),
+              indexComment(db, p.accountId, comment.id, comment.body),
+              renewLease(db, p.accountId, args.task_id, comment.author, ctx.now),
+            ],
+            activity: { target: args.task_id, summary: COMMENTED.text({ comment: comment.id }) },
+          },
+          { comment },
+        ),
+      // Missed: the task is missing or in the trash (requireTask says which), or live again meanwhile.
+      async diagnose() {
+        await requireTask(db, p.accountId, args.task_id);
+        return AGAIN;
+      },
     });
   },
 });
+
+/** The comment as edit_comment and delete_comment find it: one of the caller's own on a live task, live or trashed. */
+async function ownComment(ctx: ToolContext, commentId: string): Promise<CommentLookup> {
+  const row = await requireComment(ctx.db, ctx.principal.accountId, commentId);
+  requireAuthor(ctx.principal, row);
+  return row;
+}
 
 const editComment = defineTool({
   name: "edit_comment",
@@ -110,25 +118,9 @@ const editComment = defineTool({
   output: z.object({ comment: commentShape, changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const row = await requireComment(db, p.accountId, args.comment_id);
-      requireAuthor(p, row);
-      liveComment(row);
-      if (row.body === args.body) return { comment: toComment(row), changed: false };
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(commentIsLive({ commentId: row.id, accountId: p.accountId }), commentGone(row.id)),
-            setCommentBody(db, p.accountId, row.id, args.body, ctx.now),
-            indexComment(db, p.accountId, row.id, args.body),
-          ],
-          activity: { target: row.task_id, summary: EDITED_COMMENT.text({ comment: row.id }) },
-        },
-        { comment: { ...toComment(row), body: args.body, updated_at: ctx.now }, changed: true },
-      );
-    };
-    return fastOr(
-      (miss) =>
+    return ctx.write({
+      subject: `comment ${args.comment_id}`,
+      apply: (miss) =>
         ctx.commit(
           {
             statements: [
@@ -140,8 +132,12 @@ const editComment = defineTool({
           },
           (rows) => ({ comment: toComment(rows.comment[0] as Comment), changed: true }),
         ),
-      slowly,
-    );
+      // Missed: not found, someone else's, in the trash, or already so (a no-op).
+      async diagnose() {
+        const row = liveComment(await ownComment(ctx, args.comment_id));
+        return row.body === args.body ? { comment: toComment(row), changed: false } : AGAIN;
+      },
+    });
   },
 });
 
@@ -152,56 +148,37 @@ const deleteComment = defineTool({
   output: trashedShape.extend({ comment_id: z.string(), task_id: z.string() }),
   async handler(ctx, { comment_id }) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const row = await requireComment(db, p.accountId, comment_id);
-      requireAuthor(p, row);
-      if (row.trash_id) {
-        if (!row.trash_purge_after) throw notFound("comment", comment_id, "list_comments shows a task's comment ids");
-        return { comment_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, item_count: 1, already_in_trash: true };
-      }
-      const excerpt = row.body.replace(/\s+/g, " ").trim();
-      const { trashId, statements } = moveToTrash(db, {
-        accountId: p.accountId,
-        kind: "comment",
-        targetId: comment_id,
-        title: excerpt.length > 100 ? `${excerpt.slice(0, 99)}…` : excerpt,
-        itemCount: 1,
-        deletedBy: actorName(p),
-        deletedByToken: p.tokenId,
-        now: ctx.now,
-      });
+    const me = actorName(p);
+    const own = { commentId: comment_id, accountId: p.accountId, author: me };
+    /** The comment to the trash, titled by its body as it is (`title` null) or by the excerpt made of the body that was read. */
+    const trash = (guards: D1PreparedStatement[], title: string | null) => {
+      const marks = moveToTrash(db, { accountId: p.accountId, kind: "comment", targetId: comment_id, title: "", itemCount: 1, deletedBy: me, deletedByToken: p.tokenId, now: ctx.now });
+      const item = insertCommentTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, commentId: comment_id, title, deletedBy: me, deletedByToken: p.tokenId, now: ctx.now });
       return ctx.commit(
         {
-          statements: [ctx.guard(commentIsLive({ commentId: comment_id, accountId: p.accountId }), commentGone(comment_id)), ...statements],
-          activity: { target: row.task_id, summary: DELETED_COMMENT.text({ comment: comment_id, trash: trashId }) },
-        },
-        { comment_id, task_id: row.task_id, trash_id: trashId, purge_after: purgeAfter(ctx.now, row.retention_days), item_count: 1, already_in_trash: false },
-      );
-    };
-    return fastOr(async (miss) => {
-      const marks = moveToTrash(db, { accountId: p.accountId, kind: "comment", targetId: comment_id, title: "", itemCount: 1, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
-      const item = insertCommentTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, commentId: comment_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(ownLiveComment({ commentId: comment_id, accountId: p.accountId, author: actorName(p) }), miss),
-            ctx.guard(bodyIsTitle({ commentId: comment_id, accountId: p.accountId }), miss),
-            named("item", item),
-            ...marks.statements.slice(1),
-            named("task", selectCommentTask(db, p.accountId, comment_id)),
-          ],
-          activity: {
-            target: null,
-            targetSql: commentTask(p.accountId, comment_id),
-            summary: DELETED_COMMENT.text({ comment: comment_id, trash: marks.trashId }),
-          },
+          statements: [...guards, named("item", item), ...marks.statements.slice(1), named("task", selectCommentTask(db, p.accountId, comment_id))],
+          activity: { target: null, targetSql: commentTask(p.accountId, comment_id), summary: DELETED_COMMENT.text({ comment: comment_id, trash: marks.trashId }) },
         },
         (rows) => {
           const row = rows.item[0] as { id: string; purge_after: string };
           return { comment_id, task_id: (rows.task[0] as { task_id: string }).task_id, trash_id: row.id, purge_after: row.purge_after, item_count: 1, already_in_trash: false };
         },
       );
-    }, slowly);
+    };
+    return ctx.write({
+      subject: `comment ${comment_id}`,
+      apply: (miss) => trash([ctx.guard(ownLiveComment(own), miss), ctx.guard(bodyIsTitle(own), miss)], null),
+      // Missed: not found, someone else's, in the trash already (answered as the first call was), or a body that is
+      // not its own title: then its excerpt titles the item, as long as the body is still the one read.
+      async diagnose(lost) {
+        const row = await ownComment(ctx, comment_id);
+        if (row.trash_id) {
+          if (!row.trash_purge_after) throw notFound("comment", comment_id, "list_comments shows a task's comment ids");
+          return { comment_id, task_id: row.task_id, trash_id: row.trash_id, purge_after: row.trash_purge_after, item_count: 1, already_in_trash: true };
+        }
+        return isOwnTitle(row.body) ? AGAIN : trash([ctx.guard(ownLiveCommentIs({ ...own, body: row.body }), lost)], commentTitle(row.body));
+      },
+    });
   },
 });
 

@@ -1,21 +1,19 @@
 import { z } from "zod";
 import { conflict, forbidden, invalid, notFound } from "../domain/errors.ts";
-import { actorName, type Principal } from "../domain/principal.ts";
+import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  appendEvent, endRun, insertRun, ownRunIsRunning, requireRun, RUN_EVENT_KINDS, runIsRunning, RUN_STATUSES, runTask, runWithEvents,
+  appendEvent, endRun, insertRun, ownRunIsRunning, requireRun, RUN_EVENT_KINDS, RUN_STATUSES, runTask, runWithEvents,
   selectAgentExists, selectLiveTaskExists, selectRun, selectRuns, startedRunSummary,
   startTask, taskIsWorkable, toRun, type Run, type RunRow, type RunStatus,
 } from "../db/runs.ts";
-import { readTaskState, taskAtVersion } from "../db/lifecycle.ts";
+import { readTaskState } from "../db/lifecycle.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
-import { reasonText, RUN_ENDED, RUN_EVENT, STARTED_RUN, STARTED_RUN_PROGRESS } from "../db/summaries.ts";
+import { reasonText, RUN_ENDED, RUN_EVENT } from "../db/summaries.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
+import { AGAIN, defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import { actorNameArg, cursor, idempotencyKey, limit, nextCursor, runId, taskId, TASK_STATUSES } from "./schemas.ts";
-import { optimistic } from "./lifecycle.ts";
-import { fastOr } from "./fast.ts";
 import { renewLeaseOfRun } from "../db/claims.ts";
 
 export const RUN_LIMITS = { message: 4000, url: 2000, summary: 4000, eventsShown: 200 } as const;
@@ -42,11 +40,13 @@ const eventShape = z.object({
 
 const summaryText = z.string().trim().min(1, "must not be empty").max(RUN_LIMITS.summary);
 
-/** Only the agent whose run it is may change it. */
-function requireOwnRun(p: Principal, run: RunRow): void {
-  if (p.agentId !== run.agent_id) {
+/** The run, when it is the caller's: only the agent whose run it is may change it. */
+async function requireOwnRun(ctx: ToolContext, id: string): Promise<RunRow> {
+  const run = await requireRun(ctx.db, ctx.principal.accountId, id);
+  if (ctx.principal.agentId !== run.agent_id) {
     throw forbidden(`run ${run.id} belongs to agent ${run.agent}; only that agent's token may log to, finish or cancel it.`);
   }
+  return run;
 }
 
 const listRuns = defineTool({
@@ -98,53 +98,40 @@ const startRun = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    const slowly = async () => {
-      if (p.kind !== "agent" || !p.agentId) {
-        throw forbidden("start_run records an agent's work, so it needs the agent's own token; a person uses claim_task and complete_task instead.");
-      }
-      const agentId = p.agentId;
-      return optimistic(`task ${args.task_id}`, async (lost) => {
+    if (p.kind !== "agent" || !p.agentId) {
+      throw forbidden("start_run records an agent's work, so it needs the agent's own token; a person uses claim_task and complete_task instead.");
+    }
+    const agentId = p.agentId;
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      // A workable task (an open one starts); the run is read back with the task's status.
+      apply: (miss) => {
+        const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: args.task_id, agentId, now };
+        return ctx.commit(
+          {
+            statements: [
+              ctx.guard(taskIsWorkable({ taskId: args.task_id, accountId: a }), miss),
+              startTask(db, a, args.task_id, now),
+              insertRun(db, run),
+              named("run", selectRun(db, a, run.id)),
+            ],
+            activity: { target: args.task_id, summarySql: startedRunSummary(a, args.task_id, run.id) },
+          },
+          (rows) => {
+            const row = rows.run[0] as Run & { task_status: (typeof TASK_STATUSES)[number] };
+            return { run: toRun(row), task_status: row.task_status };
+          },
+        );
+      },
+      // Missed: the task is missing or in the trash (readTaskState says which), finished, or workable again meanwhile.
+      async diagnose() {
         const { task: t } = await readTaskState(db, a, args.task_id);
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status}; a run needs an unfinished task. reopen_task brings it back first.`);
         }
-        const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: t.id, agentId, now };
-        const statements =
-          t.status === "open"
-            ? [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), startTask(db, a, t.id, now)]
-            : [ctx.guard(taskIsWorkable({ taskId: t.id, accountId: a }), lost)];
-        statements.push(insertRun(db, run));
-        const value: Run = {
-          id: run.id, task_id: t.id, task_title: t.title, agent: p.agentName as string, status: "running", summary: null,
-          started_at: now, finished_at: null, last_event_at: now,
-        };
-        return ctx.commit(
-          { statements, activity: { target: t.id, summary: STARTED_RUN.text({ run: run.id, progress: t.status === "open" ? STARTED_RUN_PROGRESS.text() : "" }) } },
-          { run: value, task_status: t.status === "open" ? ("in_progress" as const) : t.status },
-        );
-      });
-    };
-    if (p.kind !== "agent" || !p.agentId) return slowly();
-    const agentId = p.agentId;
-    // The usual case in one batch: a workable task nobody else holds; an open one starts.
-    return fastOr(async (miss) => {
-      const run = { id: newId(ID_PREFIX.run), accountId: a, taskId: args.task_id, agentId, now };
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(taskIsWorkable({ taskId: args.task_id, accountId: a }), miss),
-            startTask(db, a, args.task_id, now),
-            insertRun(db, run),
-            named("run", selectRun(db, a, run.id)),
-          ],
-          activity: { target: args.task_id, summarySql: startedRunSummary(a, args.task_id, run.id) },
-        },
-        (rows) => {
-          const row = rows.run[0] as Run & { task_status: (typeof TASK_STATUSES)[number] };
-          return { run: toRun(row), task_status: row.task_status };
-        },
-      );
-    }, slowly);
+        return AGAIN;
+      },
+    });
   },
 });
 
@@ -162,39 +149,36 @@ const logRunEvent = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    const slowly = async () => {
-      if (args.kind === "artifact" && !args.url) throw invalid("url: an artifact event needs the artifact's http(s) url.");
-      return optimistic(`run ${args.run_id}`, async (lost) => {
-        const run = await requireRun(db, a, args.run_id);
-        requireOwnRun(p, run);
-        if (run.status !== "running") {
-          throw conflict(`run ${run.id} has ended (${run.status})${run.summary ? `: ${run.summary}` : ""}; events go to a running run. start_run starts a new one.`);
-        }
+    if (args.kind === "artifact" && !args.url) throw invalid("url: an artifact event needs the artifact's http(s) url.");
+    return ctx.write({
+      subject: `run ${args.run_id}`,
+      apply: (miss) => {
         const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
         return ctx.commit(
           {
-            statements: [ctx.guard(runIsRunning({ runId: run.id, accountId: a }), lost), ...appendEvent(db, a, run.id, event)],
-            activity: { target: run.task_id, summary: RUN_EVENT.text({ run: run.id, kind: args.kind, message: args.message }) },
+            statements: [
+              ctx.guard(ownRunIsRunning({ runId: args.run_id, accountId: a, agentId: p.agentId }), miss),
+              ...appendEvent(db, a, args.run_id, event),
+              renewLeaseOfRun(db, a, args.run_id, actorName(p), now),
+            ],
+            activity: {
+              target: null,
+              targetSql: runTask(a, args.run_id),
+              summary: RUN_EVENT.text({ run: args.run_id, kind: args.kind, message: args.message }),
+            },
           },
-          { event: { ...event, run_id: run.id } },
+          { event: { ...event, run_id: args.run_id } },
         );
-      });
-    };
-    if (args.kind === "artifact" && !args.url) return slowly();
-    return fastOr(async (miss) => {
-      const event = { id: newId(ID_PREFIX.runEvent), kind: args.kind, message: args.message, url: args.url ?? null, created_at: now };
-      return ctx.commit(
-        {
-          statements: [ctx.guard(ownRunIsRunning({ runId: args.run_id, accountId: a, agentId: p.agentId }), miss), ...appendEvent(db, a, args.run_id, event), renewLeaseOfRun(db, a, args.run_id, actorName(p), now)],
-          activity: {
-            target: null,
-            targetSql: runTask(a, args.run_id),
-            summary: RUN_EVENT.text({ run: args.run_id, kind: args.kind, message: args.message }),
-          },
-        },
-        { event: { ...event, run_id: args.run_id } },
-      );
-    }, slowly);
+      },
+      // Missed: the run is missing, another agent's, or has ended.
+      async diagnose() {
+        const run = await requireOwnRun(ctx, args.run_id);
+        if (run.status !== "running") {
+          throw conflict(`run ${run.id} has ended (${run.status})${run.summary ? `: ${run.summary}` : ""}; events go to a running run. start_run starts a new one.`);
+        }
+        return AGAIN;
+      },
+    });
   },
 });
 
@@ -207,38 +191,31 @@ async function endOwnRun(
 ) {
   const { db, principal: p, now } = ctx;
   const a = p.accountId;
-  // The usual case in one batch: the caller's running run; the slow path finds a no-op or the exact refusal.
-  const endAtOnce = (miss: Error) =>
-    ctx.commit(
-      {
-        statements: [ctx.guard(ownRunIsRunning({ runId: runIdValue, accountId: a, agentId: p.agentId }), miss), endRun(db, a, runIdValue, status, summary, now), named("run", selectRun(db, a, runIdValue))],
-        activity: {
-          target: null,
-          targetSql: runTask(a, runIdValue),
-          summary: RUN_ENDED.text({ run: runIdValue, status, summary: reasonText(summary) }),
+  return ctx.write({
+    subject: `run ${runIdValue}`,
+    apply: (miss) =>
+      ctx.commit(
+        {
+          statements: [
+            ctx.guard(ownRunIsRunning({ runId: runIdValue, accountId: a, agentId: p.agentId }), miss),
+            endRun(db, a, runIdValue, status, summary, now),
+            named("run", selectRun(db, a, runIdValue)),
+          ],
+          activity: {
+            target: null,
+            targetSql: runTask(a, runIdValue),
+            summary: RUN_ENDED.text({ run: runIdValue, status, summary: reasonText(summary) }),
+          },
         },
-      },
-      (rows) => ({ run: toRun(rows.run[0] as Run), changed: true }),
-    );
-  return fastOr(endAtOnce, () => endSlowly(ctx, runIdValue, status, summary));
-}
-
-/** endOwnRun on what a read shows: a no-op, a refusal, or the end. */
-async function endSlowly(ctx: ToolContext, runIdValue: string, status: Exclude<RunStatus, "running">, summary: string | null) {
-  const { db, principal: p, now } = ctx;
-  const a = p.accountId;
-  return optimistic(`run ${runIdValue}`, async (lost) => {
-    const run = await requireRun(db, a, runIdValue);
-    requireOwnRun(p, run);
-    if (run.status === status) return { run: toRun(run), changed: false };
-    if (run.status !== "running") throw conflict(`run ${run.id} already ended as ${run.status}${run.summary ? ` (${run.summary})` : ""}; start_run starts a new one.`);
-    return ctx.commit(
-      {
-        statements: [ctx.guard(runIsRunning({ runId: run.id, accountId: a }), lost), endRun(db, a, run.id, status, summary, now)],
-        activity: { target: run.task_id, summary: RUN_ENDED.text({ run: run.id, status, summary: reasonText(summary) }) },
-      },
-      { run: { ...toRun(run), status, summary, finished_at: now, last_event_at: now }, changed: true },
-    );
+        (rows) => ({ run: toRun(rows.run[0] as Run), changed: true }),
+      ),
+    // Missed: the run is missing, another agent's, ended so already (a no-op), or ended otherwise.
+    async diagnose() {
+      const run = await requireOwnRun(ctx, runIdValue);
+      if (run.status === status) return { run: toRun(run), changed: false };
+      if (run.status !== "running") throw conflict(`run ${run.id} already ended as ${run.status}${run.summary ? ` (${run.summary})` : ""}; start_run starts a new one.`);
+      return AGAIN;
+    },
   });
 }
 
