@@ -251,19 +251,6 @@ export async function assigneeExists(db: D1Database, accountId: string, name: st
   return row !== null;
 }
 
-/** A task row with the columns only writes need. */
-export interface TaskWriteRow extends TaskRow {
-  status_before_block: TaskStatus | null;
-}
-
-export async function requireTaskForWrite(db: D1Database, accountId: string, id: string): Promise<TaskWriteRow> {
-  const row = await db
-    .prepare(`SELECT ${TASK_COLUMNS}, t.status_before_block FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`)
-    .bind(id, accountId)
-    .first<TaskWriteRow>();
-  return row ?? throwTaskMissing(db, accountId, id);
-}
-
 /** A task of the account whether live or in the trash, with its trash item if it has one. */
 export function selectTaskWithTrash(db: D1Database, accountId: string, id: string): D1PreparedStatement {
   return db
@@ -347,28 +334,6 @@ export function updateTaskReturning(db: D1Database, accountId: string, id: strin
         WHERE id = ? AND account_id = ? RETURNING ${TASK_RETURNING}`,
     )
     .bind(...fields.map((f) => changes[f]), now, id, accountId);
-}
-
-/** Columns a task write may set directly. */
-export type TaskField =
-  | "status" | "status_before_block" | "blocked_reason" | "assignee" | "snoozed_until" | "project_id"
-  | "claim_expires_at" | "claim_lease_minutes";
-
-/** Sets the given fields, bumps the version and stamps updated_at. */
-export function updateTaskFields(
-  db: D1Database,
-  accountId: string,
-  id: string,
-  changes: Partial<Record<TaskField, string | number | null>>,
-  now: string,
-): D1PreparedStatement {
-  const fields = Object.keys(changes) as TaskField[];
-  return db
-    .prepare(
-      `UPDATE tasks SET ${fields.map((f) => `${f} = ?`).join(", ")}, version = version + 1, updated_at = ?
-        WHERE id = ? AND account_id = ? AND trash_id IS NULL`,
-    )
-    .bind(...fields.map((f) => changes[f] ?? null), now, id, accountId);
 }
 
 /** The top-level ancestor of a task (the task itself when it has no parent). */

@@ -3,9 +3,8 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  agentExists, assigneeExists, defaultAutoOk, insertTask, insertTaskFrom, projectIsLive, taskInProject, taskIsLive, newTaskValue, priorityIndex, requireTask, selectTask,
-  taskAtVersion, TASK_COLUMNS, TASK_RETURNING, taskChangesEach, toTask, type TaskRow, updateTaskReturning,
-  throwTaskMissing,
+  agentExists, assigneeExists, insertTaskFrom, projectIsLive, taskInProject, taskIsLive, priorityIndex, requireTask, taskAtVersion, taskChangesEach, toTask,
+  type TaskRow, updateTaskReturning, throwTaskMissing,
 } from "../db/tasks.ts";
 import { indexNewTask, reindexTask } from "../db/search-index.ts";
 import { readBatchInProject, requireProject } from "../db/projects.ts";
@@ -14,8 +13,8 @@ import { readBatch } from "../db/batch.ts";
 import { APPROVAL_KINDS, type ApprovalKind, type LatestAnswer } from "../db/approvals.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
-import { defineTool, named, type BatchStep } from "../catalog/tool.ts";
-import { fastOr } from "./fast.ts";
+import { AGAIN, defineTool, named, type BatchStep, type ToolContext } from "../catalog/tool.ts";
+import type { Schedule } from "../domain/recurrence.ts";
 import { CREATED_REPEATING, CREATED_TASK, LIST_SEPARATOR, UPDATED_REPEATING, UPDATED_TASK } from "../db/summaries.ts";
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
@@ -46,82 +45,72 @@ const createTask = defineTool({
   }),
   output: z.object({ task: taskShape }),
   async handler(ctx, args) {
-    const createSlowly = async () => {
-      const { db, principal: p } = ctx;
-      let projectIdValue = args.project_id ?? null;
-      if (args.parent_id) {
-        const parent = await requireTask(db, p.accountId, args.parent_id);
-        if (args.project_id && args.project_id !== parent.project_id) {
-          throw invalid(`project_id: a subtask lives in its parent's project (${parent.project_id ?? "none"}); omit project_id or use move_task on the parent.`);
+    const { db, principal: p } = ctx;
+    const a = p.accountId;
+    const dueAt = args.due_at ? toUtc(args.due_at) : null;
+    // A recurring task's schedule starts in the account's zone; a rule or due time it cannot start from is refused once the rows are checked.
+    const zone = args.recurrence ? await timeZoneOf(db, a) : "UTC";
+    const start = () => (args.recurrence ? scheduleFor(args.recurrence, zone, dueAt) : null);
+    return ctx.write({
+      subject: "the new task's parent, project or assignee",
+      // The parent, project and assignee it names are guards; its project and auto-OK are computed in the insert.
+      async apply(miss) {
+        let schedule: Schedule | null;
+        try {
+          schedule = start();
+        } catch {
+          throw miss;
         }
-        projectIdValue = parent.project_id;
-      } else if (projectIdValue) {
-        await requireProject(db, p.accountId, projectIdValue);
-      }
-      if (args.assignee && !(await assigneeExists(db, p.accountId, args.assignee))) {
-        throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
-      }
-      const dueAt = args.due_at ? toUtc(args.due_at) : null;
-      const schedule = args.recurrence ? scheduleFor(args.recurrence, await timeZoneOf(db, p.accountId), dueAt) : null;
-      const t = {
-        id: newId(ID_PREFIX.task),
-        accountId: p.accountId,
-        projectId: projectIdValue,
-        parentId: args.parent_id ?? null,
-        title: args.title,
-        notes: args.notes ?? "",
-        priority: priorityIndex(args.priority),
-        dueAt,
-        estimateMinutes: args.estimate_minutes ?? null,
-        assignee: args.assignee ?? null,
-        autoOk: args.auto_ok ?? (await defaultAutoOk(db, p.accountId, projectIdValue)),
-        createdBy: actorName(p),
-        now: ctx.now,
-        schedule,
-        seriesId: schedule ? newSeriesId() : null,
-      };
-      const repeats = schedule ? CREATED_REPEATING.text({ rule: schedule.rule, series: t.seriesId as string }) : "";
-      return ctx.commit(
-        { statements: [insertTask(db, t), indexNewTask(db, t.accountId, t)], activity: { target: t.id, summary: CREATED_TASK.text({ title: t.title, repeats }) } },
-        { task: newTaskValue(t) },
-      );
-  
-    };
-    if (args.recurrence) return createSlowly();
-    // The usual case in one batch: the parent, project and assignee it names are guards; its project and auto-OK are computed in the insert.
-    return fastOr(async (miss) => {
-      const { db, principal: p } = ctx;
-      const a = p.accountId;
-      const statements: BatchStep<"task">[] = [];
-      if (args.parent_id) {
-        statements.push(ctx.guard(taskIsLive({ taskId: args.parent_id, accountId: a }), miss));
-        if (args.project_id) statements.push(ctx.guard(taskInProject({ taskId: args.parent_id, accountId: a, projectId: args.project_id }), miss));
-      } else if (args.project_id) {
-        statements.push(ctx.guard(projectIsLive({ projectId: args.project_id, accountId: a }), miss));
-      }
-      if (args.assignee && args.assignee !== "human") statements.push(ctx.guard(agentExists({ accountId: a, name: args.assignee }), miss));
-      const t = {
-        id: newId(ID_PREFIX.task),
-        accountId: a,
-        projectId: args.parent_id ? null : args.project_id ?? null,
-        parentId: args.parent_id ?? null,
-        title: args.title,
-        notes: args.notes ?? "",
-        priority: priorityIndex(args.priority),
-        dueAt: args.due_at ? toUtc(args.due_at) : null,
-        estimateMinutes: args.estimate_minutes ?? null,
-        assignee: args.assignee ?? null,
-        autoOk: args.auto_ok ?? null,
-        createdBy: actorName(p),
-        now: ctx.now,
-      };
-      statements.push(named("task", insertTaskFrom(db, t)));
-      statements.push(indexNewTask(db, a, t));
-      return ctx.commit(
-        { statements, activity: { target: t.id, summary: CREATED_TASK.text({ title: t.title, repeats: "" }) } },
-        (rows) => ({ task: toTask(rows.task[0] as TaskRow) }),
-      );
-    }, createSlowly);
+        const statements: BatchStep<"task">[] = [];
+        if (args.parent_id) {
+          statements.push(ctx.guard(taskIsLive({ taskId: args.parent_id, accountId: a }), miss));
+          if (args.project_id) statements.push(ctx.guard(taskInProject({ taskId: args.parent_id, accountId: a, projectId: args.project_id }), miss));
+        } else if (args.project_id) {
+          statements.push(ctx.guard(projectIsLive({ projectId: args.project_id, accountId: a }), miss));
+        }
+        if (args.assignee && args.assignee !== "human") statements.push(ctx.guard(agentExists({ accountId: a, name: args.assignee }), miss));
+        const t = {
+          id: newId(ID_PREFIX.task),
+          accountId: a,
+          projectId: args.parent_id ? null : args.project_id ?? null,
+          parentId: args.parent_id ?? null,
+          title: args.title,
+          notes: args.notes ?? "",
+          priority: priorityIndex(args.priority),
+          dueAt,
+          estimateMinutes: args.estimate_minutes ?? null,
+          assignee: args.assignee ?? null,
+          autoOk: args.auto_ok ?? null,
+          createdBy: actorName(p),
+          now: ctx.now,
+          schedule,
+          seriesId: schedule ? newSeriesId() : null,
+        };
+        statements.push(named("task", insertTaskFrom(db, t)));
+        statements.push(indexNewTask(db, a, t));
+        const repeats = schedule ? CREATED_REPEATING.text({ rule: schedule.rule, series: t.seriesId as string }) : "";
+        return ctx.commit(
+          { statements, activity: { target: t.id, summary: CREATED_TASK.text({ title: t.title, repeats }) } },
+          (rows) => ({ task: toTask(rows.task[0] as TaskRow) }),
+        );
+      },
+      // Missed: the parent, project or assignee is missing, the project is not the parent's, or the recurrence cannot start.
+      async diagnose() {
+        if (args.parent_id) {
+          const parent = await requireTask(db, a, args.parent_id);
+          if (args.project_id && args.project_id !== parent.project_id) {
+            throw invalid(`project_id: a subtask lives in its parent's project (${parent.project_id ?? "none"}); omit project_id or use move_task on the parent.`);
+          }
+        } else if (args.project_id) {
+          await requireProject(db, a, args.project_id);
+        }
+        if (args.assignee && !(await assigneeExists(db, a, args.assignee))) {
+          throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
+        }
+        start();
+        return AGAIN;
+      },
+    });
   },
 });
 
@@ -248,84 +237,77 @@ const updateTask = defineTool({
   }),
   output: z.object({ task: taskShape, changed: z.boolean() }),
   async handler(ctx, args) {
-    const updateSlowly = async () => {
-      const { db, principal: p } = ctx;
-      const row = await requireTask(db, p.accountId, args.task_id);
-      const staleMessage = `task ${args.task_id} has changed since version ${args.expected_version}: get_task shows the current version and values; apply your change to those and pass that version.`;
-      if (args.expected_version !== undefined && row.version !== args.expected_version) throw conflict(staleMessage);
-
-      const changes: Record<string, unknown> = {};
-      if (args.title !== undefined && args.title !== row.title) changes.title = args.title;
-      if (args.notes !== undefined && args.notes !== row.notes) changes.notes = args.notes;
-      if (args.priority !== undefined && priorityIndex(args.priority) !== row.priority) changes.priority = priorityIndex(args.priority);
-      if (args.due_at !== undefined) {
-        const due = args.due_at === null ? null : toUtc(args.due_at);
-        if (due !== row.due_at) changes.due_at = due;
-      }
-      if (args.estimate_minutes !== undefined && args.estimate_minutes !== row.estimate_minutes) changes.estimate_minutes = args.estimate_minutes;
-      let repeats = "";
-      if (args.recurrence === null && row.recurrence) changes.recurrence = null;
-      if (typeof args.recurrence === "string") {
-        if (row.status === "done" || row.status === "cancelled") {
-          throw conflict(`task ${row.id} is ${row.status}: only an unfinished task can repeat. reopen_task brings it back first, or create_task with recurrence starts a new series.`);
+    const { db, principal: p } = ctx;
+    const a = p.accountId;
+    // The fields given, as stored. In the usual case each of them changes (so each is named in the history), at the expected version.
+    const given: Record<string, unknown> = {};
+    if (args.title !== undefined) given.title = args.title;
+    if (args.notes !== undefined) given.notes = args.notes;
+    if (args.priority !== undefined) given.priority = priorityIndex(args.priority);
+    if (args.due_at) given.due_at = toUtc(args.due_at);
+    if (args.estimate_minutes !== undefined) given.estimate_minutes = args.estimate_minutes;
+    // A recurrence, or a due time cleared, is decided over the task as it is (diagnose reads it), as is a call that gives no field.
+    const usual = args.recurrence === undefined && args.due_at !== null && Object.keys(given).length > 0;
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) =>
+        usual
+          ? writeTaskChanges(ctx, ctx.guard(taskChangesEach({ taskId: args.task_id, accountId: a, version: args.expected_version, changes: given }), miss), args.task_id, given, "")
+          : Promise.reject(miss),
+      // Missed: the task is missing or stale, or not every field given changes, or the call sets a recurrence or clears the due time.
+      async diagnose(lost) {
+        const row = await requireTask(db, a, args.task_id);
+        if (args.expected_version !== undefined && row.version !== args.expected_version) {
+          throw conflict(`task ${args.task_id} has changed since version ${args.expected_version}: get_task shows the current version and values; apply your change to those and pass that version.`);
         }
-        const due = changes.due_at !== undefined ? (changes.due_at as string | null) : row.due_at;
-        const schedule = JSON.stringify(scheduleFor(args.recurrence, await timeZoneOf(db, p.accountId), due));
-        if (schedule !== row.recurrence) {
-          changes.recurrence = schedule;
-          if (!row.recurrence) changes.series_id = newSeriesId();
-          repeats = UPDATED_REPEATING.text({ rule: JSON.parse(schedule).rule });
+        const changes: Record<string, unknown> = {};
+        if (args.title !== undefined && args.title !== row.title) changes.title = args.title;
+        if (args.notes !== undefined && args.notes !== row.notes) changes.notes = args.notes;
+        if (args.priority !== undefined && priorityIndex(args.priority) !== row.priority) changes.priority = priorityIndex(args.priority);
+        if (args.due_at !== undefined) {
+          const due = args.due_at === null ? null : toUtc(args.due_at);
+          if (due !== row.due_at) changes.due_at = due;
         }
-      }
-      const willRepeat = changes.recurrence !== undefined ? changes.recurrence !== null : row.recurrence !== null;
-      if (willRepeat && changes.due_at === null) {
-        throw invalid("due_at: a recurring task needs a due time; pass recurrence: null as well to stop repeating it.");
-      }
-      const fields = Object.keys(changes);
-      if (fields.length === 0) return { task: toTask(row), changed: false };
-
-      const statements: BatchStep<"task">[] = [];
-      if (args.expected_version !== undefined) {
-        statements.push(
-          ctx.guard(taskAtVersion({ taskId: row.id, accountId: p.accountId, version: args.expected_version }), conflict(staleMessage)),
-        );
-      }
-      statements.push(named("task", updateTaskReturning(db, p.accountId, row.id, changes, ctx.now)));
-      statements.push(...reindexTask(db, p.accountId, row.id, changes));
-      const { rows } = await ctx.commitWithResults({
-        statements,
-        activity: { target: row.id, summary: UPDATED_TASK.text({ fields: fields.filter((f) => f !== "series_id").join(LIST_SEPARATOR), repeats }) },
-      });
-      const updated = rows.task[0] as TaskRow;
-      return { task: toTask(updated), changed: true };
-  
-    };
-    if (args.recurrence !== undefined || args.due_at === null) return updateSlowly();
-    // The usual case in one batch: every field given changes (so each is named in the history), at the expected version.
-    const changes: Record<string, unknown> = {};
-    if (args.title !== undefined) changes.title = args.title;
-    if (args.notes !== undefined) changes.notes = args.notes;
-    if (args.priority !== undefined) changes.priority = priorityIndex(args.priority);
-    if (args.due_at) changes.due_at = toUtc(args.due_at);
-    if (args.estimate_minutes !== undefined) changes.estimate_minutes = args.estimate_minutes;
-    const fields = Object.keys(changes);
-    if (fields.length === 0) return updateSlowly();
-    return fastOr(async (miss) => {
-      const { db, principal: p } = ctx;
-      const condition = taskChangesEach({ taskId: args.task_id, accountId: p.accountId, version: args.expected_version, changes });
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(condition, miss),
-            named("task", updateTaskReturning(db, p.accountId, args.task_id, changes, ctx.now)),
-            ...reindexTask(db, p.accountId, args.task_id, changes),
-          ],
-          activity: { target: args.task_id, summary: UPDATED_TASK.text({ fields: fields.join(LIST_SEPARATOR), repeats: "" }) },
-        },
-        (rows) => ({ task: toTask(rows.task[0] as TaskRow), changed: true }),
-      );
-    }, updateSlowly);
+        if (args.estimate_minutes !== undefined && args.estimate_minutes !== row.estimate_minutes) changes.estimate_minutes = args.estimate_minutes;
+        let repeats = "";
+        if (args.recurrence === null && row.recurrence) changes.recurrence = null;
+        if (typeof args.recurrence === "string") {
+          if (row.status === "done" || row.status === "cancelled") {
+            throw conflict(`task ${row.id} is ${row.status}: only an unfinished task can repeat. reopen_task brings it back first, or create_task with recurrence starts a new series.`);
+          }
+          const due = changes.due_at !== undefined ? (changes.due_at as string | null) : row.due_at;
+          const schedule = JSON.stringify(scheduleFor(args.recurrence, await timeZoneOf(db, a), due));
+          if (schedule !== row.recurrence) {
+            changes.recurrence = schedule;
+            if (!row.recurrence) changes.series_id = newSeriesId();
+            repeats = UPDATED_REPEATING.text({ rule: JSON.parse(schedule).rule });
+          }
+        }
+        const willRepeat = changes.recurrence !== undefined ? changes.recurrence !== null : row.recurrence !== null;
+        if (willRepeat && changes.due_at === null) {
+          throw invalid("due_at: a recurring task needs a due time; pass recurrence: null as well to stop repeating it.");
+        }
+        const fields = Object.keys(changes);
+        if (fields.length === 0) return { task: toTask(row), changed: false };
+        if (usual && fields.length === Object.keys(given).length) return AGAIN;
+        // Another outcome: only the fields that change (with a recurrence, from the task as read), at the version read.
+        return writeTaskChanges(ctx, ctx.guard(taskAtVersion({ taskId: row.id, accountId: a, version: row.version }), lost), row.id, changes, repeats);
+      },
+    });
   },
 });
+
+/** Sets the changed fields of a live task (guarded by `guard`) and names them in the history; series_id is not a field the caller named. */
+function writeTaskChanges(ctx: ToolContext, guard: D1PreparedStatement, taskId: string, changes: Record<string, unknown>, repeats: string) {
+  const a = ctx.principal.accountId;
+  const fields = Object.keys(changes).filter((f) => f !== "series_id");
+  return ctx.commit(
+    {
+      statements: [guard, named("task", updateTaskReturning(ctx.db, a, taskId, changes, ctx.now)), ...reindexTask(ctx.db, a, taskId, changes)],
+      activity: { target: taskId, summary: UPDATED_TASK.text({ fields: fields.join(LIST_SEPARATOR), repeats }) },
+    },
+    (rows) => ({ task: toTask(rows.task[0] as TaskRow), changed: true }),
+  );
+}
 
 export const taskTools = [listTasks, getTask, createTask, updateTask];
