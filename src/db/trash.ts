@@ -30,17 +30,6 @@ export interface TrashItemInput {
 
 const DAY_MS = 86_400_000;
 
-/** Ids of a live task and all its live descendants. */
-export async function liveSubtreeIds(db: D1Database, accountId: string, taskId: string): Promise<string[]> {
-  const { results } = await db
-    .prepare(
-      `${liveSubtree("?1", "?2")} SELECT id FROM sub`,
-    )
-    .bind(taskId, accountId)
-    .all<{ id: string }>();
-  return results.map((r) => r.id);
-}
-
 /** The tables whose rows go to the trash, in the order a restore of any kind unmarks them. */
 export const TRASHED_TABLES = ["projects", "tasks", "steps", "comments"] as const;
 type TrashedTable = (typeof TRASHED_TABLES)[number];
