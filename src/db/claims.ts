@@ -14,6 +14,7 @@ export const NO_LEASE = { claim_expires_at: null, claim_lease_minutes: null } as
 
 import type { Condition } from "../catalog/tool.ts";
 import { readBatch } from "./batch.ts";
+import { selectTask, selectTaskWithTrash, taskMissing, type TaskRow, type TaskWithTrash } from "./tasks.ts";
 export type { Condition };
 
 /**
@@ -114,31 +115,38 @@ export function restartLease(db: D1Database, accountId: string, taskId: string, 
     .bind(expiresAt, minutes, taskId, accountId, holder);
 }
 
-/** What a take-over of a lapsed claim needs to know: the old holder's latest running run on the task, and whether this lapse was announced. */
-export async function readLapse(
+/**
+ * A live task as claim_task reads it, with what a take-over of its lapsed
+ * claim names: the holder's latest running run on it. One round trip; not
+ * found (or in the trash, saying so) if the task isn't live.
+ */
+export async function readClaimState(
   db: D1Database,
   accountId: string,
   taskId: string,
-  holder: string,
-  expiredAt: string,
-): Promise<{ runId: string | null; announced: boolean }> {
-  const { run, notice } = await readBatch(db, {
+): Promise<{ task: TaskRow; staleRunId: string | null }> {
+  const { task, trashed, run } = await readBatch(db, {
+    task: selectTask(db, accountId, taskId),
+    trashed: selectTaskWithTrash(db, accountId, taskId),
     run: db
       .prepare(
         `SELECT r.id FROM runs r JOIN agents g ON g.id = r.agent_id AND g.account_id = r.account_id
-          WHERE r.account_id = ? AND r.task_id = ? AND g.name = ? AND r.status = 'running' ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,
+                 JOIN tasks t ON t.id = r.task_id AND t.account_id = r.account_id AND g.name = t.assignee
+          WHERE r.account_id = ? AND r.task_id = ? AND r.status = 'running' ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,
       )
-      .bind(accountId, taskId, holder),
-    notice: db.prepare(`SELECT 1 AS ok FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE}`).bind(taskId, accountId, expiredAt),
+      .bind(accountId, taskId),
   });
-  return { runId: (run[0] as { id: string } | undefined)?.id ?? null, announced: notice.length > 0 };
+  const row = task[0] as TaskRow | undefined;
+  if (!row) throw taskMissing(taskId, trashed[0] as TaskWithTrash | undefined);
+  return { task: row, staleRunId: (run[0] as { id: string } | undefined)?.id ?? null };
 }
 
-const LAPSE_ANNOUNCED_WHERE = "task_id = ? AND account_id = ? AND expired_at = ?";
-
-/** Guard: this lapse (task, expiry) has not been announced. */
-export function lapseUnannounced(c: { taskId: string; accountId: string; expiredAt: string }): Condition {
-  return { sql: `NOT EXISTS (SELECT 1 FROM claim_lapse_notices WHERE ${LAPSE_ANNOUNCED_WHERE})`, binds: [c.taskId, c.accountId, c.expiredAt] };
+/** Guard: the task is live at the version read, and its claim's lease still ends when it did (a renewal moves it on without a new version). */
+export function leaseStillEnds(c: { taskId: string; accountId: string; version: number; expiredAt: string }): Condition {
+  return {
+    sql: "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND version = ? AND claim_expires_at = ?)",
+    binds: [c.taskId, c.accountId, c.version, c.expiredAt],
+  };
 }
 
 /**

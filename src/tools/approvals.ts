@@ -2,33 +2,26 @@ import { z } from "zod";
 import { conflict, forbidden, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
-import {
-  approvalIsPending, decideApproval, decidedValue, insertApproval, newApprovalValue,
-  noPendingApproval, requireApproval, type Approval, type ApprovalKind,
-} from "../db/approvals.ts";
+import { approvalIsPending, decideApproval, decidedValue, requireApproval, selectPendingApproval, type Approval } from "../db/approvals.ts";
 import { indexComment } from "../db/search-index.ts";
 import { readPendingWithContext } from "../db/inbox.ts";
-import { decisionCommentId, insertTaskComment, readTaskState, taskAtVersion, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
+import { decisionCommentId, insertTaskComment, readTaskState } from "../db/lifecycle.ts";
 import { toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, named, type Rows, type ToolContext } from "../catalog/tool.ts";
+import { AGAIN, defineTool, named, type Rows, type ToolContext } from "../catalog/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
 import { decideUrl, taskShape, waitingDecideUrl } from "./shapes.ts";
-import { renewLease } from "../db/claims.ts";
-import { completedWith } from "./series.ts";
+import { completedWith, followUp, type FollowUp } from "./series.ts";
 import { endTaskRuns } from "../db/runs.ts";
-import { approvalRequested, approvalShape, completedBy, nextOccurrenceShape, optimistic, REASON_MAX } from "./lifecycle.ts";
-import { followUp } from "./series.ts";
-import { fastOr } from "./fast.ts";
-import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
+import { approvalRequested, approvalShape, completedBy, nextOccurrenceShape, NO_FOLLOW_UP, REASON_MAX } from "./lifecycle.ts";
+import { selectTaskNow, taskSummary } from "../db/task-writes.ts";
 import {
-  APPROVE_SET, approvedSummary, ASKABLE, awaitingCondition, decidePendingApproval, REJECT_SET, rejectedSummary,
+  APPROVAL_COMPLETION, approvedSummary, askableCondition, decidableCondition, decidePendingApproval, insertRequest, ownPendingRequest, REJECT_SET,
+  REJECTABLE_BACK, rejectedSummary, requestedSummary, setTaskWhere, SIGNOFF_AWAITED, WITHDRAW_SET, withdrewSummary,
 } from "../db/lifecycle-writes.ts";
-import {
-  ANSWER_REASON, ANSWERED_QUESTION, APPROVAL_ID, APPROVED, ASKED_QUESTION, REJECTED, reasonText, REQUESTED_SIGNOFF, WITHDREW,
-} from "../db/summaries.ts";
-import { eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
+import { ANSWER_REASON, ANSWERED_QUESTION, reasonText } from "../db/summaries.ts";
+import { eventTask, newEvent } from "../domain/events.ts";
 
 const reason = z.string().trim().min(1, "must not be empty").max(REASON_MAX);
 
@@ -126,36 +119,55 @@ async function withdrawRequest(ctx: ToolContext, taskId: string) {
   const { db, principal: p, now } = ctx;
   const a = p.accountId;
   const me = actorName(p);
-  return optimistic(`task ${taskId}`, async (lost) => {
-    const { task: t, pending, latest } = await readTaskState(db, a, taskId);
-    if (!pending) {
-      if (latest && latest.status === "withdrawn" && latest.decided_by === me) return { approval: latest, changed: false };
-      throw conflict(`task ${t.id} has no pending request to withdraw; get_task shows its latest answer.`);
-    }
-    if (pending.requested_by !== me) {
-      throw forbidden(
-        `${pending.kind === "question" ? "question" : "sign-off"} ${pending.id} on task ${t.id} was asked by ${pending.requested_by}; only the one who asked may withdraw it, and only a person decides it (approve_task, reject_task).`,
+  return ctx.write({
+    subject: `task ${taskId}`,
+    apply(miss) {
+      const d = { status: "withdrawn" as const, decidedBy: me, reason: "withdrawn by the one who asked", now };
+      return ctx.commit(
+        {
+          statements: [
+            ctx.guard(ownPendingRequest({ taskId, accountId: a, requestedBy: me }), miss),
+            // A sign-off's task goes back to work.
+            setTaskWhere(db, a, taskId, WITHDRAW_SET, [], SIGNOFF_AWAITED, now),
+            named("withdrawn", decidePendingApproval(db, a, taskId, d)),
+            named("task", selectTaskNow(db, a, taskId)),
+          ],
+          activity: { target: taskId, summarySql: withdrewSummary({ taskId, accountId: a, question: "question", signoff: "sign-off request" }) },
+          events: (rows) => {
+            const { task, approval } = withdrawal(rows);
+            return [
+              newEvent("approval.withdrawn", a, now, {
+                task: eventTask(task),
+                approval: { id: approval.id, kind: approval.kind, question: approval.question, requested_by: approval.requested_by },
+                reason: null,
+              }),
+            ];
+          },
+        },
+        (rows) => ({ approval: withdrawal(rows).approval, changed: true }),
       );
-    }
-    const d = { status: "withdrawn" as const, decidedBy: me, reason: "withdrawn by the one who asked", now };
-    const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d)];
-    let task = t;
-    if (t.status === "awaiting_approval" && pending.kind === "signoff") {
-      const change: TaskTransition = { status: "in_progress" };
-      statements.push(transitionTask(db, a, t, change, now));
-      task = transitioned(t, change, now);
-    }
-    const approval = decidedValue(pending, d);
-    const event = newEvent("approval.withdrawn", a, now, {
-      task: eventTask(toTask(task)),
-      approval: { id: pending.id, kind: pending.kind, question: pending.question, requested_by: pending.requested_by },
-      reason: null,
-    });
-    return ctx.commit(
-      { statements, activity: { target: t.id, summary: WITHDREW.text({ what: pending.kind === "question" ? "question" : "sign-off request", approval: pending.id }) }, events: [event] },
-      { approval, changed: true },
-    );
+    },
+    // Missed: nothing pending (a repeat of this withdrawal answers with it), or someone else's request (refused).
+    async diagnose() {
+      const { task: t, pending, latest } = await readTaskState(db, a, taskId);
+      if (!pending) {
+        if (latest && latest.status === "withdrawn" && latest.decided_by === me) return { approval: latest, changed: false };
+        throw conflict(`task ${t.id} has no pending request to withdraw; get_task shows its latest answer.`);
+      }
+      if (pending.requested_by !== me) {
+        throw forbidden(
+          `${pending.kind === "question" ? "question" : "sign-off"} ${pending.id} on task ${t.id} was asked by ${pending.requested_by}; only the one who asked may withdraw it, and only a person decides it (approve_task, reject_task).`,
+        );
+      }
+      return AGAIN;
+    },
   });
+}
+
+/** The task and the request a withdrawal's batch decided. */
+function withdrawal(rows: Rows<"withdrawn" | "task">) {
+  const task = toTask(rows.task[0] as TaskRow);
+  return { task, approval: { ...(rows.withdrawn[0] as Omit<Approval, "task_title">), task_title: task.title } as Approval };
 }
 
 const requestApproval = defineTool({
@@ -180,20 +192,31 @@ const requestApproval = defineTool({
       throw invalid("question: required: what the person should decide (or pass withdraw: true to withdraw your pending request).");
     }
     const question = args.question;
-    const newRequest = (kind: ApprovalKind, taskTitle: string) => ({
-      id: newId(ID_PREFIX.approval),
-      kind,
-      accountId: a,
-      taskId: args.task_id,
-      taskTitle,
-      question: question,
-      requestedBy: actorName(p),
-      requestedByToken: p.tokenId,
-      now,
-    });
-    const summary = (kind: ApprovalKind, id: string) => (kind === "question" ? ASKED_QUESTION : REQUESTED_SIGNOFF).text({ approval: id, question });
-    const slowly = async () => {
-      return optimistic(`task ${args.task_id}`, async (lost) => {
+    const request = { id: newId(ID_PREFIX.approval), accountId: a, taskId: args.task_id, question, requestedBy: actorName(p), requestedByToken: p.tokenId, now };
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      // A question about unfinished work, or the sign-off of a task that awaits approval, on a task without a pending request.
+      apply(miss) {
+        const made = (rows: Rows<"approval" | "task">) => ({ task: toTask(rows.task[0] as TaskRow), approval: rows.approval[0] as Approval });
+        return ctx.commit(
+          {
+            statements: [
+              ctx.guard(askableCondition({ taskId: args.task_id, accountId: a }), miss),
+              insertRequest(db, request),
+              named("approval", selectPendingApproval(db, a, args.task_id)),
+              named("task", selectTaskNow(db, a, args.task_id)),
+            ],
+            activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, requestedSummary(request.id, question)) },
+            events: (rows) => {
+              const { task, approval } = made(rows);
+              return [approvalRequested(a, now, task, approval)];
+            },
+          },
+          (rows) => ({ approval: made(rows).approval, changed: true }),
+        );
+      },
+      // Missed: a request is pending (the same one again is a no-op; another is refused), or the task is finished.
+      async diagnose() {
         const { task: t, pending } = await readTaskState(db, a, args.task_id);
         if (pending) {
           if (pending.question === question) return { approval: pending, changed: false };
@@ -202,48 +225,9 @@ const requestApproval = defineTool({
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status}; there is nothing left to ask about. reopen_task brings it back first.`);
         }
-        const created = newRequest(t.status === "awaiting_approval" ? "signoff" : "question", t.title);
-        const approval = newApprovalValue(created);
-        return ctx.commit(
-          {
-            statements: [
-              ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost),
-              ctx.guard(noPendingApproval({ taskId: t.id, accountId: a }), lost),
-              insertApproval(db, created),
-            ],
-            activity: { target: t.id, summary: summary(created.kind, created.id) },
-            events: [approvalRequested(a, now, toTask(t), approval)],
-          },
-          { approval, changed: true },
-        );
-      });
-    };
-    // The usual case in one batch: a question on unfinished work without a pending request.
-    return fastOr(async (miss) => {
-      const unfinished = liveTaskIs(a, args.task_id, ASKABLE);
-      const created = newRequest("question", "");
-      const statements = [
-        ctx.guard(unfinished, miss),
-        ctx.guard(noPendingApproval({ taskId: args.task_id, accountId: a }), miss),
-        insertApproval(db, created),
-        named("task", selectTaskNow(db, a, args.task_id)),
-      ];
-      const made = (rows: Rows<"task">) => {
-        const task = toTask(rows.task[0] as TaskRow);
-        return { task, approval: newApprovalValue({ ...created, taskTitle: task.title }) };
-      };
-      return ctx.commit(
-        {
-          statements,
-          activity: { target: args.task_id, summary: summary("question", created.id) },
-          events: (rows) => {
-            const { task, approval } = made(rows);
-            return [approvalRequested(a, now, task, approval)];
-          },
-        },
-        (rows) => ({ approval: made(rows).approval, changed: true }),
-      );
-    }, slowly);
+        return AGAIN;
+      },
+    });
   },
 });
 
@@ -297,12 +281,46 @@ const approveTask = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    const slowly = async () => {
-      return optimistic(`task ${args.task_id}`, async (lost) => {
+    const me = actorName(p);
+    const note = args.note ?? null;
+
+    /** The sign-off approved, in one batch: its task done (unless it is already), its running runs ended. */
+    const approve = (guard: D1PreparedStatement, next: FollowUp) => {
+      const outcome = (rows: Rows<"decided" | "task">) => {
+        const task = toTask(rows.task[0] as TaskRow);
+        const decided = rows.decided[0] as Omit<Approval, "task_title"> | undefined;
+        return { task, approval: decided ? ({ ...decided, task_title: task.title } as Approval) : null };
+      };
+      return ctx.commit(
+        {
+          statements: [
+            guard,
+            named("decided", decidePendingApproval(db, a, args.task_id, { status: "approved", decidedBy: me, reason: note, now })),
+            endTaskRuns(db, a, args.task_id, completedBy(me), now, { onlyIf: APPROVAL_COMPLETION.completes }),
+            named("done", setTaskWhere(db, a, args.task_id, APPROVAL_COMPLETION.set, [now], APPROVAL_COMPLETION.where, now)),
+            ...next.statements,
+            named("task", selectTaskNow(db, a, args.task_id)),
+          ],
+          activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, approvedSummary(reasonText(args.note), next.summary)) },
+          events: (rows, changes) => {
+            if (!changes.done) return [];
+            const { task, approval } = outcome(rows);
+            const occurrence = next.next ? { id: next.next.id, due_at: next.next.due_at } : null;
+            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
+          },
+        },
+        (rows) => ({ ...outcome(rows), next_occurrence: next.next, changed: true }),
+      );
+    };
+
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) => approve(ctx.guard(decidableCondition({ taskId: args.task_id, accountId: a, approve: true }), miss), NO_FOLLOW_UP),
+      async diagnose(lost) {
         const state = await readTaskState(db, a, args.task_id);
         const { task: t, pending, latest, timeZone } = state;
-        if (pending?.kind === "question") return answerQuestion(ctx, t, pending, true, args.note ?? null, lost, { next_occurrence: null });
-        if (!pending && answeredAlready(t, latest, "approved", args.note ?? null)) {
+        if (pending?.kind === "question") return answerQuestion(ctx, t, pending, true, note, lost, { next_occurrence: null });
+        if (!pending && answeredAlready(t, latest, "approved", note)) {
           return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
         }
         // Approved already (or done another way): answered as the first call was, with the occurrence it created, from the same read.
@@ -311,68 +329,12 @@ const approveTask = defineTool({
           throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
         }
         if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back before it can be approved.`);
-        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
-        let approval: Approval | null = null;
-        if (pending) {
-          const d = { status: "approved" as const, decidedBy: actorName(p), reason: args.note ?? null, now };
-          statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
-          approval = decidedValue(pending, d);
-        }
-        let task = t;
-        const events: TaskgateEvent[] = [];
-        let next: ReturnType<typeof followUp> | null = null;
-        if (t.status !== "done") {
-          next = followUp(ctx, t, timeZone);
-          const change: TaskTransition = { status: "done", completed_at: now, blocked_reason: null, status_before_block: null, ...next.change };
-          statements.push(transitionTask(db, a, t, change, now), ...next.statements, endTaskRuns(db, a, t.id, completedBy(actorName(p)), now));
-          task = transitioned(t, change, now);
-          events.push(
-            newEvent("task.completed", a, now, {
-              task: eventTask(toTask(task)),
-              completed_by: actorName(p),
-              approval_id: approval?.id ?? null,
-              next_occurrence: next.next ? { id: next.next.id, due_at: next.next.due_at } : null,
-            }),
-          );
-        }
-        const summary = APPROVED.text({
-          approval: approval ? APPROVAL_ID.text({ approval: approval.id }) : "", note: reasonText(args.note), next: next?.summary ?? "",
-        });
-        return ctx.commit(
-          { statements, activity: { target: t.id, summary }, events },
-          { task: toTask(task), approval, next_occurrence: next?.next ?? null, changed: true },
-        );
-      });
-    };
-    // The usual case in one batch: the task awaits approval with a pending one, and does not recur.
-    return fastOr(async (miss) => {
-      const g = liveTaskIs(a, args.task_id, awaitingCondition(true));
-      const decide = decidePendingApproval(db, a, args.task_id, { status: "approved", decidedBy: actorName(p), reason: args.note ?? null, now });
-      const outcome = (rows: Rows<"decided" | "task">) => {
-        const task = toTask(rows.task[0] as TaskRow);
-        const decided = rows.decided[0] as Omit<Approval, "task_title">;
-        return { task, approval: { ...decided, task_title: task.title } as Approval };
-      };
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(g, miss),
-            named("decided", decide),
-            endTaskRuns(db, a, args.task_id, completedBy(actorName(p)), now),
-            named("task", setTask(db, a, args.task_id, APPROVE_SET, [now], now)),
-          ],
-          activity: {
-            target: args.task_id,
-            summarySql: taskSummary(a, args.task_id, approvedSummary(reasonText(args.note))),
-          },
-          events: (rows) => {
-            const { task, approval } = outcome(rows);
-            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: actorName(p), approval_id: approval.id, next_occurrence: null })];
-          },
-        },
-        (rows) => ({ ...outcome(rows), next_occurrence: null, changed: true }),
-      );
-    }, slowly);
+        if (!t.recurrence || t.status === "done") return AGAIN;
+        // A recurring task's approval creates its next occurrence, computed from the task as read.
+        const guard = decidableCondition({ taskId: t.id, accountId: a, approve: true, version: t.version });
+        return approve(ctx.guard(guard, lost), followUp(ctx, t, timeZone));
+      },
+    });
   },
 });
 
@@ -387,8 +349,40 @@ const rejectTask = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    const slowly = async () => {
-      return optimistic(`task ${args.task_id}`, async (lost) => {
+    const me = actorName(p);
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      // The sign-off rejected (or none pending, the task no longer awaits one): back in progress, the reason as a comment the agent reads.
+      apply(miss) {
+        const commentId = newId(ID_PREFIX.comment);
+        const body = rejectionComment(args.reason);
+        const outcome = (rows: Rows<"decided" | "task">) => {
+          const task = toTask(rows.task[0] as TaskRow);
+          const decided = rows.decided[0] as Omit<Approval, "task_title"> | undefined;
+          return { task, approval: decided ? ({ ...decided, task_title: task.title } as Approval) : null };
+        };
+        return ctx.commit(
+          {
+            statements: [
+              ctx.guard(decidableCondition({ taskId: args.task_id, accountId: a, approve: false }), miss),
+              named("decided", decidePendingApproval(db, a, args.task_id, { status: "rejected", decidedBy: me, reason: args.reason, now })),
+              setTaskWhere(db, a, args.task_id, REJECT_SET, [now], REJECTABLE_BACK, now),
+              insertTaskComment(db, { id: commentId, accountId: a, taskId: args.task_id, authorTokenId: p.tokenId, author: me, body, now }),
+              indexComment(db, a, commentId, body),
+              named("task", selectTaskNow(db, a, args.task_id)),
+            ],
+            activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, rejectedSummary(commentId, args.reason)) },
+            events: (rows) => {
+              const { task, approval } = outcome(rows);
+              return [
+                newEvent("task.rejected", a, now, { task: eventTask(task), approval_id: approval?.id ?? null, rejected_by: me, reason: args.reason, comment_id: commentId }),
+              ];
+            },
+          },
+          (rows) => ({ ...outcome(rows), comment_id: commentId as string | null, changed: true }),
+        );
+      },
+      async diagnose(lost) {
         const { task: t, pending, latest } = await readTaskState(db, a, args.task_id);
         if (pending?.kind === "question") return answerQuestion(ctx, t, pending, false, args.reason, lost, { comment_id: null });
         if (!pending && t.status !== "awaiting_approval") {
@@ -402,78 +396,9 @@ const rejectTask = defineTool({
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status}; reopen_task brings it back first.`);
         }
-        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
-        let approval: Approval | null = null;
-        if (pending) {
-          const d = { status: "rejected" as const, decidedBy: actorName(p), reason: args.reason, now };
-          statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
-          approval = decidedValue(pending, d);
-        }
-        let task = t;
-        if (t.status === "awaiting_approval" || t.status === "open") {
-          const change: TaskTransition = { status: "in_progress" };
-          statements.push(transitionTask(db, a, t, change, now));
-          // Back at work: an agent's claim lease starts over instead of having run out while it waited.
-          if (t.assignee) statements.push(renewLease(db, a, t.id, t.assignee, now));
-          task = transitioned(t, change, now);
-        }
-        const commentId = newId(ID_PREFIX.comment);
-        statements.push(
-          insertTaskComment(db, {
-            id: commentId, accountId: a, taskId: t.id, authorTokenId: p.tokenId, author: actorName(p), body: rejectionComment(args.reason), now,
-          }),
-          indexComment(db, a, commentId, rejectionComment(args.reason)),
-        );
-        const summary = REJECTED.text({
-          approval: approval ? APPROVAL_ID.text({ approval: approval.id }) : "", status: task.status, comment: commentId, reason: args.reason,
-        });
-        const event = newEvent("task.rejected", a, now, {
-          task: eventTask(toTask(task)),
-          approval_id: approval?.id ?? null,
-          rejected_by: actorName(p),
-          reason: args.reason,
-          comment_id: commentId,
-        });
-        return ctx.commit(
-          { statements, activity: { target: t.id, summary }, events: [event] },
-          { task: toTask(task), approval, comment_id: commentId, changed: true },
-        );
-      });
-    };
-    // The usual case in one batch: the task awaits approval with a pending one; it goes back to in_progress.
-    return fastOr(async (miss) => {
-      const g = liveTaskIs(a, args.task_id, awaitingCondition(false));
-      const decide = decidePendingApproval(db, a, args.task_id, { status: "rejected", decidedBy: actorName(p), reason: args.reason, now });
-      const commentId = newId(ID_PREFIX.comment);
-      const comment = insertTaskComment(db, {
-        id: commentId, accountId: a, taskId: args.task_id, authorTokenId: p.tokenId, author: actorName(p), body: rejectionComment(args.reason), now,
-      });
-      const outcome = (rows: Rows<"decided" | "task">) => {
-        const task = toTask(rows.task[0] as TaskRow);
-        const decided = rows.decided[0] as Omit<Approval, "task_title">;
-        return { task, approval: { ...decided, task_title: task.title } as Approval };
-      };
-      return ctx.commit(
-        {
-          statements: [ctx.guard(g, miss), named("decided", decide), named("task", setTask(db, a, args.task_id, REJECT_SET, [now], now)), comment,
-            indexComment(db, a, commentId, rejectionComment(args.reason)),
-          ],
-          activity: {
-            target: args.task_id,
-            summarySql: taskSummary(a, args.task_id, rejectedSummary(commentId, args.reason)),
-          },
-          events: (rows) => {
-            const { task, approval } = outcome(rows);
-            return [
-              newEvent("task.rejected", a, now, {
-                task: eventTask(task), approval_id: approval.id, rejected_by: actorName(p), reason: args.reason, comment_id: commentId,
-              }),
-            ];
-          },
-        },
-        (rows) => ({ ...outcome(rows), comment_id: commentId, changed: true }),
-      );
-    }, slowly);
+        return AGAIN;
+      },
+    });
   },
 });
 

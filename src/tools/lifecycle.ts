@@ -2,29 +2,24 @@ import { z } from "zod";
 import { conflict } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
-import {
-  approvalIsPending, APPROVAL_KINDS, APPROVAL_STATUSES, decideApproval, decidedValue, insertApproval, newApprovalValue,
-  noPendingApproval, type Approval,
-} from "../db/approvals.ts";
-import { readTaskState, taskAtVersion, transitioned, transitionTask, type TaskTransition } from "../db/lifecycle.ts";
-import { toTask, type Task } from "../db/tasks.ts";
+import { APPROVAL_KINDS, APPROVAL_STATUSES, selectPendingApproval, type Approval } from "../db/approvals.ts";
+import { readTaskState } from "../db/lifecycle.ts";
+import { toTask, type Task, type TaskRow } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
-import { lapseUnannounced, NO_LEASE, noticeLapse, readLapse, restartLease } from "../db/claims.ts";
+import { leaseStillEnds, NO_LEASE, noticeLapse, readClaimState, restartLease } from "../db/claims.ts";
 import { AGAIN, defineTool, named, type BatchStep, type Rows } from "../catalog/tool.ts";
 import { endTaskRuns } from "../db/runs.ts";
-import { claimLapsedEvent, eventTask, newEvent, type TaskgateEvent } from "../domain/events.ts";
+import { claimLapsedEvent, eventTask, newEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, taskShape, waitingDecideUrl } from "./shapes.ts";
-import { completedWith, followUp } from "./series.ts";
-import { fastOr, writeTaskAtOnce } from "./fast.ts";
-import { liveTaskIs, setTask, taskSummary } from "../db/task-writes.ts";
+import { completedWith, followUp, type FollowUp } from "./series.ts";
+import { writeTaskAtOnce } from "./fast.ts";
+import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
 import {
-  AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, completedByAgentSummary, decidePendingApproval, REOPEN_SET, completableCondition, completeSet, insertApprovalUnlessAutoOk, reopenedSummary, REOPENABLE,
+  AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, completableCondition, completedSummary, completion, decidePendingApproval, insertSignoffAsking,
+  reopenedSummary, REOPEN_SET, REOPENABLE, setTaskWhere, type Decided,
 } from "../db/lifecycle-writes.ts";
-import {
-  APPROVAL_DECIDED, AUTO_OK_OFF, AUTO_OK_ON, CLAIM_STALE_RUN, CLAIM_TAKEOVER, CLAIMED, COMPLETED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, REOPEN_CLOSED, REOPENED, reasonText,
-} from "../db/summaries.ts";
-import type { TaskRow } from "../db/tasks.ts";
+import { AUTO_OK_OFF, AUTO_OK_ON, CLAIM_STALE_RUN, CLAIM_TAKEOVER, CLAIMED, reasonText } from "../db/summaries.ts";
 
 export const REASON_MAX = 2000;
 
@@ -62,7 +57,15 @@ export async function optimistic<R>(what: string, attempt: (lost: Error) => Prom
 /** Why a task's running runs ended when it was completed. */
 export const completedBy = (who: string) => `the task was completed by ${who}`;
 
-const DONE: TaskTransition = { status: "done", blocked_reason: null, status_before_block: null };
+/** What a completion that creates no next occurrence adds: nothing. */
+export const NO_FOLLOW_UP: FollowUp = { change: {}, statements: [], next: null, summary: "" };
+
+/** A lapsed claim a claim_task takes over: its holder, when its lease ended, and the holder's run that ends as stale. */
+interface Lapse {
+  holder: string;
+  expiredAt: string;
+  runId: string | null;
+}
 
 export const nextOccurrenceShape = taskShape.nullable().describe("the next occurrence its completion created (a recurring task)");
 
@@ -94,87 +97,17 @@ const completeTask = defineTool({
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
     const me = actorName(p);
-    const slowly = async () => {
-      return optimistic(`task ${args.task_id}`, async (lost) => {
-        const state = await readTaskState(db, a, args.task_id);
-        const { task: t, pending, timeZone } = state;
-        if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, ...completedWith(state), changed: false };
-        if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
-        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
+    const agent = p.kind !== "human";
+    // A person's completion signs off a pending sign-off and closes an open question unanswered. An agent decides
+    // nothing (C3): under auto-OK it withdraws its own sign-off request; a question waits for its answer.
+    const decided: Decided & { question?: Decided } = agent
+      ? { status: "withdrawn", reason: "completed by the agent under auto-OK" }
+      : { status: "approved", reason: args.note ?? null, question: { status: "closed", reason: completedBy(me) } };
+    const done = completion(agent);
 
-        if (p.kind === "human" || t.auto_ok === 1) {
-          const next = followUp(ctx, t, timeZone);
-          const change = { ...DONE, completed_at: now, ...next.change };
-          statements.push(transitionTask(db, a, t, change, now), ...next.statements, endTaskRuns(db, a, t.id, completedBy(me), now));
-          let approval: Approval | null = null;
-          let summary = p.kind === "human" ? COMPLETED.text() : COMPLETED_AUTO_OK.text();
-          if (pending) {
-            // A person's completion signs off a pending sign-off and closes an open question unanswered. An agent decides
-            // nothing (C3): under auto-OK it withdraws its own sign-off request; a question waits for its answer.
-            if (p.kind === "agent" && (pending.kind === "question" || pending.requested_by !== me)) throw questionPending(me, t.id, pending);
-            const d = p.kind === "human" && pending.kind === "signoff"
-              ? { status: "approved" as const, decidedBy: me, reason: args.note ?? null, now }
-              : p.kind === "human"
-                ? { status: "closed" as const, decidedBy: me, reason: `the task was completed by ${me}`, now }
-                : { status: "withdrawn" as const, decidedBy: me, reason: "completed by the agent under auto-OK", now };
-            statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
-            approval = decidedValue(pending, d);
-            summary += APPROVAL_DECIDED.text({ approval: pending.id, status: d.status });
-          }
-          const task = toTask(transitioned(t, change, now));
-          const event = newEvent("task.completed", a, now, {
-            task: eventTask(task),
-            completed_by: me,
-            approval_id: approval?.id ?? null,
-            next_occurrence: next.next ? { id: next.next.id, due_at: next.next.due_at } : null,
-          });
-          return ctx.commit(
-            { statements, activity: { target: t.id, summary: summary + next.summary }, events: [event] },
-            { task, outcome: "completed" as const, approval, next_occurrence: next.next, changed: true },
-          );
-        }
-
-        if (t.status === "awaiting_approval" && pending?.kind === "signoff") {
-          return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
-        }
-        let approval = pending?.kind === "signoff" ? pending : null;
-        const closing = "";
-        // A question waits for a person's answer (C3): the agent that asked it waits, or withdraws it first.
-        if (pending?.kind === "question") throw questionPending(me, t.id, pending);
-        if (!approval) {
-          const created = {
-            id: newId(ID_PREFIX.approval),
-            kind: "signoff" as const,
-            accountId: a,
-            taskId: t.id,
-            taskTitle: t.title,
-            question: args.note ?? `${me} reports this task done. Approve to complete it, or reject with a reason to send it back.`,
-            requestedBy: me,
-            requestedByToken: p.tokenId,
-            now,
-          };
-          if (!pending) statements.push(ctx.guard(noPendingApproval({ taskId: t.id, accountId: a }), lost));
-          statements.push(insertApproval(db, created));
-          approval = newApprovalValue(created);
-        }
-        let task = t;
-        if (t.status !== "awaiting_approval") {
-          const change: TaskTransition = { status: "awaiting_approval", blocked_reason: null, status_before_block: null };
-          statements.push(transitionTask(db, a, t, change, now));
-          task = transitioned(t, change, now);
-        }
-        const shown = toTask(task);
-        const events = approval === pending ? [] : [approvalRequested(a, now, shown, approval)];
-        return ctx.commit(
-          { statements, activity: { target: t.id, summary: COMPLETED_AWAITING.text({ approval: approval.id }) + closing }, events },
-          { task: shown, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true },
-        );
-      });
-    };
-    // The usual case in one batch (see completableCondition); the returned row says which way it went.
-    return fastOr(async (miss) => {
-      const agent = p.kind !== "human";
-      const statements: BatchStep<"task">[] = [ctx.guard(completableCondition({ taskId: args.task_id, accountId: a, agent }), miss)];
+    /** The completion, in one batch: done (its pending request decided, its running runs ended) or, an agent's without auto-OK, awaiting sign-off. */
+    const complete = (guard: D1PreparedStatement, next: FollowUp) => {
+      // The sign-off an agent's completion opens (unless one is pending already, which it awaits instead).
       const created = {
         id: newId(ID_PREFIX.approval),
         kind: "signoff" as const,
@@ -186,35 +119,63 @@ const completeTask = defineTool({
         requestedByToken: p.tokenId,
         now,
       };
-      if (agent) statements.push(insertApprovalUnlessAutoOk(db, created));
-      // Done (a person's completion, or an agent's under auto-OK): its running runs end with it.
-      statements.push(endTaskRuns(db, a, args.task_id, completedBy(me), now, agent ? { onlyIf: "coalesce(t.auto_ok, 0) = 1" } : {}));
-      statements.push(named("task", setTask(db, a, args.task_id, completeSet(agent), [now], now)));
-      const outcomeOf = (rows: Rows<"task">) => {
+      const statements: BatchStep<"decided" | "task" | "approval">[] = [
+        guard,
+        ...(agent ? [insertSignoffAsking(db, created)] : []),
+        named("decided", decidePendingApproval(db, a, args.task_id, { ...decided, decidedBy: me, now, onlyIf: done.completes })),
+        // Done: its running runs end with it.
+        endTaskRuns(db, a, args.task_id, completedBy(me), now, { onlyIf: done.completes }),
+        setTaskWhere(db, a, args.task_id, done.set, [now], done.where, now),
+        ...next.statements,
+        named("task", selectTaskNow(db, a, args.task_id)),
+        named("approval", selectPendingApproval(db, a, args.task_id)),
+      ];
+      const outcomeOf = (rows: Rows<"decided" | "task" | "approval">) => {
         const task = toTask(rows.task[0] as TaskRow);
-        const approval = task.status === "done" ? null : newApprovalValue({ ...created, taskTitle: task.title });
-        return { task, approval };
+        if (task.status === "done") {
+          const d = rows.decided[0] as Omit<Approval, "task_title"> | undefined;
+          return { task, outcome: "completed" as const, approval: d ? ({ ...d, task_title: task.title } as Approval) : null, next_occurrence: next.next, changed: true };
+        }
+        return { task, outcome: "awaiting_approval" as const, approval: rows.approval[0] as Approval, next_occurrence: null, changed: true };
       };
       return ctx.commit(
         {
           statements,
-          activity: agent
-            ? { target: args.task_id, summarySql: taskSummary(a, args.task_id, completedByAgentSummary(created.id)) }
-            : { target: args.task_id, summary: COMPLETED.text() },
+          activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, completedSummary({ agent, decided, next: next.summary, createdId: created.id })) },
           events: (rows) => {
-            const { task, approval } = outcomeOf(rows);
-            if (approval) return [approvalRequested(a, now, task, approval)];
-            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: null, next_occurrence: null })];
+            const { task, outcome, approval } = outcomeOf(rows);
+            if (outcome === "awaiting_approval") return approval.id === created.id ? [approvalRequested(a, now, task, approval)] : [];
+            const occurrence = next.next ? { id: next.next.id, due_at: next.next.due_at } : null;
+            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
           },
         },
-        (rows) => {
-          const { task, approval } = outcomeOf(rows);
-          return approval
-            ? { task, outcome: "awaiting_approval" as const, approval, next_occurrence: null, changed: true }
-            : { task, outcome: "completed" as const, approval: null, next_occurrence: null, changed: true };
-        },
+        outcomeOf,
       );
-    }, slowly);
+    };
+
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) => complete(ctx.guard(completableCondition({ taskId: args.task_id, accountId: a, agent: agent ? me : null }), miss), NO_FOLLOW_UP),
+      async diagnose(lost) {
+        const state = await readTaskState(db, a, args.task_id);
+        const { task: t, pending, timeZone } = state;
+        if (t.status === "done") return { task: toTask(t), outcome: "completed" as const, ...completedWith(state), changed: false };
+        if (t.status === "cancelled") throw conflict(`task ${t.id} is cancelled; reopen_task brings it back to open before it can be completed.`);
+        if (!agent || t.auto_ok === 1) {
+          if (agent && pending && (pending.kind === "question" || pending.requested_by !== me)) throw questionPending(me, t.id, pending);
+          if (!t.recurrence) return AGAIN;
+          // A recurring task's completion creates its next occurrence, computed from the task as read.
+          const guard = completableCondition({ taskId: t.id, accountId: a, agent: agent ? me : null, version: t.version });
+          return complete(ctx.guard(guard, lost), followUp(ctx, t, timeZone));
+        }
+        if (t.status === "awaiting_approval" && pending?.kind === "signoff") {
+          return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
+        }
+        // A question waits for a person's answer (C3): the agent that asked it waits, or withdraws it first.
+        if (pending?.kind === "question") throw questionPending(me, t.id, pending);
+        return AGAIN;
+      },
+    });
   },
 });
 
@@ -242,44 +203,34 @@ const reopenTask = defineTool({
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
-    const slowly = async () => {
-      return optimistic(`task ${args.task_id}`, async (lost) => {
-        const { task: t, pending } = await readTaskState(db, a, args.task_id);
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply(miss) {
+        const g = liveTaskIs(a, args.task_id, REOPENABLE);
+        const close = decidePendingApproval(db, a, args.task_id, { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
+        return ctx.commit(
+          {
+            statements: [ctx.guard(g, miss), named("closed", close), named("task", setTask(db, a, args.task_id, REOPEN_SET, [], now))],
+            activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, reopenedSummary(reasonText(args.reason))) },
+          },
+          (rows) => {
+            const task = toTask(rows.task[0] as TaskRow);
+            const closed = rows.closed[0] as Omit<Approval, "task_title"> | undefined;
+            return { task, closed_approval: closed ? { ...closed, task_title: task.title } : null, changed: true };
+          },
+        );
+      },
+      // Missed: the task is open already (a no-op), still being worked on (refused), or missing or in the trash (readTaskState says which).
+      async diagnose() {
+        const { task: t } = await readTaskState(db, a, args.task_id);
         if (t.status === "open") return { task: toTask(t), closed_approval: null, changed: false };
         if (t.status === "in_progress" || t.status === "blocked") {
           const hint = t.status === "blocked" ? " unblock_task clears a block." : "";
           throw conflict(`task ${t.id} is ${t.status}, not finished: reopen_task brings back done, cancelled or awaiting_approval tasks.${hint}`);
         }
-        const change: TaskTransition = { status: "open", completed_at: null };
-        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost), transitionTask(db, a, t, change, now)];
-        let closed: Approval | null = null;
-        if (pending) {
-          const d = { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now };
-          statements.push(ctx.guard(approvalIsPending({ approvalId: pending.id, accountId: a }), lost), decideApproval(db, a, pending.id, d));
-          closed = decidedValue(pending, d);
-        }
-        const summary = REOPENED.text({ status: t.status, closed: closed ? REOPEN_CLOSED.text({ approval: closed.id }) : "", reason: reasonText(args.reason) });
-        return ctx.commit(
-          { statements, activity: { target: t.id, summary } },
-          { task: toTask(transitioned(t, change, now)), closed_approval: closed, changed: true },
-        );
-      });
-    };
-    return fastOr(async (miss) => {
-      const g = liveTaskIs(a, args.task_id, REOPENABLE);
-      const close = decidePendingApproval(db, a, args.task_id, { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
-      return ctx.commit(
-        {
-          statements: [ctx.guard(g, miss), named("closed", close), named("task", setTask(db, a, args.task_id, REOPEN_SET, [], now))],
-          activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, reopenedSummary(reasonText(args.reason))) },
-        },
-        (rows) => {
-          const task = toTask(rows.task[0] as TaskRow);
-          const closed = rows.closed[0] as Omit<Approval, "task_title"> | undefined;
-          return { task, closed_approval: closed ? { ...closed, task_title: task.title } : null, changed: true };
-        },
-      );
-    }, slowly);
+        return AGAIN;
+      },
+    });
   },
 });
 
@@ -306,9 +257,42 @@ const claimTask = defineTool({
     const a = p.accountId;
     const me = actorName(p);
     const lease = p.kind === "agent" ? { claim_expires_at: leaseEnd(ctx.nowMs, args.lease_minutes), claim_lease_minutes: args.lease_minutes } : NO_LEASE;
-    const slowly = async () => {
-      return optimistic(`task ${args.task_id}`, async (lost) => {
-        const { task: t } = await readTaskState(db, a, args.task_id);
+
+    /** The claim, in one batch: the task is the claimant's, in progress; anyone else's running runs end (a lapsed holder's as stale). */
+    const claim = (guard: D1PreparedStatement, lapse: Lapse | null) => {
+      // A lapse is announced with its take-over, unless it was already (by the minute cron): the notice returns a row only when this batch records it.
+      const eventId = newId(ID_PREFIX.webhookEvent);
+      const why = lapse ? `stale: the claim of ${lapse.holder} lapsed at ${lapse.expiredAt} and ${me} took the task over` : `${me} claimed the task`;
+      const statements: BatchStep<"notice" | "task">[] = [
+        guard,
+        ...(lapse ? [named("notice", noticeLapse(db, { taskId: args.task_id, accountId: a, expiredAt: lapse.expiredAt, eventId, now }))] : []),
+        endTaskRuns(db, a, args.task_id, why, now, { keep: me }),
+        named("task", setTask(db, a, args.task_id, CLAIM_SET, [me, lease.claim_expires_at, lease.claim_lease_minutes], now)),
+      ];
+      const takeover = lapse
+        ? CLAIM_TAKEOVER.text({ holder: lapse.holder, expired: lapse.expiredAt, run: lapse.runId ? CLAIM_STALE_RUN.text({ run: lapse.runId }) : "" })
+        : "";
+      return ctx.commit(
+        {
+          statements,
+          activity: { target: args.task_id, summary: CLAIMED.text({ claimant: me, takeover }) },
+          events: (rows) => {
+            if (!lapse || !rows.notice?.length) return [];
+            const task = eventTask(toTask(rows.task[0] as TaskRow));
+            const data = { task, holder: lapse.holder, lease_expired_at: lapse.expiredAt, taken_over_by: me, stale_run_id: lapse.runId };
+            // The event goes out under the id its notice recorded.
+            return [{ ...claimLapsedEvent(a, now, data), id: eventId }];
+          },
+        },
+        (rows) => ({ task: toTask(rows.task[0] as TaskRow), claim_expires_at: lease.claim_expires_at, taken_over_from: lapse?.holder ?? null, changed: true }),
+      );
+    };
+
+    return ctx.write({
+      subject: `task ${args.task_id}`,
+      apply: (miss) => claim(ctx.guard(liveTaskIs(a, args.task_id, CLAIMABLE, [me]), miss), null),
+      async diagnose(lost) {
+        const { task: t, staleRunId } = await readClaimState(db, a, args.task_id);
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status} and can't be claimed; reopen_task brings it back to open first.`);
         }
@@ -324,50 +308,20 @@ const claimTask = defineTool({
           throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
         }
         if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) {
+          // The holder's claim again: its lease starts over (no new version, no history entry).
           if (p.kind === "agent" && !(await restartLease(db, a, t.id, me, lease.claim_expires_at as string, args.lease_minutes).run()).meta.changes) throw lost;
           return { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false };
         }
         if (t.status === "blocked") {
           throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);
         }
-        const change: TaskTransition = { assignee: me, status: "in_progress", ...lease };
-        const statements = [ctx.guard(taskAtVersion({ taskId: t.id, accountId: a, version: t.version }), lost)];
-        let takeover = "";
-        const events: TaskgateEvent[] = [];
-        const task = toTask(transitioned(t, change, now));
-        if (lapsed) {
-          const expiredAt = t.claim_expires_at as string;
-          const { runId, announced } = await readLapse(db, a, t.id, lapsed, expiredAt);
-
-          takeover = CLAIM_TAKEOVER.text({ holder: lapsed, expired: expiredAt, run: runId ? CLAIM_STALE_RUN.text({ run: runId }) : "" });
-          if (!announced) {
-            const event = claimLapsedEvent(a, now, { task: eventTask(task), holder: lapsed, lease_expired_at: expiredAt, taken_over_by: me, stale_run_id: runId });
-            statements.push(ctx.guard(lapseUnannounced({ taskId: t.id, accountId: a, expiredAt }), lost), noticeLapse(db, { taskId: t.id, accountId: a, expiredAt, eventId: event.id, now }));
-            events.push(event);
-          }
-        }
-        // Anyone else's running runs end: the task is the claimant's now.
-        const why = lapsed ? `stale: the claim of ${lapsed} lapsed at ${t.claim_expires_at} and ${me} took the task over` : `${me} claimed the task`;
-        statements.push(transitionTask(db, a, t, change, now), endTaskRuns(db, a, t.id, why, now, { keep: me }));
-        return ctx.commit(
-          { statements, activity: { target: t.id, summary: CLAIMED.text({ claimant: me, takeover }) }, events },
-          { task, claim_expires_at: lease.claim_expires_at, taken_over_from: lapsed, changed: true },
-        );
-      });
-    };
-    return fastOr(
-      (miss) =>
-        writeTaskAtOnce(ctx, miss, {
-          taskId: args.task_id,
-          where: CLAIMABLE,
-          whereBinds: [me],
-          set: CLAIM_SET,
-          setBinds: [me, lease.claim_expires_at, lease.claim_lease_minutes],
-          summary: CLAIMED.text({ claimant: me, takeover: "" }),
-          before: [endTaskRuns(db, a, args.task_id, `${me} claimed the task`, now, { keep: me })],
-        }).then((r) => ({ ...r, claim_expires_at: lease.claim_expires_at, taken_over_from: null })),
-      slowly,
-    );
+        if (!lapsed) return AGAIN;
+        // A lapsed claim taken over: as read, the holder's lease still ended then.
+        const expiredAt = t.claim_expires_at as string;
+        const guard = ctx.guard(leaseStillEnds({ taskId: t.id, accountId: a, version: t.version, expiredAt }), lost);
+        return claim(guard, { holder: lapsed, expiredAt, runId: staleRunId });
+      },
+    });
   },
 });
 
