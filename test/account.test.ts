@@ -116,6 +116,20 @@ describe("account settings", () => {
   });
 });
 
+describe("account settings, some of them already so", () => {
+  it("sets every setting given in one write whose activity names only those that changed", async () => {
+    const acc = await seedAccount();
+    const c = await connect(acc.human);
+    const r = await c.ok("update_account_settings", { time_zone: "UTC", default_auto_ok: true, trash_retention_days: 30, activity_retention_days: 90 });
+    expect(r).toMatchObject({ changed: true, settings: { time_zone: "UTC", default_auto_ok: true, trash_retention_days: 30, activity_retention_days: 90 } });
+    const { results } = await env.DB.prepare("SELECT target_id, summary FROM activity WHERE account_id = ? AND tool = 'update_account_settings'")
+      .bind(acc.accountId)
+      .all();
+    expect(results).toEqual([{ target_id: acc.accountId, summary: "updated account settings: default_auto_ok = 1, activity_retention_days = 90" }]);
+    await c.close();
+  });
+});
+
 describe("list_tokens", () => {
   it("a human sees every token of the account, an agent only its own, and never a secret or hash", async () => {
     const acc = await seedAccount();

@@ -165,6 +165,20 @@ describe("update_project", () => {
     await client.close();
   });
 
+  it("sets every field given when one differs, and its activity names only the fields that changed", async () => {
+    const { acc, client } = await setup();
+    const p = await newProject(client, "Launch", { description: "old" });
+    const up = await client.ok("update_project", { project_id: p.id, name: "Launch", description: "new", expected_version: 1 });
+    expect(up).toMatchObject({ changed: true, project: { name: "Launch", description: "new", version: 2 } });
+    const renamed = await client.ok("update_project", { project_id: p.id, name: "Relaunch", description: "new", default_auto_ok: null });
+    expect(renamed).toMatchObject({ changed: true, project: { name: "Relaunch", description: "new", version: 3 } });
+    const { results } = await env.DB.prepare("SELECT summary FROM activity WHERE account_id = ? AND target_id = ? AND tool = 'update_project' ORDER BY created_at")
+      .bind(acc.accountId, p.id)
+      .all();
+    expect(results).toEqual([{ summary: 'updated description of project "Launch"' }, { summary: 'updated name of project "Relaunch"' }]);
+    await client.close();
+  });
+
   it("honours expected_version", async () => {
     const { client } = await setup();
     const p = await newProject(client);

@@ -342,6 +342,22 @@ describe("empty_trash", () => {
     const back = (await c.ok("get_task", { task_id: task.id })).task;
     expect(back).toMatchObject({ project_id: null, version: task.version + 1, title: "T" });
   });
+
+  it("a restore that detaches tasks names them in its activity, and a repeat answers with them", async () => {
+    const acc = await seedAccount();
+    const c = await connect(acc.human);
+    const project = (await c.ok("create_project", { name: "P" })).project.id;
+    const task = (await c.ok("create_task", { title: "T", project_id: project })).task;
+    const taskItem = (await c.ok("delete_task", { task_id: task.id })).trash_id;
+    await c.ok("empty_trash", { item_ids: [(await c.ok("delete_project", { project_id: project })).trash_id] });
+    const first = await c.ok("restore_from_trash", { item_id: task.id });
+    expect(first).toEqual({ restored: true, trash_id: taskItem, kind: "task", target_id: task.id, item_count: 1, detached: [task.id] });
+    const entry = await env.DB.prepare("SELECT summary FROM activity WHERE account_id = ? AND tool = 'restore_from_trash' AND target_id = ?")
+      .bind(acc.accountId, taskItem)
+      .first<{ summary: string }>();
+    expect(entry?.summary).toBe(`restored task ${task.id} "T" (1 row(s)); detached from purged project/parent: ${task.id}`);
+    expect(await c.ok("restore_from_trash", { item_id: taskItem })).toEqual({ ...first, restored: false });
+  });
 });
 
 describe("scheduled purge", () => {

@@ -1,6 +1,6 @@
 import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
-import { REVOKED, TOKEN_AGENT } from "./summaries.ts";
+import { listWhereSql, REVOKED, SETTING_CHANGE, TOKEN_AGENT, UPDATED_SETTINGS } from "./summaries.ts";
 import type { Principal } from "../domain/principal.ts";
 
 export interface AccountSettingsRow {
@@ -110,13 +110,24 @@ export function revokeTokenStatement(db: D1Database, accountId: string, id: stri
   return db.prepare("UPDATE tokens SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL").bind(now, id, accountId);
 }
 
-/** Guard: each of the account's settings in `change` differs from the value given. */
+const settingDiffers = (change: SettingsChange, f: keyof SettingsChange): Condition => ({ sql: `${f} IS NOT ?`, binds: [change[f]] });
+
+/** Guard: one of the account's settings in `change` differs from the value given. */
 export function settingsDiffer(c: { accountId: string; change: SettingsChange }): Condition {
   const fields = Object.keys(c.change) as (keyof SettingsChange)[];
+  const differ = fields.map((f) => settingDiffers(c.change, f));
   return {
-    sql: `EXISTS (SELECT 1 FROM accounts WHERE id = ?${fields.map((f) => ` AND ${f} IS NOT ?`).join("")})`,
-    binds: [c.accountId, ...fields.map((f) => c.change[f])],
+    sql: `EXISTS (SELECT 1 FROM accounts WHERE id = ? AND (${differ.map((d) => d.sql).join(" OR ")}))`,
+    binds: [c.accountId, ...differ.flatMap((d) => d.binds)],
   };
+}
+
+/** update_account_settings' summary over the account before: each setting that differs, with its new value. */
+export function updatedSettingsSummary(accountId: string, change: SettingsChange): Condition {
+  const fields = Object.keys(change) as (keyof SettingsChange)[];
+  const changes = listWhereSql(fields.map((f) => ({ when: settingDiffers(change, f), item: SETTING_CHANGE.sql({}, { field: f, value: String(change[f]) }) })));
+  const e = UPDATED_SETTINGS.sql({ changes });
+  return { sql: `SELECT ${e.sql} FROM accounts WHERE id = ?`, binds: [...e.binds, accountId] };
 }
 
 /** Guard: the token of the account is there and not revoked. */

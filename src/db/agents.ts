@@ -204,22 +204,12 @@ export async function workload(
   };
 }
 
-/** Guard: the agent's pause state is as read (paused, or not). */
-export function agentPausedIs(c: { agentId: string; accountId: string; paused: boolean }): Condition {
-  return { sql: `EXISTS (SELECT 1 FROM agents WHERE id = ? AND account_id = ? AND paused_at IS ${c.paused ? "NOT " : ""}NULL)`, binds: [c.agentId, c.accountId] };
-}
-
-/** Pauses (with when and by whom) or resumes (pausedAt null) the agent. Its data stays as it is. */
-export function setPaused(db: D1Database, accountId: string, agentId: string, pausedAt: string | null, pausedBy: string | null): D1PreparedStatement {
-  return db.prepare("UPDATE agents SET paused_at = ?, paused_by = ? WHERE id = ? AND account_id = ?").bind(pausedAt, pausedBy, agentId, accountId);
-}
-
 /** Guard: the account has an agent of this name, paused (or not). */
 export function agentNamedIs(c: { accountId: string; name: string; paused: boolean }): Condition {
   return { sql: `EXISTS (SELECT 1 FROM agents WHERE account_id = ? AND name = ? AND paused_at IS ${c.paused ? "NOT " : ""}NULL)`, binds: [c.accountId, c.name] };
 }
 
-/** setPaused by the agent's name; returns the agent. */
+/** Pauses (with when and by whom) or resumes (pausedAt null) the agent of this name; its data stays as it is. Returns the agent. */
 export function setPausedByName(db: D1Database, accountId: string, name: string, pausedAt: string | null, pausedBy: string | null): D1PreparedStatement {
   return db
     .prepare(

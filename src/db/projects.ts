@@ -1,7 +1,7 @@
 import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import { readBatch } from "./batch.ts";
-import { ARCHIVED_PROJECT, DELETED_PROJECT, UNARCHIVED_PROJECT, UPDATED_PROJECT } from "./summaries.ts";
+import { ARCHIVED_PROJECT, DELETED_PROJECT, listWhereSql, sqlLiteral, UNARCHIVED_PROJECT, UPDATED_PROJECT } from "./summaries.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 
 export interface ProjectRow {
@@ -16,9 +16,6 @@ export interface ProjectRow {
 }
 
 export const PROJECT_COLUMNS = "p.id, p.name, p.description, p.default_auto_ok, p.archived_at, p.version, p.created_at, p.updated_at";
-
-/** The same columns for `RETURNING`, which takes no table alias. */
-export const PROJECT_RETURNING = PROJECT_COLUMNS.replace(/p\./g, "");
 
 export async function findProject(db: D1Database, accountId: string, id: string): Promise<ProjectRow | null> {
   return db
@@ -163,33 +160,17 @@ export function insertProject(db: D1Database, p: NewProject): D1PreparedStatemen
 
 export type ProjectChanges = Partial<Pick<ProjectRow, "name" | "description" | "default_auto_ok" | "archived_at">>;
 
-/** Overwrites the given columns of a live project, bumps its version, and returns the new row. */
-export function updateProject(db: D1Database, accountId: string, id: string, changes: ProjectChanges, now: string): D1PreparedStatement {
-  const fields = Object.keys(changes) as (keyof ProjectChanges)[];
-  return db
-    .prepare(
-      `UPDATE projects SET ${fields.map((f) => `${f} = ?`).join(", ")}, version = version + 1, updated_at = ?
-        WHERE id = ? AND account_id = ? AND trash_id IS NULL RETURNING ${PROJECT_RETURNING}`,
-    )
-    .bind(...fields.map((f) => changes[f]), now, id, accountId);
-}
-
-/** Guard condition: the project is live and at this version. */
-export function projectAtVersion(c: { projectId: string; accountId: string; version: number }): Condition {
-  return { sql: "(SELECT version FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL) = ?", binds: [c.projectId, c.accountId, c.version] };
-}
-
-/** A project in the trash: the trash item it belongs to and when that item will be purged. */
-export async function findTrashedProject(
+/** Where a project of this account is: live (no trash_id), or in the trash with the item's purge time and size; null when it is neither. */
+export async function locateProject(
   db: D1Database,
   accountId: string,
   id: string,
-): Promise<{ trash_id: string; purge_after: string; item_count: number } | null> {
+): Promise<{ trash_id: null } | { trash_id: string; purge_after: string; item_count: number } | null> {
   return db
     .prepare(
-      `SELECT tr.id AS trash_id, tr.purge_after, tr.item_count
-         FROM projects p JOIN trash tr ON tr.id = p.trash_id AND tr.account_id = p.account_id
-        WHERE p.id = ? AND p.account_id = ? AND p.trash_id IS NOT NULL`,
+      `SELECT p.trash_id, tr.purge_after, tr.item_count
+         FROM projects p LEFT JOIN trash tr ON tr.id = p.trash_id AND tr.account_id = p.account_id
+        WHERE p.id = ? AND p.account_id = ?`,
     )
     .bind(id, accountId)
     .first();
@@ -317,14 +298,29 @@ export const deletedProjectSummary = (trashId: string): Condition =>
     { trash: trashId },
   );
 
-/** update_project's usual case: at the version (when given), each field differs from the value given; and what it sets. */
-export const projectDiffers = (fields: (keyof ProjectChanges)[], withVersion: boolean) =>
-  [...(withVersion ? ["version = ?"] : []), ...fields.map((f) => `${f} IS NOT ?`)].join(" AND ");
-export const projectSets = (fields: (keyof ProjectChanges)[]) => fields.map((f) => `${f} = ?`).join(", ");
+const fieldsOf = (changes: ProjectChanges) => Object.keys(changes) as (keyof ProjectChanges)[];
+const differs = (changes: ProjectChanges, f: keyof ProjectChanges): Condition => ({ sql: `${f} IS NOT ?`, binds: [changes[f]] });
 
-/** The summaries of update (the fields, the new name or null), archive and unarchive, over the project before. */
-export const updatedProjectSummary = (fields: string, newName: string | null): Condition =>
-  UPDATED_PROJECT.sql({ name: { sql: "coalesce(?, name)", binds: [newName] } }, { fields });
+/** update_project's write: at the version (when given), some field given differs from the value given; it sets them all. */
+export function projectUpdate(changes: ProjectChanges, expectedVersion: number | undefined) {
+  const fields = fieldsOf(changes);
+  const version = expectedVersion !== undefined ? [{ sql: "version = ?", binds: [expectedVersion] }] : [];
+  return {
+    where: [...version.map((v) => v.sql), `(${fields.map((f) => differs(changes, f).sql).join(" OR ")})`].join(" AND "),
+    whereBinds: [...version.flatMap((v) => v.binds), ...fields.map((f) => changes[f])],
+    set: fields.map((f) => `${f} = ?`).join(", "),
+    setBinds: fields.map((f) => changes[f]),
+  };
+}
+
+/** update_project's summary over the project before: the fields that differ, the name after. */
+export const updatedProjectSummary = (changes: ProjectChanges): Condition =>
+  UPDATED_PROJECT.sql({
+    fields: listWhereSql(fieldsOf(changes).map((f) => ({ when: differs(changes, f), item: sqlLiteral(f) }))),
+    name: { sql: "coalesce(?, name)", binds: [changes.name ?? null] },
+  });
+
+/** The summaries of archive and unarchive, over the project before. */
 export const archivedProjectSummary = (archive: boolean): Condition => (archive ? ARCHIVED_PROJECT : UNARCHIVED_PROJECT).sql({ name: { sql: "name" } });
 export const NOT_ARCHIVED = "archived_at IS NULL";
 export const ARCHIVE_SET = "archived_at = ?";

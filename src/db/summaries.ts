@@ -127,6 +127,19 @@ export function listSql(item: Condition): string {
   return `group_concat(${item.sql}, ${sqlLiteral(LIST_SEPARATOR).sql})`;
 }
 
+/**
+ * The items of a fixed list whose condition holds over the row, in order,
+ * joined with ", " ('' when none): one SQL expression, binds in text order.
+ */
+export function listWhereSql(items: { when: Condition; item: SqlPart }[]): Condition {
+  if (items.length === 0) return { sql: "''", binds: [] };
+  const sep = sqlLiteral(LIST_SEPARATOR).sql;
+  return {
+    sql: `substr(${items.map((i) => `CASE WHEN ${i.when.sql} THEN ${sep} || (${i.item.sql}) ELSE '' END`).join(" || ")}, ${LIST_SEPARATOR.length + 1})`,
+    binds: items.flatMap((i) => [...i.when.binds, ...(i.item.binds ?? [])]),
+  };
+}
+
 /** What a task's move names when there is no project. */
 export const NO_PROJECT = "no project";
 

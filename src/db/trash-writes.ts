@@ -1,23 +1,21 @@
 /**
- * The one-batch forms of restore_from_trash and empty_trash: the state their
- * usual case assumes (a guard condition), and statements over the items as
- * they are. `?1` is the account throughout.
+ * The one-batch writes of restore_from_trash and empty_trash: the state they
+ * assume (a guard condition), statements over the items as they are, and the
+ * read that diagnoses a miss. `?1` is the account throughout.
  */
 import type { Condition } from "../catalog/tool.ts";
-import { BLOCKERS, ORPHANS, purgeStatements, TRASH_COLUMNS, TRASHED_TABLES, unmarkTrashed } from "./trash.ts";
-import { listSql, PURGED, PURGED_ITEM, RESTORED, sqlLiteral } from "./summaries.ts";
+import { BLOCKERS, ORPHANS, purgeStatements, TRASH_COLUMNS, TRASHED_TABLES, unmarkTrashed, type TrashRow } from "./trash.ts";
+import { listSql, PURGED, PURGED_ITEM, RESTORED, RESTORED_DETACHED } from "./summaries.ts";
+import { readBatch } from "./batch.ts";
+
+const BLOCKED_BY = Object.values(BLOCKERS).join(" UNION ");
 
 /**
- * Guard: trash item ?2 is there, nothing of it waits on another item, and
- * none of its tasks lost a project or parent to a purge (whatever its kind:
- * each kind's blockers only find rows of items of that kind).
+ * Guard: trash item ?2 is there and nothing of it waits on another item
+ * (whatever its kind: each kind's blockers only find rows of items of that kind).
  */
-export function restorableAsIs(c: { accountId: string; itemId: string }): Condition {
-  return {
-    sql: `EXISTS (SELECT 1 FROM trash WHERE id = ?2 AND account_id = ?1)
-  AND NOT EXISTS (${Object.values(BLOCKERS).join(" UNION ")}) AND NOT EXISTS (${ORPHANS})`,
-    binds: [c.accountId, c.itemId],
-  };
+export function restorable(c: { accountId: string; itemId: string }): Condition {
+  return { sql: `EXISTS (SELECT 1 FROM trash WHERE id = ?2 AND account_id = ?1) AND NOT EXISTS (${BLOCKED_BY})`, binds: [c.accountId, c.itemId] };
 }
 
 /** The trash item, at this point of the batch. */
@@ -25,16 +23,37 @@ export function selectTrashItem(db: D1Database, accountId: string, id: string): 
   return db.prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE id = ? AND account_id = ?`).bind(id, accountId);
 }
 
-/** restore_from_trash's summary from the item before. Binds: account, item. */
+/** The item's tasks whose project or parent was purged meanwhile (`{ id }` rows), at this point of the batch. */
+export function selectOrphans(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db.prepare(ORPHANS).bind(accountId, id);
+}
+
+/** The trash item and (up to five of) what keeps it from being restored, in one round trip. */
+export async function restoreState(db: D1Database, accountId: string, id: string): Promise<{ item: TrashRow | null; blockers: { what: string; id: string; trash_id: string }[] }> {
+  const read = await readBatch(db, { item: selectTrashItem(db, accountId, id), blockers: db.prepare(`${BLOCKED_BY} LIMIT 5`).bind(accountId, id) });
+  return { item: (read.item[0] as TrashRow | undefined) ?? null, blockers: read.blockers as { what: string; id: string; trash_id: string }[] };
+}
+
+/** restore_from_trash's summary from the item before, naming the tasks it detaches. Binds: account, item. */
 export const restoredSummary = `SELECT ${RESTORED.sql({
-  kind: { sql: "kind" }, id: { sql: "target_id" }, title: { sql: "title" }, count: { sql: "item_count" }, detached: sqlLiteral(""),
+  kind: { sql: "kind" }, id: { sql: "target_id" }, title: { sql: "title" }, count: { sql: "item_count" },
+  detached: { sql: `coalesce(${RESTORED_DETACHED.sql({ ids: { sql: `(SELECT ${listSql({ sql: "id", binds: [] })} FROM (${ORPHANS}))` } }).sql}, '')` },
 }).sql}
   FROM trash WHERE id = ?2 AND account_id = ?1`;
 
-/** Puts an item's rows back, whatever its kind, and drops the item (nothing detached: see RESTORABLE_AS_IS). */
-export function restoreAnyStatements(db: D1Database, accountId: string, id: string): D1PreparedStatement[] {
+/**
+ * Puts an item's rows back, whatever its kind, and drops the item. Its tasks
+ * whose project or parent was purged meanwhile are detached from it first (a
+ * new version); for any other item that matches no row.
+ */
+export function restoreAnyStatements(db: D1Database, accountId: string, id: string, now: string): D1PreparedStatement[] {
   const s = (sql: string) => db.prepare(sql).bind(accountId, id);
+  const d = (sql: string) => db.prepare(sql).bind(accountId, id, now);
   return [
+    d(`UPDATE tasks SET project_id = NULL, version = version + 1, updated_at = ?3
+        WHERE account_id = ?1 AND trash_id = ?2 AND project_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = tasks.project_id)`),
+    d(`UPDATE tasks SET parent_id = NULL, version = version + 1, updated_at = ?3
+        WHERE account_id = ?1 AND trash_id = ?2 AND parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tasks x WHERE x.id = tasks.parent_id)`),
     ...TRASHED_TABLES.map((table) => unmarkTrashed(db, table, accountId, id)),
     s("DELETE FROM trash WHERE id = ?2 AND account_id = ?1"),
   ];
@@ -42,9 +61,29 @@ export function restoreAnyStatements(db: D1Database, accountId: string, id: stri
 
 const list = (ids: string[]) => ids.map((_, i) => `?${i + 2}`).join(", ");
 
-/** Guard: every one of these (distinct) ids is an item in the trash. */
-export function allInTrash(c: { accountId: string; itemIds: string[] }): Condition {
-  return { sql: `(SELECT count(*) FROM trash WHERE account_id = ?1 AND id IN (${list(c.itemIds)})) = ${c.itemIds.length}`, binds: [c.accountId, ...c.itemIds] };
+const inTrash = (ids: string[]) => `FROM trash WHERE account_id = ?1 AND id IN (${list(ids)})`;
+
+/** Guard: one of these (distinct) ids at least is an item in the trash. */
+export function someInTrash(c: { accountId: string; itemIds: string[] }): Condition {
+  return { sql: `EXISTS (SELECT 1 ${inTrash(c.itemIds)})`, binds: [c.accountId, ...c.itemIds] };
+}
+
+/**
+ * empty_trash's activity target: the item, when one of the ids alone is in
+ * the trash. The ids come as one JSON array, for the summary binds them too.
+ */
+export const purgedTarget = (accountId: string, ids: string[]): Condition => ({
+  sql: "SELECT CASE WHEN count(*) = 1 THEN max(id) END FROM trash WHERE account_id = ?1 AND id IN (SELECT value FROM json_each(?2))",
+  binds: [accountId, JSON.stringify(ids)],
+});
+
+/** How many of these ids are items in the trash, and how many items the trash holds: one round trip. */
+export async function trashHolds(db: D1Database, accountId: string, ids: string[]): Promise<{ found: number; remaining: number }> {
+  const read = await readBatch(db, {
+    found: db.prepare(`SELECT count(*) AS n ${inTrash(ids)}`).bind(accountId, ...ids),
+    remaining: selectTrashCount(db, accountId),
+  });
+  return { found: (read.found[0] as { n: number }).n, remaining: (read.remaining[0] as { n: number }).n };
 }
 
 /**

@@ -2,17 +2,15 @@ import { z } from "zod";
 import { forbidden, invalid, notFound } from "../domain/errors.ts";
 import { canonicalTimeZone } from "../domain/zoned-time.ts";
 import { ACTIVITY_RETENTION } from "../domain/retention.ts";
-import { LIST_SEPARATOR, REVOKED, TOKEN_AGENT, SETTING_CHANGE, UPDATED_SETTINGS } from "../db/summaries.ts";
 import {
   findTokenRow, getAccountSettings, listTokenRows, revokedSummary, revokeTokenStatement, selectAccountSettings, selectTokenRow, settingsDiffer,
-  tokenNotRevoked, updateAccountSettings,
+  tokenNotRevoked, updateAccountSettings, updatedSettingsSummary,
   type AccountSettingsRow, type SettingsChange, type TokenRow,
 } from "../db/account.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { recomputePurgeAfter } from "../db/trash.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
-import { defineTool, named, type AnyTool, type BatchStep } from "../catalog/tool.ts";
-import { fastOr } from "./fast.ts";
+import { AGAIN, defineTool, named, type AnyTool, type BatchStep } from "../catalog/tool.ts";
 import { cursor, id, limit, timeZoneName } from "./schemas.ts";
 
 const settingsShape = z.object({
@@ -35,11 +33,6 @@ function toSettings(r: AccountSettingsRow): z.infer<typeof settingsShape> {
     activity_retention_days: r.activity_retention_days,
     updated_at: r.updated_at,
   };
-}
-
-/** update_settings' summary: each setting changed with its new value. */
-function settingsSummary(change: SettingsChange, fields: (keyof SettingsChange)[]): string {
-  return UPDATED_SETTINGS.text({ changes: fields.map((f) => SETTING_CHANGE.text({ field: f, value: String(change[f]) })).join(LIST_SEPARATOR) });
 }
 
 const getSettings = defineTool({
@@ -70,57 +63,33 @@ const updateSettings = defineTool({
   output: z.object({ settings: settingsShape, changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      if (args.time_zone === undefined && args.default_auto_ok === undefined && args.trash_retention_days === undefined && args.activity_retention_days === undefined) {
-        throw invalid("Pass at least one of time_zone, default_auto_ok, trash_retention_days, activity_retention_days.");
-      }
-      let zone: string | undefined;
-      if (args.time_zone !== undefined) {
-        zone = canonicalTimeZone(args.time_zone) as string;
-      }
-      const row = await getAccountSettings(db, p.accountId);
-      const change: SettingsChange = {};
-      if (zone !== undefined && zone !== row.time_zone) change.time_zone = zone;
-      if (args.default_auto_ok !== undefined && (args.default_auto_ok ? 1 : 0) !== row.default_auto_ok) change.default_auto_ok = args.default_auto_ok ? 1 : 0;
-      if (args.trash_retention_days !== undefined && args.trash_retention_days !== row.trash_retention_days) {
-        change.trash_retention_days = args.trash_retention_days;
-      }
-      if (args.activity_retention_days !== undefined && args.activity_retention_days !== row.activity_retention_days) {
-        change.activity_retention_days = args.activity_retention_days;
-      }
-      const fields = Object.keys(change);
-      if (fields.length === 0) return { settings: toSettings(row), changed: false };
-      const statements = [updateAccountSettings(db, p.accountId, change, ctx.now)];
-      if (change.trash_retention_days !== undefined) statements.push(recomputePurgeAfter(db, p.accountId, change.trash_retention_days));
-      const updated: AccountSettingsRow = { ...row, ...change, updated_at: ctx.now };
-      return ctx.commit(
-        {
-          statements,
-          activity: { target: p.accountId, summary: settingsSummary(change, fields as (keyof SettingsChange)[]) },
-        },
-        { settings: toSettings(updated), changed: true },
-      );
-    };
     const change: SettingsChange = {};
     if (args.time_zone !== undefined) change.time_zone = canonicalTimeZone(args.time_zone) as string;
     if (args.default_auto_ok !== undefined) change.default_auto_ok = args.default_auto_ok ? 1 : 0;
     if (args.trash_retention_days !== undefined) change.trash_retention_days = args.trash_retention_days;
     if (args.activity_retention_days !== undefined) change.activity_retention_days = args.activity_retention_days;
     const fields = Object.keys(change) as (keyof SettingsChange)[];
-    if (fields.length === 0) return slowly();
-    // The usual case in one batch: every setting given changes; the settings are read back after.
-    return fastOr(async (miss) => {
-      const statements: BatchStep<"settings">[] = [ctx.guard(settingsDiffer({ accountId: p.accountId, change }), miss), updateAccountSettings(db, p.accountId, change, ctx.now)];
-      if (change.trash_retention_days !== undefined) statements.push(recomputePurgeAfter(db, p.accountId, change.trash_retention_days));
-      statements.push(named("settings", selectAccountSettings(db, p.accountId)));
-      return ctx.commit(
-        {
-          statements,
-          activity: { target: p.accountId, summary: settingsSummary(change, fields) },
-        },
-        (rows) => ({ settings: toSettings(rows.settings[0] as AccountSettingsRow), changed: true }),
-      );
-    }, slowly);
+    if (fields.length === 0) {
+      throw invalid("Pass at least one of time_zone, default_auto_ok, trash_retention_days, activity_retention_days.");
+    }
+    return ctx.write({
+      subject: `account ${p.accountId}`,
+      // Every setting given is set when one of them differs; the summary names those that differ; the settings are read back after.
+      apply(miss) {
+        const statements: BatchStep<"settings">[] = [ctx.guard(settingsDiffer({ accountId: p.accountId, change }), miss), updateAccountSettings(db, p.accountId, change, ctx.now)];
+        if (change.trash_retention_days !== undefined) statements.push(recomputePurgeAfter(db, p.accountId, change.trash_retention_days));
+        statements.push(named("settings", selectAccountSettings(db, p.accountId)));
+        return ctx.commit(
+          { statements, activity: { target: p.accountId, summarySql: updatedSettingsSummary(p.accountId, change) } },
+          (rows) => ({ settings: toSettings(rows.settings[0] as AccountSettingsRow), changed: true }),
+        );
+      },
+      // Missed: every setting given is so already (a no-op).
+      async diagnose() {
+        const row = await getAccountSettings(db, p.accountId);
+        return fields.some((f) => change[f] !== row[f]) ? AGAIN : { settings: toSettings(row), changed: false };
+      },
+    });
   },
 });
 
@@ -183,49 +152,41 @@ const revokeToken = defineTool({
   output: z.object({ token: tokenShape, revoked: z.boolean().describe("false when it was already revoked") }),
   async handler(ctx, { token_id, confirm }) {
     const { db, principal: p } = ctx;
-    // The usual case in one batch: a token not yet revoked (the caller's own only with confirm); the slow path finds the rest.
-    const atOnce = async (miss: Error) => {
-      const { rows } = await ctx.commitWithResults({
-        statements: [ctx.guard(tokenNotRevoked({ tokenId: token_id, accountId: p.accountId }), miss), revokeTokenStatement(db, p.accountId, token_id, ctx.now), named("token", selectTokenRow(db, p.accountId, token_id))],
-        activity: { target: token_id, summarySql: { sql: revokedSummary, binds: [token_id, p.accountId] } },
-      });
-      return rows.token[0] as TokenRow;
-    };
     const ownWithoutConfirm = token_id === p.tokenId && confirm !== true;
-    const revoked = ownWithoutConfirm ? null : await fastOr<TokenRow | null>(atOnce, async () => null);
+    const { row, revoked } = await ctx.write({
+      subject: `token ${token_id}`,
+      // A token not yet revoked is revoked (the caller's own only with confirm: without it nothing is written, and the diagnosis answers).
+      async apply(miss) {
+        if (ownWithoutConfirm) throw miss;
+        return ctx.commit(
+          {
+            statements: [ctx.guard(tokenNotRevoked({ tokenId: token_id, accountId: p.accountId }), miss), revokeTokenStatement(db, p.accountId, token_id, ctx.now), named("token", selectTokenRow(db, p.accountId, token_id))],
+            activity: { target: token_id, summarySql: { sql: revokedSummary, binds: [token_id, p.accountId] } },
+          },
+          (rows) => ({ row: rows.token[0] as TokenRow, revoked: true }),
+        );
+      },
+      // Missed: not found, revoked already (a no-op), or the caller's own token without confirm (refused).
+      async diagnose() {
+        const row = await findTokenRow(db, p.accountId, token_id);
+        if (!row) throw notFound("token", token_id, "list_tokens lists the account's tokens");
+        if (row.revoked_at) return { row, revoked: false };
+        if (ownWithoutConfirm) {
+          throw forbidden(`Token ${token_id} is the token making this call; revoking it ends this connection. Call again with confirm: true if that is what you want.`);
+        }
+        return AGAIN;
+      },
+    });
     if (revoked) {
       forgetResolvedTokens();
-      if (revoked.grant_id && revoked.person_id && ctx.env.OAUTH_PROVIDER) {
-        await ctx.env.OAUTH_PROVIDER.revokeGrant(revoked.grant_id, revoked.person_id).catch((e) =>
+      // The grant's access and refresh tokens end in the provider too (D1 already refuses them).
+      if (row.grant_id && row.person_id && ctx.env.OAUTH_PROVIDER) {
+        await ctx.env.OAUTH_PROVIDER.revokeGrant(row.grant_id, row.person_id).catch((e) =>
           console.error(JSON.stringify({ level: "warn", where: "revokeGrant", token: token_id, error: String(e) })),
         );
       }
-      return { token: toToken(revoked, p.tokenId, ctx.nowMs), revoked: true };
     }
-    const row = await findTokenRow(db, p.accountId, token_id);
-    if (!row) throw notFound("token", token_id, "list_tokens lists the account's tokens");
-    if (row.revoked_at) return { token: toToken(row, p.tokenId, ctx.nowMs), revoked: false };
-    if (token_id === p.tokenId && confirm !== true) {
-      throw forbidden(`Token ${token_id} is the token making this call; revoking it ends this connection. Call again with confirm: true if that is what you want.`);
-    }
-    const what = row.client_id ? "app" : "token";
-    const result = await ctx.commit(
-      {
-        statements: [revokeTokenStatement(db, p.accountId, token_id, ctx.now)],
-        activity: { target: token_id, summary: REVOKED.text({
-          what, id: token_id, label: row.label, kind: row.kind, agent: row.agent ? TOKEN_AGENT.text({ agent: row.agent }) : "", scope: row.scope,
-        }) },
-      },
-      { token: toToken({ ...row, revoked_at: ctx.now }, p.tokenId, ctx.nowMs), revoked: true },
-    );
-    forgetResolvedTokens();
-    // The grant's access and refresh tokens end in the provider too (D1 already refuses them).
-    if (row.grant_id && row.person_id && ctx.env.OAUTH_PROVIDER) {
-      await ctx.env.OAUTH_PROVIDER.revokeGrant(row.grant_id, row.person_id).catch((e) =>
-        console.error(JSON.stringify({ level: "warn", where: "revokeGrant", token: token_id, error: String(e) })),
-      );
-    }
-    return result;
+    return { token: toToken(row, p.tokenId, ctx.nowMs), revoked };
   },
 });
 

@@ -7,19 +7,18 @@ import { staleRunMinutes } from "../domain/stale-runs.ts";
 import { actorName } from "../domain/principal.ts";
 import { notFound } from "../domain/errors.ts";
 import {
-  agentIdByName, agentNamedIs, setPausedByName, agentPausedIs, agentDetail, fleetSnapshot, listAgents, requireAgentByName, setPaused, workload,
+  agentIdByName, agentNamedIs, setPausedByName, agentDetail, fleetSnapshot, listAgents, requireAgentByName, workload,
   type AgentRow,
 } from "../db/agents.ts";
 import { toRun } from "../db/runs.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { forgetResolvedTokens } from "../db/principals.ts";
-import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
+import { AGAIN, defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import { actorNameArg, cursor, limit, nextCursor, projectId } from "./schemas.ts";
-import { optimistic, REASON_MAX } from "./lifecycle.ts";
+import { REASON_MAX } from "./lifecycle.ts";
 import { runShape } from "./runs.ts";
 import { CLAIM_EXPIRES } from "./shapes.ts";
 import { claimExpiry } from "../domain/claims.ts";
-import { fastOr } from "./fast.ts";
 import { AGENT_REASON, PAUSED_AGENT, RESUMED_AGENT } from "../db/summaries.ts";
 
 const PER_AGENT = 20;
@@ -204,41 +203,29 @@ const getWorkload = defineTool({
 /** Pauses or resumes an agent; the same state again is a no-op. Clears this isolate's token cache after the change. */
 async function setAgentPause(ctx: ToolContext, name: string, pause: boolean, reason: string | undefined) {
   const a = ctx.principal.accountId;
-  // The usual case in one batch: the agent exists in the other state.
-  const atOnce = (miss: Error) => {
-    const pausedAt = pause ? ctx.now : null;
-    const pausedBy = pause ? actorName(ctx.principal) : null;
-    const summary = (pause ? PAUSED_AGENT : RESUMED_AGENT).text({ agent: name, reason: reason ? AGENT_REASON.text({ reason }) : "" });
-    return ctx.commit(
-      {
-        statements: [ctx.guard(agentNamedIs({ accountId: a, name, paused: !pause }), miss), named("agent", setPausedByName(ctx.db, a, name, pausedAt, pausedBy))],
-        activity: { target: null, targetSql: agentIdByName(a, name), summary: summary },
-      },
-      (rows) => ({ agent: toAgent(rows.agent[0] as AgentRow), changed: true }),
-    );
-  };
-  const result = await fastOr(atOnce, () => pauseSlowly(ctx, name, pause, reason));
+  const result = await ctx.write({
+    subject: `agent ${name}`,
+    // The agent of this name, in the other state, changes state.
+    apply(miss) {
+      const pausedAt = pause ? ctx.now : null;
+      const pausedBy = pause ? actorName(ctx.principal) : null;
+      const summary = (pause ? PAUSED_AGENT : RESUMED_AGENT).text({ agent: name, reason: reason ? AGENT_REASON.text({ reason }) : "" });
+      return ctx.commit(
+        {
+          statements: [ctx.guard(agentNamedIs({ accountId: a, name, paused: !pause }), miss), named("agent", setPausedByName(ctx.db, a, name, pausedAt, pausedBy))],
+          activity: { target: null, targetSql: agentIdByName(a, name), summary },
+        },
+        (rows) => ({ agent: toAgent(rows.agent[0] as AgentRow), changed: true }),
+      );
+    },
+    // Missed: no such agent (not found), or it is in that state already (a no-op).
+    async diagnose() {
+      const g = await requireAgentByName(ctx.db, a, name);
+      return (g.paused_at !== null) === pause ? { agent: toAgent(g), changed: false } : AGAIN;
+    },
+  });
   if (result.changed) forgetResolvedTokens();
   return result;
-}
-
-/** setAgentPause on what a read shows: a no-op, not found, or the change. */
-async function pauseSlowly(ctx: ToolContext, name: string, pause: boolean, reason: string | undefined) {
-  const a = ctx.principal.accountId;
-  return optimistic(`agent ${name}`, async (lost) => {
-    const g = await requireAgentByName(ctx.db, a, name);
-    if ((g.paused_at !== null) === pause) return { agent: toAgent(g), changed: false };
-    const pausedAt = pause ? ctx.now : null;
-    const pausedBy = pause ? actorName(ctx.principal) : null;
-    const summary = (pause ? PAUSED_AGENT : RESUMED_AGENT).text({ agent: g.name, reason: reason ? AGENT_REASON.text({ reason }) : "" });
-    return ctx.commit(
-      {
-        statements: [ctx.guard(agentPausedIs({ agentId: g.id, accountId: a, paused: !pause }), lost), setPaused(ctx.db, a, g.id, pausedAt, pausedBy)],
-        activity: { target: g.id, summary },
-      },
-      { agent: toAgent({ ...g, paused_at: pausedAt, paused_by: pausedBy }), changed: true },
-    );
-  });
 }
 
 const pauseInput = z.strictObject({

@@ -1,23 +1,22 @@
 import { keptSince } from "../domain/retention.ts";
-import { ARCHIVED_PROJECT, CREATED_PROJECT, DELETED_PROJECT, UNARCHIVED_PROJECT, UPDATED_PROJECT } from "../db/summaries.ts";
+import { CREATED_PROJECT } from "../db/summaries.ts";
 import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  findProjectWithCounts, findTrashedProject, insertProject, listProjectRows, projectAtVersion, projectIsLive, PROJECT_NOT_FOUND_HINT,
-  ARCHIVE_SET, NOT_ARCHIVED, archivedProjectSummary, deletedProjectSummary, insertProjectTrashItem, IS_ARCHIVED, projectDiffers, projectSets,
+  insertProject, listProjectRows, locateProject, projectIsLive, PROJECT_NOT_FOUND_HINT,
+  ARCHIVE_SET, NOT_ARCHIVED, archivedProjectSummary, deletedProjectSummary, insertProjectTrashItem, IS_ARCHIVED, projectUpdate,
   UNARCHIVE_SET, updatedProjectSummary, liveProjectIs, projectExportRows, projectSummary, requireProjectWithCounts,
-  selectProjectWithCounts, setProject, updateProject,
+  selectProjectWithCounts, setProject,
   type CountedProjectRow, type ProjectChanges, type ProjectRow, type TaskCountColumns,
 } from "../db/projects.ts";
 import { toTask } from "../db/tasks.ts";
-import { moveToTrash, purgeAfter } from "../db/trash.ts";
+import { moveToTrash } from "../db/trash.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { defineTool, named, type ToolContext } from "../catalog/tool.ts";
+import { AGAIN, defineTool, named, type Condition, type ToolContext } from "../catalog/tool.ts";
 import { cursor, idempotencyKey, limit, longText, nextCursor, projectId } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
-import { fastOr } from "./fast.ts";
 
 const projectName = z.string().trim().min(1, "must not be empty").max(200);
 
@@ -73,30 +72,15 @@ export function toProject(r: ProjectRow, c: TaskCountColumns = EMPTY_COUNTS): Pr
 
 const changedProject = z.object({ project: projectShape, changed: z.boolean().describe("false when there was nothing to change") });
 
-/** Writes the changes with a guard that the project is still live at the version read; returns the new project. */
-async function writeProject(
-  ctx: ToolContext,
-  row: CountedProjectRow,
-  changes: ProjectChanges,
-  summary: string,
-  stale: Error,
-): Promise<Project> {
-  const a = ctx.principal.accountId;
-  const { rows } = await ctx.commitWithResults({
-    statements: [
-      ctx.guard(projectAtVersion({ projectId: row.id, accountId: a, version: row.version }), stale),
-      named("project", updateProject(ctx.db, a, row.id, changes, ctx.now)),
-    ],
-    activity: { target: row.id, summary },
-  });
-  return toProject(rows.project[0] as ProjectRow, row);
-}
-
-/** A live project's usual write in one batch: guarded by `where`, set by `set`, answered with the project as written. */
+/**
+ * A live project's write in one batch: guarded by `where` (the state the
+ * outcome assumes), set by `set`, summarised from the row before, answered
+ * with the project as written.
+ */
 function writeProjectAtOnce(
   ctx: ToolContext,
   miss: Error,
-  o: { projectId: string; where: string; whereBinds?: unknown[]; set: string; setBinds: unknown[]; summary: { sql: string; binds: unknown[] } },
+  o: { projectId: string; where: string; whereBinds?: unknown[]; set: string; setBinds: unknown[]; summary: Condition },
 ) {
   const { db, principal: p } = ctx;
   const a = p.accountId;
@@ -107,7 +91,7 @@ function writeProjectAtOnce(
         setProject(db, a, o.projectId, o.set, o.setBinds, ctx.now),
         named("project", selectProjectWithCounts(db, a, o.projectId)),
       ],
-      activity: { target: o.projectId, summarySql: o.summary },
+      activity: { target: o.projectId, summarySql: projectSummary(a, o.projectId, o.summary) },
     },
     (rows) => {
       const row = rows.project[0] as CountedProjectRow;
@@ -115,9 +99,6 @@ function writeProjectAtOnce(
     },
   );
 }
-
-const concurrentChange = (id: string) =>
-  conflict(`project ${id} was changed or deleted by another call at the same moment; get_project shows its current state, then try again.`);
 
 const listProjects = defineTool({
   name: "list_projects",
@@ -202,73 +183,55 @@ const updateProjectTool = defineTool({
   }),
   output: changedProject,
   async handler(ctx, args) {
-    const slowly = async () => {
-      const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, args.project_id);
-      const stale = conflict(
-        `project ${row.id} has changed since version ${args.expected_version}: get_project shows the current version and values; apply your change to those and pass that version.`,
-      );
-      if (args.expected_version !== undefined && row.version !== args.expected_version) throw stale;
-
-      const changes: ProjectChanges = {};
-      if (args.name !== undefined && args.name !== row.name) changes.name = args.name;
-      if (args.description !== undefined && args.description !== row.description) changes.description = args.description;
-      if (args.default_auto_ok !== undefined) {
-        const v = args.default_auto_ok === null ? null : args.default_auto_ok ? 1 : 0;
-        if (v !== row.default_auto_ok) changes.default_auto_ok = v;
-      }
-      const fields = Object.keys(changes);
-      if (fields.length === 0) return { project: toProject(row, row), changed: false };
-      const project = await writeProject(
-        ctx, row, changes, UPDATED_PROJECT.text({ fields: fields.join(", "), name: changes.name ?? row.name }),
-        args.expected_version !== undefined ? stale : concurrentChange(row.id),
-      );
-      return { project, changed: true };
-    };
+    const a = ctx.principal.accountId;
     const changes: ProjectChanges = {};
     if (args.name !== undefined) changes.name = args.name;
     if (args.description !== undefined) changes.description = args.description;
     if (args.default_auto_ok !== undefined) changes.default_auto_ok = args.default_auto_ok === null ? null : args.default_auto_ok ? 1 : 0;
     const fields = Object.keys(changes) as (keyof ProjectChanges)[];
-    if (fields.length === 0) return slowly();
-    // The usual case in one batch: every field given changes, at the expected version.
-    const where = projectDiffers(fields, args.expected_version !== undefined);
-    const a = ctx.principal.accountId;
-    return fastOr(
-      (miss) =>
-        writeProjectAtOnce(ctx, miss, {
-          projectId: args.project_id,
-          where,
-          whereBinds: [...(args.expected_version !== undefined ? [args.expected_version] : []), ...fields.map((f) => changes[f])],
-          set: projectSets(fields),
-          setBinds: fields.map((f) => changes[f]),
-          summary: projectSummary(a, args.project_id, updatedProjectSummary(fields.join(", "), changes.name ?? null)),
-        }),
-      slowly,
-    );
+    return ctx.write({
+      subject: `project ${args.project_id}`,
+      // Every field given is set, at the expected version, when one of them differs; nothing given writes nothing.
+      apply: (miss) =>
+        fields.length === 0
+          ? Promise.reject(miss)
+          : writeProjectAtOnce(ctx, miss, {
+              projectId: args.project_id,
+              ...projectUpdate(changes, args.expected_version),
+              summary: updatedProjectSummary(changes),
+            }),
+      // Missed: not found, a stale expected_version (refused), or nothing that differs (a no-op).
+      async diagnose() {
+        const row = await requireProjectWithCounts(ctx.db, a, args.project_id);
+        if (args.expected_version !== undefined && row.version !== args.expected_version) {
+          throw conflict(
+            `project ${row.id} has changed since version ${args.expected_version}: get_project shows the current version and values; apply your change to those and pass that version.`,
+          );
+        }
+        return fields.some((f) => changes[f] !== row[f]) ? AGAIN : { project: toProject(row, row), changed: false };
+      },
+    });
   },
 });
 
-/** archive_project (archive) or unarchive_project: one batch, or the read → decide → write path for a no-op or an error. */
+/** archive_project (archive) or unarchive_project: the change, or on a miss the project as it is (a no-op) or not found. */
 function setArchived(ctx: ToolContext, project_id: string, archive: boolean) {
-  const slowly = async () => {
-    const row = await requireProjectWithCounts(ctx.db, ctx.principal.accountId, project_id);
-    if ((row.archived_at !== null) === archive) return { project: toProject(row, row), changed: false };
-    const change = { archived_at: archive ? ctx.now : null };
-    const project = await writeProject(ctx, row, change, (archive ? ARCHIVED_PROJECT : UNARCHIVED_PROJECT).text({ name: row.name }), concurrentChange(row.id));
-    return { project, changed: true };
-  };
   const a = ctx.principal.accountId;
-  return fastOr(
-    (miss) =>
+  return ctx.write({
+    subject: `project ${project_id}`,
+    apply: (miss) =>
       writeProjectAtOnce(ctx, miss, {
         projectId: project_id,
         where: archive ? NOT_ARCHIVED : IS_ARCHIVED,
         set: archive ? ARCHIVE_SET : UNARCHIVE_SET,
         setBinds: archive ? [ctx.now] : [],
-        summary: projectSummary(a, project_id, archivedProjectSummary(archive)),
+        summary: archivedProjectSummary(archive),
       }),
-    slowly,
-  );
+    async diagnose() {
+      const row = await requireProjectWithCounts(ctx.db, a, project_id);
+      return (row.archived_at !== null) === archive ? { project: toProject(row, row), changed: false } : AGAIN;
+    },
+  });
 }
 
 const archiveProject = defineTool({
@@ -294,48 +257,32 @@ const deleteProject = defineTool({
   output: trashedShape,
   async handler(ctx, { project_id }) {
     const { db, principal: p } = ctx;
-    const slowly = async () => {
-      const row = await findProjectWithCounts(db, p.accountId, project_id);
-      if (!row) {
-        const trashed = await findTrashedProject(db, p.accountId, project_id);
-        if (!trashed) throw notFound("project", project_id, PROJECT_NOT_FOUND_HINT);
-        return { trash_id: trashed.trash_id, purge_after: trashed.purge_after, item_count: trashed.item_count, already_in_trash: true };
-      }
-      const itemCount = row.n_total + 1;
-      const { trashId, statements } = moveToTrash(db, {
-        accountId: p.accountId,
-        kind: "project",
-        targetId: row.id,
-        title: row.name,
-        itemCount,
-        deletedBy: actorName(p),
-        deletedByToken: p.tokenId,
-        now: ctx.now,
-      });
-      return ctx.commit(
-        {
-          statements: [ctx.guard(projectIsLive({ projectId: row.id, accountId: p.accountId }), concurrentChange(row.id)), ...statements],
-          activity: { target: row.id, summary: DELETED_PROJECT.text({ name: row.name, count: row.n_total, trash: trashId }) },
-        },
-        { trash_id: trashId, purge_after: purgeAfter(ctx.now, row.trash_retention_days), item_count: itemCount, already_in_trash: false },
-      );
-    };
-    // The usual case in one batch: a live project; the trash item takes its name and count from the rows.
-    return fastOr(async (miss) => {
-      const a = p.accountId;
-      const marks = moveToTrash(db, { accountId: a, kind: "project", targetId: project_id, title: "", itemCount: 0, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
-      const item = insertProjectTrashItem(db, { trashId: marks.trashId, accountId: a, projectId: project_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
-      return ctx.commit(
-        {
-          statements: [ctx.guard(projectIsLive({ projectId: project_id, accountId: a }), miss), named("item", item), ...marks.statements.slice(1)],
-          activity: { target: project_id, summarySql: projectSummary(a, project_id, deletedProjectSummary(marks.trashId)) },
-        },
-        (rows) => {
-          const row = rows.item[0] as { id: string; purge_after: string; item_count: number };
-          return { trash_id: row.id, purge_after: row.purge_after, item_count: row.item_count, already_in_trash: false };
-        },
-      );
-    }, slowly);
+    const a = p.accountId;
+    return ctx.write({
+      subject: `project ${project_id}`,
+      // A live project goes to the trash with its tasks; the trash item takes its name and count from the rows.
+      apply(miss) {
+        const marks = moveToTrash(db, { accountId: a, kind: "project", targetId: project_id, title: "", itemCount: 0, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+        const item = insertProjectTrashItem(db, { trashId: marks.trashId, accountId: a, projectId: project_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+        return ctx.commit(
+          {
+            statements: [ctx.guard(projectIsLive({ projectId: project_id, accountId: a }), miss), named("item", item), ...marks.statements.slice(1)],
+            activity: { target: project_id, summarySql: projectSummary(a, project_id, deletedProjectSummary(marks.trashId)) },
+          },
+          (rows) => {
+            const row = rows.item[0] as { id: string; purge_after: string; item_count: number };
+            return { trash_id: row.id, purge_after: row.purge_after, item_count: row.item_count, already_in_trash: false };
+          },
+        );
+      },
+      // Missed: the project is in the trash already (answered with its item), or not found.
+      async diagnose() {
+        const where = await locateProject(db, a, project_id);
+        if (!where) throw notFound("project", project_id, PROJECT_NOT_FOUND_HINT);
+        if (where.trash_id === null) return AGAIN;
+        return { trash_id: where.trash_id, purge_after: where.purge_after, item_count: where.item_count, already_in_trash: true };
+      },
+    });
   },
 });
 

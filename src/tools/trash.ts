@@ -2,14 +2,12 @@ import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import {
-  allStillInTrash, allTrashItems, countTrash, dependentItems, findTrashItem, findTrashItemByTarget, findTrashItems, listTrashRows, locateRecord, PURGE_CHUNK, purgeStatements,
-  restorableCondition, restoreCheck, restoreStatements, restoration, type RecordPrefix, type TrashKind, type TrashRow,
+  allTrashItems, findTrashItemByTarget, listTrashRows, locateRecord, PURGE_CHUNK, purgeStatements, restoration, type RecordPrefix, type TrashKind, type TrashRow,
 } from "../db/trash.ts";
-import { defineTool, named, type AnyTool } from "../catalog/tool.ts";
-import { fastOr } from "./fast.ts";
-import { LIST_SEPARATOR, PURGED, PURGED_ITEM, RESTORED, RESTORED_DETACHED } from "../db/summaries.ts";
+import { AGAIN, defineTool, named, type AnyTool, type ToolContext } from "../catalog/tool.ts";
 import {
-  allInTrash, purgedSummary, restorableAsIs, restoredSummary, restoreAnyStatements, selectPurged, selectTrashCount, selectTrashItem,
+  purgedSummary, purgedTarget, restorable, restoredSummary, restoreAnyStatements, restoreState, selectOrphans, selectPurged, selectTrashCount, selectTrashItem,
+  someInTrash, trashHolds,
 } from "../db/trash-writes.ts";
 import { cursor, id, limit } from "./schemas.ts";
 
@@ -66,6 +64,50 @@ const restoreOutput = z.object({
   detached: z.array(z.string()).describe("task ids whose project or parent task had been purged meanwhile; they come back without it"),
 });
 
+/**
+ * Puts trash item `trashId` back: when nothing of it waits on another item,
+ * its rows lose the mark (tasks whose project or parent was purged meanwhile
+ * detached from it) and the item goes.
+ */
+function restoreItem(ctx: ToolContext, trashId: string) {
+  const { db, principal: p } = ctx;
+  const a = p.accountId;
+  return ctx.write({
+    subject: `trash item ${trashId}`,
+    apply: (miss) =>
+      ctx.commit(
+        {
+          statements: [
+            ctx.guard(restorable({ accountId: a, itemId: trashId }), miss),
+            named("item", selectTrashItem(db, a, trashId)),
+            named("orphans", selectOrphans(db, a, trashId)),
+            ...restoreAnyStatements(db, a, trashId, ctx.now),
+          ],
+          activity: { target: trashId, summarySql: { sql: restoredSummary, binds: [a, trashId] } },
+        },
+        (rows) => {
+          const item = rows.item[0] as TrashRow;
+          const detached = (rows.orphans as { id: string }[]).map((r) => r.id);
+          return { restored: true, trash_id: item.id, kind: item.kind, target_id: item.target_id, item_count: item.item_count, detached };
+        },
+      ),
+    // Missed: restored already (answered as the first call was, from its record), not found, or waiting on another item (refused).
+    async diagnose() {
+      const { item, blockers } = await restoreState(db, a, trashId);
+      if (!item) {
+        const first = await restoration(db, a, { trashId });
+        if (first) return { restored: false, ...first };
+        throw notFound("trash item", trashId, LIST_HINT);
+      }
+      if (blockers.length === 0) return AGAIN;
+      const b = blockers[0];
+      throw conflict(
+        `Cannot restore ${item.kind} ${item.target_id} (${item.id}): its ${b.what} ${b.id} is itself in the trash as item ${b.trash_id}. Restore ${b.trash_id} first, then this item.`,
+      );
+    },
+  });
+}
+
 const restoreFromTrash = defineTool({
   name: "restore_from_trash",
   description: "Put a trash item back exactly as it was; item_id is its trash id or the deleted record's id. Returns restored.",
@@ -79,76 +121,70 @@ const restoreFromTrash = defineTool({
   async handler(ctx, { item_id }) {
     const { db, principal: p } = ctx;
     const a = p.accountId;
-    const slowly = async () => {
-      const prefix = item_id.slice(0, 3);
-      let item: TrashRow | null;
-      if (prefix === "trs") {
-        item = await findTrashItem(db, a, item_id);
-        if (!item) {
-          // A repeat answers as the first call did (C7), from that call's record.
-          const first = await restoration(db, a, { trashId: item_id });
-          if (first) return { restored: false, ...first };
-          throw notFound("trash item", item_id, LIST_HINT);
-        }
-      } else {
-        const kind = KIND_OF_PREFIX[prefix as RecordPrefix];
-        item = await findTrashItemByTarget(db, a, item_id);
-        if (!item) {
-          const where = await locateRecord(db, a, prefix as RecordPrefix, item_id);
-          if (!where) throw notFound(kind, item_id, LIST_HINT);
-          if (where.trash_id === null) {
-            const first = await restoration(db, a, { targetId: item_id });
-            return first ? { restored: false, ...first } : { restored: false, trash_id: null, kind, target_id: item_id, item_count: 0, detached: [] };
-          }
-          throw conflict(
-            `${kind} ${item_id} was deleted as part of trash item ${where.trash_id}; restore_from_trash with item_id ${where.trash_id} brings back that whole unit (list_trash shows it).`,
-          );
-        }
-      }
-      const check = await restoreCheck(db, a, item);
-      if (check.blockers.length > 0) {
-        const b = check.blockers[0];
-        throw conflict(
-          `Cannot restore ${item.kind} ${item.target_id} (${item.id}): its ${b.what} ${b.id} is itself in the trash as item ${b.trash_id}. Restore ${b.trash_id} first, then this item.`,
-        );
-      }
-      const raced = conflict(`trash item ${item.id} changed meanwhile (restored, purged, or its project, parent or task went to the trash); list_trash shows the current state.`);
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(restorableCondition({ accountId: a, itemId: item.id, kind: item.kind }), raced),
-            ...restoreStatements(db, a, item, check.orphans.length > 0, ctx.now),
-          ],
-          activity: {
-            target: item.id,
-            summary: RESTORED.text({
-              kind: item.kind, id: item.target_id, title: item.title, count: item.item_count,
-              detached: check.orphans.length ? RESTORED_DETACHED.text({ ids: check.orphans.join(LIST_SEPARATOR) }) : "",
-            }),
-          },
-        },
-        { restored: true, trash_id: item.id, kind: item.kind, target_id: item.target_id, item_count: item.item_count, detached: check.orphans },
-      );
-    };
-    if (!item_id.startsWith("trs_")) return slowly();
-    // The usual case in one batch: an item in the trash that nothing blocks and nothing has to be detached from.
-    return fastOr(async (miss) => {
-      const a = p.accountId;
-      return ctx.commit(
-        {
-          statements: [ctx.guard(restorableAsIs({ accountId: a, itemId: item_id }), miss), named("item", selectTrashItem(db, a, item_id)), ...restoreAnyStatements(db, a, item_id)],
-          activity: { target: item_id, summarySql: { sql: restoredSummary, binds: [a, item_id] } },
-        },
-        (rows) => {
-          const item = rows.item[0] as TrashRow;
-          return { restored: true, trash_id: item.id, kind: item.kind, target_id: item.target_id, item_count: item.item_count, detached: [] as string[] };
-        },
-      );
-    }, slowly);
+    const prefix = item_id.slice(0, 3);
+    if (prefix === "trs") return restoreItem(ctx, item_id);
+    // A deleted record's id: the item rooted at it, or where the record is.
+    const kind = KIND_OF_PREFIX[prefix as RecordPrefix];
+    const item = await findTrashItemByTarget(db, a, item_id);
+    if (item) return restoreItem(ctx, item.id);
+    const where = await locateRecord(db, a, prefix as RecordPrefix, item_id);
+    if (!where) throw notFound(kind, item_id, LIST_HINT);
+    if (where.trash_id === null) {
+      const first = await restoration(db, a, { targetId: item_id });
+      return first ? { restored: false, ...first } : { restored: false, trash_id: null, kind, target_id: item_id, item_count: 0, detached: [] };
+    }
+    throw conflict(
+      `${kind} ${item_id} was deleted as part of trash item ${where.trash_id}; restore_from_trash with item_id ${where.trash_id} brings back that whole unit (list_trash shows it).`,
+    );
   },
 });
 
 const EMPTY_ALL_MAX = 10 * PURGE_CHUNK;
+
+type Purged = { id: string; kind: TrashKind; target_id: string; title: string; item_count: number };
+
+/**
+ * Purges those of these trash items (distinct, at most PURGE_CHUNK) that are
+ * in the trash, with the step and comment items of their tasks; answers what
+ * went, which ids were not in the trash, and how many items remain.
+ */
+function purgeItems(ctx: ToolContext, ids: string[]) {
+  const { db, principal: p } = ctx;
+  const a = p.accountId;
+  return ctx.write({
+    subject: "the trash",
+    apply: (miss) =>
+      ctx.commit(
+        {
+          statements: [
+            ctx.guard(someInTrash({ accountId: a, itemIds: ids }), miss),
+            named("purged", selectPurged(db, a, ids)),
+            ...purgeStatements(db, a, ids),
+            named("remaining", selectTrashCount(db, a)),
+          ],
+          activity: {
+            target: null,
+            targetSql: purgedTarget(a, ids),
+            summarySql: { sql: purgedSummary(ids), binds: [a, ...ids] },
+          },
+        },
+        (rows) => {
+          const rowsPurged = rows.purged as (TrashRow & { part: number })[];
+          const found = new Set(rowsPurged.filter((r) => r.part === 0).map((r) => r.id));
+          return {
+            purged: rowsPurged.map((r): Purged => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
+            not_in_trash: ids.filter((i) => !found.has(i)),
+            remaining: (rows.remaining[0] as { n: number }).n,
+          };
+        },
+      ),
+    // Missed: none of them is in the trash (nothing to purge).
+    async diagnose() {
+      const { found, remaining } = await trashHolds(db, a, ids);
+      return found > 0 ? AGAIN : { purged: [] as Purged[], not_in_trash: ids, remaining };
+    },
+  });
+}
 
 const emptyTrash = defineTool({
   name: "empty_trash",
@@ -165,78 +201,22 @@ const emptyTrash = defineTool({
     remaining: z.number().describe("items still in the trash after this call"),
   }),
   async handler(ctx, args) {
-    const { db, principal: p } = ctx;
-    const a = p.accountId;
-    const slowly = async () => {
-      if (!args.all === !args.item_ids) {
-        throw invalid("Pass either item_ids (trash item ids from list_trash) or all: true to purge everything; not both, not neither.");
-      }
-      let items: TrashRow[];
-      let notInTrash: string[] = [];
-      if (args.item_ids) {
-        const ids = [...new Set(args.item_ids)];
-        items = await findTrashItems(db, a, ids);
-        const found = new Set(items.map((i) => i.id));
-        notInTrash = ids.filter((i) => !found.has(i));
-      } else {
-        items = await allTrashItems(db, a, EMPTY_ALL_MAX);
-      }
-      const purged: TrashRow[] = [];
-      let rest = items;
-      while (rest.length > 0) {
-        const chunk = rest.slice(0, PURGE_CHUNK);
-        const ids = chunk.map((c) => c.id);
-        const along = await dependentItems(db, a, ids);
-        const raced = conflict("the trash changed meanwhile (an item was restored or purged); list_trash shows what is there now, then call again.");
-        await ctx.commit(
-          {
-            statements: [
-              ctx.guard(allStillInTrash({ accountId: a, itemIds: ids }), raced),
-              ...purgeStatements(db, a, ids),
-            ],
-            activity: {
-              target: chunk.length === 1 ? chunk[0].id : null,
-              summary: PURGED.text({
-                count: chunk.length + along.length,
-                items: [...chunk, ...along].map((c) => PURGED_ITEM.text({ id: c.id, kind: c.kind, title: c.title })).join(LIST_SEPARATOR),
-              }),
-            },
-          },
-          null,
-        );
-        purged.push(...chunk, ...along);
-        const alongIds = new Set(along.map((r) => r.id));
-        rest = rest.slice(PURGE_CHUNK).filter((r) => !alongIds.has(r.id));
-      }
-      const remaining = await countTrash(db, a);
-      return {
-        purged: purged.map((r) => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
-        not_in_trash: notInTrash,
-        remaining,
-      };
-    };
-    if (!args.item_ids || args.all) return slowly();
-    // The usual case in one batch: every given id is in the trash; what goes is read before, what remains after.
-    const ids = [...new Set(args.item_ids)];
-    return fastOr(async (miss) => {
-      const a = p.accountId;
-      return ctx.commit(
-        {
-          statements: [
-            ctx.guard(allInTrash({ accountId: a, itemIds: ids }), miss),
-            named("purged", selectPurged(db, a, ids)),
-            ...purgeStatements(db, a, ids),
-            named("remaining", selectTrashCount(db, a)),
-          ],
-          activity: { target: ids.length === 1 ? ids[0] : null, summarySql: { sql: purgedSummary(ids), binds: [a, ...ids] } },
-        },
-        (rows) => ({
-          purged: (rows.purged as TrashRow[]).map((r) => ({ id: r.id, kind: r.kind, target_id: r.target_id, title: r.title, item_count: r.item_count })),
-          not_in_trash: [] as string[],
-          remaining: (rows.remaining[0] as { n: number }).n,
-        }),
-      );
-    }, slowly);
+    if (!args.all === !args.item_ids) {
+      throw invalid("Pass either item_ids (trash item ids from list_trash) or all: true to purge everything; not both, not neither.");
+    }
+    if (args.item_ids) return purgeItems(ctx, [...new Set(args.item_ids)]);
+    // All: the oldest items first, a chunk a batch; what a chunk took along is not purged again.
+    let rest = await allTrashItems(ctx.db, ctx.principal.accountId, EMPTY_ALL_MAX);
+    const purged: Purged[] = [];
+    let remaining = 0;
+    while (rest.length > 0) {
+      const done = await purgeItems(ctx, rest.slice(0, PURGE_CHUNK).map((r) => r.id));
+      purged.push(...done.purged);
+      remaining = done.remaining;
+      const gone = new Set(done.purged.map((r) => r.id));
+      rest = rest.slice(PURGE_CHUNK).filter((r) => !gone.has(r.id));
+    }
+    return { purged, not_in_trash: [] as string[], remaining };
   },
 });
 
