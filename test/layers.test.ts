@@ -200,6 +200,35 @@ function linesMatching(sources: Record<string, string>, folders: string[], patte
     .map(([path, n, line]) => `${path}:${n}: ${line.trim()}`);
 }
 
+/**
+ * A second path to a write's outcome: a handler that catches its own guard's
+ * miss (or retries a read-then-write loop) instead of giving the engine one
+ * outcome and its diagnosis (ctx.write).
+ */
+const DUAL_PATH = /\bfastOr\b|\boptimistic\s*\(|\bslowly\b|\b(e|err|error)\s*[!=]==\s*(miss|lost)\b/;
+
+describe("write outcomes", () => {
+  it("each is applied by the engine: no tool catches its own guard's miss to write a second way", () => {
+    expect(linesMatching(SOURCES, ["tools/"], DUAL_PATH)).toEqual([]);
+  });
+
+  it("the check sees what it looks for", () => {
+    const made = {
+      "../src/tools/a.ts": [
+        "return fastOr(async (miss) => commitUsual(miss), slowly);",
+        "return optimistic(`task ${id}`, async (lost) => {",
+        "if (e !== miss) throw e;",
+        "return ctx.write({ subject, apply: (miss) => usual(miss), async diagnose() { return AGAIN; } });",
+      ].join("\n"),
+    };
+    expect(linesMatching(made, ["tools/"], DUAL_PATH)).toEqual([
+      "tools/a.ts:1: return fastOr(async (miss) => commitUsual(miss), slowly);",
+      "tools/a.ts:2: return optimistic(`task ${id}`, async (lost) => {",
+      "tools/a.ts:3: if (e !== miss) throw e;",
+    ]);
+  });
+});
+
 describe("batch results", () => {
   const READERS = ["tools/", "mcp/", "web/", "oauth/"];
 

@@ -6,7 +6,7 @@
  */
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { indexNewTask } from "./search-index.ts";
-import { insertTask, TASK_COLUMNS, type NewTask, type TaskRow } from "./tasks.ts";
+import { insertTask, TASK_COLUMNS, type NewTask } from "./tasks.ts";
 
 /** The statements that create the next occurrence `next` as a copy of `fromId`: the task, its labels, its steps (reset). */
 export function insertOccurrence(db: D1Database, next: NewTask, fromId: string): D1PreparedStatement[] {

@@ -1,7 +1,7 @@
 import type { Condition } from "../catalog/tool.ts";
 import { notFound, ToolError } from "../domain/errors.ts";
 import type { Schedule } from "../domain/recurrence.ts";
-import { PRIORITIES, TASK_STATUSES, type Priority, type TaskStatus } from "../domain/vocabulary.ts";
+import { PRIORITIES, type Priority, type TaskStatus } from "../domain/vocabulary.ts";
 
 export type { Priority, TaskStatus };
 

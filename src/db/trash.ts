@@ -1,9 +1,7 @@
-import type { Condition } from "../catalog/tool.ts";
 import { notMoving } from "./move-account.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { endTrashedRuns } from "./runs.ts";
 import { LIST_SEPARATOR, PURGED_SCHEDULED } from "./summaries.ts";
-import { readBatch } from "./batch.ts";
 import { liveSubtree } from "./tasks.ts";
 
 /**
@@ -125,23 +123,9 @@ export function selectTrashRows(
     .bind(...binds, opts.limit + 1);
 }
 
-export async function findTrashItem(db: D1Database, accountId: string, id: string): Promise<TrashRow | null> {
-  return db.prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE id = ? AND account_id = ?`).bind(id, accountId).first<TrashRow>();
-}
-
 /** The trash item whose unit is rooted at this task, project, step or comment. */
 export async function findTrashItemByTarget(db: D1Database, accountId: string, targetId: string): Promise<TrashRow | null> {
   return db.prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE target_id = ? AND account_id = ?`).bind(targetId, accountId).first<TrashRow>();
-}
-
-/** The trash items of this account among `ids` (at most 90 ids). */
-export async function findTrashItems(db: D1Database, accountId: string, ids: string[]): Promise<TrashRow[]> {
-  if (ids.length === 0) return [];
-  const { results } = await db
-    .prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE account_id = ?1 AND id IN (${ids.map((_, i) => `?${i + 2}`).join(", ")}) ORDER BY deleted_at, id`)
-    .bind(accountId, ...ids)
-    .all<TrashRow>();
-  return results;
 }
 
 /** Up to `limit` items of the account's trash, oldest first. */
@@ -221,49 +205,6 @@ export const ORPHANS = `SELECT t.id FROM tasks t WHERE t.account_id = ?1 AND t.t
     (t.project_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = t.project_id))
  OR (t.parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tasks x WHERE x.id = t.parent_id)))`;
 
-export interface RestoreCheck {
-  blockers: { what: string; id: string; trash_id: string }[];
-  orphans: string[];
-}
-
-export async function restoreCheck(db: D1Database, accountId: string, item: TrashRow): Promise<RestoreCheck> {
-  const hasTasks = item.kind === "task" || item.kind === "project";
-  const blockers = db.prepare(`${BLOCKERS[item.kind]} LIMIT 5`).bind(accountId, item.id);
-  if (!hasTasks) return { blockers: (await readBatch(db, { blockers })).blockers as RestoreCheck["blockers"], orphans: [] };
-  const read = await readBatch(db, { blockers, orphans: db.prepare(ORPHANS).bind(accountId, item.id) });
-  return {
-    blockers: read.blockers as RestoreCheck["blockers"],
-    orphans: (read.orphans as { id: string }[]).map((r) => r.id),
-  };
-}
-
-/** A guard condition that holds while nothing blocks the restore and the item is still in the trash. */
-export function restorableCondition(c: { accountId: string; itemId: string; kind: TrashKind }): Condition {
-  return { sql: `EXISTS (SELECT 1 FROM trash WHERE id = ?2 AND account_id = ?1) AND NOT EXISTS (${BLOCKERS[c.kind]})`, binds: [c.accountId, c.itemId] };
-}
-
-/**
- * The statements that put an item back exactly as it was: its rows lose the
- * mark, the trash item goes. Tasks whose project or parent was purged
- * meanwhile are detached from it (a new version).
- */
-export function restoreStatements(db: D1Database, accountId: string, item: TrashRow, detach: boolean, now: string): D1PreparedStatement[] {
-  const s = (sql: string) => db.prepare(sql).bind(accountId, item.id);
-  const out: D1PreparedStatement[] = [];
-  if (detach) {
-    const d = (sql: string) => db.prepare(sql).bind(accountId, item.id, now);
-    out.push(
-      d(`UPDATE tasks SET project_id = NULL, version = version + 1, updated_at = ?3
-          WHERE account_id = ?1 AND trash_id = ?2 AND project_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = tasks.project_id)`),
-      d(`UPDATE tasks SET parent_id = NULL, version = version + 1, updated_at = ?3
-          WHERE account_id = ?1 AND trash_id = ?2 AND parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tasks x WHERE x.id = tasks.parent_id)`),
-    );
-  }
-  for (const [table] of UNIT_ROWS[item.kind]) out.push(unmarkTrashed(db, table, accountId, item.id));
-  out.push(s("DELETE FROM trash WHERE id = ?2 AND account_id = ?1"));
-  return out;
-}
-
 /** Items purged per batch: the ids are bound once each, under D1's 100 parameters per statement. */
 export const PURGE_CHUNK = 50;
 
@@ -273,18 +214,6 @@ export const PURGE_CHUNK = 50;
  * calendar links, labels, dependencies both ways, steps and comments, with the
  * trash items of such steps and comments), and the items. `?1` is the account.
  */
-/** Guard: all these items are still in the trash. */
-export function allStillInTrash(c: { accountId: string; itemIds: string[] }): Condition {
-  const n = c.itemIds.length;
-  const placeholders = Array.from({ length: n }, (_, j) => `?${j + 2}`).join(", ");
-  return { sql: `(SELECT count(*) FROM trash WHERE account_id = ?1 AND id IN (${placeholders})) = ${n}`, binds: [c.accountId, ...c.itemIds] };
-}
-
-/** How many items the account's trash holds. */
-export async function countTrash(db: D1Database, accountId: string): Promise<number> {
-  return (await db.prepare("SELECT count(*) AS n FROM trash WHERE account_id = ?").bind(accountId).first<{ n: number }>())?.n ?? 0;
-}
-
 export function purgeStatements(db: D1Database, accountId: string, ids: string[]): D1PreparedStatement[] {
   if (ids.length === 0 || ids.length > PURGE_CHUNK) throw new Error(`purgeStatements takes 1–${PURGE_CHUNK} ids`);
   const sel = `SELECT id FROM trash WHERE account_id = ?1 AND id IN (${ids.map((_, i) => `?${i + 2}`).join(", ")})`;
@@ -306,22 +235,6 @@ export function purgeStatements(db: D1Database, accountId: string, ids: string[]
     `DELETE FROM trash WHERE account_id = ?1 AND id IN (${ids.map((_, i) => `?${i + 2}`).join(", ")})`,
   ];
   return sql.map((q) => db.prepare(q).bind(accountId, ...ids));
-}
-
-/** Step and comment items that purging these items takes along, because their task goes for good. */
-export async function dependentItems(db: D1Database, accountId: string, ids: string[]): Promise<TrashRow[]> {
-  const list = ids.map((_, i) => `?${i + 2}`).join(", ");
-  const tasks = `SELECT id FROM tasks WHERE account_id = ?1 AND trash_id IN (${list})`;
-  const { results } = await db
-    .prepare(
-      `SELECT ${TRASH_COLUMNS} FROM trash WHERE account_id = ?1 AND id NOT IN (${list}) AND (
-         (kind = 'step' AND target_id IN (SELECT id FROM steps WHERE account_id = ?1 AND task_id IN (${tasks})))
-         OR (kind = 'comment' AND target_id IN (SELECT id FROM comments WHERE account_id = ?1 AND task_id IN (${tasks}))))
-       ORDER BY deleted_at, id`,
-    )
-    .bind(accountId, ...ids)
-    .all<TrashRow>();
-  return results;
 }
 
 /** Sets purge_after of every item of the account from its deletion time and a new retention. */

@@ -1,6 +1,4 @@
-import { z } from "zod";
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
-import type { Env } from "../env.ts";
 import type { Principal } from "../domain/principal.ts";
 import { inTrash, ToolError } from "../domain/errors.ts";
 import { trashHolding } from "../db/trash.ts";

@@ -13,7 +13,7 @@
  */
 import { getOAuthApi, OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env.ts";
-import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS, OAUTH_SCOPES, READ_SCOPE } from "../domain/grants.ts";
+import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS, OAUTH_SCOPES } from "../domain/grants.ts";
 import { CLIENT_REGISTRATION_SECONDS, REGISTRATION_BODY_MAX_BYTES, registrationProblem } from "../domain/client-registration.ts";
 import { mcpApi } from "../http/mcp.ts";
 import { isRefusedByLane, resolveTgToken } from "../http/token-lane.ts";

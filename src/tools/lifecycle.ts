@@ -13,7 +13,7 @@ import { claimLapsedEvent, eventTask, newEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { completedWith, followUp, type FollowUp } from "./series.ts";
-import { writeTaskAtOnce } from "./fast.ts";
+import { setLiveTask } from "./live-task.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
 import {
   AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, completableCondition, completedSummary, completion, decidePendingApproval, insertSignoffAsking,
@@ -36,23 +36,6 @@ export const approvalShape = z.object({
   created_at: z.string(),
   decided_at: z.string().nullable(),
 });
-
-/**
- * Runs a read → decide → commit attempt whose batch is guarded by what it read.
- * When a concurrent call changed those rows first, a guard fails with `lost`
- * and the attempt runs again on the fresh state, which then finds the work
- * done (a no-op) or names who got there first.
- */
-export async function optimistic<R>(what: string, attempt: (lost: Error) => Promise<R>): Promise<R> {
-  const lost = conflict(`${what} changed while this call ran; read it again and retry.`);
-  for (let tries = 1; ; tries++) {
-    try {
-      return await attempt(lost);
-    } catch (e) {
-      if (e !== lost || tries >= 3) throw e;
-    }
-  }
-}
 
 /** Why a task's running runs ended when it was completed. */
 export const completedBy = (who: string) => `the task was completed by ${who}`;
@@ -331,12 +314,12 @@ const setAutoOk = defineTool({
   input: z.strictObject({ task_id: taskId, auto_ok: z.boolean() }),
   output: z.object({ task: taskShape, changed: z.boolean() }),
   async handler(ctx, args) {
-    const { db, principal: p, now } = ctx;
+    const { db, principal: p } = ctx;
     const a = p.accountId;
     return ctx.write({
       subject: `task ${args.task_id}`,
       apply: (miss) =>
-        writeTaskAtOnce(ctx, miss, {
+        setLiveTask(ctx, miss, {
           taskId: args.task_id,
           where: AUTO_OK_DIFFERS,
           whereBinds: [args.auto_ok ? 1 : 0],

@@ -23,13 +23,12 @@ import {
   taskSummary, UNBLOCK_SET_RENEWING, unblockedSummary, ASSIGN_SET,
 } from "../db/task-writes.ts";
 import { ADDED_SUBTASKS, ASSIGNED, SNOOZED, UNASSIGNED, UNSNOOZED, NO_PROJECT, plural, SUBTASK_ITEM, LIST_SEPARATOR } from "../db/summaries.ts";
-import { writeTaskAtOnce } from "./fast.ts";
+import { setLiveTask } from "./live-task.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
 
 const notFoundHint = "list_tasks or search_tasks finds task ids";
 const taskResult = z.object({ task: taskShape, changed: z.boolean().describe("false when the task already was in that state") });
-const taskRef = z.object({ id: z.string(), title: z.string(), status: z.string() });
 
 const unchanged = (row: TaskRow) => ({ task: toTask(row), changed: false });
 
@@ -83,7 +82,7 @@ const blockTask = defineTool({
     return ctx.write({
       subject: `task ${args.task_id}`,
       apply: (miss) =>
-        writeTaskAtOnce(ctx, miss, {
+        setLiveTask(ctx, miss, {
           taskId: args.task_id,
           where: BLOCKABLE,
           set: BLOCK_SET,
@@ -115,7 +114,7 @@ const unblockTask = defineTool({
     return ctx.write({
       subject: `task ${args.task_id}`,
       apply: (miss) =>
-        writeTaskAtOnce(ctx, miss, { taskId: args.task_id, where: BLOCKED, set: UNBLOCK_SET_RENEWING, setBinds: [ctx.now], summary: taskSummary(a, args.task_id, unblockedSummary()) }),
+        setLiveTask(ctx, miss, { taskId: args.task_id, where: BLOCKED, set: UNBLOCK_SET_RENEWING, setBinds: [ctx.now], summary: taskSummary(a, args.task_id, unblockedSummary()) }),
       async diagnose() {
         const row = await requireTask(ctx.db, a, args.task_id);
         return row.status === "blocked" ? AGAIN : unchanged(row);
@@ -145,7 +144,7 @@ const assignTask = defineTool({
         const known = args.assignee !== null && args.assignee !== PERSON_ASSIGNEE ? [ctx.guard(agentIsUnpaused({ accountId: a, name: args.assignee }), miss)] : [];
         // The work is someone else's now: other agents' running runs on it end in the same batch.
         const endOthersRuns = endTaskRuns(db, a, args.task_id, `the task was reassigned to ${args.assignee ?? "nobody"} by ${actorName(p)}`, ctx.now, { keep: args.assignee });
-        return writeTaskAtOnce(ctx, miss, {
+        return setLiveTask(ctx, miss, {
           taskId: args.task_id,
           where: differs("assignee"),
           whereBinds: [args.assignee],
@@ -229,7 +228,7 @@ const snoozeTask = defineTool({
       apply: (miss) =>
         past
           ? Promise.reject(miss)
-          : writeTaskAtOnce(ctx, miss, {
+          : setLiveTask(ctx, miss, {
               taskId: args.task_id,
               where: differs("snoozed_until"),
               whereBinds: [until],

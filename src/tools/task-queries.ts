@@ -1,15 +1,15 @@
 import { z } from "zod";
 import { addDays, canonicalTimeZone, dayStartMs, localDate } from "../domain/zoned-time.ts";
-import { invalid, notFound } from "../domain/errors.ts";
+import { invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { SEARCH_FIELDS, searchHit, searchWords } from "../domain/search-terms.ts";
 import { decodeCursor, encodeCursor, page } from "../db/cursor.ts";
 import { selectWaitedOnBy, selectWaitsOn, type DependencyRef } from "../db/dependencies.ts";
 import {
-  listAssignedTasks, listBlockedRows, SEARCH_RANKED, searchTaskRows, selectDueRows, selectSubtaskRows,
+  listAssignedTasks, listBlockedRows, searchTaskRows, selectDueRows, selectSubtaskRows,
   selectTaskHistory, type HistoryRow, type SubtaskRow,
 } from "../db/task-search.ts";
-import { requireTask, throwTaskMissing, selectAccountPrefs, selectTask, toTask, type AccountPrefs, type TaskRow } from "../db/tasks.ts";
+import { throwTaskMissing, selectAccountPrefs, selectTask, toTask, type AccountPrefs, type TaskRow } from "../db/tasks.ts";
 import { defineTool } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import { readBatchInProject } from "../db/projects.ts";
