@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import type { WebEnv } from "./context.ts";
 import { errorResponse, notFoundResponse } from "./errors.tsx";
-import { consoleRoutes } from "./console/routes.tsx";
+import { consoleRoutes } from "./console/routes.ts";
 import { setupRoutes } from "./setup.tsx";
 import { signInRoutes } from "./signin.tsx";
 import { STYLESHEET_PATH, stylesheetResponse } from "./style.ts";

@@ -115,9 +115,46 @@ export interface TokenListing {
   error: string | null;
 }
 
-export const AppsPage: FC<{
-  view: View; data: Data; tokens: TokenListing; setupError: string | null; created: NewToken | null; mcpUrl: string;
-}> = ({ view, data, tokens, setupError, created, mcpUrl }) => {
+/** The URL to give an app that connects itself (OAuth). */
+const ConnectByUrl: FC<{ mcpUrl: string }> = ({ mcpUrl }) => (
+  <section class="card" aria-labelledby="h-url">
+    <h2 id="h-url">Connect an app by URL</h2>
+    <p>
+      Give Claude, ChatGPT, Cursor or VS Code this URL: <code>{mcpUrl}</code>. The app sends you to Taskgate to sign in, and you choose
+      whether it acts as you or as one of your agents, and whether it may only read or also change things.
+    </p>
+  </section>
+);
+
+/** Each provider agents may search and read, connected or not. */
+const Connectors: FC<{ view: View; data: Data; setupError: string | null }> = ({ view, data, setupError }) => (
+  <>
+    <h2>Connected apps</h2>
+    <p class="hint">Apps agents may search and read for context. The operator connects them with the admin CLI.</p>
+    {setupError ? <p class="notice warn">{setupError}</p> : null}
+    <div class="grid">
+      {PROVIDERS.map((p) => {
+        const row = data.connectors.find((c) => c.provider === p);
+        const status = row ? (row.status === "connected" ? "connected" : "auth_failed") : "not_connected";
+        return (
+          <article class="card" aria-labelledby={`c-${p}`}>
+            <h3 id={`c-${p}`}>{PROVIDER_NAMES[p]} <Badge status={status} text={statusWord(status)} /></h3>
+            {row ? <p class="hint">connected <When view={view} iso={row.created_at} /></p> : <p class="hint">Not connected.</p>}
+            {row?.last_error ? <p class="body">Last error: <Written text={row.last_error} max={300} /></p> : null}
+            {row ? (
+              <Act view={view} action="disconnect" fields={{ provider: p }}>
+                <Button kind="danger" label={`Disconnect ${PROVIDER_NAMES[p]}`}>Disconnect</Button>
+              </Act>
+            ) : null}
+          </article>
+        );
+      })}
+    </div>
+  </>
+);
+
+/** This page of list_tokens: the working ones (revocable), then revoked and expired ones when asked for, and the way to more. */
+const Tokens: FC<{ view: View; data: Data; tokens: TokenListing }> = ({ view, data, tokens }) => {
   const live = tokens.items.filter((t) => t.state === "active");
   const redirects = new Map(data.redirects.map((r) => [r.id, r.redirect_uri]));
   const ended = tokens.items.filter((t) => t.state !== "active");
@@ -129,37 +166,7 @@ export const AppsPage: FC<{
     return q ? `/apps?${q}` : "/apps";
   };
   return (
-    <Shell view={view} section="apps" title="Apps & tokens">
-      <h1>Apps &amp; tokens</h1>
-      {created ? <Created t={created} mcpUrl={mcpUrl} /> : null}
-      <section class="card" aria-labelledby="h-url">
-        <h2 id="h-url">Connect an app by URL</h2>
-        <p>
-          Give Claude, ChatGPT, Cursor or VS Code this URL: <code>{mcpUrl}</code>. The app sends you to Taskgate to sign in, and you choose
-          whether it acts as you or as one of your agents, and whether it may only read or also change things.
-        </p>
-      </section>
-      <h2>Connected apps</h2>
-      <p class="hint">Apps agents may search and read for context. The operator connects them with the admin CLI.</p>
-      {setupError ? <p class="notice warn">{setupError}</p> : null}
-      <div class="grid">
-        {PROVIDERS.map((p) => {
-          const row = data.connectors.find((c) => c.provider === p);
-          const status = row ? (row.status === "connected" ? "connected" : "auth_failed") : "not_connected";
-          return (
-            <article class="card" aria-labelledby={`c-${p}`}>
-              <h3 id={`c-${p}`}>{PROVIDER_NAMES[p]} <Badge status={status} text={statusWord(status)} /></h3>
-              {row ? <p class="hint">connected <When view={view} iso={row.created_at} /></p> : <p class="hint">Not connected.</p>}
-              {row?.last_error ? <p class="body">Last error: <Written text={row.last_error} max={300} /></p> : null}
-              {row ? (
-                <Act view={view} action="disconnect" fields={{ provider: p }}>
-                  <Button kind="danger" label={`Disconnect ${PROVIDER_NAMES[p]}`}>Disconnect</Button>
-                </Act>
-              ) : null}
-            </article>
-          );
-        })}
-      </div>
+    <>
       <h2>Connections and tokens</h2>
       <p class="hint">Everything that can call Taskgate for this account: apps you connected by URL (OAuth) and tg_ tokens. Revoking ends access at once.</p>
       {tokens.error ? <p class="notice error">{tokens.error}</p> : null}
@@ -174,37 +181,54 @@ export const AppsPage: FC<{
         <a class="button" href={tokens.all ? "/apps" : "/apps?tokens=all"}>{tokens.all ? "Hide revoked and expired" : "Show revoked and expired too"}</a>
         {tokens.next ? <a class="button" href={tokensHref(tokens.next)}>More</a> : null}
       </nav>
-      <section class="card" aria-labelledby="h-create">
-        <h2 id="h-create">Create a tg_ token</h2>
-        <p class="hint">For agents in CI, scripts and hosts that send a header. The token is shown once, with configurations to paste.</p>
-        <form method="post" action="/apps/tokens" aria-label="Create a token">
-          <input type="hidden" name="csrf" value={view.csrf} />
-          <input type="hidden" name="form_id" value={newFormId()} />
-          <div class="row top">
-            <Field id="k-kind" label="Acts as">
-              <select id="k-kind" name="kind">
-                <option value="agent">An agent</option>
-                <option value="human">You</option>
-              </select>
-            </Field>
-            <Field id="k-agent" label="Agent name">
-              <input type="text" id="k-agent" name="agent" list="k-agents" maxlength={63} pattern={"[a-z0-9][a-z0-9_.\\-]{0,62}"} aria-describedby="k-agent-hint" />
-              <datalist id="k-agents">{data.agents.map((g) => <option value={g.name} />)}</datalist>
-            </Field>
-            <Field id="k-scope" label="May">
-              <select id="k-scope" name="scope">
-                <option value="write">Read and write</option>
-                <option value="read">Read only</option>
-              </select>
-            </Field>
-            <Field id="k-label" label="Label" class="grow">
-              <input type="text" id="k-label" name="label" maxlength={100} placeholder="e.g. CI on main" />
-            </Field>
-            <div class="end"><Button kind="primary">Create token</Button></div>
-          </div>
-          <p class="hint" id="k-agent-hint">Agent name (for a token that acts as an agent): an existing agent or a new one, in lowercase letters, digits, _ . -</p>
-        </form>
-      </section>
-    </Shell>
+    </>
   );
 };
+
+/** The form that creates a tg_ token (POST /apps/tokens, once per render). */
+const CreateToken: FC<{ view: View; data: Data }> = ({ view, data }) => (
+  <section class="card" aria-labelledby="h-create">
+    <h2 id="h-create">Create a tg_ token</h2>
+    <p class="hint">For agents in CI, scripts and hosts that send a header. The token is shown once, with configurations to paste.</p>
+    <form method="post" action="/apps/tokens" aria-label="Create a token">
+      <input type="hidden" name="csrf" value={view.csrf} />
+      <input type="hidden" name="form_id" value={newFormId()} />
+      <div class="row top">
+        <Field id="k-kind" label="Acts as">
+          <select id="k-kind" name="kind">
+            <option value="agent">An agent</option>
+            <option value="human">You</option>
+          </select>
+        </Field>
+        <Field id="k-agent" label="Agent name">
+          <input type="text" id="k-agent" name="agent" list="k-agents" maxlength={63} pattern={"[a-z0-9][a-z0-9_.\\-]{0,62}"} aria-describedby="k-agent-hint" />
+          <datalist id="k-agents">{data.agents.map((g) => <option value={g.name} />)}</datalist>
+        </Field>
+        <Field id="k-scope" label="May">
+          <select id="k-scope" name="scope">
+            <option value="write">Read and write</option>
+            <option value="read">Read only</option>
+          </select>
+        </Field>
+        <Field id="k-label" label="Label" class="grow">
+          <input type="text" id="k-label" name="label" maxlength={100} placeholder="e.g. CI on main" />
+        </Field>
+        <div class="end"><Button kind="primary">Create token</Button></div>
+      </div>
+      <p class="hint" id="k-agent-hint">Agent name (for a token that acts as an agent): an existing agent or a new one, in lowercase letters, digits, _ . -</p>
+    </form>
+  </section>
+);
+
+export const AppsPage: FC<{
+  view: View; data: Data; tokens: TokenListing; setupError: string | null; created: NewToken | null; mcpUrl: string;
+}> = ({ view, data, tokens, setupError, created, mcpUrl }) => (
+  <Shell view={view} section="apps" title="Apps & tokens">
+    <h1>Apps &amp; tokens</h1>
+    {created ? <Created t={created} mcpUrl={mcpUrl} /> : null}
+    <ConnectByUrl mcpUrl={mcpUrl} />
+    <Connectors view={view} data={data} setupError={setupError} />
+    <Tokens view={view} data={data} tokens={tokens} />
+    <CreateToken view={view} data={data} />
+  </Shell>
+);

@@ -35,8 +35,37 @@ const RunLog: FC<{ view: View; run: InboxRun; events: InboxEvent[] }> = ({ view,
   );
 };
 
-const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events: InboxEvent[]; comments: InboxComment[] }> = ({ view, a, runs, events, comments }) => {
+/** The runs of a request's task, each with its latest log, and how many earlier ones the task lists. */
+const Runs: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events: InboxEvent[] }> = ({ view, a, runs, events }) => {
   const earlierRuns = (runs[0]?.run_total ?? 0) - runs.length;
+  return runs.length ? (
+    <section aria-label="Runs">
+      {runs.map((run) => <RunLog view={view} run={run} events={events.filter((e) => e.run_id === run.id)} />)}
+      {earlierRuns > 0 ? <p class="hint">{plural(earlierRuns, "earlier run")}: <a href={`/tasks/${a.task_id}`}>the task</a> lists them.</p> : null}
+    </section>
+  ) : (
+    <p class="hint">No run was recorded for this task.</p>
+  );
+};
+
+/** The task's latest comments, folded; nothing when it has none. */
+const LatestComments: FC<{ view: View; comments: InboxComment[] }> = ({ view, comments }) =>
+  comments.length ? (
+    <details>
+      <summary>Latest {plural(comments.length, "comment")}</summary>
+      <ul class="comments">
+        {comments.map((c) => (
+          <li>
+            <strong>{actorWord(c.author)}</strong> <When view={view} iso={c.created_at} />
+            <div class="body"><Written text={clip(c.body, INBOX_LIMITS.clip).text} /></div>
+          </li>
+        ))}
+      </ul>
+    </details>
+  ) : null;
+
+/** One waiting request: its task and the question, what the agent did (runs, comments), and the answer to give. */
+const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events: InboxEvent[]; comments: InboxComment[] }> = ({ view, a, runs, events, comments }) => {
   const notes = clip(a.task_notes ?? "", INBOX_LIMITS.clip);
   const question = clip(a.question, QUESTION_CLIP);
   const short = clip(a.task_title, 60).text;
@@ -54,34 +83,23 @@ const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events
       </p>
       <p class="q"><Written text={question.text} />{question.cut ? <> <a href={`/tasks/${a.task_id}`}>Read all</a></> : null}</p>
       {notes.text ? <p class="body muted"><Written text={notes.text} /></p> : null}
-      {runs.length ? (
-        <section aria-label="Runs">
-          {runs.map((run) => <RunLog view={view} run={run} events={events.filter((e) => e.run_id === run.id)} />)}
-          {earlierRuns > 0 ? <p class="hint">{plural(earlierRuns, "earlier run")}: <a href={`/tasks/${a.task_id}`}>the task</a> lists them.</p> : null}
-        </section>
-      ) : (
-        <p class="hint">No run was recorded for this task.</p>
-      )}
-      {comments.length ? (
-        <details>
-          <summary>Latest {plural(comments.length, "comment")}</summary>
-          <ul class="comments">
-            {comments.map((c) => (
-              <li>
-                <strong>{actorWord(c.author)}</strong> <When view={view} iso={c.created_at} />
-                <div class="body"><Written text={clip(c.body, INBOX_LIMITS.clip).text} /></div>
-              </li>
-            ))}
-          </ul>
-        </details>
-      ) : null}
+      <Runs view={view} a={a} runs={runs} events={events} />
+      <LatestComments view={view} comments={comments} />
       <Decide view={view} kind={a.kind} taskId={a.task_id} id={a.id} name={short} />
     </article>
   );
 };
 
-export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view, inbox, page }) => {
+/** Newer and older pages of requests, when there are more than one page. */
+const Pager: FC<{ page: number; more: boolean }> = ({ page, more }) =>
+  page > 1 || more ? (
+    <nav class="pager" aria-label="More approvals">
+      {page > 1 ? <a class="button" href={page === 2 ? "/" : `/?page=${page - 1}`}>Newer</a> : null}
+      {more ? <a class="button" href={`/?page=${page + 1}`}>Older</a> : null}
+    </nav>
+  ) : null;
 
+export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view, inbox, page }) => {
   const shownFrom = (page - 1) * INBOX_LIMITS.approvals;
   const more = inbox.pendingCount > shownFrom + inbox.approvals.length;
   return (
@@ -104,12 +122,7 @@ export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view
           comments={inbox.comments.filter((c) => c.task_id === a.task_id)}
         />
       ))}
-      {page > 1 || more ? (
-        <nav class="pager" aria-label="More approvals">
-          {page > 1 ? <a class="button" href={page === 2 ? "/" : `/?page=${page - 1}`}>Newer</a> : null}
-          {more ? <a class="button" href={`/?page=${page + 1}`}>Older</a> : null}
-        </nav>
-      ) : null}
+      <Pager page={page} more={more} />
     </Shell>
   );
 };

@@ -54,17 +54,14 @@ function hrefWith(q: TaskQuery, change: Partial<TaskQuery> & { cursor?: string }
   return s ? `/tasks?${s}` : "/tasks";
 }
 
-export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCursor: string | null }> = ({ view, data, query, nextCursor }) => {
-  const projects = new Map(data.projects.map((p) => [p.id, p.name]));
-  const words = wordsOf(query.q);
-  const rows = data.search ? data.search.map((s) => ({ t: s as TaskRow, snippet: matchSnippet(s, words) })) : data.tasks.map((t) => ({ t, snippet: undefined }));
-  const filtered = Boolean(query.status || query.assignee || query.label || query.due || query.q);
-  const current = data.projects.find((p) => p.id === query.project);
+type Project = Data["projects"][number];
+
+/** A tab a project (the first ones, and the current one) with its open count, and what the current project is. */
+const ProjectTabs: FC<{ view: View; data: Data; query: TaskQuery; current: Project | undefined }> = ({ view, data, query, current }) => {
   const tabs = data.projects.slice(0, TABS);
   if (current && !tabs.includes(current)) tabs.push(current);
   return (
-    <Shell view={view} section="tasks" title="Tasks">
-      <h1>Tasks</h1>
+    <>
       <ul class="tabs" aria-label="Projects">
         <li><a href={hrefWith(query, { project: "" })} aria-current={query.project === "" ? "page" : undefined}>All projects</a></li>
         {tabs.map((p) => (
@@ -76,53 +73,68 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
         ))}
       </ul>
       {current ? <p class="hint">{current.description ? <><Written text={current.description} max={300} /> · </> : null}{autoOkSaid(current, view.accountAutoOk ? 1 : 0)}</p> : null}
-      <form method="get" action="/tasks" class="filters" role="search" aria-label="Filter tasks">
-        <div class="row">
-          <Field id="f-q" label="Search" class="grow">
-            <input type="search" id="f-q" name="q" value={query.q} maxlength={500} placeholder="Words in titles, notes, comments" />
-          </Field>
-        </div>
-        <div class="row">
-          <Field id="f-project" label="Project">
-            <select id="f-project" name="project">
-              <option value="">All projects</option>
-              {data.projects.map((p) => <option value={p.id} selected={query.project === p.id}>{clip(p.name, NAME_CLIP).text}</option>)}
-            </select>
-          </Field>
-          <Field id="f-status" label="Status">
-            <select id="f-status" name="status">
-              <option value="">Any</option>
-              <option value="unfinished" selected={query.status === "unfinished"}>Not finished</option>
-              {TASK_STATUSES.map((s) => <option value={s} selected={query.status === s}>{statusWord(s)}</option>)}
-            </select>
-          </Field>
-          <Field id="f-assignee" label="Assignee">
-            <select id="f-assignee" name="assignee">
-              <option value="">Anyone</option>
-              <option value="human" selected={query.assignee === "human"}>You</option>
-              <option value="none" selected={query.assignee === "none"}>Nobody</option>
-              {data.agents.map((g) => <option value={g.name} selected={query.assignee === g.name}>{g.name}</option>)}
-            </select>
-          </Field>
-          <Field id="f-label" label="Label">
-            <select id="f-label" name="label">
-              <option value="">Any</option>
-              {data.labels.map((l) => <option value={l.name} selected={query.label === l.name}>{clip(l.name, NAME_CLIP).text}</option>)}
-            </select>
-          </Field>
-          <Field id="f-due" label="Due">
-            <select id="f-due" name="due">
-              <option value="">Any time</option>
-              {Object.entries(DUE_CHOICES).map(([k, v]) => <option value={k} selected={query.due === k}>{v}</option>)}
-            </select>
-          </Field>
-          <div class="buttons">
-            <button type="submit" class="primary">Show</button>
-            {filtered || query.project ? <a class="button" href="/tasks">Clear</a> : null}
-          </div>
-        </div>
-        {query.q ? <p class="hint">Search ranks matches by relevance; the status filter applies, the others do not.</p> : null}
-      </form>
+    </>
+  );
+};
+
+/** Search and the filters, a GET form of /tasks. */
+const Filters: FC<{ data: Data; query: TaskQuery; filtered: boolean }> = ({ data, query, filtered }) => (
+  <form method="get" action="/tasks" class="filters" role="search" aria-label="Filter tasks">
+    <div class="row">
+      <Field id="f-q" label="Search" class="grow">
+        <input type="search" id="f-q" name="q" value={query.q} maxlength={500} placeholder="Words in titles, notes, comments" />
+      </Field>
+    </div>
+    <div class="row">
+      <Field id="f-project" label="Project">
+        <select id="f-project" name="project">
+          <option value="">All projects</option>
+          {data.projects.map((p) => <option value={p.id} selected={query.project === p.id}>{clip(p.name, NAME_CLIP).text}</option>)}
+        </select>
+      </Field>
+      <Field id="f-status" label="Status">
+        <select id="f-status" name="status">
+          <option value="">Any</option>
+          <option value="unfinished" selected={query.status === "unfinished"}>Not finished</option>
+          {TASK_STATUSES.map((s) => <option value={s} selected={query.status === s}>{statusWord(s)}</option>)}
+        </select>
+      </Field>
+      <Field id="f-assignee" label="Assignee">
+        <select id="f-assignee" name="assignee">
+          <option value="">Anyone</option>
+          <option value="human" selected={query.assignee === "human"}>You</option>
+          <option value="none" selected={query.assignee === "none"}>Nobody</option>
+          {data.agents.map((g) => <option value={g.name} selected={query.assignee === g.name}>{g.name}</option>)}
+        </select>
+      </Field>
+      <Field id="f-label" label="Label">
+        <select id="f-label" name="label">
+          <option value="">Any</option>
+          {data.labels.map((l) => <option value={l.name} selected={query.label === l.name}>{clip(l.name, NAME_CLIP).text}</option>)}
+        </select>
+      </Field>
+      <Field id="f-due" label="Due">
+        <select id="f-due" name="due">
+          <option value="">Any time</option>
+          {Object.entries(DUE_CHOICES).map(([k, v]) => <option value={k} selected={query.due === k}>{v}</option>)}
+        </select>
+      </Field>
+      <div class="buttons">
+        <button type="submit" class="primary">Show</button>
+        {filtered || query.project ? <a class="button" href="/tasks">Clear</a> : null}
+      </div>
+    </div>
+    {query.q ? <p class="hint">Search ranks matches by relevance; the status filter applies, the others do not.</p> : null}
+  </form>
+);
+
+/** The matching tasks (search matches with their snippet), and the way to the next page. */
+const TaskTable: FC<{ view: View; data: Data; query: TaskQuery; filtered: boolean; nextCursor: string | null }> = ({ view, data, query, filtered, nextCursor }) => {
+  const projects = new Map(data.projects.map((p) => [p.id, p.name]));
+  const words = wordsOf(query.q);
+  const rows = data.search ? data.search.map((s) => ({ t: s as TaskRow, snippet: matchSnippet(s, words) })) : data.tasks.map((t) => ({ t, snippet: undefined }));
+  return (
+    <>
       {rows.length === 0 ? (
         <Empty>{filtered ? "No task matches these filters." : "No tasks yet."}</Empty>
       ) : (
@@ -142,17 +154,35 @@ export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCurso
           <a class="button" href={hrefWith(query, { cursor: nextCursor })}>More</a>
         </nav>
       ) : null}
-      <details class="card">
-        <summary>New task{current ? <> in <Written text={current.name} max={NAME_CLIP} /></> : ""}</summary>
-        <Act view={view} action="create_task" once label="New task" fields={current ? { project_id: current.id } : {}}>
-          <div class="row">
-            <Field id="n-title" label="Title" class="grow">
-              <input type="text" id="n-title" name="title" required maxlength={500} />
-            </Field>
-            <div><Button kind="primary">Create</Button></div>
-          </div>
-        </Act>
-      </details>
+    </>
+  );
+};
+
+/** The form that creates a task (in the current project, if one is chosen). */
+const NewTask: FC<{ view: View; current: Project | undefined }> = ({ view, current }) => (
+  <details class="card">
+    <summary>New task{current ? <> in <Written text={current.name} max={NAME_CLIP} /></> : ""}</summary>
+    <Act view={view} action="create_task" once label="New task" fields={current ? { project_id: current.id } : {}}>
+      <div class="row">
+        <Field id="n-title" label="Title" class="grow">
+          <input type="text" id="n-title" name="title" required maxlength={500} />
+        </Field>
+        <div><Button kind="primary">Create</Button></div>
+      </div>
+    </Act>
+  </details>
+);
+
+export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCursor: string | null }> = ({ view, data, query, nextCursor }) => {
+  const filtered = Boolean(query.status || query.assignee || query.label || query.due || query.q);
+  const current = data.projects.find((p) => p.id === query.project);
+  return (
+    <Shell view={view} section="tasks" title="Tasks">
+      <h1>Tasks</h1>
+      <ProjectTabs view={view} data={data} query={query} current={current} />
+      <Filters data={data} query={query} filtered={filtered} />
+      <TaskTable view={view} data={data} query={query} filtered={filtered} nextCursor={nextCursor} />
+      <NewTask view={view} current={current} />
       <ProjectForms view={view} current={current} />
     </Shell>
   );

@@ -45,6 +45,69 @@ const Deliveries: FC<{ view: View; w: WebhookSummary }> = ({ view, w }) => {
   );
 };
 
+/** The account's endpoints, each with its events, its deliveries and a form that removes it. */
+const Endpoints: FC<{ view: View; hooks: WebhookSummary[] }> = ({ view, hooks }) =>
+  hooks.length ? (
+    <div class="table">
+      <table class="stack">
+        <thead>
+          <tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Created</th><th scope="col">Deliveries</th><th scope="col"><span class="sr">Remove</span></th></tr>
+        </thead>
+        <tbody>
+          {hooks.map((w) => (
+            <tr>
+              <td data-label="URL"><code title={w.url}><Written text={w.url} max={120} /></code><div class="hint">secret <code>{w.secret_prefix}</code></div></td>
+              <td data-label="Events">{w.events.join(", ")}</td>
+              <td data-label="Created"><When view={view} iso={w.created_at} /></td>
+              <td data-label="Deliveries"><Deliveries view={view} w={w} /></td>
+              <td>
+                <form method="post" action="/webhooks/remove" aria-label={`Remove ${clip(w.url, 80).text}`}>
+                  <input type="hidden" name="csrf" value={view.csrf} />
+                  <input type="hidden" name="webhook_id" value={w.id} />
+                  <Button kind="danger" label={`Remove ${clip(w.url, 80).text}`}>Remove</Button>
+                </form>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  ) : (
+    <Empty>No webhooks yet.</Empty>
+  );
+
+/** The form that adds an endpoint (POST /webhooks, once per render), or why no more may be added. */
+const AddWebhook: FC<{ view: View; hooks: WebhookSummary[]; httpAllowed: boolean }> = ({ view, hooks, httpAllowed }) => (
+  <section class="card" aria-labelledby="h-add-webhook">
+    <h2 id="h-add-webhook">Add a webhook</h2>
+    {hooks.length >= WEBHOOKS_PER_ACCOUNT ? (
+      <p class="notice">
+        This account has {hooks.length} webhooks, the most it may have: remove one to add another.
+      </p>
+    ) : (
+      <form method="post" action="/webhooks" aria-label="Add a webhook">
+        <input type="hidden" name="csrf" value={view.csrf} />
+        <input type="hidden" name="form_id" value={newFormId()} />
+        <Field id="w-url" label="Endpoint URL" hint={httpAllowed ? "https:// (http:// too on this development server)" : "https:// only"}>
+          <input type="url" id="w-url" name="url" required maxlength={2000} placeholder="https://example.com/hooks/taskgate" aria-describedby="w-url-hint" />
+        </Field>
+        <fieldset>
+          <legend>Events</legend>
+          {EVENT_TYPES.map((t) => (
+            <p>
+              <label class="check">
+                <input type="checkbox" name="events" value={t} checked={t !== "run.stale"} />
+                <code>{t}</code>: {EVENT_HINTS[t]}
+              </label>
+            </p>
+          ))}
+        </fieldset>
+        <Button kind="primary">Add webhook</Button>
+      </form>
+    )}
+  </section>
+);
+
 export const WebhooksPage: FC<{ view: View; hooks: WebhookSummary[]; created: NewWebhook | null; setupError: string | null; httpAllowed: boolean }> = ({
   view, hooks, created, setupError, httpAllowed,
 }) => (
@@ -56,61 +119,7 @@ export const WebhooksPage: FC<{ view: View; hooks: WebhookSummary[]; created: Ne
       {WEBHOOKS_PER_ACCOUNT}; this one has {hooks.length}.
     </p>
     {setupError ? <p class="notice warn">{setupError}</p> : null}
-    {hooks.length ? (
-      <div class="table">
-        <table class="stack">
-          <thead>
-            <tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Created</th><th scope="col">Deliveries</th><th scope="col"><span class="sr">Remove</span></th></tr>
-          </thead>
-          <tbody>
-            {hooks.map((w) => (
-              <tr>
-                <td data-label="URL"><code title={w.url}><Written text={w.url} max={120} /></code><div class="hint">secret <code>{w.secret_prefix}</code></div></td>
-                <td data-label="Events">{w.events.join(", ")}</td>
-                <td data-label="Created"><When view={view} iso={w.created_at} /></td>
-                <td data-label="Deliveries"><Deliveries view={view} w={w} /></td>
-                <td>
-                  <form method="post" action="/webhooks/remove" aria-label={`Remove ${clip(w.url, 80).text}`}>
-                    <input type="hidden" name="csrf" value={view.csrf} />
-                    <input type="hidden" name="webhook_id" value={w.id} />
-                    <Button kind="danger" label={`Remove ${clip(w.url, 80).text}`}>Remove</Button>
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    ) : (
-      <Empty>No webhooks yet.</Empty>
-    )}
-    <section class="card" aria-labelledby="h-add-webhook">
-      <h2 id="h-add-webhook">Add a webhook</h2>
-      {hooks.length >= WEBHOOKS_PER_ACCOUNT ? (
-        <p class="notice">
-          This account has {hooks.length} webhooks, the most it may have: remove one to add another.
-        </p>
-      ) : (
-        <form method="post" action="/webhooks" aria-label="Add a webhook">
-          <input type="hidden" name="csrf" value={view.csrf} />
-          <input type="hidden" name="form_id" value={newFormId()} />
-          <Field id="w-url" label="Endpoint URL" hint={httpAllowed ? "https:// (http:// too on this development server)" : "https:// only"}>
-            <input type="url" id="w-url" name="url" required maxlength={2000} placeholder="https://example.com/hooks/taskgate" aria-describedby="w-url-hint" />
-          </Field>
-          <fieldset>
-            <legend>Events</legend>
-            {EVENT_TYPES.map((t) => (
-              <p>
-                <label class="check">
-                  <input type="checkbox" name="events" value={t} checked={t !== "run.stale"} />
-                  <code>{t}</code>: {EVENT_HINTS[t]}
-                </label>
-              </p>
-            ))}
-          </fieldset>
-          <Button kind="primary">Add webhook</Button>
-        </form>
-      )}
-    </section>
+    <Endpoints view={view} hooks={hooks} />
+    <AddWebhook view={view} hooks={hooks} httpAllowed={httpAllowed} />
   </Shell>
 );
