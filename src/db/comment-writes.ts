@@ -72,23 +72,3 @@ export function commentTitle(body: string): string {
 export function isOwnTitle(body: string): boolean {
   return commentTitle(body) === body && new TextEncoder().encode(body).length <= 100;
 }
-
-/**
- * The trash item of a live comment, titled `title`, or (null) by its body when
- * that is its own title (bodyIsTitle); returns id and purge_after.
- */
-export function insertCommentTrashItem(
-  db: D1Database,
-  i: { trashId: string; accountId: string; commentId: string; title: string | null; deletedBy: string; deletedByToken: string; now: string },
-): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
-       SELECT ?3, ?2, 'comment', ?1, coalesce(?7, c.body), 1, ?4, ?5, ?6,
-              strftime('%Y-%m-%dT%H:%M:%fZ', ?6, '+' || a.trash_retention_days || ' days')
-         FROM comments c JOIN accounts a ON a.id = c.account_id
-        WHERE c.id = ?1 AND c.account_id = ?2 AND c.trash_id IS NULL
-       RETURNING id, purge_after`,
-    )
-    .bind(i.commentId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now, i.title);
-}

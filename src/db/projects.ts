@@ -270,24 +270,6 @@ export function projectSummary(accountId: string, id: string, e: Condition): { s
   return { sql: `SELECT ${e.sql} FROM projects WHERE id = ? AND account_id = ?`, binds: [...e.binds, id, accountId] };
 }
 
-/** The trash item of a live project and its tasks, title and count from the rows; returns id, purge_after, item_count. */
-export function insertProjectTrashItem(
-  db: D1Database,
-  i: { trashId: string; accountId: string; projectId: string; deletedBy: string; deletedByToken: string; now: string },
-): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
-       SELECT ?3, ?2, 'project', ?1, substr(p.name, 1, 500),
-              1 + (SELECT count(*) FROM tasks WHERE project_id = ?1 AND account_id = ?2 AND trash_id IS NULL), ?4, ?5, ?6,
-              strftime('%Y-%m-%dT%H:%M:%fZ', ?6, '+' || a.trash_retention_days || ' days')
-         FROM projects p JOIN accounts a ON a.id = p.account_id
-        WHERE p.id = ?1 AND p.account_id = ?2 AND p.trash_id IS NULL
-       RETURNING id, purge_after, item_count`,
-    )
-    .bind(i.projectId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now);
-}
-
 /** delete_project's summary from the rows before. */
 export const deletedProjectSummary = (trashId: string): Condition =>
   DELETED_PROJECT.sql(

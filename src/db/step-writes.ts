@@ -51,23 +51,6 @@ export function stepSummary(accountId: string, stepId: string, e: Condition): { 
   return { sql: `SELECT ${e.sql} FROM steps WHERE id = ? AND account_id = ?`, binds: [...e.binds, stepId, accountId] };
 }
 
-/** The trash item of a live step, its text as title; returns id, purge_after and the step's task. */
-export function insertStepTrashItem(
-  db: D1Database,
-  i: { trashId: string; accountId: string; stepId: string; deletedBy: string; deletedByToken: string; now: string },
-): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
-       SELECT ?3, ?2, 'step', ?1, substr(s.text, 1, 500), 1, ?4, ?5, ?6,
-              strftime('%Y-%m-%dT%H:%M:%fZ', ?6, '+' || a.trash_retention_days || ' days')
-         FROM steps s JOIN accounts a ON a.id = s.account_id
-        WHERE s.id = ?1 AND s.account_id = ?2 AND s.trash_id IS NULL
-       RETURNING id, purge_after`,
-    )
-    .bind(i.stepId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now);
-}
-
 /** Guard: the live steps of the task are not already in this order. */
 export function stepsNotInOrder(c: { taskId: string; accountId: string; stepIds: string[] }): Condition {
   return {

@@ -77,27 +77,6 @@ export function linkSummary(accountId: string, dependsOnId: string, template: ty
 
 const LIVE_SUBTREE_COUNT = `(${liveSubtree("?1", "?2")} SELECT count(*) FROM sub)`;
 
-/**
- * The trash item of a live task with its subtree, its title and count taken
- * from the rows (run it before the rows are marked). Returns the item's id,
- * purge_after and item_count.
- */
-export function insertTaskTrashItem(
-  db: D1Database,
-  i: { trashId: string; accountId: string; taskId: string; deletedBy: string; deletedByToken: string; now: string },
-): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
-       SELECT ?3, ?2, 'task', ?1, substr(t.title, 1, 500), ${LIVE_SUBTREE_COUNT}, ?4, ?5, ?6,
-              strftime('%Y-%m-%dT%H:%M:%fZ', ?6, '+' || a.trash_retention_days || ' days')
-         FROM tasks t JOIN accounts a ON a.id = t.account_id
-        WHERE t.id = ?1 AND t.account_id = ?2 AND t.trash_id IS NULL
-       RETURNING id, purge_after, item_count`,
-    )
-    .bind(i.taskId, i.accountId, i.trashId, i.deletedBy, i.deletedByToken, i.now);
-}
-
 /** delete_task's summary, from the live task and its subtree before they are marked. */
 export function deletedTaskSummary(accountId: string, taskId: string, trashId: string): { sql: string; binds: unknown[] } {
   return {

@@ -19,8 +19,8 @@ export interface TrashItemInput {
   accountId: string;
   kind: TrashKind;
   targetId: string;
-  title: string;
-  itemCount: number;
+  /** The item's title; none: the unit's own words (a task's title, a project's name, a step's text, a comment's body). */
+  title?: string | null;
   deletedBy: string;
   deletedByToken: string;
   now: string;
@@ -53,29 +53,40 @@ export function unmarkTrashed(db: D1Database, table: TrashedTable, accountId: st
   return db.prepare(`UPDATE ${table} SET trash_id = NULL WHERE account_id = ?1 AND trash_id = ?2`).bind(accountId, itemId);
 }
 
+/** Where each kind's root row is, its words, and how many items its unit holds (`?1` the root, `?2` the account). */
+const UNIT_ITEM: Record<TrashKind, { table: TrashedTable; words: string; count: string }> = {
+  task: { table: "tasks", words: "title", count: `(${liveSubtree("?1", "?2")} SELECT count(*) FROM sub)` },
+  project: { table: "projects", words: "name", count: "1 + (SELECT count(*) FROM tasks WHERE project_id = ?1 AND account_id = ?2 AND trash_id IS NULL)" },
+  step: { table: "steps", words: "text", count: "1" },
+  comment: { table: "comments", words: "body", count: "1" },
+};
+
 /**
- * The statements that move one unit to the trash: the trash item (purged after
- * the account's retention) and the marking of its rows. Run them in the
- * caller's batch. Returns the new trash item's id with them.
+ * A live unit to the trash: `item` inserts its trash item, titled and counted
+ * from the rows as they are (RETURNING id, purge_after, item_count; nothing
+ * when the root is not live), and `marks` mark every row of the unit with it
+ * (a task or project also ends its running runs). In one batch, item first.
  */
-export function moveToTrash(db: D1Database, item: TrashItemInput): { trashId: string; statements: D1PreparedStatement[] } {
+export function moveToTrash(db: D1Database, unit: TrashItemInput): { trashId: string; item: D1PreparedStatement; marks: D1PreparedStatement[] } {
   const trashId = newId(ID_PREFIX.trash);
-  const insert = db
+  const a = unit.accountId;
+  const { table, words, count } = UNIT_ITEM[unit.kind];
+  const item = db
     .prepare(
       `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
-       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?,
-              strftime('%Y-%m-%dT%H:%M:%fZ', ?, '+' || trash_retention_days || ' days')
-         FROM accounts WHERE id = ?`,
+       SELECT ?3, ?2, ?4, ?1, coalesce(?8, substr(r.${words}, 1, 500)), ${count}, ?5, ?6, ?7,
+              strftime('%Y-%m-%dT%H:%M:%fZ', ?7, '+' || a.trash_retention_days || ' days')
+         FROM ${table} r JOIN accounts a ON a.id = r.account_id
+        WHERE r.id = ?1 AND r.account_id = ?2 AND r.trash_id IS NULL
+       RETURNING id, purge_after, item_count`,
     )
-    .bind(trashId, item.accountId, item.kind, item.targetId, item.title.slice(0, 500), item.itemCount,
-      item.deletedBy, item.deletedByToken, item.now, item.now, item.accountId);
-  const a = item.accountId;
-  const mark = UNIT_ROWS[item.kind].map(([table, rows]) => markTrashed(db, table, rows, trashId, a, item.targetId));
+    .bind(unit.targetId, a, trashId, unit.kind, unit.deletedBy, unit.deletedByToken, unit.now, unit.title?.slice(0, 500) ?? null);
+  const marks = UNIT_ROWS[unit.kind].map(([t, rows]) => markTrashed(db, t, rows, trashId, a, unit.targetId));
   // Work on a deleted task is over: its running runs end with it.
-  if (item.kind === "task" || item.kind === "project") {
-    mark.push(endTrashedRuns(db, a, trashId, `the ${item.kind} was deleted by ${item.deletedBy} (trash item ${trashId})`, item.now));
+  if (unit.kind === "task" || unit.kind === "project") {
+    marks.push(endTrashedRuns(db, a, trashId, `the ${unit.kind} was deleted by ${unit.deletedBy} (trash item ${trashId})`, unit.now));
   }
-  return { trashId, statements: [insert, ...mark] };
+  return { trashId, item, marks };
 }
 
 /** When an item deleted now would be purged, for a result shown to the caller. */

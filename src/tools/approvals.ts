@@ -269,6 +269,13 @@ const decisionOutput = z.object({
   changed: z.boolean(),
 });
 
+/** A decision's batch read back: the task as it is after it, and the approval it decided (none when nothing was pending). */
+function decidedIn(rows: Rows<"decided" | "task">) {
+  const task = toTask(rows.task[0] as TaskRow);
+  const decided = rows.decided[0] as Omit<Approval, "task_title"> | undefined;
+  return { task, approval: decided ? ({ ...decided, task_title: task.title } as Approval) : null };
+}
+
 const approveTask = defineTool({
   name: "approve_task",
   description: "Approve a task's pending request: a sign-off completes the task, a question is answered yes. Returns task, approval, next_occurrence.",
@@ -286,11 +293,6 @@ const approveTask = defineTool({
 
     /** The sign-off approved, in one batch: its task done (unless it is already), its running runs ended. */
     const approve = (guard: D1PreparedStatement, next: FollowUp) => {
-      const outcome = (rows: Rows<"decided" | "task">) => {
-        const task = toTask(rows.task[0] as TaskRow);
-        const decided = rows.decided[0] as Omit<Approval, "task_title"> | undefined;
-        return { task, approval: decided ? ({ ...decided, task_title: task.title } as Approval) : null };
-      };
       return ctx.commit(
         {
           statements: [
@@ -304,12 +306,12 @@ const approveTask = defineTool({
           activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, approvedSummary(reasonText(args.note), next.summary)) },
           events: (rows, changes) => {
             if (!changes.done) return [];
-            const { task, approval } = outcome(rows);
+            const { task, approval } = decidedIn(rows);
             const occurrence = next.next ? { id: next.next.id, due_at: next.next.due_at } : null;
             return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
           },
         },
-        (rows) => ({ ...outcome(rows), next_occurrence: next.next, changed: true }),
+        (rows) => ({ ...decidedIn(rows), next_occurrence: next.next, changed: true }),
       );
     };
 
@@ -356,11 +358,6 @@ const rejectTask = defineTool({
       apply(miss) {
         const commentId = newId(ID_PREFIX.comment);
         const body = rejectionComment(args.reason);
-        const outcome = (rows: Rows<"decided" | "task">) => {
-          const task = toTask(rows.task[0] as TaskRow);
-          const decided = rows.decided[0] as Omit<Approval, "task_title"> | undefined;
-          return { task, approval: decided ? ({ ...decided, task_title: task.title } as Approval) : null };
-        };
         return ctx.commit(
           {
             statements: [
@@ -373,13 +370,13 @@ const rejectTask = defineTool({
             ],
             activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, rejectedSummary(commentId, args.reason)) },
             events: (rows) => {
-              const { task, approval } = outcome(rows);
+              const { task, approval } = decidedIn(rows);
               return [
                 newEvent("task.rejected", a, now, { task: eventTask(task), approval_id: approval?.id ?? null, rejected_by: me, reason: args.reason, comment_id: commentId }),
               ];
             },
           },
-          (rows) => ({ ...outcome(rows), comment_id: commentId as string | null, changed: true }),
+          (rows) => ({ ...decidedIn(rows), comment_id: commentId as string | null, changed: true }),
         );
       },
       async diagnose(lost) {

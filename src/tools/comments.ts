@@ -13,7 +13,7 @@ import {
 import { AGAIN, defineTool, named, type AnyTool, type ToolContext } from "../catalog/tool.ts";
 import { COMMENTED, DELETED_COMMENT, EDITED_COMMENT } from "../db/summaries.ts";
 import {
-  bodyIsTitle, commentTask, commentTitle, insertCommentTrashItem, isOwnTitle, ownLiveComment, ownLiveCommentIs, ownLiveCommentNot, selectCommentTask,
+  bodyIsTitle, commentTask, commentTitle, isOwnTitle, ownLiveComment, ownLiveCommentIs, ownLiveCommentNot, selectCommentTask,
   setCommentBodyReturning,
 } from "../db/comment-writes.ts";
 import { commentId, cursor, idempotencyKey, limit, longText, nextCursor, taskId } from "./schemas.ts";
@@ -152,12 +152,11 @@ const deleteComment = defineTool({
     const own = { commentId: comment_id, accountId: p.accountId, author: me };
     /** The comment to the trash, titled by its body as it is (`title` null) or by the excerpt made of the body that was read. */
     const trash = (guards: D1PreparedStatement[], title: string | null) => {
-      const marks = moveToTrash(db, { accountId: p.accountId, kind: "comment", targetId: comment_id, title: "", itemCount: 1, deletedBy: me, deletedByToken: p.tokenId, now: ctx.now });
-      const item = insertCommentTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, commentId: comment_id, title, deletedBy: me, deletedByToken: p.tokenId, now: ctx.now });
+      const trash = moveToTrash(db, { accountId: p.accountId, kind: "comment", targetId: comment_id, title, deletedBy: me, deletedByToken: p.tokenId, now: ctx.now });
       return ctx.commit(
         {
-          statements: [...guards, named("item", item), ...marks.statements.slice(1), named("task", selectCommentTask(db, p.accountId, comment_id))],
-          activity: { target: null, targetSql: commentTask(p.accountId, comment_id), summary: DELETED_COMMENT.text({ comment: comment_id, trash: marks.trashId }) },
+          statements: [...guards, named("item", trash.item), ...trash.marks, named("task", selectCommentTask(db, p.accountId, comment_id))],
+          activity: { target: null, targetSql: commentTask(p.accountId, comment_id), summary: DELETED_COMMENT.text({ comment: comment_id, trash: trash.trashId }) },
         },
         (rows) => {
           const row = rows.item[0] as { id: string; purge_after: string };

@@ -6,7 +6,7 @@ import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   insertProject, listProjectRows, locateProject, projectIsLive, PROJECT_NOT_FOUND_HINT,
-  ARCHIVE_SET, NOT_ARCHIVED, archivedProjectSummary, deletedProjectSummary, insertProjectTrashItem, IS_ARCHIVED, projectUpdate,
+  ARCHIVE_SET, NOT_ARCHIVED, archivedProjectSummary, deletedProjectSummary, IS_ARCHIVED, projectUpdate,
   UNARCHIVE_SET, updatedProjectSummary, liveProjectIs, projectExportRows, projectSummary, requireProjectWithCounts,
   selectProjectWithCounts, setProject,
   type CountedProjectRow, type ProjectChanges, type ProjectRow, type TaskCountColumns,
@@ -262,12 +262,11 @@ const deleteProject = defineTool({
       subject: `project ${project_id}`,
       // A live project goes to the trash with its tasks; the trash item takes its name and count from the rows.
       apply(miss) {
-        const marks = moveToTrash(db, { accountId: a, kind: "project", targetId: project_id, title: "", itemCount: 0, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
-        const item = insertProjectTrashItem(db, { trashId: marks.trashId, accountId: a, projectId: project_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+        const trash = moveToTrash(db, { accountId: a, kind: "project", targetId: project_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
         return ctx.commit(
           {
-            statements: [ctx.guard(projectIsLive({ projectId: project_id, accountId: a }), miss), named("item", item), ...marks.statements.slice(1)],
-            activity: { target: project_id, summarySql: projectSummary(a, project_id, deletedProjectSummary(marks.trashId)) },
+            statements: [ctx.guard(projectIsLive({ projectId: project_id, accountId: a }), miss), named("item", trash.item), ...trash.marks],
+            activity: { target: project_id, summarySql: projectSummary(a, project_id, deletedProjectSummary(trash.trashId)) },
           },
           (rows) => {
             const row = rows.item[0] as { id: string; purge_after: string; item_count: number };

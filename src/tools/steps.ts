@@ -9,7 +9,7 @@ import { renewLeaseOfStep } from "../db/claims.ts";
 import { AGAIN, defineTool, named, type AnyTool, type Outcome, type ToolContext } from "../catalog/tool.ts";
 import { ADDED_STEPS, DELETED_STEP, EDITED_STEP, LIST_SEPARATOR, plural, REORDERED_STEPS } from "../db/summaries.ts";
 import {
-  appendStep, insertStepTrashItem, roomForSteps, selectStepTask, setStep, stepDiffers, stepStatusSummary, stepSummary, stepTask, stepsNotInOrder,
+  appendStep, roomForSteps, selectStepTask, setStep, stepDiffers, stepStatusSummary, stepSummary, stepTask, stepsNotInOrder,
 } from "../db/step-writes.ts";
 import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
 import { trashedShape } from "./shapes.ts";
@@ -161,15 +161,14 @@ const deleteStep = defineTool({
     return ctx.write({
       subject: `step ${step_id}`,
       apply: (miss) => {
-        const marks = moveToTrash(db, { accountId: p.accountId, kind: "step", targetId: step_id, title: "", itemCount: 1, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
-        const item = insertStepTrashItem(db, { trashId: marks.trashId, accountId: p.accountId, stepId: step_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+        const trash = moveToTrash(db, { accountId: p.accountId, kind: "step", targetId: step_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
         return ctx.commit(
           {
-            statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), miss), named("item", item), ...marks.statements.slice(1), named("task", selectStepTask(db, p.accountId, step_id))],
+            statements: [ctx.guard(stepIsLive({ stepId: step_id, accountId: p.accountId }), miss), named("item", trash.item), ...trash.marks, named("task", selectStepTask(db, p.accountId, step_id))],
             activity: {
               target: null,
               targetSql: stepTask(p.accountId, step_id),
-              summary: DELETED_STEP.text({ step: step_id, trash: marks.trashId }),
+              summary: DELETED_STEP.text({ step: step_id, trash: trash.trashId }),
             },
           },
           (rows) => {

@@ -19,7 +19,7 @@ import { NO_LEASE } from "../db/claims.ts";
 import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
 import { AGAIN, defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import {
-  BLOCK_SET, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, insertTaskTrashItem, movable, movedTaskSummary, selectTaskNow, differs, setColumn,
+  BLOCK_SET, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, movable, movedTaskSummary, selectTaskNow, differs, setColumn,
   taskSummary, UNBLOCK_SET_RENEWING, unblockedSummary, ASSIGN_SET,
 } from "../db/task-writes.ts";
 import { ADDED_SUBTASKS, ASSIGNED, SNOOZED, UNASSIGNED, UNSNOOZED, NO_PROJECT, plural, SUBTASK_ITEM, LIST_SEPARATOR } from "../db/summaries.ts";
@@ -44,12 +44,11 @@ const deleteTask = defineTool({
       subject: `task ${task_id}`,
       // A live task: the trash item takes its title and count from the rows.
       apply(miss) {
-        const marks = moveToTrash(db, { accountId: a, kind: "task", targetId: task_id, title: "", itemCount: 0, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
-        const item = insertTaskTrashItem(db, { trashId: marks.trashId, accountId: a, taskId: task_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
+        const trash = moveToTrash(db, { accountId: a, kind: "task", targetId: task_id, deletedBy: actorName(p), deletedByToken: p.tokenId, now: ctx.now });
         return ctx.commit(
           {
-            statements: [ctx.guard(taskIsLive({ taskId: task_id, accountId: a }), miss), named("item", item), ...marks.statements.slice(1)],
-            activity: { target: task_id, summarySql: deletedTaskSummary(a, task_id, marks.trashId) },
+            statements: [ctx.guard(taskIsLive({ taskId: task_id, accountId: a }), miss), named("item", trash.item), ...trash.marks],
+            activity: { target: task_id, summarySql: deletedTaskSummary(a, task_id, trash.trashId) },
           },
           (rows) => {
             const row = rows.item[0] as { id: string; purge_after: string; item_count: number };
