@@ -318,3 +318,37 @@ describe("guards", () => {
     ]);
   });
 });
+
+/**
+ * A bind array above src/db: SQL text handed on with its binds apart (a
+ * `binds` list, a `whereBinds`, a `setBinds`), in the order some statement
+ * takes them. Every guard, change and summary is built in src/db as one
+ * condition with its own binds.
+ */
+const LOOSE_BINDS = /\bbinds\b|\b\w+Binds\b/;
+
+describe("SQL with its binds", () => {
+  const ABOVE_DB = ["tools/", "mcp/", "web/", "oauth/", "http/"];
+
+  it("nothing above src/db assembles a statement's binds", () => {
+    expect(linesMatching(SOURCES, ABOVE_DB, LOOSE_BINDS)).toEqual([]);
+  });
+
+  it("the check sees what it looks for", () => {
+    const made = {
+      "../src/tools/a.ts": [
+        "activity: { summarySql: { sql: movedTaskSummary, binds: [id, a] } },",
+        "setLiveTask(ctx, miss, { where: BLOCKED, set: UNBLOCK_SET, setBinds: [ctx.now] }),",
+        "liveProjectIs({ projectId, accountId, where: o.where, binds: o.whereBinds })",
+        "setLiveTask(ctx, miss, { where: BLOCKED, set: unblockSet(ctx.now) }),",
+        "// binds: in a comment",
+      ].join("\n"),
+      "../src/db/b.ts": "const c = { sql: 'x = ?', binds: [x] };",
+    };
+    expect(linesMatching(made, ABOVE_DB, LOOSE_BINDS)).toEqual([
+      "tools/a.ts:1: activity: { summarySql: { sql: movedTaskSummary, binds: [id, a] } },",
+      "tools/a.ts:2: setLiveTask(ctx, miss, { where: BLOCKED, set: UNBLOCK_SET, setBinds: [ctx.now] }),",
+      "tools/a.ts:3: liveProjectIs({ projectId, accountId, where: o.where, binds: o.whereBinds })",
+    ]);
+  });
+});

@@ -140,8 +140,9 @@ export function selectTokenRow(db: D1Database, accountId: string, id: string): D
   return db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id WHERE t.id = ? AND t.account_id = ?`).bind(id, accountId);
 }
 
-/** revoke_token's summary from the token before. Binds: token id, account id. */
-export const revokedSummary = `SELECT ${REVOKED.sql({
+/** revoke_token's summary from the token before. */
+export const revokedSummary = (c: { tokenId: string; accountId: string }): Condition => ({ sql: REVOKED_SUMMARY, binds: [c.tokenId, c.accountId] });
+const REVOKED_SUMMARY = `SELECT ${REVOKED.sql({
   what: { sql: "CASE WHEN t.client_id IS NULL THEN 'token' ELSE 'app' END" }, id: { sql: "t.id" }, label: { sql: "t.label" }, kind: { sql: "t.kind" },
   agent: { sql: `coalesce(${TOKEN_AGENT.sql({ agent: { sql: "a.name" } }).sql}, '')` }, scope: { sql: "t.scope" },
 }).sql}

@@ -74,8 +74,12 @@ const QUOTED_NAMES = listSql(QUOTED_NAME.sql({ name: { sql: "name" } }));
 const NEW_NAMES = `SELECT ${listSql({ sql: "j.value", binds: [] })} FROM json_each(?2) j
     WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.account_id = ?1 AND l.name = j.value)`;
 
-/** label_task's summary, before the change: the names it adds, and those no label has yet. Binds: account, names, task. */
-export const labelledSummary = `SELECT ${LABELLED.sql({
+/** label_task's summary, before the change: the names it adds, and those no label has yet. */
+export const labelledSummary = (c: { accountId: string; taskId: string; names: string[] }): Condition => ({
+  sql: LABELLED_SUMMARY,
+  binds: [c.accountId, JSON.stringify(c.names), c.taskId],
+});
+const LABELLED_SUMMARY = `SELECT ${LABELLED.sql({
   names: { sql: `(SELECT ${QUOTED_NAMES} FROM (${TO_ADD}))` },
   new: { sql: `coalesce(${LABELLED_NEW.sql({ names: { sql: `(${NEW_NAMES})` } }).sql}, '')` },
 }).sql}`;
@@ -85,8 +89,12 @@ export function selectOnTask(db: D1Database, accountId: string, taskId: string, 
   return db.prepare(`${ON_TASK} ORDER BY l.name, l.id`).bind(taskId, accountId, JSON.stringify(names));
 }
 
-/** unlabel_task's summary, before the change. Binds: task, account, names. */
-export const unlabelledSummary = `SELECT ${UNLABELLED.sql({ names: { sql: QUOTED_NAMES } }).sql} FROM (${ON_TASK} ORDER BY l.name, l.id)`;
+/** unlabel_task's summary, before the change. */
+export const unlabelledSummary = (c: { accountId: string; taskId: string; names: string[] }): Condition => ({
+  sql: UNLABELLED_SUMMARY,
+  binds: [c.taskId, c.accountId, JSON.stringify(c.names)],
+});
+const UNLABELLED_SUMMARY = `SELECT ${UNLABELLED.sql({ names: { sql: QUOTED_NAMES } }).sql} FROM (${ON_TASK} ORDER BY l.name, l.id)`;
 
 /** Takes the labels of these names off the task. */
 export function detachByNames(db: D1Database, accountId: string, taskId: string, names: string[]): D1PreparedStatement {

@@ -38,19 +38,19 @@ export function completableCondition(c: { taskId: string; accountId: string; age
   };
 }
 
-/** Done: the task gives up its schedule (a recurring one hands it on to its next occurrence). Bind: now. */
-const DONE_SET = "status = 'done', completed_at = ?, blocked_reason = NULL, status_before_block = NULL, recurrence = NULL";
+/** Done at `now`: the task gives up its schedule (a recurring one hands it on to its next occurrence). */
+const doneSet = (now: string): Condition => ({ sql: "status = 'done', completed_at = ?, blocked_reason = NULL, status_before_block = NULL, recurrence = NULL", binds: [now] });
 
 /**
- * How a write completes a task: what it sets (bind: now) where the task
+ * How a write completes a task at `now`: what it sets where the task
  * (before) is so, and — when not every such task is done by it — the
  * condition over the task `t` (before) under which it is, which the
  * statements that go with a completion (its running runs end, its request is
- * decided) take as theirs.
+ * decided) take as theirs (a predicate without binds).
  */
 export interface Completion {
-  set: string;
-  where: string;
+  set: Condition;
+  where: Condition;
   completes?: string;
 }
 
@@ -58,21 +58,24 @@ export interface Completion {
  * complete_task's: done (a person, or an agent under auto-OK), else awaiting
  * approval, where a task that already awaits it is left as it is.
  */
-export function completion(agent: boolean): Completion {
-  if (!agent) return { set: DONE_SET, where: "1" };
+export function completion(agent: boolean, now: string): Completion {
+  if (!agent) return { set: doneSet(now), where: { sql: "1", binds: [] } };
   const auto = "coalesce(auto_ok, 0) = 1";
   return {
-    set: `status = CASE WHEN ${auto} THEN 'done' ELSE 'awaiting_approval' END,
+    set: {
+      sql: `status = CASE WHEN ${auto} THEN 'done' ELSE 'awaiting_approval' END,
           completed_at = CASE WHEN ${auto} THEN ? ELSE completed_at END,
           recurrence = CASE WHEN ${auto} THEN NULL ELSE recurrence END,
           blocked_reason = NULL, status_before_block = NULL`,
-    where: `${auto} OR status <> 'awaiting_approval'`,
+      binds: [now],
+    },
+    where: { sql: `${auto} OR status <> 'awaiting_approval'`, binds: [] },
     completes: `coalesce(t.auto_ok, 0) = 1`,
   };
 }
 
 /** approve_task's: done, unless it is already. */
-export const APPROVAL_COMPLETION: Completion = { set: DONE_SET, where: "status <> 'done'", completes: "t.status <> 'done'" };
+export const approvalCompletion = (now: string): Completion => ({ set: doneSet(now), where: { sql: "status <> 'done'", binds: [] }, completes: "t.status <> 'done'" });
 
 /** A decision of a pending request: its status and reason. */
 export interface Decided {
@@ -120,10 +123,10 @@ export function insertSignoffAsking(db: D1Database, a: NewApproval): D1PreparedS
  * Sets columns by SQL expressions over the row before (`set`), bumping the
  * version, of the live task where `where` holds; nothing otherwise.
  */
-export function setTaskWhere(db: D1Database, accountId: string, id: string, set: string, binds: unknown[], where: string, now: string): D1PreparedStatement {
+export function setTaskWhere(db: D1Database, accountId: string, id: string, set: Condition, where: Condition, now: string): D1PreparedStatement {
   return db
-    .prepare(`UPDATE tasks SET ${set}, version = version + 1, updated_at = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${where})`)
-    .bind(...binds, now, id, accountId);
+    .prepare(`UPDATE tasks SET ${set.sql}, version = version + 1, updated_at = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${where.sql})`)
+    .bind(...set.binds, now, id, accountId, ...where.binds);
 }
 
 /**
@@ -167,8 +170,8 @@ export function ownPendingRequest(c: { taskId: string; accountId: string; reques
 }
 
 /** A withdrawal's task goes back to work where it awaits approval with a pending sign-off (so, before the withdrawal). */
-export const SIGNOFF_AWAITED = `status = 'awaiting_approval' AND ${pendingOf("signoff")}`;
-export const WITHDRAW_SET = "status = 'in_progress'";
+export const SIGNOFF_AWAITED: Condition = { sql: `status = 'awaiting_approval' AND ${pendingOf("signoff")}`, binds: [] };
+export const WITHDRAW_SET: Condition = { sql: "status = 'in_progress'", binds: [] };
 
 /** A withdrawal's summary from the pending request: what it was (the words given, a question's first) and its id. */
 export function withdrewSummary(c: { taskId: string; accountId: string; question: string; signoff: string }): Condition {
@@ -177,7 +180,7 @@ export function withdrewSummary(c: { taskId: string; accountId: string; question
 }
 
 /** reopen_task's usual case: a live task that is done, cancelled or awaiting approval. */
-export const REOPENABLE = "status IN ('done', 'cancelled', 'awaiting_approval')";
+export const REOPENABLE: Condition = { sql: "status IN ('done', 'cancelled', 'awaiting_approval')", binds: [] };
 
 /**
  * Decides the task's pending request, if any (a question as `question` says,
@@ -232,19 +235,22 @@ export const reopenedSummary = (reason: string): Condition =>
   REOPENED.sql({ status: { sql: "status" }, closed: { sql: `coalesce(${REOPEN_CLOSED.sql(PENDING).sql}, '')` } }, { reason });
 
 /** reopen_task sets. */
-export const REOPEN_SET = "status = 'open', completed_at = NULL";
+export const REOPEN_SET: Condition = { sql: "status = 'open', completed_at = NULL", binds: [] };
 
-/**
- * claim_task's usual case: a task open or in progress, nobody's, or open and
- * the caller's (bind: the caller); and what it sets (bind: the caller).
- */
-export const CLAIMABLE = "status IN ('open', 'in_progress') AND (assignee IS NULL OR (assignee = ? AND status = 'open'))";
-/** Binds: the claimant, when its lease runs out and its length (both null for a person's claim, which never lapses). */
-export const CLAIM_SET = "assignee = ?, status = 'in_progress', claim_expires_at = ?, claim_lease_minutes = ?";
+/** claim_task's usual case: a task open or in progress, nobody's, or open and the caller's. */
+export const claimable = (caller: string): Condition => ({
+  sql: "status IN ('open', 'in_progress') AND (assignee IS NULL OR (assignee = ? AND status = 'open'))",
+  binds: [caller],
+});
+/** claim_task sets: the claimant, when its lease runs out and its length (both null for a person's claim, which never lapses). */
+export const claimSet = (claimant: string, lease: { claim_expires_at: string | null; claim_lease_minutes: number | null }): Condition => ({
+  sql: "assignee = ?, status = 'in_progress', claim_expires_at = ?, claim_lease_minutes = ?",
+  binds: [claimant, lease.claim_expires_at, lease.claim_lease_minutes],
+});
 
-/** set_auto_ok: the task's auto-OK differs from the bound 0/1, and what it sets. */
-export const AUTO_OK_DIFFERS = "coalesce(auto_ok = 1, 0) <> ?";
-export const AUTO_OK_SET = "auto_ok = ?";
+/** set_auto_ok: the task's auto-OK differs from the choice, and what it sets. */
+export const autoOkDiffers = (on: boolean): Condition => ({ sql: "coalesce(auto_ok = 1, 0) <> ?", binds: [on ? 1 : 0] });
+export const autoOkSet = (on: boolean): Condition => ({ sql: "auto_ok = ?", binds: [on ? 1 : 0] });
 
 /** approve_task's summary over the task before, given the note's and the next occurrence's suffixes. */
 export const approvedSummary = (note: string, next: string): Condition => APPROVED.sql(PENDING_ID_PIECE, { note, next });
@@ -255,7 +261,8 @@ export const approvedSummary = (note: string, next: string): Condition => APPROV
  * while the task waited (bind: now); and its summary over the task before
  * (back in progress, or as it is).
  */
-export const REJECT_SET = `status = 'in_progress', ${leaseRestartIf("1")}`;
-export const REJECTABLE_BACK = "status IN ('awaiting_approval', 'open')";
+export const rejectSet = (now: string): Condition => ({ sql: `status = 'in_progress', ${leaseRestartIf("1")}`, binds: [now] });
+const REJECTABLE = "status IN ('awaiting_approval', 'open')";
+export const REJECTABLE_BACK: Condition = { sql: REJECTABLE, binds: [] };
 export const rejectedSummary = (commentId: string, reason: string): Condition =>
-  REJECTED.sql({ ...PENDING_ID_PIECE, status: { sql: `CASE WHEN ${REJECTABLE_BACK} THEN 'in_progress' ELSE status END` } }, { comment: commentId, reason });
+  REJECTED.sql({ ...PENDING_ID_PIECE, status: { sql: `CASE WHEN ${REJECTABLE} THEN 'in_progress' ELSE status END` } }, { comment: commentId, reason });

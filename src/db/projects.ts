@@ -251,18 +251,18 @@ export async function projectExportRows(db: D1Database, accountId: string, proje
 export { projectIsLive } from "./tasks.ts";
 
 /** Guard condition: the live project matches `where` (SQL over its columns, taking `binds`). */
-export function liveProjectIs(c: { projectId: string; accountId: string; where: string; binds?: unknown[] }): Condition {
+export function liveProjectIs(c: { projectId: string; accountId: string; where: Condition }): Condition {
   return {
-    sql: `EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${c.where}))`,
-    binds: [c.projectId, c.accountId, ...(c.binds ?? [])],
+    sql: `EXISTS (SELECT 1 FROM projects WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${c.where.sql}))`,
+    binds: [c.projectId, c.accountId, ...c.where.binds],
   };
 }
 
 /** Sets a live project's columns by SQL over the row before, bumps its version. */
-export function setProject(db: D1Database, accountId: string, id: string, set: string, binds: unknown[], now: string): D1PreparedStatement {
+export function setProject(db: D1Database, accountId: string, id: string, set: Condition, now: string): D1PreparedStatement {
   return db
-    .prepare(`UPDATE projects SET ${set}, version = version + 1, updated_at = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL`)
-    .bind(...binds, now, id, accountId);
+    .prepare(`UPDATE projects SET ${set.sql}, version = version + 1, updated_at = ? WHERE id = ? AND account_id = ? AND trash_id IS NULL`)
+    .bind(...set.binds, now, id, accountId);
 }
 
 /** A summary from the project row before the change: a template rendered over its columns. */
@@ -284,14 +284,16 @@ const fieldsOf = (changes: ProjectChanges) => Object.keys(changes) as (keyof Pro
 const differs = (changes: ProjectChanges, f: keyof ProjectChanges): Condition => ({ sql: `${f} IS NOT ?`, binds: [changes[f]] });
 
 /** update_project's write: at the version (when given), some field given differs from the value given; it sets them all. */
-export function projectUpdate(changes: ProjectChanges, expectedVersion: number | undefined) {
+export function projectUpdate(changes: ProjectChanges, expectedVersion: number | undefined): { where: Condition; set: Condition } {
   const fields = fieldsOf(changes);
   const version = expectedVersion !== undefined ? [{ sql: "version = ?", binds: [expectedVersion] }] : [];
+  const anyDiffers = fields.map((f) => differs(changes, f));
   return {
-    where: [...version.map((v) => v.sql), `(${fields.map((f) => differs(changes, f).sql).join(" OR ")})`].join(" AND "),
-    whereBinds: [...version.flatMap((v) => v.binds), ...fields.map((f) => changes[f])],
-    set: fields.map((f) => `${f} = ?`).join(", "),
-    setBinds: fields.map((f) => changes[f]),
+    where: {
+      sql: [...version.map((v) => v.sql), `(${anyDiffers.map((d) => d.sql).join(" OR ")})`].join(" AND "),
+      binds: [...version.flatMap((v) => v.binds), ...anyDiffers.flatMap((d) => d.binds)],
+    },
+    set: { sql: fields.map((f) => `${f} = ?`).join(", "), binds: fields.map((f) => changes[f]) },
   };
 }
 
@@ -304,7 +306,7 @@ export const updatedProjectSummary = (changes: ProjectChanges): Condition =>
 
 /** The summaries of archive and unarchive, over the project before. */
 export const archivedProjectSummary = (archive: boolean): Condition => (archive ? ARCHIVED_PROJECT : UNARCHIVED_PROJECT).sql({ name: { sql: "name" } });
-export const NOT_ARCHIVED = "archived_at IS NULL";
-export const ARCHIVE_SET = "archived_at = ?";
-export const IS_ARCHIVED = "archived_at IS NOT NULL";
-export const UNARCHIVE_SET = "archived_at = NULL";
+export const NOT_ARCHIVED: Condition = { sql: "archived_at IS NULL", binds: [] };
+export const archiveSet = (now: string): Condition => ({ sql: "archived_at = ?", binds: [now] });
+export const IS_ARCHIVED: Condition = { sql: "archived_at IS NOT NULL", binds: [] };
+export const UNARCHIVE_SET: Condition = { sql: "archived_at = NULL", binds: [] };

@@ -10,22 +10,22 @@ import {
 } from "./summaries.ts";
 import { liveSubtree, SUBTREE_OUTSIDE_PROJECT, TASK_RETURNING } from "./tasks.ts";
 
-/** Guard condition: the live task matches `where` (SQL over its columns). */
-export function liveTaskIs(accountId: string, id: string, where: string, binds: unknown[] = []): Condition {
+/** Guard condition: the live task matches `where` (a condition over its columns). */
+export function liveTaskIs(accountId: string, id: string, where: Condition): Condition {
   return {
-    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${where}))`,
-    binds: [id, accountId, ...binds],
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL AND (${where.sql}))`,
+    binds: [id, accountId, ...where.binds],
   };
 }
 
 /** Sets columns by SQL expressions over the row before (`set`), bumps the version, returns the task as written. */
-export function setTask(db: D1Database, accountId: string, id: string, set: string, binds: unknown[], now: string): D1PreparedStatement {
+export function setTask(db: D1Database, accountId: string, id: string, set: Condition, now: string): D1PreparedStatement {
   return db
     .prepare(
-      `UPDATE tasks SET ${set}, version = version + 1, updated_at = ?
+      `UPDATE tasks SET ${set.sql}, version = version + 1, updated_at = ?
         WHERE id = ? AND account_id = ? AND trash_id IS NULL RETURNING ${TASK_RETURNING}`,
     )
-    .bind(...binds, now, id, accountId);
+    .bind(...set.binds, now, id, accountId);
 }
 
 /** An activity summary computed from the task row before the write: a template rendered over its columns. */
@@ -34,25 +34,29 @@ export function taskSummary(accountId: string, id: string, e: Condition): { sql:
 }
 
 /** Where block_task changes the status: the task is neither finished nor blocked. */
-export const BLOCKABLE = "status NOT IN ('done', 'cancelled', 'blocked')";
-export const BLOCK_SET = "status = 'blocked', status_before_block = status, blocked_reason = ?";
+export const BLOCKABLE: Condition = { sql: "status NOT IN ('done', 'cancelled', 'blocked')", binds: [] };
+/** block_task sets: blocked with the reason, keeping the status it had to go back to. */
+export const blockSet = (reason: string): Condition => ({ sql: "status = 'blocked', status_before_block = status, blocked_reason = ?", binds: [reason] });
 /** block_task's summary over the task before. */
 export const blockedSummary = (reason: string): Condition => BLOCKED_TASK.sql({ status: { sql: "status" } }, { reason });
 
 /** unblock_task: back to the status before the block (or open). */
-export const BLOCKED = "status = 'blocked'";
+export const BLOCKED: Condition = { sql: "status = 'blocked'", binds: [] };
 const BACK = "CASE WHEN status_before_block IS NOT NULL AND status_before_block <> 'blocked' THEN status_before_block ELSE 'open' END";
-export const UNBLOCK_SET = `status = ${BACK}, status_before_block = NULL, blocked_reason = NULL`;
-/** UNBLOCK_SET, and an agent's claim lease starts over when the task goes back in progress (bind: now). */
-export const UNBLOCK_SET_RENEWING = `${UNBLOCK_SET}, ${leaseRestartIf(`${BACK} = 'in_progress'`)}`;
+const UNBLOCK_SET = `status = ${BACK}, status_before_block = NULL, blocked_reason = NULL`;
+/** unblock_task sets: back as before the block, and an agent's claim lease starts over when the task goes back in progress. */
+export const unblockSet = (now: string): Condition => ({ sql: `${UNBLOCK_SET}, ${leaseRestartIf(`${BACK} = 'in_progress'`)}`, binds: [now] });
 /** unblock_task's summary over the task before. */
 export const unblockedSummary = (): Condition => UNBLOCKED_TASK.sql({ status: { sql: BACK } });
 
-/** A column differs from the value bound. */
-export const differs = (column: "assignee" | "snoozed_until") => `${column} IS NOT ?`;
-export const setColumn = (column: "assignee" | "snoozed_until") => `${column} = ?`;
+/** A column differs from the value given. */
+export const differs = (column: "assignee" | "snoozed_until", value: string | null): Condition => ({ sql: `${column} IS NOT ?`, binds: [value] });
+export const setColumn = (column: "assignee" | "snoozed_until", value: string | null): Condition => ({ sql: `${column} = ?`, binds: [value] });
 /** A new assignee with its lease (both null: none, as for a person's assignment); the old one's lease goes with it. */
-export const ASSIGN_SET = "assignee = ?, claim_expires_at = ?, claim_lease_minutes = ?";
+export const assignSet = (assignee: string | null, lease: { claim_expires_at: string | null; claim_lease_minutes: number | null }): Condition => ({
+  sql: "assignee = ?, claim_expires_at = ?, claim_lease_minutes = ?",
+  binds: [assignee, lease.claim_expires_at, lease.claim_lease_minutes],
+});
 
 /** The two tasks of a dependency as refs, in the batch after the change. Binds: id, accountId. */
 export function selectTaskRef(db: D1Database, accountId: string, id: string): D1PreparedStatement {
@@ -101,9 +105,13 @@ export function movable(c: { taskId: string; accountId: string; projectId: strin
   };
 }
 
-/** move_task's summary from the rows before. Binds: task, account, project, the project's name in it. */
+/** move_task's summary from the rows before, naming the project it goes to (or none). */
+export const movedTaskSummary = (c: { taskId: string; accountId: string; projectId: string | null }): Condition => ({
+  sql: MOVED_SUMMARY,
+  binds: [c.taskId, c.accountId, c.projectId, c.projectId ?? NO_PROJECT],
+});
 const MOVED_FROM = `coalesce(project_id, ${sqlLiteral(NO_PROJECT).sql})`;
-export const movedTaskSummary = `SELECT ${MOVED_TASK.sql({ project: { sql: "?4" }, from: { sql: MOVED_FROM }, subtasks: { sql: MOVED_SUBTASKS.sql("n") } }).sql}
+const MOVED_SUMMARY = `SELECT ${MOVED_TASK.sql({ project: { sql: "?4" }, from: { sql: MOVED_FROM }, subtasks: { sql: MOVED_SUBTASKS.sql("n") } }).sql}
   FROM (SELECT project_id, ${SUBTREE_OUTSIDE} - (project_id IS NOT ?3) AS n FROM tasks WHERE id = ?1 AND account_id = ?2)`;
 
 /** The live task as it is at this point of the batch. */

@@ -34,8 +34,9 @@ export async function restoreState(db: D1Database, accountId: string, id: string
   return { item: (read.item[0] as TrashRow | undefined) ?? null, blockers: read.blockers as { what: string; id: string; trash_id: string }[] };
 }
 
-/** restore_from_trash's summary from the item before, naming the tasks it detaches. Binds: account, item. */
-export const restoredSummary = `SELECT ${RESTORED.sql({
+/** restore_from_trash's summary from the item before, naming the tasks it detaches. */
+export const restoredSummary = (accountId: string, itemId: string): Condition => ({ sql: RESTORED_SUMMARY, binds: [accountId, itemId] });
+const RESTORED_SUMMARY = `SELECT ${RESTORED.sql({
   kind: { sql: "kind" }, id: { sql: "target_id" }, title: { sql: "title" }, count: { sql: "item_count" },
   detached: { sql: `coalesce(${RESTORED_DETACHED.sql({ ids: { sql: `(SELECT ${listSql({ sql: "id", binds: [] })} FROM (${ORPHANS}))` } }).sql}, '')` },
 }).sql}
@@ -104,10 +105,12 @@ export function selectPurged(db: D1Database, accountId: string, ids: string[]): 
   return db.prepare(purgedSql(ids)).bind(accountId, ...ids);
 }
 
-/** empty_trash's summary from the items before. Binds: account, ids. */
-export const purgedSummary = (ids: string[]) =>
-  `SELECT ${PURGED.sql({ count: { sql: "count(*)" }, items: { sql: listSql(PURGED_ITEM.sql({ id: { sql: "id" }, kind: { sql: "kind" }, title: { sql: "title" } })) } }).sql}
-     FROM (${purgedSql(ids)})`;
+/** empty_trash's summary from the items before. */
+export const purgedSummary = (accountId: string, ids: string[]): Condition => ({
+  sql: `SELECT ${PURGED.sql({ count: { sql: "count(*)" }, items: { sql: listSql(PURGED_ITEM.sql({ id: { sql: "id" }, kind: { sql: "kind" }, title: { sql: "title" } })) } }).sql}
+     FROM (${purgedSql(ids)})`,
+  binds: [accountId, ...ids],
+});
 
 export { purgeStatements };
 

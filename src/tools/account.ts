@@ -161,7 +161,7 @@ const revokeToken = defineTool({
         return ctx.commit(
           {
             statements: [ctx.guard(tokenNotRevoked({ tokenId: token_id, accountId: p.accountId }), miss), revokeTokenStatement(db, p.accountId, token_id, ctx.now), named("token", selectTokenRow(db, p.accountId, token_id))],
-            activity: { target: token_id, summarySql: { sql: revokedSummary, binds: [token_id, p.accountId] } },
+            activity: { target: token_id, summarySql: revokedSummary({ tokenId: token_id, accountId: p.accountId }) },
           },
           (rows) => ({ row: rows.token[0] as TokenRow, revoked: true }),
         );

@@ -17,7 +17,7 @@ import { endTaskRuns } from "../db/runs.ts";
 import { approvalRequested, approvalShape, completedBy, nextOccurrenceShape, NO_FOLLOW_UP, REASON_MAX } from "./lifecycle.ts";
 import { selectTaskNow, taskSummary } from "../db/task-writes.ts";
 import {
-  APPROVAL_COMPLETION, approvedSummary, askableCondition, decidableCondition, decidePendingApproval, insertRequest, ownPendingRequest, REJECT_SET,
+  approvalCompletion, approvedSummary, askableCondition, decidableCondition, decidePendingApproval, insertRequest, ownPendingRequest, rejectSet,
   REJECTABLE_BACK, rejectedSummary, requestedSummary, setTaskWhere, SIGNOFF_AWAITED, WITHDRAW_SET, withdrewSummary,
 } from "../db/lifecycle-writes.ts";
 import { ANSWER_REASON, ANSWERED_QUESTION, reasonText } from "../db/summaries.ts";
@@ -128,7 +128,7 @@ async function withdrawRequest(ctx: ToolContext, taskId: string) {
           statements: [
             ctx.guard(ownPendingRequest({ taskId, accountId: a, requestedBy: me }), miss),
             // A sign-off's task goes back to work.
-            setTaskWhere(db, a, taskId, WITHDRAW_SET, [], SIGNOFF_AWAITED, now),
+            setTaskWhere(db, a, taskId, WITHDRAW_SET, SIGNOFF_AWAITED, now),
             named("withdrawn", decidePendingApproval(db, a, taskId, d)),
             named("task", selectTaskNow(db, a, taskId)),
           ],
@@ -291,6 +291,7 @@ const approveTask = defineTool({
     const me = actorName(p);
     const note = args.note ?? null;
 
+    const done = approvalCompletion(now);
     /** The sign-off approved, in one batch: its task done (unless it is already), its running runs ended. */
     const approve = (guard: D1PreparedStatement, next: FollowUp) => {
       return ctx.commit(
@@ -298,8 +299,8 @@ const approveTask = defineTool({
           statements: [
             guard,
             named("decided", decidePendingApproval(db, a, args.task_id, { status: "approved", decidedBy: me, reason: note, now })),
-            endTaskRuns(db, a, args.task_id, completedBy(me), now, { onlyIf: APPROVAL_COMPLETION.completes }),
-            named("done", setTaskWhere(db, a, args.task_id, APPROVAL_COMPLETION.set, [now], APPROVAL_COMPLETION.where, now)),
+            endTaskRuns(db, a, args.task_id, completedBy(me), now, { onlyIf: done.completes }),
+            named("done", setTaskWhere(db, a, args.task_id, done.set, done.where, now)),
             ...next.statements,
             named("task", selectTaskNow(db, a, args.task_id)),
           ],
@@ -363,7 +364,7 @@ const rejectTask = defineTool({
             statements: [
               ctx.guard(decidableCondition({ taskId: args.task_id, accountId: a, approve: false }), miss),
               named("decided", decidePendingApproval(db, a, args.task_id, { status: "rejected", decidedBy: me, reason: args.reason, now })),
-              setTaskWhere(db, a, args.task_id, REJECT_SET, [now], REJECTABLE_BACK, now),
+              setTaskWhere(db, a, args.task_id, rejectSet(now), REJECTABLE_BACK, now),
               insertTaskComment(db, { id: commentId, accountId: a, taskId: args.task_id, authorTokenId: p.tokenId, author: me, body, now }),
               indexComment(db, a, commentId, body),
               named("task", selectTaskNow(db, a, args.task_id)),

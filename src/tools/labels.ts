@@ -216,7 +216,7 @@ const labelTask = defineTool({
               ...names.map((name) => attachLabelByName(db, p.accountId, args.task_id, name, ctx.now)),
               named("labels", selectTaskLabels(db, p.accountId, args.task_id)),
             ],
-            activity: { target: args.task_id, summarySql: { sql: labelledSummary, binds: [p.accountId, JSON.stringify(names), args.task_id] } },
+            activity: { target: args.task_id, summarySql: labelledSummary({ accountId: p.accountId, taskId: args.task_id, names }) },
           },
           (rows) => ({
             task_id: args.task_id,
@@ -254,7 +254,7 @@ const unlabelTask = defineTool({
               detachByNames(db, p.accountId, args.task_id, names),
               named("labels", selectTaskLabels(db, p.accountId, args.task_id)),
             ],
-            activity: { target: args.task_id, summarySql: { sql: unlabelledSummary, binds: [args.task_id, p.accountId, JSON.stringify(names)] } },
+            activity: { target: args.task_id, summarySql: unlabelledSummary({ accountId: p.accountId, taskId: args.task_id, names }) },
           },
           (rows) => ({
             task_id: args.task_id,

@@ -16,7 +16,7 @@ import { completedWith, followUp, type FollowUp } from "./series.ts";
 import { setLiveTask } from "./live-task.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
 import {
-  AUTO_OK_DIFFERS, AUTO_OK_SET, CLAIM_SET, CLAIMABLE, completableCondition, completedSummary, completion, decidePendingApproval, insertSignoffAsking,
+  autoOkDiffers, autoOkSet, claimSet, claimable, completableCondition, completedSummary, completion, decidePendingApproval, insertSignoffAsking,
   reopenedSummary, REOPEN_SET, REOPENABLE, setTaskWhere, type Decided,
 } from "../db/lifecycle-writes.ts";
 import { AUTO_OK_OFF, AUTO_OK_ON, CLAIM_STALE_RUN, CLAIM_TAKEOVER, CLAIMED, reasonText } from "../db/summaries.ts";
@@ -86,7 +86,7 @@ const completeTask = defineTool({
     const decided: Decided & { question?: Decided } = agent
       ? { status: "withdrawn", reason: "completed by the agent under auto-OK" }
       : { status: "approved", reason: args.note ?? null, question: { status: "closed", reason: completedBy(me) } };
-    const done = completion(agent);
+    const done = completion(agent, now);
 
     /** The completion, in one batch: done (its pending request decided, its running runs ended) or, an agent's without auto-OK, awaiting sign-off. */
     const complete = (guard: D1PreparedStatement, next: FollowUp) => {
@@ -108,7 +108,7 @@ const completeTask = defineTool({
         named("decided", decidePendingApproval(db, a, args.task_id, { ...decided, decidedBy: me, now, onlyIf: done.completes })),
         // Done: its running runs end with it.
         endTaskRuns(db, a, args.task_id, completedBy(me), now, { onlyIf: done.completes }),
-        setTaskWhere(db, a, args.task_id, done.set, [now], done.where, now),
+        setTaskWhere(db, a, args.task_id, done.set, done.where, now),
         ...next.statements,
         named("task", selectTaskNow(db, a, args.task_id)),
         named("approval", selectPendingApproval(db, a, args.task_id)),
@@ -193,7 +193,7 @@ const reopenTask = defineTool({
         const close = decidePendingApproval(db, a, args.task_id, { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
         return ctx.commit(
           {
-            statements: [ctx.guard(g, miss), named("closed", close), named("task", setTask(db, a, args.task_id, REOPEN_SET, [], now))],
+            statements: [ctx.guard(g, miss), named("closed", close), named("task", setTask(db, a, args.task_id, REOPEN_SET, now))],
             activity: { target: args.task_id, summarySql: taskSummary(a, args.task_id, reopenedSummary(reasonText(args.reason))) },
           },
           (rows) => {
@@ -250,7 +250,7 @@ const claimTask = defineTool({
         guard,
         ...(lapse ? [named("notice", noticeLapse(db, { taskId: args.task_id, accountId: a, expiredAt: lapse.expiredAt, eventId, now }))] : []),
         endTaskRuns(db, a, args.task_id, why, now, { keep: me }),
-        named("task", setTask(db, a, args.task_id, CLAIM_SET, [me, lease.claim_expires_at, lease.claim_lease_minutes], now)),
+        named("task", setTask(db, a, args.task_id, claimSet(me, lease), now)),
       ];
       const takeover = lapse
         ? CLAIM_TAKEOVER.text({ holder: lapse.holder, expired: lapse.expiredAt, run: lapse.runId ? CLAIM_STALE_RUN.text({ run: lapse.runId }) : "" })
@@ -273,7 +273,7 @@ const claimTask = defineTool({
 
     return ctx.write({
       subject: `task ${args.task_id}`,
-      apply: (miss) => claim(ctx.guard(liveTaskIs(a, args.task_id, CLAIMABLE, [me]), miss), null),
+      apply: (miss) => claim(ctx.guard(liveTaskIs(a, args.task_id, claimable(me)), miss), null),
       async diagnose(lost) {
         const { task: t, staleRunId } = await readClaimState(db, a, args.task_id);
         if (t.status === "done" || t.status === "cancelled") {
@@ -321,10 +321,8 @@ const setAutoOk = defineTool({
       apply: (miss) =>
         setLiveTask(ctx, miss, {
           taskId: args.task_id,
-          where: AUTO_OK_DIFFERS,
-          whereBinds: [args.auto_ok ? 1 : 0],
-          set: AUTO_OK_SET,
-          setBinds: [args.auto_ok ? 1 : 0],
+          where: autoOkDiffers(args.auto_ok),
+          set: autoOkSet(args.auto_ok),
           summary: (args.auto_ok ? AUTO_OK_ON : AUTO_OK_OFF).text(),
         }),
       // Missed: the task is already so (a no-op), or missing or in the trash (requireTask says which).

@@ -1,4 +1,4 @@
-import { named, type ToolContext } from "../catalog/tool.ts";
+import { named, type Condition, type ToolContext } from "../catalog/tool.ts";
 import { liveTaskIs, setTask } from "../db/task-writes.ts";
 import { toTask, type TaskRow } from "../db/tasks.ts";
 
@@ -13,19 +13,17 @@ export function setLiveTask(
   miss: Error,
   o: {
     taskId: string;
-    where: string;
-    whereBinds?: unknown[];
-    set: string;
-    setBinds: unknown[];
-    summary: string | { sql: string; binds: unknown[] };
+    where: Condition;
+    set: Condition;
+    summary: string | Condition;
     before?: D1PreparedStatement[];
   },
 ) {
   const a = ctx.principal.accountId;
-  const g = liveTaskIs(a, o.taskId, o.where, o.whereBinds);
+  const g = liveTaskIs(a, o.taskId, o.where);
   return ctx.commit(
     {
-      statements: [...(o.before ?? []), ctx.guard(g, miss), named("task", setTask(ctx.db, a, o.taskId, o.set, o.setBinds, ctx.now))],
+      statements: [...(o.before ?? []), ctx.guard(g, miss), named("task", setTask(ctx.db, a, o.taskId, o.set, ctx.now))],
       activity: typeof o.summary === "string" ? { target: o.taskId, summary: o.summary } : { target: o.taskId, summarySql: o.summary },
     },
     (rows) => ({ task: toTask(rows.task[0] as TaskRow), changed: true }),

@@ -6,7 +6,7 @@ import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   insertProject, listProjectRows, locateProject, projectIsLive, PROJECT_NOT_FOUND_HINT,
-  ARCHIVE_SET, NOT_ARCHIVED, archivedProjectSummary, deletedProjectSummary, IS_ARCHIVED, projectUpdate,
+  archiveSet, NOT_ARCHIVED, archivedProjectSummary, deletedProjectSummary, IS_ARCHIVED, projectUpdate,
   UNARCHIVE_SET, updatedProjectSummary, liveProjectIs, projectExportRows, projectSummary, requireProjectWithCounts,
   selectProjectWithCounts, setProject,
   type CountedProjectRow, type ProjectChanges, type ProjectRow, type TaskCountColumns,
@@ -80,15 +80,15 @@ const changedProject = z.object({ project: projectShape, changed: z.boolean().de
 function writeProjectAtOnce(
   ctx: ToolContext,
   miss: Error,
-  o: { projectId: string; where: string; whereBinds?: unknown[]; set: string; setBinds: unknown[]; summary: Condition },
+  o: { projectId: string; where: Condition; set: Condition; summary: Condition },
 ) {
   const { db, principal: p } = ctx;
   const a = p.accountId;
   return ctx.commit(
     {
       statements: [
-        ctx.guard(liveProjectIs({ projectId: o.projectId, accountId: a, where: o.where, binds: o.whereBinds }), miss),
-        setProject(db, a, o.projectId, o.set, o.setBinds, ctx.now),
+        ctx.guard(liveProjectIs({ projectId: o.projectId, accountId: a, where: o.where }), miss),
+        setProject(db, a, o.projectId, o.set, ctx.now),
         named("project", selectProjectWithCounts(db, a, o.projectId)),
       ],
       activity: { target: o.projectId, summarySql: projectSummary(a, o.projectId, o.summary) },
@@ -223,8 +223,7 @@ function setArchived(ctx: ToolContext, project_id: string, archive: boolean) {
       writeProjectAtOnce(ctx, miss, {
         projectId: project_id,
         where: archive ? NOT_ARCHIVED : IS_ARCHIVED,
-        set: archive ? ARCHIVE_SET : UNARCHIVE_SET,
-        setBinds: archive ? [ctx.now] : [],
+        set: archive ? archiveSet(ctx.now) : UNARCHIVE_SET,
         summary: archivedProjectSummary(archive),
       }),
     async diagnose() {

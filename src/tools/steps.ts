@@ -6,7 +6,7 @@ import { moveToTrash } from "../db/trash.ts";
 import { liveStepsAre, reorderSteps, selectLiveSteps, requireLiveStep, requireStep, stepIsLive, taskForAppend, taskWithSteps, toStep, type Step } from "../db/steps.ts";
 import { throwTaskMissing } from "../db/tasks.ts";
 import { renewLeaseOfStep } from "../db/claims.ts";
-import { AGAIN, defineTool, named, type AnyTool, type Outcome, type ToolContext } from "../catalog/tool.ts";
+import { AGAIN, defineTool, named, type AnyTool, type Condition, type Outcome, type ToolContext } from "../catalog/tool.ts";
 import { ADDED_STEPS, DELETED_STEP, EDITED_STEP, LIST_SEPARATOR, plural, REORDERED_STEPS } from "../db/summaries.ts";
 import {
   appendStep, roomForSteps, selectStepTask, setStep, stepDiffers, stepStatusSummary, stepSummary, stepTask, stepsNotInOrder,
@@ -100,7 +100,7 @@ const addSteps = defineTool({
  * (requireLiveStep says which), or already so (a no-op).
  */
 function setStepOutcome(
-  ctx: ToolContext, stepIdValue: string, column: "status" | "text", value: string, summary: string | { sql: string; binds: unknown[] },
+  ctx: ToolContext, stepIdValue: string, column: "status" | "text", value: string, summary: string | Condition,
   /** Statements to run first (a claim's renewal); the guard still rolls them back on a miss. */
   before: D1PreparedStatement[] = [],
 ): Outcome<{ step: Step; changed: boolean }> {

@@ -19,10 +19,10 @@ import { NO_LEASE } from "../db/claims.ts";
 import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
 import { AGAIN, defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import {
-  BLOCK_SET, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, movable, movedTaskSummary, selectTaskNow, differs, setColumn,
-  taskSummary, UNBLOCK_SET_RENEWING, unblockedSummary, ASSIGN_SET,
+  blockSet, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, movable, movedTaskSummary, selectTaskNow, differs, setColumn,
+  taskSummary, unblockSet, unblockedSummary, assignSet,
 } from "../db/task-writes.ts";
-import { ADDED_SUBTASKS, ASSIGNED, SNOOZED, UNASSIGNED, UNSNOOZED, NO_PROJECT, plural, SUBTASK_ITEM, LIST_SEPARATOR } from "../db/summaries.ts";
+import { ADDED_SUBTASKS, ASSIGNED, SNOOZED, UNASSIGNED, UNSNOOZED, plural, SUBTASK_ITEM, LIST_SEPARATOR } from "../db/summaries.ts";
 import { setLiveTask } from "./live-task.ts";
 import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
@@ -84,8 +84,7 @@ const blockTask = defineTool({
         setLiveTask(ctx, miss, {
           taskId: args.task_id,
           where: BLOCKABLE,
-          set: BLOCK_SET,
-          setBinds: [args.reason],
+          set: blockSet(args.reason),
           summary: taskSummary(a, args.task_id, blockedSummary(args.reason)),
         }),
       async diagnose() {
@@ -113,7 +112,7 @@ const unblockTask = defineTool({
     return ctx.write({
       subject: `task ${args.task_id}`,
       apply: (miss) =>
-        setLiveTask(ctx, miss, { taskId: args.task_id, where: BLOCKED, set: UNBLOCK_SET_RENEWING, setBinds: [ctx.now], summary: taskSummary(a, args.task_id, unblockedSummary()) }),
+        setLiveTask(ctx, miss, { taskId: args.task_id, where: BLOCKED, set: unblockSet(ctx.now), summary: taskSummary(a, args.task_id, unblockedSummary()) }),
       async diagnose() {
         const row = await requireTask(ctx.db, a, args.task_id);
         return row.status === "blocked" ? AGAIN : unchanged(row);
@@ -145,10 +144,8 @@ const assignTask = defineTool({
         const endOthersRuns = endTaskRuns(db, a, args.task_id, `the task was reassigned to ${args.assignee ?? "nobody"} by ${actorName(p)}`, ctx.now, { keep: args.assignee });
         return setLiveTask(ctx, miss, {
           taskId: args.task_id,
-          where: differs("assignee"),
-          whereBinds: [args.assignee],
-          set: ASSIGN_SET,
-          setBinds: [args.assignee, lease.claim_expires_at, lease.claim_lease_minutes],
+          where: differs("assignee", args.assignee),
+          set: assignSet(args.assignee, lease),
           summary: args.assignee ? ASSIGNED.text({ assignee: args.assignee }) : UNASSIGNED.text(),
           before: [...known, endOthersRuns],
         });
@@ -182,7 +179,6 @@ const moveTask = defineTool({
     return ctx.write({
       subject: `task ${args.task_id}`,
       apply(miss) {
-        const binds = [args.task_id, a, args.project_id];
         return ctx.commit(
           {
             statements: [
@@ -190,7 +186,7 @@ const moveTask = defineTool({
               named("moved", moveSubtree(db, a, args.task_id, args.project_id, ctx.now)),
               named("task", selectTaskNow(db, a, args.task_id)),
             ],
-            activity: { target: args.task_id, summarySql: { sql: movedTaskSummary, binds: [...binds, args.project_id ?? NO_PROJECT] } },
+            activity: { target: args.task_id, summarySql: movedTaskSummary({ taskId: args.task_id, accountId: a, projectId: args.project_id }) },
           },
           (rows, changes) => ({ task: toTask(rows.task[0] as TaskRow), changed: true, moved: changes.moved }),
         );
@@ -229,10 +225,8 @@ const snoozeTask = defineTool({
           ? Promise.reject(miss)
           : setLiveTask(ctx, miss, {
               taskId: args.task_id,
-              where: differs("snoozed_until"),
-              whereBinds: [until],
-              set: setColumn("snoozed_until"),
-              setBinds: [until],
+              where: differs("snoozed_until", until),
+              set: setColumn("snoozed_until", until),
               summary: until ? SNOOZED.text({ until }) : UNSNOOZED.text(),
             }),
       // Missed: the task is missing, the time is past, or the task is snoozed until then already (a no-op).

@@ -83,7 +83,7 @@ function restoreItem(ctx: ToolContext, trashId: string) {
             named("orphans", selectOrphans(db, a, trashId)),
             ...restoreAnyStatements(db, a, trashId, ctx.now),
           ],
-          activity: { target: trashId, summarySql: { sql: restoredSummary, binds: [a, trashId] } },
+          activity: { target: trashId, summarySql: restoredSummary(a, trashId) },
         },
         (rows) => {
           const item = rows.item[0] as TrashRow;
@@ -165,7 +165,7 @@ function purgeItems(ctx: ToolContext, ids: string[]) {
           activity: {
             target: null,
             targetSql: purgedTarget(a, ids),
-            summarySql: { sql: purgedSummary(ids), binds: [a, ...ids] },
+            summarySql: purgedSummary(a, ids),
           },
         },
         (rows) => {
