@@ -141,8 +141,8 @@ export function selectTokenRow(db: D1Database, accountId: string, id: string): D
 }
 
 /** revoke_token's summary from the token before. */
-export const revokedSummary = (c: { tokenId: string; accountId: string }): Condition => ({ sql: REVOKED_SUMMARY, binds: [c.tokenId, c.accountId] });
-const REVOKED_SUMMARY = `SELECT ${REVOKED.sql({
+export const revokedSummary = (c: { tokenId: string; accountId: string }): Condition => ({ sql: REVOKED_TEXT_QUERY, binds: [c.tokenId, c.accountId] });
+const REVOKED_TEXT_QUERY = `SELECT ${REVOKED.sql({
   what: { sql: "CASE WHEN t.client_id IS NULL THEN 'token' ELSE 'app' END" }, id: { sql: "t.id" }, label: { sql: "t.label" }, kind: { sql: "t.kind" },
   agent: { sql: `coalesce(${TOKEN_AGENT.sql({ agent: { sql: "a.name" } }).sql}, '')` }, scope: { sql: "t.scope" },
 }).sql}

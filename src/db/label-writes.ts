@@ -76,10 +76,10 @@ const NEW_NAMES = `SELECT ${listSql({ sql: "j.value", binds: [] })} FROM json_ea
 
 /** label_task's summary, before the change: the names it adds, and those no label has yet. */
 export const labelledSummary = (c: { accountId: string; taskId: string; names: string[] }): Condition => ({
-  sql: LABELLED_SUMMARY,
+  sql: LABELLED_TEXT_QUERY,
   binds: [c.accountId, JSON.stringify(c.names), c.taskId],
 });
-const LABELLED_SUMMARY = `SELECT ${LABELLED.sql({
+const LABELLED_TEXT_QUERY = `SELECT ${LABELLED.sql({
   names: { sql: `(SELECT ${QUOTED_NAMES} FROM (${TO_ADD}))` },
   new: { sql: `coalesce(${LABELLED_NEW.sql({ names: { sql: `(${NEW_NAMES})` } }).sql}, '')` },
 }).sql}`;
@@ -91,10 +91,10 @@ export function selectOnTask(db: D1Database, accountId: string, taskId: string, 
 
 /** unlabel_task's summary, before the change. */
 export const unlabelledSummary = (c: { accountId: string; taskId: string; names: string[] }): Condition => ({
-  sql: UNLABELLED_SUMMARY,
+  sql: UNLABELLED_TEXT_QUERY,
   binds: [c.taskId, c.accountId, JSON.stringify(c.names)],
 });
-const UNLABELLED_SUMMARY = `SELECT ${UNLABELLED.sql({ names: { sql: QUOTED_NAMES } }).sql} FROM (${ON_TASK} ORDER BY l.name, l.id)`;
+const UNLABELLED_TEXT_QUERY = `SELECT ${UNLABELLED.sql({ names: { sql: QUOTED_NAMES } }).sql} FROM (${ON_TASK} ORDER BY l.name, l.id)`;
 
 /** Takes the labels of these names off the task. */
 export function detachByNames(db: D1Database, accountId: string, taskId: string, names: string[]): D1PreparedStatement {

@@ -107,11 +107,11 @@ export function movable(c: { taskId: string; accountId: string; projectId: strin
 
 /** move_task's summary from the rows before, naming the project it goes to (or none). */
 export const movedTaskSummary = (c: { taskId: string; accountId: string; projectId: string | null }): Condition => ({
-  sql: MOVED_SUMMARY,
+  sql: MOVED_TEXT_QUERY,
   binds: [c.taskId, c.accountId, c.projectId, c.projectId ?? NO_PROJECT],
 });
 const MOVED_FROM = `coalesce(project_id, ${sqlLiteral(NO_PROJECT).sql})`;
-const MOVED_SUMMARY = `SELECT ${MOVED_TASK.sql({ project: { sql: "?4" }, from: { sql: MOVED_FROM }, subtasks: { sql: MOVED_SUBTASKS.sql("n") } }).sql}
+const MOVED_TEXT_QUERY = `SELECT ${MOVED_TASK.sql({ project: { sql: "?4" }, from: { sql: MOVED_FROM }, subtasks: { sql: MOVED_SUBTASKS.sql("n") } }).sql}
   FROM (SELECT project_id, ${SUBTREE_OUTSIDE} - (project_id IS NOT ?3) AS n FROM tasks WHERE id = ?1 AND account_id = ?2)`;
 
 /** The live task as it is at this point of the batch. */

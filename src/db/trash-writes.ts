@@ -35,8 +35,8 @@ export async function restoreState(db: D1Database, accountId: string, id: string
 }
 
 /** restore_from_trash's summary from the item before, naming the tasks it detaches. */
-export const restoredSummary = (accountId: string, itemId: string): Condition => ({ sql: RESTORED_SUMMARY, binds: [accountId, itemId] });
-const RESTORED_SUMMARY = `SELECT ${RESTORED.sql({
+export const restoredSummary = (accountId: string, itemId: string): Condition => ({ sql: RESTORED_TEXT_QUERY, binds: [accountId, itemId] });
+const RESTORED_TEXT_QUERY = `SELECT ${RESTORED.sql({
   kind: { sql: "kind" }, id: { sql: "target_id" }, title: { sql: "title" }, count: { sql: "item_count" },
   detached: { sql: `coalesce(${RESTORED_DETACHED.sql({ ids: { sql: `(SELECT ${listSql({ sql: "id", binds: [] })} FROM (${ORPHANS}))` } }).sql}, '')` },
 }).sql}
