@@ -29,10 +29,22 @@ async function structure(db: D1Database): Promise<Record<string, unknown>> {
       const unique = sql?.sql ? /^CREATE\s+UNIQUE/i.test(sql.sql) : true;
       out[`index ${o.name}`] = { on: o.tbl_name, columns: cols.results.map((c) => c.name), unique, partial };
     } else {
-      out[`${o.type} ${o.name}`] = o.tbl_name;
+      // Triggers and views by their whole text: a condition dropped from one file's trigger is a difference.
+      const sql = await db.prepare("SELECT sql FROM sqlite_master WHERE type = ? AND name = ?").bind(o.type, o.name).first<{ sql: string }>();
+      out[`${o.type} ${o.name}`] = { on: o.tbl_name, body: normalizeSql(sql?.sql ?? "") };
     }
   }
   return out;
+}
+
+/** SQL text compared by its tokens: whitespace, case of keywords and `IF NOT EXISTS` do not count. */
+export function normalizeSql(sql: string): string {
+  return sql
+    .replace(/--[^\n]*/g, " ")
+    .replace(/\bIF\s+NOT\s+EXISTS\b/gi, " ")
+    .replace(/\s+/g, " ")
+    .replace(/\s*([(),;=<>])\s*/g, "$1")
+    .trim();
 }
 
 async function count(db: D1Database, table: string): Promise<number> {
