@@ -133,6 +133,8 @@ CREATE TABLE IF NOT EXISTS task_dependencies (
   task_id TEXT NOT NULL,
   depends_on_id TEXT NOT NULL,
   created_at TEXT NOT NULL,
+  -- Who added the link (`human` or the agent's name): a person's gate is removed only by a person.
+  added_by TEXT NOT NULL DEFAULT 'human',
   PRIMARY KEY (task_id, depends_on_id)
 );
 CREATE INDEX IF NOT EXISTS task_dependencies_reverse ON task_dependencies (depends_on_id);
@@ -372,15 +374,20 @@ CREATE TABLE IF NOT EXISTS call_actor (
   now TEXT NOT NULL
 );
 
--- Tasks held by someone other than the agent writing now: in progress with a
--- claim that has not lapsed, blocked, or awaiting sign-off, assigned to another
--- agent or to the person (C1). Empty unless an agent is writing.
-CREATE VIEW IF NOT EXISTS held_by_other AS
-  SELECT h.id AS task_id, h.account_id AS account_id, h.project_id AS project_id, h.assignee AS holder
+-- What "held" means, the one definition (C1): a task held by someone other
+-- than the agent writing now: in progress with a claim that has not lapsed,
+-- blocked, or awaiting sign-off, assigned to another agent or to the person.
+-- A task in the trash keeps its hold (a restore by another agent is refused).
+-- Empty unless an agent is writing.
+CREATE VIEW IF NOT EXISTS holds AS
+  SELECT h.id AS task_id, h.account_id AS account_id, h.project_id AS project_id, h.assignee AS holder, h.trash_id AS trash_id
     FROM call_actor a JOIN tasks h
-      ON h.assignee IS NOT NULL AND h.assignee <> a.name AND h.trash_id IS NULL
+      ON h.assignee IS NOT NULL AND h.assignee <> a.name
      AND (h.status IN ('blocked', 'awaiting_approval') OR (h.status = 'in_progress' AND (h.claim_expires_at IS NULL OR h.claim_expires_at > a.now)))
    WHERE a.kind = 'agent';
+-- The live tasks among them: what the rules below hold every row to.
+CREATE VIEW IF NOT EXISTS held_by_other AS
+  SELECT task_id, account_id, project_id, holder FROM holds WHERE trash_id IS NULL;
 
 -- C1: a held task's row, its place in the tree and its parts change only by its holder or a person.
 CREATE TRIGGER IF NOT EXISTS consent_task_held BEFORE UPDATE ON tasks
@@ -608,9 +615,55 @@ CREATE TRIGGER IF NOT EXISTS consent_waits BEFORE UPDATE OF status ON tasks
 WHEN NEW.status IN ('done', 'awaiting_approval') AND OLD.status NOT IN ('done', 'awaiting_approval')
   AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
   AND EXISTS (SELECT 1 FROM task_dependencies d JOIN tasks w ON w.id = d.depends_on_id
-               WHERE d.task_id = OLD.id AND d.account_id = OLD.account_id AND w.status NOT IN ('done', 'cancelled') AND w.trash_id IS NULL)
+               WHERE d.task_id = OLD.id AND d.account_id = OLD.account_id AND w.status NOT IN ('done', 'cancelled'))
 BEGIN
   SELECT RAISE(ABORT, 'taskgate:waits');
+END;
+
+-- The gate a person put on a task (a dependency they added) is lifted only by a person:
+-- an agent's remove_dependency, or a purge of what the task waits on, is refused while the task is live.
+CREATE TRIGGER IF NOT EXISTS consent_gate_removed BEFORE DELETE ON task_dependencies
+WHEN OLD.added_by = 'human' AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
+  AND EXISTS (SELECT 1 FROM tasks w WHERE w.id = OLD.task_id AND w.trash_id IS NULL)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:gate');
+END;
+
+-- C1 through a label: an agent renames no label that a task another holds carries.
+CREATE TRIGGER IF NOT EXISTS consent_label_renamed BEFORE UPDATE OF name ON labels
+WHEN OLD.name IS NOT NEW.name AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
+  AND EXISTS (SELECT 1 FROM task_labels tl JOIN held_by_other h ON h.task_id = tl.task_id WHERE tl.label_id = OLD.id AND tl.account_id = OLD.account_id)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:claim');
+END;
+
+-- C1 through the trash: an agent brings back no task another holds (its holder or a person may).
+CREATE TRIGGER IF NOT EXISTS consent_task_restored BEFORE UPDATE OF trash_id ON tasks
+WHEN OLD.trash_id IS NOT NULL AND NEW.trash_id IS NULL AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
+  AND EXISTS (SELECT 1 FROM holds WHERE task_id = OLD.id)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:claim');
+END;
+
+-- C4 for a project a person archived: agents add no task to it, move none in or out, and rename or describe it not.
+CREATE TRIGGER IF NOT EXISTS consent_archived_new BEFORE INSERT ON tasks
+WHEN NEW.project_id IS NOT NULL AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
+  AND EXISTS (SELECT 1 FROM projects p WHERE p.id = NEW.project_id AND p.archived_at IS NOT NULL AND p.archived_by = 'human')
+  AND NOT EXISTS (SELECT 1 FROM tasks s WHERE NEW.series_id IS NOT NULL AND s.series_id = NEW.series_id)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:undo');
+END;
+CREATE TRIGGER IF NOT EXISTS consent_archived_move BEFORE UPDATE OF project_id ON tasks
+WHEN OLD.project_id IS NOT NEW.project_id AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
+  AND EXISTS (SELECT 1 FROM projects p WHERE p.id IN (OLD.project_id, NEW.project_id) AND p.archived_at IS NOT NULL AND p.archived_by = 'human')
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:undo');
+END;
+CREATE TRIGGER IF NOT EXISTS consent_archived_edit BEFORE UPDATE OF name, description ON projects
+WHEN (OLD.name IS NOT NEW.name OR OLD.description IS NOT NEW.description)
+  AND OLD.archived_at IS NOT NULL AND OLD.archived_by = 'human' AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:undo');
 END;
 
 -- C5: a paused agent is given nothing, by anyone, through any route.
@@ -1086,4 +1139,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0009_account_moves.sql'),
   ('0011_move_fence.sql'),
   ('0012_push_subscriptions.sql'),
-  ('0015_consent_rules.sql');
+  ('0015_consent_rules.sql'),
+  ('0018_consent_routes.sql');

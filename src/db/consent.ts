@@ -7,13 +7,15 @@
  * refusal was about.
  */
 
+import { UNFINISHED } from "./dependencies.ts";
+
 /** The codes the consent triggers refuse with. */
-export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused", "waits"] as const;
+export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused", "waits", "gate"] as const;
 export type ConsentCode = (typeof CONSENT_CODES)[number];
 
 /** The rule a failed batch's error names, or null when it is not a consent refusal. */
 export function consentCodeOf(message: string): ConsentCode | null {
-  const m = /taskgate:(claim|consent|decision|undo|paused|waits)\b/.exec(message);
+  const m = /taskgate:(claim|consent|decision|undo|paused|waits|gate)\b/.exec(message);
   return m ? (m[1] as ConsentCode) : null;
 }
 
@@ -39,48 +41,60 @@ export interface HeldTask {
   status: string;
   holder: string;
   claim_expires_at: string | null;
-  /** 1 when the call names the task itself (or its step, run or link), 0 when it reaches it through a parent, project or label. */
+  /** 1 when the call names the task itself (or its step, run or link), 0 when it reaches it through another row. */
   named: number;
 }
 
-/** What C1 calls held, over a task row `h` (binds: ?3 the writing agent, ?4 now), as the view held_by_other has it. */
-const HELD_BY_OTHER = `h.assignee IS NOT NULL AND h.assignee <> ?3 AND h.trash_id IS NULL
-  AND (h.status IN ('blocked', 'awaiting_approval') OR (h.status = 'in_progress' AND (h.claim_expires_at IS NULL OR h.claim_expires_at > ?4)))`;
+/**
+ * How a call reached a held task, nearest first: 1 the task it names (or the
+ * task of a named step, run or link), 2 a task below one it names, 3 the
+ * parent of one it names, 4 a task of a named project, label or trash item.
+ */
+const REACHED = `WITH RECURSIVE ids(v) AS (SELECT value FROM json_each(?1)),
+  direct(id) AS (
+    SELECT t.id FROM tasks t WHERE t.account_id = ?2 AND (
+         t.id IN (SELECT v FROM ids)
+      OR t.id IN (SELECT task_id FROM steps WHERE account_id = ?2 AND id IN (SELECT v FROM ids))
+      OR t.id IN (SELECT task_id FROM runs WHERE account_id = ?2 AND id IN (SELECT v FROM ids))
+      OR t.id IN (SELECT task_id FROM calendar_links WHERE account_id = ?2 AND id IN (SELECT v FROM ids)))),
+  roots(id, r) AS (
+    SELECT id, 1 FROM direct
+    UNION ALL SELECT t.parent_id, 3 FROM tasks t WHERE t.account_id = ?2 AND t.parent_id IS NOT NULL AND t.id IN (SELECT id FROM direct)
+    UNION ALL SELECT t.id, 4 FROM tasks t WHERE t.account_id = ?2 AND (
+         t.project_id IN (SELECT v FROM ids) OR t.trash_id IN (SELECT v FROM ids)
+      OR t.id IN (SELECT task_id FROM task_labels WHERE account_id = ?2 AND label_id IN (SELECT v FROM ids)))),
+  tree(id, r) AS (
+    SELECT id, r FROM roots
+    UNION SELECT t.id, CASE tree.r WHEN 1 THEN 2 ELSE tree.r END FROM tasks t JOIN tree ON t.parent_id = tree.id
+     WHERE t.account_id = ?2 AND tree.r IN (1, 2, 4)),
+  reached(id, r) AS (SELECT id, min(r) FROM tree GROUP BY id)`;
 
 /**
- * The tasks held by someone other than `actor` among those a call's
- * arguments name, by any route: the tasks named, their parents and every
- * task below them, the tasks of a named project, the task of a named step,
- * run, link or label, the tasks of a named trash item. One read, after a
- * refused batch, to say whose tasks stood in the way.
+ * The tasks held by someone other than `actor` that a refused call reached,
+ * by the nearest route only (REACHED): a call that names a held task is told
+ * of that task, not of others in its tree or project. "Held" is the view
+ * `holds` of schema.sql, read in a batch that records the caller as the
+ * write did; a task in the trash counts when the call names its trash item.
+ * One round trip, after a refused batch, to say whose tasks stood in the way.
  */
 export async function heldTasksNamed(db: D1Database, accountId: string, actor: string, now: string, named: string[]): Promise<HeldTask[]> {
-  const { results } = await db
-    .prepare(
-      `WITH RECURSIVE ids(v) AS (SELECT value FROM json_each(?1)),
-       roots(id) AS (
-         SELECT t.id FROM tasks t WHERE t.account_id = ?2 AND (
-              t.id IN (SELECT v FROM ids)
-           OR t.id IN (SELECT parent_id FROM tasks WHERE account_id = ?2 AND id IN (SELECT v FROM ids))
-           OR t.project_id IN (SELECT v FROM ids)
-           OR t.trash_id IN (SELECT v FROM ids)
-           OR t.id IN (SELECT task_id FROM steps WHERE account_id = ?2 AND id IN (SELECT v FROM ids))
-           OR t.id IN (SELECT task_id FROM runs WHERE account_id = ?2 AND id IN (SELECT v FROM ids))
-           OR t.id IN (SELECT task_id FROM calendar_links WHERE account_id = ?2 AND id IN (SELECT v FROM ids))
-           OR t.id IN (SELECT task_id FROM task_labels WHERE account_id = ?2 AND label_id IN (SELECT v FROM ids)))
-       ),
-       tree(id) AS (SELECT id FROM roots UNION SELECT t.id FROM tasks t JOIN tree ON t.parent_id = tree.id WHERE t.account_id = ?2)
-       SELECT h.id, h.title, h.status, h.assignee AS holder, h.claim_expires_at,
-              (h.id IN (SELECT v FROM ids) OR h.id IN (SELECT task_id FROM steps WHERE account_id = ?2 AND id IN (SELECT v FROM ids))
-                OR h.id IN (SELECT task_id FROM runs WHERE account_id = ?2 AND id IN (SELECT v FROM ids))
-                OR h.id IN (SELECT task_id FROM calendar_links WHERE account_id = ?2 AND id IN (SELECT v FROM ids))) AS named
-         FROM tasks h
-        WHERE h.account_id = ?2 AND h.id IN (SELECT id FROM tree) AND ${HELD_BY_OTHER}
-        ORDER BY h.created_at LIMIT 6`,
-    )
-    .bind(JSON.stringify(named), accountId, actor, now)
-    .all<HeldTask>();
-  return results;
+  const batch = `rd_${crypto.randomUUID()}`;
+  const [, read] = await db.batch([
+    actorIn(db, batch, { kind: "agent", name: actor, now }),
+    db
+      .prepare(
+        `${REACHED}
+         SELECT t.id, t.title, t.status, h.holder, t.claim_expires_at, (r.r = 1) AS named, r.r AS route
+           FROM reached r CROSS JOIN holds h ON h.task_id = r.id CROSS JOIN tasks t ON t.id = r.id
+          WHERE h.account_id = ?2 AND (h.trash_id IS NULL OR r.r = 1 OR h.trash_id IN (SELECT v FROM ids))
+          ORDER BY r.r, t.created_at LIMIT 6`,
+      )
+      .bind(JSON.stringify(named), accountId),
+    actorOut(db, batch),
+  ]);
+  const rows = (read.results ?? []) as (HeldTask & { route: number })[];
+  const nearest = rows[0]?.route;
+  return rows.filter((r) => r.route === nearest).map(({ route: _route, ...t }) => t);
 }
 
 export interface NamedApproval {
@@ -113,14 +127,14 @@ export async function pausedAgentsNamed(db: D1Database, accountId: string, named
 }
 
 /** What the tasks a call names wait on that is not finished (for a refused completion). */
-export async function unfinishedDependenciesNamed(db: D1Database, accountId: string, named: string[]): Promise<{ task_id: string; id: string; title: string; status: string }[]> {
+export async function unfinishedDependenciesNamed(db: D1Database, accountId: string, named: string[]): Promise<{ task_id: string; id: string; title: string; status: string; trash_id: string | null }[]> {
   const { results } = await db
     .prepare(
-      `SELECT d.task_id, w.id, w.title, w.status FROM task_dependencies d JOIN tasks w ON w.id = d.depends_on_id AND w.account_id = d.account_id
-        WHERE d.account_id = ?2 AND d.task_id IN (SELECT value FROM json_each(?1)) AND w.status NOT IN ('done', 'cancelled') AND w.trash_id IS NULL
+      `SELECT d.task_id, w.id, w.title, w.status, w.trash_id FROM task_dependencies d JOIN tasks w ON w.id = d.depends_on_id AND w.account_id = d.account_id
+        WHERE d.account_id = ?2 AND d.task_id IN (SELECT value FROM json_each(?1)) AND ${UNFINISHED("w")}
         LIMIT 5`,
     )
     .bind(JSON.stringify(named), accountId)
-    .all<{ task_id: string; id: string; title: string; status: string }>();
+    .all<{ task_id: string; id: string; title: string; status: string; trash_id: string | null }>();
   return results;
 }

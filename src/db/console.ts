@@ -75,7 +75,7 @@ export async function readTasksPage(
   };
 }
 
-type Ref = { id: string; title: string; status: string };
+type Ref = { id: string; title: string; status: string; trash_id?: string | null };
 
 export interface TaskPage extends Frame {
   task: TaskRow | null;
@@ -134,11 +134,12 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
   const a = accountId;
   const d = taskDetailStatements(db, a, taskId, 5);
   const title = (col: string) => `substr(${col}, 1, ${l.lineClip + 1}) AS title`;
-  const refs = (join: string, where: string) =>
+  // What it waits on, those in the trash with their item (still unfinished); what waits on it, live ones.
+  const refs = (join: string, where: string, live: string) =>
     db
       .prepare(
-        `SELECT t.id, ${title("t.title")}, t.status FROM task_dependencies d JOIN tasks t ON ${join}
-          WHERE ${where} AND d.account_id = ?2 AND t.account_id = ?2 AND t.trash_id IS NULL ORDER BY t.created_at, t.rid LIMIT ?3`,
+        `SELECT t.id, ${title("t.title")}, t.status, t.trash_id FROM task_dependencies d JOIN tasks t ON ${join}
+          WHERE ${where} AND d.account_id = ?2 AND t.account_id = ?2${live} ORDER BY t.created_at, t.rid LIMIT ?3`,
       )
       .bind(taskId, a, l.refs);
   const latestRun = "(SELECT id FROM runs WHERE task_id = ?1 AND account_id = ?2 ORDER BY started_at DESC, id DESC LIMIT 1)";
@@ -160,8 +161,8 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
           WHERE tl.task_id = ? AND tl.account_id = ? ORDER BY l.name LIMIT ?`,
       )
       .bind(taskId, a, l.labels),
-    waitsOn: refs("t.id = d.depends_on_id", "d.task_id = ?1"),
-    blocks: refs("t.id = d.task_id", "d.depends_on_id = ?1"),
+    waitsOn: refs("t.id = d.depends_on_id", "d.task_id = ?1", ""),
+    blocks: refs("t.id = d.task_id", "d.depends_on_id = ?1", " AND t.trash_id IS NULL"),
     runs: d.runs,
     approval: d.approval,
     project: db

@@ -1,6 +1,8 @@
 /**
  * Task dependencies: `task_id` waits on `depends_on_id`. Links to a task in the
- * trash stay in the table (a restore brings them back) but vanish from reads.
+ * trash stay in the table (a restore brings them back); what a task waits on
+ * in the trash is still unfinished (the gate stays closed) and is shown with
+ * its trash item. A link records who added it: a person's is removed only by a person.
  * Cycle checks follow every link of the account, trashed ones included, so a
  * restore can never bring back a cycle.
  */
@@ -12,12 +14,24 @@ export interface DependencyRef {
   status: string;
 }
 
-/** The tasks one task waits on (live ones). CROSS JOIN: start at the links, never at the account's tasks (whose index also gives the order). */
+/** What a task waits on: a ref, with the trash item holding it (null: live). */
+export interface WaitsOnRef extends DependencyRef {
+  trash_id: string | null;
+}
+
+/**
+ * The dependency gate, in one place: a task waited on (row alias `w`) is
+ * unfinished until it is done or cancelled, in the trash or not. The trigger
+ * consent_waits of schema.sql states the same (test/consent-declarations.test.ts holds them together).
+ */
+export const UNFINISHED = (w: string) => `${w}.status NOT IN ('done', 'cancelled')`;
+
+/** The tasks one task waits on, those in the trash with their item (WaitsOnRef). CROSS JOIN: start at the links, never at the account's tasks (whose index also gives the order). */
 export function selectWaitsOn(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
     .prepare(
-      `SELECT t.id, t.title, t.status FROM task_dependencies d CROSS JOIN tasks t ON t.id = d.depends_on_id
-        WHERE d.task_id = ?1 AND d.account_id = ?2 AND t.account_id = ?2 AND t.trash_id IS NULL
+      `SELECT t.id, t.title, t.status, t.trash_id FROM task_dependencies d CROSS JOIN tasks t ON t.id = d.depends_on_id
+        WHERE d.task_id = ?1 AND d.account_id = ?2 AND t.account_id = ?2
         ORDER BY t.created_at, t.rid`,
     )
     .bind(taskId, accountId);
@@ -34,7 +48,7 @@ export function selectWaitedOnBy(db: D1Database, accountId: string, taskId: stri
     .bind(taskId, accountId);
 }
 
-/** Unfinished (not done, not cancelled) live tasks that any of `taskIds` waits on. */
+/** Unfinished tasks (UNFINISHED, in the trash or not) that any of `taskIds` waits on. */
 export async function unfinishedDependenciesOf(
   db: D1Database,
   accountId: string,
@@ -46,7 +60,7 @@ export async function unfinishedDependenciesOf(
     .prepare(
       `SELECT d.task_id AS waiting_id, t.id, t.title, t.status FROM task_dependencies d JOIN tasks t ON t.id = d.depends_on_id
         WHERE d.task_id IN (${taskIds.map(() => "?").join(", ")}) AND d.account_id = ? AND t.account_id = d.account_id
-          AND t.trash_id IS NULL AND t.status NOT IN ('done', 'cancelled')
+          AND ${UNFINISHED("t")}
         ORDER BY t.created_at, t.rid`,
     )
     .bind(...taskIds, accountId)
@@ -120,10 +134,11 @@ export function noDependencyPath(c: { from: string; accountId: string; to: strin
   return { sql: `NOT EXISTS (${REACH} SELECT 1 FROM reach WHERE id = ?3)`, binds: [c.from, c.accountId, c.to] };
 }
 
-export function insertLink(db: D1Database, accountId: string, taskId: string, dependsOnId: string, now: string): D1PreparedStatement {
+/** A link, recording who added it (`human` or the agent's name). */
+export function insertLink(db: D1Database, accountId: string, taskId: string, dependsOnId: string, addedBy: string, now: string): D1PreparedStatement {
   return db
-    .prepare("INSERT OR IGNORE INTO task_dependencies (account_id, task_id, depends_on_id, created_at) VALUES (?, ?, ?, ?)")
-    .bind(accountId, taskId, dependsOnId, now);
+    .prepare("INSERT OR IGNORE INTO task_dependencies (account_id, task_id, depends_on_id, created_at, added_by) VALUES (?, ?, ?, ?, ?)")
+    .bind(accountId, taskId, dependsOnId, now, addedBy);
 }
 
 export function deleteLink(db: D1Database, accountId: string, taskId: string, dependsOnId: string): D1PreparedStatement {

@@ -120,6 +120,23 @@ export function renameLabel(db: D1Database, accountId: string, id: string, name:
   return db.prepare("UPDATE labels SET name = ? WHERE id = ? AND account_id = ?").bind(name, id, accountId);
 }
 
+/**
+ * The rename's entry in the history of each live task that carries the label:
+ * the batch's own activity row about the label (written first, so the latest
+ * about it), once more for each such task, with the same words and time.
+ */
+export function renameInTaskHistories(db: D1Database, accountId: string, labelId: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
+       SELECT 'act_' || lower(hex(randomblob(8))), a.account_id, a.token_id, a.actor, a.tool, tl.task_id, a.summary, a.created_at
+         FROM (SELECT * FROM activity WHERE target_id = ?2 AND account_id = ?1 ORDER BY rowid DESC LIMIT 1) a
+         CROSS JOIN task_labels tl ON tl.label_id = ?2 AND tl.account_id = ?1
+         CROSS JOIN tasks t ON t.id = tl.task_id AND t.account_id = ?1 AND t.trash_id IS NULL`,
+    )
+    .bind(accountId, labelId);
+}
+
 /** The label and all its uses, on live and trashed tasks alike. */
 export function deleteLabel(db: D1Database, accountId: string, id: string): D1PreparedStatement[] {
   return [

@@ -4,7 +4,7 @@ export { SEARCH_RANKED, type SearchQuery } from "./search-sql.ts";
 import type { CursorKey } from "./cursor.ts";
 import { readBatchInProject } from "./projects.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
-import type { DependencyRef } from "./dependencies.ts";
+import { UNFINISHED, type DependencyRef } from "./dependencies.ts";
 
 /**
  * The task reads beyond list_tasks/get_task: the caller's tasks, full-text
@@ -120,7 +120,7 @@ export async function listBlockedRows(
     `(t.status = 'blocked' OR (${OPEN} AND EXISTS (
         SELECT 1 FROM task_dependencies d CROSS JOIN tasks b ON b.id = d.depends_on_id
          WHERE d.task_id = t.id AND d.account_id = t.account_id AND b.account_id = t.account_id
-           AND b.trash_id IS NULL AND b.status NOT IN ('done', 'cancelled'))))`,
+           AND ${UNFINISHED("b")})))`,
   ];
   const binds: unknown[] = [accountId];
   if (projectId) (where.push("t.project_id = ?"), binds.push(projectId));
@@ -134,7 +134,7 @@ export async function listBlockedRows(
          SELECT d.task_id AS waiting_id, t.id, t.title, t.status
            FROM pg CROSS JOIN task_dependencies d ON d.task_id = pg.id CROSS JOIN tasks t ON t.id = d.depends_on_id
           WHERE d.account_id = ? AND t.account_id = d.account_id
-            AND t.trash_id IS NULL AND t.status NOT IN ('done', 'cancelled')
+            AND ${UNFINISHED("t")}
           ORDER BY t.created_at, t.rid`,
       )
       .bind(...binds, limit + 1, accountId),

@@ -48,7 +48,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
     recurrence: W, series_id: B, claim_expires_at: L, claim_lease_minutes: L, closed_by: L,
     last_block_reason: B, last_block_by: B, last_block_at: B,
   },
-  task_dependencies: { account_id: B, task_id: W, depends_on_id: W, created_at: B },
+  task_dependencies: { account_id: B, task_id: W, depends_on_id: W, created_at: B, added_by: B },
   steps: { id: B, account_id: B, task_id: W, position: W, text: W, status: L, created_at: B, updated_at: B, trash_id: L },
   comments: { id: B, account_id: B, task_id: W, author_token_id: B, author: B, body: W, created_at: B, updated_at: B, trash_id: L },
   labels: { id: B, account_id: B, name: W, color: W, created_at: B },

@@ -114,12 +114,23 @@ export function namedIds(args: Record<string, unknown>): string[] {
   return out.slice(0, 100);
 }
 
-/** An agent would have completed a task that waits on unfinished work. */
-export function waitsRefusal(tool: string, waits: { task_id: string; id: string; title: string; status: string }[]): string {
-  const on = waits.map((w) => `${w.id} ("${w.title.slice(0, 80)}", ${w.status})`).join(", ");
+/** An agent would have completed a task that waits on unfinished work (in the trash or not). */
+export function waitsRefusal(tool: string, waits: { task_id: string; id: string; title: string; status: string; trash_id: string | null }[]): string {
+  const on = waits.map((w) => `${w.id} ("${w.title.slice(0, 80)}", ${w.status}${w.trash_id ? `, in the trash as ${w.trash_id}` : ""})`).join(", ");
   const task = waits[0]?.task_id ?? "the task";
+  const trashed = waits.some((w) => w.trash_id);
   return (
     `task ${task} waits on unfinished work${on ? `: ${on}` : ""}, so ${tool} did not complete it; nothing was written. ` +
-    "An agent completes it once what it waits on is done or cancelled (list_dependencies shows it); a person may complete it anyway, or remove_dependency drops the link."
+    "An agent completes it once what it waits on is done or cancelled (list_dependencies shows it)" +
+    (trashed ? "; a task in the trash still counts as unfinished until it is restored (restore_from_trash) and finished" : "") +
+    "; a person may complete it anyway or drop the link."
+  );
+}
+
+/** A person's gate: an agent would have removed a dependency a person added. */
+export function gateRefusal(me: string, tool: string): string {
+  return (
+    `a person made this task wait on another (a dependency they added), and only a person lifts that gate, so ${me} may not remove it through ${tool}; nothing was written. ` +
+    "Finish what the task waits on, or ask the person in a comment (comment_on_task) to remove the dependency."
   );
 }

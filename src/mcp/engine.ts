@@ -5,7 +5,7 @@ import { conflict, forbidden, ToolError } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import { claimRefusal, PERSON_ASSIGNEE } from "../domain/claims.ts";
-import { claimRefusalFor, consentRefusal, decisionRefusal, namedIds, pausedRefusal, undoRefusal, waitsRefusal } from "../domain/consent.ts";
+import { claimRefusalFor, consentRefusal, decisionRefusal, gateRefusal, namedIds, pausedRefusal, undoRefusal, waitsRefusal } from "../domain/consent.ts";
 import { insertIdempotent, PENDING_RESULT, recordIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
 import { insertActivity, insertActivityFrom } from "../db/activity.ts";
 import { conditionsHold, guardStatement } from "../db/guards.ts";
@@ -106,6 +106,8 @@ export function makeContext(
         return forbidden(undoRefusal(tool));
       case "waits":
         return conflict(waitsRefusal(tool, await unfinishedDependenciesNamed(db, p.accountId, named)));
+      case "gate":
+        return forbidden(gateRefusal(me, tool));
       case "paused":
         return conflict(pausedRefusal(tool, await pausedAgentsNamed(db, p.accountId, named)));
     }

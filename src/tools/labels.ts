@@ -3,7 +3,7 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
   attachLabelByName, deleteLabel, findLabelByName, insertLabel, insertLabelIfMissing, LABEL_NOT_FOUND_HINT, foldName, listLabelRows, nameFree,
-  readLabelOrDeletion, readRenaming, readTaskLabelling, renameLabel, selectTaskLabels, type LabelRow, type TaskLabel,
+  readLabelOrDeletion, readRenaming, readTaskLabelling, renameInTaskHistories, renameLabel, selectTaskLabels, type LabelRow, type TaskLabel,
 } from "../db/labels.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { AGAIN, defineTool, named } from "../catalog/tool.ts";
@@ -129,6 +129,7 @@ const renameLabelTool = defineTool({
               ctx.guard(labelSpelledOtherwise({ accountId: a, labelId: args.label_id, name: args.name }), miss),
               ctx.guard(nameFree({ accountId: a, labelId: args.label_id, name: args.name }), miss),
               renameLabel(ctx.db, a, args.label_id, args.name),
+              renameInTaskHistories(ctx.db, a, args.label_id),
               named("label", selectLabel(ctx.db, a, args.label_id)),
             ],
             activity: { target: args.label_id, summarySql: labelSummary(a, args.label_id, renamedLabelSummary(args.name)) },

@@ -46,3 +46,11 @@ export const trashedShape = z.object({
  */
 export const decideUrl = z.string().nullable().default(null).describe("the Taskgate page where a person reads it and approves or rejects");
 export const waitingDecideUrl = z.string().nullable().default(null).describe("while an approval waits: the Taskgate page where a person decides it");
+
+/** A task another waits on: in the trash it still counts as unfinished, and names the item that brings it back. */
+export const waitsOnRef = z.object({
+  id: z.string(),
+  title: z.string(),
+  status: z.string(),
+  trash_id: z.string().nullable().describe("the trash item holding it (restore_from_trash brings it back), or null"),
+});

@@ -1,6 +1,7 @@
 /** add_dependency and remove_dependency: one task waits on another, in the same account, without cycles. */
 import { z } from "zod";
 import { invalid } from "../domain/errors.ts";
+import { actorName } from "../domain/principal.ts";
 import { deleteLink, dependencyPath, insertLink, noDependencyPath, type ReachRow, selectLink, selectReachable } from "../db/dependencies.ts";
 import { selectTask, type TaskRow, throwTaskMissing } from "../db/tasks.ts";
 import { AGAIN, defineTool, named, type BatchStep, type ToolContext } from "../catalog/tool.ts";
@@ -46,7 +47,7 @@ function dependencyAtOnce(ctx: ToolContext, miss: Error, taskIdValue: string, de
   const { db, principal: p } = ctx;
   const a = p.accountId;
   const statements: BatchStep<"task" | "dependsOn">[] = [ctx.guard(dependencyIs({ taskId: taskIdValue, accountId: a, dependsOnId, present: !add }), miss)];
-  if (add) statements.push(ctx.guard(noDependencyPath({ from: dependsOnId, accountId: a, to: taskIdValue }), miss), insertLink(db, a, taskIdValue, dependsOnId, ctx.now));
+  if (add) statements.push(ctx.guard(noDependencyPath({ from: dependsOnId, accountId: a, to: taskIdValue }), miss), insertLink(db, a, taskIdValue, dependsOnId, actorName(p), ctx.now));
   else statements.push(deleteLink(db, a, taskIdValue, dependsOnId));
   statements.push(named("task", selectTaskRef(db, a, taskIdValue)), named("dependsOn", selectTaskRef(db, a, dependsOnId)));
   return ctx.commit(

@@ -4,7 +4,7 @@ import { invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { SEARCH_FIELDS, searchHit, searchWords } from "../domain/search-terms.ts";
 import { decodeCursor, encodeCursor, page } from "../db/cursor.ts";
-import { selectWaitedOnBy, selectWaitsOn, type DependencyRef } from "../db/dependencies.ts";
+import { selectWaitedOnBy, selectWaitsOn, type DependencyRef, type WaitsOnRef } from "../db/dependencies.ts";
 import {
   listAssignedTasks, listBlockedRows, searchTaskRows, selectDueRows, selectSubtaskRows,
   selectTaskHistory, type HistoryRow, type SubtaskRow,
@@ -14,7 +14,7 @@ import { defineTool } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import { readBatchInProject } from "../db/projects.ts";
 import { assigneeName, cursor, limit, projectId, taskId } from "./schemas.ts";
-import { taskShape } from "./shapes.ts";
+import { taskShape, waitsOnRef } from "./shapes.ts";
 
 const OPEN_STATUSES = ["open", "in_progress", "blocked", "awaiting_approval"] as const;
 const taskRef = z.object({ id: z.string(), title: z.string(), status: z.string() });
@@ -234,7 +234,7 @@ const listDependencies = defineTool({
   input: z.strictObject({ task_id: taskId }),
   output: z.object({
     task: taskRef,
-    waits_on: z.array(taskRef),
+    waits_on: z.array(waitsOnRef),
     blocks: z.array(taskRef).describe("tasks that wait on this one"),
     ready: z.boolean().describe("true when every task it waits on is done or cancelled"),
   }),
@@ -247,7 +247,7 @@ const listDependencies = defineTool({
     });
     const row = task[0] as TaskRow | undefined;
     if (!row) return throwTaskMissing(db, p.accountId, task_id, notFoundHint);
-    const waits = waitsOn as DependencyRef[];
+    const waits = waitsOn as WaitsOnRef[];
     return {
       task: { id: row.id, title: row.title, status: row.status },
       waits_on: waits,

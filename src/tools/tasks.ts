@@ -19,7 +19,8 @@ import { CREATED_REPEATING, CREATED_TASK, LIST_SEPARATOR, UPDATED_REPEATING, UPD
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
 } from "./schemas.ts";
-import { CLAIM_EXPIRES, taskList, taskShape } from "./shapes.ts";
+import { CLAIM_EXPIRES, taskList, taskShape, waitsOnRef } from "./shapes.ts";
+import type { WaitsOnRef } from "../db/dependencies.ts";
 import { selectSeries, selectTimeZone, type OccurrenceRow } from "../db/series.ts";
 import { describeRecurrence, describeSeries, newSeriesId, recurrenceRule, recurrenceView, scheduleFor, seriesView } from "./series.ts";
 
@@ -122,7 +123,7 @@ const getTask = defineTool({
     task: taskShape,
     steps: z.array(z.object({ id: z.string(), position: z.number(), text: z.string(), status: z.string() })),
     labels: z.array(z.object({ id: z.string(), name: z.string() })),
-    waits_on: z.array(z.object({ id: z.string(), title: z.string(), status: z.string() })),
+    waits_on: z.array(waitsOnRef).describe("what it waits on, unfinished ones in the trash too"),
     blocks: z.array(z.object({ id: z.string(), title: z.string(), status: z.string() })),
     latest_comments: z.array(z.object({ id: z.string(), author: z.string(), body: z.string(), created_at: z.string() })),
     recent_runs: z.array(z.object({ id: z.string(), agent: z.string(), status: z.string(), started_at: z.string(), finished_at: z.string().nullable() })),
@@ -167,7 +168,7 @@ const getTask = defineTool({
       task: toTask(row),
       steps: steps as R<{ id: string; position: number; text: string; status: string }>,
       labels: labels as R<{ id: string; name: string }>,
-      waits_on: waitsOn as R<{ id: string; title: string; status: string }>,
+      waits_on: waitsOn as R<WaitsOnRef>,
       blocks: blocks as R<{ id: string; title: string; status: string }>,
       latest_comments: comments as R<{ id: string; author: string; body: string; created_at: string }>,
       recent_runs: runs as R<{ id: string; agent: string; status: string; started_at: string; finished_at: string | null }>,

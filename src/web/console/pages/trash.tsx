@@ -21,7 +21,7 @@ export const TrashPage: FC<{ view: View; data: Data; nextCursor: string | null }
             </thead>
             <tbody>
               {data.items.map((i) => (
-                <tr>
+                <tr id={i.id}>
                   <td data-label="What">
                     <span class="badge">{i.kind}</span> <Written text={i.title} max={200} />
                     {i.item_count > 1 ? <div class="hint">{plural(i.item_count, "row")} deleted together</div> : null}

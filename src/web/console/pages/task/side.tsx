@@ -11,12 +11,17 @@ import { REF_CLIP, TASK_LIMITS } from "./parts.tsx";
 
 const LABEL_CLIP = 40;
 
-const Refs: FC<{ items: { id: string; title: string; status: string }[]; none: string }> = ({ items, none }) =>
+/** Tasks as links; one in the trash (a task waited on still counts there) says so and links its trash item. */
+const Refs: FC<{ items: { id: string; title: string; status: string; trash_id?: string | null }[]; none: string }> = ({ items, none }) =>
   items.length ? (
     <ul>
-      {items.map((d) => (
-        <li><a href={`/tasks/${d.id}`}><Written text={clip(d.title, REF_CLIP).text} /></a> <Badge status={d.status} /></li>
-      ))}
+      {items.map((d) =>
+        d.trash_id ? (
+          <li><Written text={clip(d.title, REF_CLIP).text} /> <Badge status={d.status} /> <span class="hint">in the trash (<a href={`/trash#${d.trash_id}`}>{d.trash_id}</a>), still unfinished</span></li>
+        ) : (
+          <li><a href={`/tasks/${d.id}`}><Written text={clip(d.title, REF_CLIP).text} /></a> <Badge status={d.status} /></li>
+        ),
+      )}
     </ul>
   ) : (
     <p class="hint">{none}</p>
