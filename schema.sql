@@ -1086,4 +1086,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0009_account_moves.sql'),
   ('0011_move_fence.sql'),
   ('0012_push_subscriptions.sql'),
-  ('0015_consent_rules.sql');
+  ('0015_consent_rules.sql'),
+  ('0017_fill_consent_data.sql');
