@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { searchTaskRows } from "../src/db/task-search.ts";
+import { connect, seedAccount } from "./helpers.ts";
 import { applySchema, splitSql } from "./schema.ts";
 
 interface Migration {
@@ -222,5 +223,35 @@ describe("schema upgrades", () => {
     const key = await db.prepare("SELECT result, request_hash FROM idempotency_keys WHERE key = 'k'").first();
     expect(key, "an idempotency row from before request_hash keeps its result, with no hash").toEqual({ result: "{}", request_hash: null });
     await expectConsentFilled(db);
+  });
+
+  it("0017 fills from the activity the tools write: after the upgrade an agent's reopen_task and unarchive_project refuse what the person closed, and a block unblocked keeps its reason", async () => {
+    const acc = await seedAccount("Upgraded", "bot");
+    const person = await connect(acc.human);
+    const agent = await connect(acc.agent);
+    const { task: personal } = await person.ok("create_task", { title: "Sign the lease" });
+    await person.ok("complete_task", { task_id: personal.id });
+    const { task: own } = await person.ok("create_task", { title: "Tidy the inbox", auto_ok: true });
+    await agent.ok("claim_task", { task_id: own.id });
+    await agent.ok("complete_task", { task_id: own.id });
+    const { project } = await person.ok("create_project", { name: "Last year" });
+    await person.ok("archive_project", { project_id: project.id });
+    const { task: waiting } = await person.ok("create_task", { title: "Pay the plumber" });
+    await agent.ok("block_task", { task_id: waiting.id, reason: "the invoice has not come" });
+    // The rows as a version before 0015 left them: no record of who closed, archived or blocked.
+    await env.DB.batch([
+      env.DB.prepare("UPDATE tasks SET closed_by = NULL, last_block_reason = NULL, last_block_by = NULL, last_block_at = NULL WHERE account_id = ?").bind(acc.accountId),
+      env.DB.prepare("UPDATE projects SET archived_by = NULL WHERE account_id = ?").bind(acc.accountId),
+    ]);
+    const fill = MIGRATIONS.find((m) => m.name === "0017_fill_consent_data.sql")!;
+    await env.DB.batch(splitSql(fill.sql).map((s) => env.DB.prepare(s)));
+
+    expect(await agent.fails("reopen_task", { task_id: personal.id })).toMatch(/a person decided this .* an agent may not undo it/);
+    expect(await agent.fails("unarchive_project", { project_id: project.id })).toMatch(/a person decided this/);
+    expect((await agent.ok("reopen_task", { task_id: own.id })).task.status).toBe("open");
+    await person.ok("unblock_task", { task_id: waiting.id });
+    expect((await person.ok("get_task", { task_id: waiting.id })).last_block).toMatchObject({ reason: "the invoice has not come", blocked_by: "bot" });
+    expect((await person.ok("reopen_task", { task_id: personal.id })).task.status).toBe("open");
+    await Promise.all([person.close(), agent.close()]);
   });
 });
