@@ -1140,4 +1140,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0011_move_fence.sql'),
   ('0012_push_subscriptions.sql'),
   ('0015_consent_rules.sql'),
+  ('0017_fill_consent_data.sql'),
   ('0018_consent_routes.sql');

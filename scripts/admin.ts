@@ -9,6 +9,7 @@ import { parseIsoTime } from "../src/domain/dates.ts";
 import { planToken } from "../src/db/provisioning.ts";
 import { findTokenSql, listTokensSql, revokeTokenSql } from "../src/db/admin-tokens.ts";
 import { accountTarget, applyMigrations, execute, findInDatabases, query, type Target } from "./lib/d1.ts";
+import { migrationLines } from "./lib/migration-report.ts";
 import { accountMustExist, oneOf, required, UsageError, type Values } from "./lib/cli.ts";
 import { connectCommand } from "./admin-connect.ts";
 import { addWebhookCommand, listWebhooksCommand, removeWebhookCommand } from "./admin-webhooks.ts";
@@ -39,6 +40,7 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
   "create-account": createAccountCommand,
   migrate(_values, target) {
     const done = applyMigrations(target);
+    for (const line of migrationLines(done)) console.error(line);
     return { migrated: done.map((d) => d.database), applied: Object.fromEntries(done.map((d) => [d.database, d.applied])) };
   },
   async "create-token"(values, target) {

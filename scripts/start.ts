@@ -1,6 +1,6 @@
 /**
  * `npm start`: checks that the port is free, prepares the local database
- * (schema once, then any new migrations; a demo account with a person who
+ * (schema once, then any new migrations, named in what it prints; a demo account with a person who
  * signs in and four tokens on the first run), prints the MCP URL, the sign-in
  * details, the tokens and client configurations, then serves the Worker with
  * `wrangler dev` until stopped, running the Cron Triggers of wrangler.toml on
@@ -17,6 +17,7 @@ import { ROOT, type Target } from "./lib/d1.ts";
 import { DEMO_AGENT, DEMO_ROLES, demoFile, ensureDemo, ensureDevVars, ensureSchema, type DemoRole } from "./lib/demo.ts";
 import { claudeDesktopConfig, cursorConfig, indent, vscodeConfig } from "../src/domain/client-config.ts";
 import { INSPECTOR_ORIGINS, nextFreePort, portProblem, WRANGLER_JS, waitForHealth, wranglerDevArgs, wranglerEnv } from "./lib/dev-server.ts";
+import { migrationLines } from "./lib/migration-report.ts";
 import { configuredCrons, runCronsOnSchedule, unsupportedCrons } from "./lib/scheduled.ts";
 import { supervise } from "./lib/supervise.ts";
 import { wranglerNoise } from "./lib/wrangler-noise.ts";
@@ -72,7 +73,10 @@ async function prepare(port: number, target: Target): Promise<Prepared> {
   if (devVars.created) lines.push(`Created ${devVars.envFile ? devVars.file : ".dev.vars"} with a random CONNECTOR_KEY and VAPID_KEY (git-ignored).`);
   else if (devVars.vapidAdded) lines.push(`Added a VAPID_KEY (Web Push) to ${devVars.envFile ? devVars.file : ".dev.vars"}.`);
   console.error("Preparing the local database…");
-  if (ensureSchema(target) === "created") lines.push(`Applied schema.sql to the local D1 database (${where}).`);
+  const schema = ensureSchema(target);
+  if (schema.created.length) lines.push(`Applied schema.sql to the local D1 database${schema.created.length > 1 ? "s" : ""} ${schema.created.join(", ")} (${where}).`);
+  // A database from an earlier start: the migrations it was given, by name, or none.
+  lines.push(...migrationLines(schema.migrated));
   const { demo, state } = await ensureDemo(target);
   const stateLine = {
     created: "Created a demo account with a person who signs in and four tokens",

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { searchTaskRows } from "../src/db/task-search.ts";
+import { connect, seedAccount } from "./helpers.ts";
 import { applySchema, splitSql } from "./schema.ts";
 
 interface Migration {
@@ -51,6 +52,107 @@ async function count(db: D1Database, table: string): Promise<number> {
   return (await db.prepare(`SELECT count(*) AS n FROM ${table}`).first<{ n: number }>())!.n;
 }
 
+/** When the rows an older version wrote were written: an hour apart, in order. */
+const at = (hour: number) => `2026-01-04T${String(hour).padStart(2, "0")}:00:00.000Z`;
+
+/**
+ * Rows as a version before 0015_consent_rules.sql wrote them: finished tasks,
+ * an archived project and blocked tasks with no record of who closed,
+ * archived or blocked them, and the activity rows its tools wrote (a person's
+ * with the actor `human`, an agent's with its name and token). acc_mv is
+ * moving between databases when the upgrade runs (its mark is set once
+ * 0009_account_moves.sql has added the column).
+ */
+function olderVersionRows(db: D1Database): D1PreparedStatement[] {
+  const act = (id: string, tokenId: string, actor: string, tool: string, target: string, hour: number, account = "acc_m") =>
+    db
+      .prepare("INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, 's', ?)")
+      .bind(id, account, tokenId, actor, tool, target, at(hour));
+  const task = (id: string, status: string, o: { completed?: number; updated: number; reason?: string; account?: string }) =>
+    db
+      .prepare(
+        `INSERT INTO tasks (id, account_id, project_id, title, status, blocked_reason, status_before_block, created_by, created_at, updated_at, completed_at)
+         VALUES (?, ?, NULL, ?, ?, ?, ?, 'human', ?, ?, ?)`,
+      )
+      .bind(id, o.account ?? "acc_m", `Old ${id}`, status, o.reason ?? null, o.reason ? "open" : null, at(0), at(o.updated), o.completed === undefined ? null : at(o.completed));
+  return [
+    db.prepare("INSERT INTO accounts (id, name, created_at, updated_at) VALUES ('acc_mv', 'Moving', ?, ?)").bind(at(0), at(0)),
+    db
+      .prepare("INSERT INTO tokens (id, account_id, kind, scope, hash, prefix, label, created_at) VALUES ('tok_h', 'acc_m', 'human', 'write', 'h2', 'tg_h', 'me', ?)")
+      .bind(at(0)),
+    // The person completed it directly.
+    task("tsk_person_done", "done", { completed: 2, updated: 2 }),
+    act("act_1", "tok_h", "human", "complete_task", "tsk_person_done", 2),
+    // The person completed it from the web console (its calls have no tg_ token).
+    task("tsk_console_done", "done", { completed: 2, updated: 2 }),
+    act("act_2", "web_per_m", "human", "complete_task", "tsk_console_done", 2),
+    // The agent completed it under auto-OK.
+    task("tsk_agent_done", "done", { completed: 3, updated: 3 }),
+    act("act_3", "tok_m", "bot", "complete_task", "tsk_agent_done", 3),
+    // The agent completed it, the person approved the completion.
+    task("tsk_approved", "done", { completed: 4, updated: 4 }),
+    act("act_4", "tok_m", "bot", "complete_task", "tsk_approved", 3),
+    act("act_5", "tok_h", "human", "approve_task", "tsk_approved", 4),
+    // The agent completed it and reopened it; what closed it again left no row.
+    task("tsk_closed_again", "done", { completed: 5, updated: 5 }),
+    act("act_6", "tok_m", "bot", "complete_task", "tsk_closed_again", 3),
+    act("act_7", "tok_m", "bot", "reopen_task", "tsk_closed_again", 4),
+    // Its history was purged.
+    task("tsk_no_history", "done", { completed: 2, updated: 2 }),
+    task("tsk_moving_done", "done", { completed: 2, updated: 2, account: "acc_mv" }),
+    // Archived by the person, and by the agent.
+    db.prepare("INSERT INTO projects (id, account_id, name, archived_at, created_at, updated_at) VALUES ('prj_person', 'acc_m', 'Old P', ?, ?, ?)").bind(at(2), at(0), at(2)),
+    act("act_8", "tok_h", "human", "archive_project", "prj_person", 2),
+    db.prepare("INSERT INTO projects (id, account_id, name, archived_at, created_at, updated_at) VALUES ('prj_agent', 'acc_m', 'Old A', ?, ?, ?)").bind(at(3), at(0), at(3)),
+    act("act_9", "tok_m", "bot", "archive_project", "prj_agent", 3),
+    // Blocked by the agent, and with no history of the block.
+    task("tsk_agent_blocked", "blocked", { updated: 6, reason: "waits for the supplier" }),
+    act("act_10", "tok_m", "bot", "block_task", "tsk_agent_blocked", 5),
+    task("tsk_blocked", "blocked", { updated: 6, reason: "waits for the invoice" }),
+  ];
+}
+
+/** What 0017_fill_consent_data.sql filled in the rows of olderVersionRows, and the consent triggers holding to it. */
+async function expectConsentFilled(db: D1Database): Promise<void> {
+  const closedBy = await db.prepare("SELECT id, closed_by FROM tasks WHERE status = 'done' ORDER BY id").all<{ id: string; closed_by: string | null }>();
+  expect(Object.fromEntries(closedBy.results.map((r) => [r.id, r.closed_by]))).toEqual({
+    tsk_person_done: "human",
+    tsk_console_done: "human",
+    tsk_agent_done: "bot",
+    tsk_approved: "human",
+    tsk_closed_again: "human",
+    tsk_no_history: "human",
+    tsk_moving_done: "human",
+  });
+  const archivedBy = await db.prepare("SELECT id, archived_by FROM projects WHERE archived_at IS NOT NULL ORDER BY id").all();
+  expect(archivedBy.results).toEqual([
+    { id: "prj_agent", archived_by: "bot" },
+    { id: "prj_person", archived_by: "human" },
+  ]);
+  const blocks = await db
+    .prepare("SELECT id, last_block_reason AS reason, last_block_by AS by, last_block_at AS at FROM tasks WHERE status = 'blocked' ORDER BY id")
+    .all();
+  expect(blocks.results).toEqual([
+    { id: "tsk_agent_blocked", reason: "waits for the supplier", by: "bot", at: at(5) },
+    { id: "tsk_blocked", reason: "waits for the invoice", by: "human", at: at(6) },
+  ]);
+  expect(await count(db, "move_permit"), "the permit lived only inside the migration").toBe(0);
+
+  // An agent's batch (its caller recorded first, as the engine does) may not undo a person's decision, and may undo its own.
+  const asAgent = (write: string) =>
+    db.batch([
+      db.prepare("INSERT INTO call_actor (batch, kind, name, now) VALUES ('b_m', 'agent', 'bot', ?)").bind(at(7)),
+      db.prepare(write),
+      db.prepare("DELETE FROM call_actor WHERE batch = 'b_m'"),
+    ]);
+  await expect(asAgent("UPDATE tasks SET status = 'open', completed_at = NULL WHERE id = 'tsk_person_done'")).rejects.toThrow(/taskgate:undo/);
+  await expect(asAgent("UPDATE tasks SET status = 'open', completed_at = NULL WHERE id = 'tsk_no_history'")).rejects.toThrow(/taskgate:undo/);
+  await expect(asAgent("UPDATE projects SET archived_at = NULL WHERE id = 'prj_person'")).rejects.toThrow(/taskgate:undo/);
+  await asAgent("UPDATE tasks SET status = 'open', completed_at = NULL WHERE id = 'tsk_agent_done'");
+  await asAgent("UPDATE projects SET archived_at = NULL WHERE id = 'prj_agent'");
+  expect(await db.prepare("SELECT status, closed_by FROM tasks WHERE id = 'tsk_agent_done'").first()).toEqual({ status: "open", closed_by: null });
+}
+
 describe("schema upgrades", () => {
   it("migrations/ starts from the first deployed schema and schema.sql records every migration", () => {
     expect(MIGRATIONS[0]?.name).toBe("0000_initial.sql");
@@ -91,6 +193,7 @@ describe("schema upgrades", () => {
       db
         .prepare("INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES ('act_m', 'acc_m', 'tok_m', 'bot', 'create_task', 'tsk_m', 's', ?)")
         .bind(now),
+      ...olderVersionRows(db),
     ]);
     const tables = ["accounts", "agents", "tokens", "projects", "tasks", "comments", "idempotency_keys", "activity"];
     const before = Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(db, t)] as const)));
@@ -98,6 +201,7 @@ describe("schema upgrades", () => {
     for (const m of MIGRATIONS.slice(1)) {
       const statements = splitSql(m.sql);
       if (statements.length) await db.batch(statements.map((s) => db.prepare(s)));
+      if (m.name === "0009_account_moves.sql") await db.prepare("UPDATE accounts SET moving_to = 'DB_1' WHERE id = 'acc_mv'").run();
     }
     // What `wrangler d1 migrations apply` records; schema.sql records the same.
     await applySchema(
@@ -118,5 +222,36 @@ describe("schema upgrades", () => {
     expect(await db.prepare("SELECT shard FROM directory_accounts WHERE account_id = 'acc_m'").first("shard"), "accounts from before the directory live in the first database").toBe("DB");
     const key = await db.prepare("SELECT result, request_hash FROM idempotency_keys WHERE key = 'k'").first();
     expect(key, "an idempotency row from before request_hash keeps its result, with no hash").toEqual({ result: "{}", request_hash: null });
+    await expectConsentFilled(db);
+  });
+
+  it("0017 fills from the activity the tools write: after the upgrade an agent's reopen_task and unarchive_project refuse what the person closed, and a block unblocked keeps its reason", async () => {
+    const acc = await seedAccount("Upgraded", "bot");
+    const person = await connect(acc.human);
+    const agent = await connect(acc.agent);
+    const { task: personal } = await person.ok("create_task", { title: "Sign the lease" });
+    await person.ok("complete_task", { task_id: personal.id });
+    const { task: own } = await person.ok("create_task", { title: "Tidy the inbox", auto_ok: true });
+    await agent.ok("claim_task", { task_id: own.id });
+    await agent.ok("complete_task", { task_id: own.id });
+    const { project } = await person.ok("create_project", { name: "Last year" });
+    await person.ok("archive_project", { project_id: project.id });
+    const { task: waiting } = await person.ok("create_task", { title: "Pay the plumber" });
+    await agent.ok("block_task", { task_id: waiting.id, reason: "the invoice has not come" });
+    // The rows as a version before 0015 left them: no record of who closed, archived or blocked.
+    await env.DB.batch([
+      env.DB.prepare("UPDATE tasks SET closed_by = NULL, last_block_reason = NULL, last_block_by = NULL, last_block_at = NULL WHERE account_id = ?").bind(acc.accountId),
+      env.DB.prepare("UPDATE projects SET archived_by = NULL WHERE account_id = ?").bind(acc.accountId),
+    ]);
+    const fill = MIGRATIONS.find((m) => m.name === "0017_fill_consent_data.sql")!;
+    await env.DB.batch(splitSql(fill.sql).map((s) => env.DB.prepare(s)));
+
+    expect(await agent.fails("reopen_task", { task_id: personal.id })).toMatch(/a person decided this .* an agent may not undo it/);
+    expect(await agent.fails("unarchive_project", { project_id: project.id })).toMatch(/a person decided this/);
+    expect((await agent.ok("reopen_task", { task_id: own.id })).task.status).toBe("open");
+    await person.ok("unblock_task", { task_id: waiting.id });
+    expect((await person.ok("get_task", { task_id: waiting.id })).last_block).toMatchObject({ reason: "the invoice has not come", blocked_by: "bot" });
+    expect((await person.ok("reopen_task", { task_id: personal.id })).task.status).toBe("open");
+    await Promise.all([person.close(), agent.close()]);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { createMcpHandler } from "@modelcontextprotocol/server";
+import { appliedMigrations, migrationLines } from "../scripts/lib/migration-report.ts";
 import { wranglerNoise } from "../scripts/lib/wrangler-noise.ts";
 
 const WRANGLER = [
@@ -65,5 +66,54 @@ describe("the Worker's own start", () => {
     } finally {
       warn.mockRestore();
     }
+  });
+});
+
+/** `wrangler d1 migrations apply` of two migrations (wrangler 4): the table of those to apply, then the table again after each one. */
+const MIGRATIONS_APPLY = [
+  "Migrations to be applied:",
+  "┌────────────────────────────┐",
+  "│ name                       │",
+  "├────────────────────────────┤",
+  "│ 0016_other.sql             │",
+  "├────────────────────────────┤",
+  "│ 0017_fill_consent_data.sql │",
+  "└────────────────────────────┘",
+  "┌────────────────────────────┬────────┐",
+  "│ name                       │ status │",
+  "├────────────────────────────┼────────┤",
+  "│ 0016_other.sql             │ ✅     │",
+  "├────────────────────────────┼────────┤",
+  "│ 0017_fill_consent_data.sql │ 🕒️     │",
+  "└────────────────────────────┴────────┘",
+  "┌────────────────────────────┬────────┐",
+  "│ name                       │ status │",
+  "├────────────────────────────┼────────┤",
+  "│ 0016_other.sql             │ ✅     │",
+  "├────────────────────────────┼────────┤",
+  "│ 0017_fill_consent_data.sql │ ✅     │",
+  "└────────────────────────────┴────────┘",
+].join("\n");
+
+describe("what npm start and admin migrate say about migrations", () => {
+  it("reads the migrations wrangler applied from its tables, coloured or not, and none from 'No migrations to apply!'", () => {
+    expect(appliedMigrations(MIGRATIONS_APPLY)).toEqual(["0016_other.sql", "0017_fill_consent_data.sql"]);
+    const coloured = MIGRATIONS_APPLY.replace(/│/g, "\u001b[90m│\u001b[39m");
+    expect(appliedMigrations(coloured)).toEqual(["0016_other.sql", "0017_fill_consent_data.sql"]);
+    expect(appliedMigrations("✅ No migrations to apply!")).toEqual([]);
+  });
+
+  it("says for each database which migrations it applied, by name, or that there were none", () => {
+    expect(
+      migrationLines([
+        { database: "DB", applied: ["0016_other.sql", "0017_fill_consent_data.sql"] },
+        { database: "DB_1", applied: ["0017_fill_consent_data.sql"] },
+        { database: "DB_2", applied: [] },
+      ]),
+    ).toEqual([
+      "Database DB: applied 2 migrations 0016_other.sql, 0017_fill_consent_data.sql.",
+      "Database DB_1: applied the migration 0017_fill_consent_data.sql.",
+      "Database DB_2: no new migrations.",
+    ]);
   });
 });

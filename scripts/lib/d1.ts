@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { FILLING_ROWS_SQL, type DatabaseUse, type Sql } from "../../src/db/provisioning.ts";
 import { sharedDatabaseIdProblem } from "./database-ids.ts";
 import { FENCE_MESSAGE } from "../../src/db/move-account.ts";
+import { appliedMigrations, type AppliedMigrations } from "./migration-report.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** wrangler run by the same Node as this script (npm puts the pinned Node 22 first). */
@@ -164,12 +165,10 @@ function wrangler(target: Target, args: string[]): string {
  * a prompt, to every database of the configuration (or only target.database).
  * This is how a database made by an older checkout catches up.
  */
-export function applyMigrations(target: Target): { database: string; applied: string[] }[] {
+export function applyMigrations(target: Target): AppliedMigrations[] {
   return (target.database ? [target.database] : databasesOf(target)).map((database) => {
     const out = runD1(target, ["migrations", "apply", nameOf(inDatabase(target, database)), ...where(target)], { CI: "1" });
-    // wrangler lists the migrations with their status (✅ once applied) after each one; "No migrations to apply!" when none.
-    const applied = new Set([...out.matchAll(/^\W*([0-9]{4}_[\w.-]+\.sql)\W+✅/gmu)].map((m) => m[1]));
-    return { database, applied: [...applied] };
+    return { database, applied: appliedMigrations(out) };
   });
 }
 

@@ -11,6 +11,7 @@ import { planDemoPerson } from "../../src/db/people-plans.ts";
 import { hashPassword, verifyPassword } from "../../src/domain/passwords.ts";
 import type { TokenKind, TokenScope } from "../../src/domain/principal.ts";
 import { applyMigrations, applySchemaFile, databasesOf, execute, inDatabase, query, ROOT, type Target } from "./d1.ts";
+import type { AppliedMigrations } from "./migration-report.ts";
 
 /** Where the demo tokens are kept: the project root, or the state directory given with --persist-to. */
 export function demoFile(target: Target): string {
@@ -90,22 +91,28 @@ export function ensureDevVars(target: Target): DevVars {
   return { file: existing, created: true, envFile, vapidAdded: true };
 }
 
+/** What ensureSchema did: the databases it made from schema.sql, and the migrations it applied to the others. */
+export interface PreparedSchema {
+  created: string[];
+  migrated: AppliedMigrations[];
+}
+
 /**
- * Applies schema.sql unless the local D1 already has the `tasks` table; a
- * database from an earlier start gets the migrations it lacks instead.
- * Returns what it did.
+ * Applies schema.sql to each database of the configuration that has no
+ * `tasks` table yet; a database from an earlier start gets the migrations it
+ * lacks instead. Returns what it did to each.
  */
-export function ensureSchema(target: Target): "created" | "upgraded" {
-  let done: "created" | "upgraded" = "upgraded";
+export function ensureSchema(target: Target): PreparedSchema {
+  const done: PreparedSchema = { created: [], migrated: [] };
   // Every database of the configuration (DB, and DB_1, … when declared).
   for (const db of databasesOf(target)) {
     const one = inDatabase(target, db);
     const rows = query(one, { sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", params: ["tasks"] });
     if (rows.length > 0) {
-      applyMigrations(one);
+      done.migrated.push(...applyMigrations(one));
     } else {
       applySchemaFile(one, join(ROOT, "schema.sql"));
-      if (db === "DB") done = "created";
+      done.created.push(db);
     }
   }
   return done;
