@@ -13,6 +13,8 @@
  *          --others N (100: accounts beside the measured one in the tenancy part, each with --small tasks)
  *          --tenancy-calls N (20: sequential calls per tool, database and round in the tenancy part)
  *          --shard-samples N (11: cold and warm resolutions per credential in the shards part)
+ *          --tree-sizes a,b,c (250,1000,10000: subtasks of the root in the tree part, bench/tree.ts; `--only tree` runs it alone)
+ *          --tree-samples N (1: timed calls per size and kind in the tree part, median)
  */
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -30,6 +32,7 @@ import { runTenancy, tenancyMarkdown } from "./tenancy.ts";
 import { growthMarkdown } from "./growth.ts";
 import { runShards, shardsMarkdown } from "./shards.ts";
 import { catalogTable, countCatalog, planCatalogAccount, type CatalogCount } from "./catalog-run.ts";
+import { runTree, TREE_SIZES, treeMarkdown } from "./tree.ts";
 
 const { values: opts } = parseArgs({
   options: {
@@ -45,12 +48,14 @@ const { values: opts } = parseArgs({
     others: { type: "string", default: "100" },
     "tenancy-calls": { type: "string", default: "20" },
     "shard-samples": { type: "string", default: "11" },
+    "tree-sizes": { type: "string", default: TREE_SIZES.join(",") },
+    "tree-samples": { type: "string", default: "1" },
   },
 });
 const ONLY = new Set(opts.only.split(",").map((s) => s.trim()).filter(Boolean));
 const loads = (name: string) => ONLY.size === 0 || ONLY.has(name);
 /** The parts measured on deployments of their own; `--only` with nothing else runs just them. */
-const PARTS = ["tenancy", "shards"];
+const PARTS = ["tenancy", "shards", "tree"];
 const PARTS_ONLY = ONLY.size > 0 && [...ONLY].every((name) => PARTS.includes(name));
 const load: LoadSettings = {
   seconds: Number(opts.seconds),
@@ -61,6 +66,12 @@ const load: LoadSettings = {
 const OTHERS = Number(opts.others);
 const TENANCY_CALLS = Number(opts["tenancy-calls"]);
 const SHARD_SAMPLES = Math.max(1, Math.round(Number(opts["shard-samples"])));
+const TREE_SAMPLES = Math.max(1, Math.round(Number(opts["tree-samples"])));
+const TREE_SIZES_RUN = opts["tree-sizes"].split(",").map((s) => Math.round(Number(s.trim())));
+if (TREE_SIZES_RUN.some((n) => !Number.isFinite(n) || n < 1)) {
+  console.error("--tree-sizes must be positive numbers, e.g. 250,1000,10000");
+  process.exit(2);
+}
 for (const [name, value] of Object.entries({ ...load, small: Number(opts.small), large: Number(opts.large), others: OTHERS, "tenancy-calls": TENANCY_CALLS, "shard-samples": SHARD_SAMPLES })) {
   if (!Number.isFinite(value) || value < 0) {
     console.error(`--${name} must be a non-negative number`);
@@ -152,12 +163,19 @@ async function main(): Promise<void> {
       console.log(`Shard targets met: ${r.ok ? "yes ✓" : "no (see ✗ above)"}.`);
       return r;
     });
+  const tree = () =>
+    runTree(tmp, { sizes: TREE_SIZES_RUN, samples: TREE_SAMPLES, log, devLog }).then((r) => {
+      console.log(`\n${treeMarkdown(r)}`);
+      console.log(`Tree targets met: ${r.ok ? "yes ✓" : "no (see ✗ above)"}.`);
+      return r;
+    });
   try {
     if (PARTS_ONLY) {
       // The other figures of bench/results.json stay; only the parts measured now are replaced.
       const parts: Record<string, unknown> = {};
       if (ONLY.has("tenancy")) parts.tenancy = await tenancy();
       if (ONLY.has("shards")) parts.shards = await shards();
+      if (ONLY.has("tree")) parts.tree = await tree();
       const file = join(ROOT, "bench", "results.json");
       const before = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
       writeFileSync(file, JSON.stringify({ ...before, ...parts }, null, 2) + "\n");
@@ -327,6 +345,7 @@ async function main(): Promise<void> {
 
     const tenancyReport = ONLY.size === 0 ? await tenancy() : null;
     const shardsReport = ONLY.size === 0 ? await shards() : null;
+    const treeReport = ONLY.size === 0 ? await tree() : null;
     const catalogReport = catalog ? catalogTable(catalogCounts) : null;
     const report = buildReport(
       [...rows.values()],
@@ -344,14 +363,14 @@ async function main(): Promise<void> {
       console.log(`\nD1 round trips of every tool of the catalog (auth included; warm: a token the Worker resolved a moment ago, cold: a token's first request):\n`);
       console.log(catalogReport.markdown);
     }
-    const allOk = report.allOk && (catalogReport?.allOk ?? true) && (tenancyReport?.ok ?? true) && (shardsReport?.ok ?? true) && toolBytes.ok.total && toolBytes.ok.model && toolBytes.ok.meta;
+    const allOk = report.allOk && (catalogReport?.allOk ?? true) && (tenancyReport?.ok ?? true) && (shardsReport?.ok ?? true) && (treeReport?.ok ?? true) && toolBytes.ok.total && toolBytes.ok.model && toolBytes.ok.meta;
     console.log(
       `\nD1 calls: x-d1-calls per request, auth included; "cold" is a token's first request (the token lookup, with its last-used bookkeeping in the same batch).` +
         `\nAll targets met: ${allOk ? "yes ✓" : "no (see ✗ above)"}. Total time ${elapsed(t0)}. JSON: bench/results.json`,
     );
     writeFileSync(
       join(ROOT, "bench", "results.json"),
-      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, tenancy: tenancyReport, shards: shardsReport, all_targets_met: allOk }, null, 2) + "\n",
+      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, tenancy: tenancyReport, shards: shardsReport, tree: treeReport, all_targets_met: allOk }, null, 2) + "\n",
     );
   } catch (e) {
     failed = true;

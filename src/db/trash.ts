@@ -2,7 +2,7 @@ import { notMoving } from "./move-account.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { endTrashedRuns } from "./runs.ts";
 import { LIST_SEPARATOR, PURGED_SCHEDULED } from "./summaries.ts";
-import { liveSubtree } from "./tasks.ts";
+import { inLiveSubtree, liveSubtree } from "./tasks.ts";
 
 /**
  * The trash. Deleting marks every row of the unit with the trash item's id
@@ -32,20 +32,27 @@ const DAY_MS = 86_400_000;
 export const TRASHED_TABLES = ["projects", "tasks", "steps", "comments"] as const;
 type TrashedTable = (typeof TRASHED_TABLES)[number];
 
+/** Live rows of the account (?2) among `rows`. */
+const live = (rows: string) => `${rows} AND account_id = ?2 AND trash_id IS NULL`;
+
 /**
- * The rows of each kind's unit, per table in marking order, as SQL over ?3
- * (the unit's task, project, step or comment) and ?2 (the account).
+ * The live rows of each kind's unit, per table in marking order, as an
+ * optional WITH clause and a condition over ?3 (the unit's task, project,
+ * step or comment) and ?2 (the account). A task's are its live subtree, found
+ * by the walk and looked up by id (the statement costs the rows it marks).
  */
-const UNIT_ROWS: Record<TrashKind, [table: TrashedTable, rows: string][]> = {
-  task: [["tasks", `id IN (${liveSubtree("?3", "?2")} SELECT id FROM sub)`]],
-  project: [["projects", "id = ?3"], ["tasks", "project_id = ?3"]],
-  step: [["steps", "id = ?3"]],
-  comment: [["comments", "id = ?3"]],
+const UNIT_ROWS: Record<TrashKind, [table: TrashedTable, rows: { with?: string; where: string }][]> = {
+  task: [["tasks", { with: liveSubtree("?3", "?2"), where: inLiveSubtree("?2") }]],
+  project: [["projects", { where: live("id = ?3") }], ["tasks", { where: live("project_id = ?3") }]],
+  step: [["steps", { where: live("id = ?3") }]],
+  comment: [["comments", { where: live("id = ?3") }]],
 };
 
 /** Marks a table's live rows of a unit with the trash item. Binds: item, account, target. */
-function markTrashed(db: D1Database, table: TrashedTable, rows: string, trashId: string, accountId: string, targetId: string): D1PreparedStatement {
-  return db.prepare(`UPDATE ${table} SET trash_id = ?1 WHERE account_id = ?2 AND trash_id IS NULL AND ${rows}`).bind(trashId, accountId, targetId);
+function markTrashed(
+  db: D1Database, table: TrashedTable, rows: { with?: string; where: string }, trashId: string, accountId: string, targetId: string,
+): D1PreparedStatement {
+  return db.prepare(`${rows.with ?? ""} UPDATE ${table} SET trash_id = ?1 WHERE ${rows.where}`.trim()).bind(trashId, accountId, targetId);
 }
 
 /** Takes the trash item's mark off a table's rows. Binds: account, item. */
