@@ -328,7 +328,7 @@ describe("list_dependencies", () => {
     await c.ok("add_dependency", { task_id: d.id, depends_on_id: a.id });
     const r = await c.ok("list_dependencies", { task_id: a.id });
     expect(r.task).toEqual({ id: a.id, title: "A", status: "open" });
-    expect(r.waits_on).toEqual([{ id: b.id, title: "B", status: "open" }]);
+    expect(r.waits_on).toEqual([{ id: b.id, title: "B", status: "open", trash_id: null }]);
     expect(r.blocks).toEqual([{ id: d.id, title: "D", status: "open" }]);
     expect(r.ready).toBe(false);
     await sql("UPDATE tasks SET status = 'done' WHERE id = ?", b.id);

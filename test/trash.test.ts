@@ -90,7 +90,8 @@ describe("restore is exact", () => {
       const del = await agent.ok("delete_task", { task_id: r.root });
       expect(del.item_count).toBe(3);
       expect(await c.fails("get_task", { task_id: r.sub })).toMatch(/is in the trash with its task .*restore_from_trash/);
-      expect((await c.ok("get_task", { task_id: r.other })).waits_on).toEqual([]);
+      // What waits on it still waits: a task in the trash is unfinished, shown with its item.
+      expect((await c.ok("get_task", { task_id: r.other })).waits_on).toEqual([{ id: r.root, title: "Root task", status: "open", trash_id: del.trash_id }]);
 
       const trash = await c.ok("list_trash");
       expect(trash.items).toHaveLength(1);
