@@ -22,7 +22,7 @@ export interface WaitsOnRef extends DependencyRef {
 /**
  * The dependency gate, in one place: a task waited on (row alias `w`) is
  * unfinished until it is done or cancelled, in the trash or not. The trigger
- * consent_waits of schema.sql states the same (test/consent-declarations.test.ts holds them together).
+ * consent_waits of schema.sql states the same (test/consent-coverage.test.ts holds them together).
  */
 export const UNFINISHED = (w: string) => `${w}.status NOT IN ('done', 'cancelled')`;
 
