@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { claimHolder } from "../src/domain/claims.ts";
-import { noClaimByOthers } from "../src/db/claims.ts";
+import { claimHolder, holderOf } from "../src/domain/claims.ts";
+import { actorIn, actorOut } from "../src/db/consent.ts";
 import { TASK_STATUSES } from "../src/tools/schemas.ts";
 import { callTool } from "../src/mcp/registry.ts";
 import { findByHash } from "../src/db/tokens.ts";
@@ -152,8 +152,8 @@ function claimBeforeFirstBatch(interleave: () => Promise<unknown>): D1Database {
   });
 }
 
-describe("the claim rule and its SQL form agree", () => {
-  it("on every status, assignee, lease and caller", async () => {
+describe("held is defined once: the rule and the view `holds` agree", () => {
+  it("on every status, assignee, lease and writing agent", async () => {
     const acc = await seedAccount("Rule matrix");
     const now = new Date().toISOString();
     const past = new Date(Date.now() - 60_000).toISOString();
@@ -169,11 +169,19 @@ describe("the claim rule and its SQL form agree", () => {
           )
             .bind(id, acc.accountId, status, assignee, now, now, expires)
             .run();
+          const t = { id, status, assignee, claim_expires_at: expires };
           for (const actor of ["builder", "other", "third"]) {
-            const { sql: condition, binds } = noClaimByOthers(id, acc.accountId, actor, now);
-            const sql = await env.DB.prepare(`SELECT coalesce((${condition}), 0) AS ok`).bind(...binds).first<{ ok: number }>();
-            const holder = claimHolder({ id, status, assignee, claim_expires_at: expires }, now);
-            expect(sql?.ok === 1, `${status} / ${assignee} / ${expires} / ${actor}`).toBe(holder === null || holder === actor);
+            // What the rules read while `actor` writes: the view, with the caller recorded as the engine records it.
+            const [, seen] = await env.DB.batch([
+              actorIn(env.DB, "matrix", { kind: "agent", name: actor, now }),
+              env.DB.prepare("SELECT holder FROM holds WHERE task_id = ?").bind(id),
+              actorOut(env.DB, "matrix"),
+            ]);
+            const holder = holderOf(t, now);
+            const label = `${status} / ${assignee} / ${expires} / ${actor}`;
+            expect((seen.results[0] as { holder: string } | undefined)?.holder ?? null, label).toBe(holder !== null && holder !== actor ? holder : null);
+            // A claim is a hold by an agent in progress.
+            expect(claimHolder(t, now), label).toBe(status === "in_progress" && holder !== "human" ? holder : null);
           }
         }
       }

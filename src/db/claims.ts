@@ -1,14 +1,6 @@
 import { notMoving } from "./move-account.ts";
 import { PERSON_ASSIGNEE } from "../domain/claims.ts";
 
-/**
- * The claim rule of src/domain/claims.ts (`claimHolder`) as SQL over the
- * tasks table: `claimed(now)` is true of a row held by an agent whose lease has
- * not run out at `now` (an SQL placeholder). Keep the two in step.
- */
-const claimed = (now: string) =>
-  `status = 'in_progress' AND assignee IS NOT NULL AND assignee <> '${PERSON_ASSIGNEE}' AND (claim_expires_at IS NULL OR claim_expires_at > ${now})`;
-
 /** The lease columns of a claim without a lease (a person's assignment: it never lapses). */
 export const NO_LEASE = { claim_expires_at: null, claim_lease_minutes: null } as const;
 
@@ -16,52 +8,6 @@ import type { Condition } from "../catalog/tool.ts";
 import { readBatch } from "./batch.ts";
 import { selectTask, selectTaskWithTrash, taskMissing, type TaskRow, type TaskWithTrash } from "./tasks.ts";
 export type { Condition };
-
-/**
- * Guard condition for a write by `actor` (an agent's name) on a task: no other
- * agent holds a live claim on it at this point of the batch. A person's writes
- * need no such guard.
- */
-export function noClaimByOthers(taskId: string, accountId: string, actor: string, now: string): Condition {
-  return noClaimByOthersOn({ task_id: taskId }, accountId, actor, now);
-}
-
-/** What a claim-guarded call names its task by: the task itself, or one of its steps. */
-export type ClaimTarget = { task_id: string } | { step_id: string };
-
-/** The target a guarded call's arguments name (task_id first), or null when they name none. */
-export function claimTargetOf(args: Record<string, unknown>): ClaimTarget | null {
-  if (typeof args.task_id === "string") return { task_id: args.task_id };
-  if (typeof args.step_id === "string") return { step_id: args.step_id };
-  return null;
-}
-
-/** The task's id as SQL (?1 the target's id, ?2 the account id), and the target's id. */
-function taskOf(target: ClaimTarget): { sql: string; id: string } {
-  if ("task_id" in target) return { sql: "?1", id: target.task_id };
-  return { sql: "(SELECT task_id FROM steps WHERE id = ?1 AND account_id = ?2)", id: target.step_id };
-}
-
-/**
- * noClaimByOthers for the task a call names by itself or by one of its steps: the
- * guard the registry puts in every batch of an agent's claim-guarded call.
- */
-export function noClaimByOthersOn(target: ClaimTarget, accountId: string, actor: string, now: string): Condition {
-  const t = taskOf(target);
-  return {
-    sql: `NOT EXISTS (SELECT 1 FROM tasks WHERE id = ${t.sql} AND account_id = ?2 AND ${claimed("?3")} AND assignee <> ?4)`,
-    binds: [t.id, accountId, now, actor],
-  };
-}
-
-/** The task a target names, as the claim rule reads it (null: no such live task). */
-export async function readClaimOf(db: D1Database, accountId: string, target: ClaimTarget) {
-  const t = taskOf(target);
-  return db
-    .prepare(`SELECT id, status, assignee, claim_expires_at FROM tasks WHERE id = ${t.sql} AND account_id = ?2 AND trash_id IS NULL`)
-    .bind(t.id, accountId)
-    .first<{ id: string; status: string; assignee: string | null; claim_expires_at: string | null }>();
-}
 
 /** A lease's new end: now (`now`, an SQL placeholder) plus its length. */
 const LEASE_FROM_NOW = (now: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${now}, '+' || claim_lease_minutes || ' minutes')`;

@@ -10,10 +10,10 @@ import { actorName, type Principal } from "./principal.ts";
  * without a lease (a person's assignment, or one made before leases) never
  * lapses; an agent's claim, by claim_task or assign_task, has one.
  *
- * src/db/claims.ts is the same rule as an SQL condition, which the registry
- * checks inside every batch of those writes, so that a claim taken between a
- * call's read and its write still stops it. Change the two together (test/claims.test.ts holds
- * them to the same answers).
+ * A claim is one way of holding a task (holderOf); the consent rules of
+ * schema.sql hold every row of a held task, read through the view `holds`,
+ * inside every batch, so that a claim taken between a call's read and its
+ * write still stops it.
  */
 
 /** What the rule reads of a task. */
@@ -49,9 +49,23 @@ function agentHeld(t: ClaimFields): boolean {
   return t.status === "in_progress" && t.assignee !== null && t.assignee !== PERSON_ASSIGNEE;
 }
 
-/** The agent that holds a claim on the task at `now`, or null when none does (a lapsed claim holds nothing). */
+/**
+ * Who holds the task at `now`, the one definition of "held" (C1 of
+ * docs/approvals-and-claims.md): its assignee, an agent or the person, while
+ * the task is blocked or awaiting sign-off, or in progress with a claim whose
+ * lease has not run out (a claim without a lease never lapses). The view
+ * `holds` of schema.sql, which every consent rule and refusal reads, is this
+ * rule in SQL; test/claims.test.ts holds the two to the same answers.
+ */
+export function holderOf(t: ClaimFields, now: string): string | null {
+  if (t.assignee === null) return null;
+  if (t.status === "blocked" || t.status === "awaiting_approval") return t.assignee;
+  return t.status === "in_progress" && (t.claim_expires_at === null || t.claim_expires_at > now) ? t.assignee : null;
+}
+
+/** The agent that holds a claim on the task at `now` (held, in progress, by an agent), or null (a lapsed claim holds nothing). */
 export function claimHolder(t: ClaimFields, now: string): string | null {
-  return agentHeld(t) && (t.claim_expires_at === null || t.claim_expires_at > now) ? t.assignee : null;
+  return agentHeld(t) ? holderOf(t, now) : null;
 }
 
 /** The agent whose claim on the task has lapsed at `now` (its lease ran out), or null. */
