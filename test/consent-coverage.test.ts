@@ -7,6 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { UNFINISHED } from "../src/db/dependencies.ts";
+import { CONSENT_CODES, CONSENT_RULES, TASK_PART_TABLES } from "../src/domain/consent-rules.ts";
 
 /** Columns of tasks that consent_task_held does not watch, and why. */
 const TASK_COLUMNS_EXEMPT: Record<string, string> = {
@@ -70,5 +71,27 @@ describe("what the consent rules cover", () => {
     // What the reads call unfinished (get_task, list_blocked_tasks, the refusal) is what the trigger refuses on.
     expect(body).toContain(UNFINISHED("w"));
     expect(body).not.toMatch(/trash_id/);
+  });
+
+  it("each consent trigger belongs to one declared rule and refuses with that rule's code; every code has a rule", async () => {
+    const triggers = await all<{ name: string; sql: string }>(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND (name LIKE 'consent\\_%' ESCAPE '\\' OR name = 'tasks_last_block') ORDER BY name",
+    );
+    const declared = CONSENT_RULES.flatMap((r) => r.triggers.map((t) => ({ trigger: t, rule: r })));
+    const owners = (name: string) => declared.filter((d) => d.trigger === name);
+    expect(triggers.filter((t) => owners(t.name).length !== 1).map((t) => t.name), "consent triggers no rule (or more than one) declares").toEqual([]);
+    expect(declared.map((d) => d.trigger).filter((name) => !triggers.some((t) => t.name === name)), "declared but not in the database").toEqual([]);
+    for (const t of triggers) {
+      const { rule } = owners(t.name)[0];
+      const codes = [...t.sql.matchAll(/RAISE\(ABORT, 'taskgate:(\w+)'\)/g)].map((m) => m[1]);
+      expect(codes, `${t.name} (${rule.rule}: ${rule.says})`).toEqual(rule.code ? [rule.code] : []);
+    }
+    expect([...CONSENT_CODES].sort()).toEqual([...new Set(CONSENT_RULES.map((r) => r.code).filter((c) => c !== null))].sort());
+    // The parts of a task the declaration holds are the child tables the schema has (less the exempt ones).
+    const children = (await all<{ name: string }>(
+      `SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE '_cf_%'
+          AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) c WHERE c.name = 'task_id') ORDER BY m.name`,
+    )).map((t) => t.name).filter((t) => !(t in CHILD_TABLES_EXEMPT));
+    expect([...TASK_PART_TABLES].sort()).toEqual(children);
   });
 });

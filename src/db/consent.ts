@@ -8,15 +8,14 @@
  */
 
 import { UNFINISHED } from "./dependencies.ts";
+import { CONSENT_CODES, type ConsentCode } from "../domain/consent-rules.ts";
 
-/** The codes the consent triggers refuse with. */
-export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused", "waits", "gate"] as const;
-export type ConsentCode = (typeof CONSENT_CODES)[number];
+export type { ConsentCode };
 
-/** The rule a failed batch's error names, or null when it is not a consent refusal. */
+/** The rule a failed batch's error names (src/domain/consent-rules.ts), or null when it is not a consent refusal. */
 export function consentCodeOf(message: string): ConsentCode | null {
-  const m = /taskgate:(claim|consent|decision|undo|paused|waits|gate)\b/.exec(message);
-  return m ? (m[1] as ConsentCode) : null;
+  const m = /taskgate:([a-z]+)\b/.exec(message);
+  return m && (CONSENT_CODES as readonly string[]).includes(m[1]) ? (m[1] as ConsentCode) : null;
 }
 
 export interface Actor {

@@ -1,0 +1,58 @@
+/**
+ * The consent rules, each declared once (docs/approvals-and-claims.md): what
+ * it says, the code its triggers refuse with, and the triggers of schema.sql
+ * that enforce it where rows are written. The engine's refusal for a code is
+ * src/domain/consent.ts's sentence for it (src/mcp/engine.ts `consentError`
+ * covers every code, checked by the compiler); test/consent-coverage.test.ts
+ * reads the real database and fails on a consent trigger no rule declares, a
+ * declared trigger that is missing, or one that refuses with another code.
+ */
+
+/** The codes the consent triggers refuse with (`taskgate:<code>`). */
+export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused", "waits", "gate"] as const;
+export type ConsentCode = (typeof CONSENT_CODES)[number];
+
+export interface ConsentRule {
+  /** The rule's name in docs/approvals-and-claims.md. */
+  rule: string;
+  says: string;
+  /** The code its triggers refuse with; null for a rule's bookkeeping, which records and never refuses. */
+  code: ConsentCode | null;
+  /** The triggers of schema.sql (and of the migration that brought them) that enforce it. */
+  triggers: readonly string[];
+}
+
+/** The tables whose rows belong to a task, each held with it (C1), on insert, update and delete. */
+export const TASK_PART_TABLES = ["steps", "runs", "approvals", "task_labels", "calendar_links", "task_dependencies"] as const;
+
+const partTriggers = TASK_PART_TABLES.flatMap((t) => [`consent_${t}_insert`, `consent_${t}_update`, `consent_${t}_delete`]);
+
+export const CONSENT_RULES: readonly ConsentRule[] = [
+  {
+    rule: "C1",
+    says: "a held task's row, its parts and its place in the tree change only by its holder or a person; so do a label it carries and its way back from the trash",
+    code: "claim",
+    triggers: [
+      "consent_task_held", "consent_child_moved", "consent_child_added", "consent_project_held", ...partTriggers,
+      "consent_label_renamed", "consent_task_restored",
+    ],
+  },
+  {
+    rule: "C2",
+    says: "consent fields are a person's: auto-OK, a project's default, the account's settings, pausing agents, revoking tokens",
+    code: "consent",
+    triggers: ["consent_auto_ok_new", "consent_auto_ok", "consent_project_default_new", "consent_project_default", "consent_account_settings", "consent_agent_pause", "consent_token_revoke"],
+  },
+  { rule: "C3", says: "a pending request is decided only by a person; its asker may withdraw it", code: "decision", triggers: ["consent_decision"] },
+  {
+    rule: "C4",
+    says: "agents undo no decision of a person: what a person closed, trashed or archived, and a project the person archived takes nothing new from agents",
+    code: "undo",
+    triggers: ["consent_reopen", "consent_restore", "consent_unarchive", "consent_archived_new", "consent_archived_move", "consent_archived_edit"],
+  },
+  { rule: "C4", says: "who closed a task and who archived a project, recorded for the rule above", code: null, triggers: ["consent_closed_by", "consent_archived_by"] },
+  { rule: "C5", says: "a paused agent is given nothing, by anyone, through any route", code: "paused", triggers: ["consent_paused_new", "consent_paused"] },
+  { rule: "C6", says: "a block's reason stays readable as the task's last block", code: null, triggers: ["tasks_last_block"] },
+  { rule: "Dependencies", says: "an agent completes no task that waits on unfinished work, in the trash or not", code: "waits", triggers: ["consent_waits"] },
+  { rule: "Dependencies", says: "a dependency a person added is removed only by a person", code: "gate", triggers: ["consent_gate_removed"] },
+];
