@@ -145,7 +145,16 @@ describe("an upgraded database of 0009: the old rows hold the consent rules", ()
   });
 });
 
-// The consent audit on the upgraded schema: each situation is an account of its own, built through today's tools next to the old rows.
-consentAudit(["claimed", "awaiting_signoff", "pending_question", "blocked", "held_by_person", "approved_by_person", "trashed_by_person", "archived_by_person"], {
-  checkPublished: true,
-});
+/**
+ * The consent audit on the upgraded schema: each situation is an account of
+ * its own, built through today's tools next to the old rows. A subset, for
+ * time (all eight take about 150 s here, as long as the two files of the audit
+ * on schema.sql together): `claimed`, where every route is called by every
+ * caller, the person included; `awaiting_signoff`, a task held through a
+ * sign-off; and the three a person decided, whose records the migrations
+ * filled for the old rows (approved, trashed, archived). The states left out
+ * (pending_question, blocked, held_by_person) run on schema.sql, whose
+ * triggers and views test/migrations.test.ts holds equal to the upgraded
+ * ones; so does the check of what each tool publishes, which needs every held state.
+ */
+consentAudit(["claimed", "awaiting_signoff", "approved_by_person", "trashed_by_person", "archived_by_person"]);
