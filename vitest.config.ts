@@ -20,6 +20,8 @@ export default defineConfig({
               .sort()
               .map((name) => ({ name, sql: readFileSync(`migrations/${name}`, "utf8") })),
           ),
+          // A database of the oldest supported version, filled by its own tools (scripts/upgrade-fixture.ts), for the upgraded consent audit.
+          UPGRADE_FIXTURE_SQL: readFileSync("test/fixtures/upgrade-from-0009.sql", "utf8"),
           VALIDATE_OUTPUT: "1",
           // Local development: webhook receivers of the tests may use http://.
           ALLOW_HTTP_WEBHOOKS: "1",
