@@ -8,23 +8,32 @@
  */
 
 import { UNFINISHED } from "./dependencies.ts";
+import { serverBatchId, type ServerWriter } from "./server-caller.ts";
 
-/** The codes the consent triggers refuse with. */
-export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused", "waits", "gate"] as const;
+/**
+ * The codes the consent triggers refuse with. `nocaller` is no rule of the
+ * model but the rules failing closed: a batch that recorded no caller (a bug
+ * of the writer, never the caller's doing) writes none of the tables they cover.
+ */
+export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused", "waits", "gate", "nocaller"] as const;
 export type ConsentCode = (typeof CONSENT_CODES)[number];
+
+const CONSENT_CODE = new RegExp(`taskgate:(${CONSENT_CODES.join("|")})\\b`);
 
 /** The rule a failed batch's error names, or null when it is not a consent refusal. */
 export function consentCodeOf(message: string): ConsentCode | null {
-  const m = /taskgate:(claim|consent|decision|undo|paused|waits|gate)\b/.exec(message);
+  const m = CONSENT_CODE.exec(message);
   return m ? (m[1] as ConsentCode) : null;
 }
 
 export interface Actor {
-  kind: "human" | "agent";
-  /** `human` or the agent's name. */
+  /** A person, an agent, or the server's own writer (a job, the admin CLI, a move, seeding). */
+  kind: "human" | "agent" | "server";
+  /** `human`, the agent's name, or the server writer's (`server:purge`, …). */
   name: string;
   now: string;
 }
+
 
 /** The first statement of a batch: who writes, for the triggers (removed by `actorOut`, the last). */
 export function actorIn(db: D1Database, batch: string, a: Actor): D1PreparedStatement {
@@ -34,6 +43,24 @@ export function actorIn(db: D1Database, batch: string, a: Actor): D1PreparedStat
 export function actorOut(db: D1Database, batch: string): D1PreparedStatement {
   return db.prepare("DELETE FROM call_actor WHERE batch = ?").bind(batch);
 }
+
+/** The first and last statements of a batch the server writes itself, as `name`. */
+export function asServer(db: D1Database, name: ServerWriter, now = new Date().toISOString()): { in: D1PreparedStatement; out: D1PreparedStatement } {
+  const batch = serverBatchId();
+  return { in: actorIn(db, batch, { kind: "server", name, now }), out: actorOut(db, batch) };
+}
+
+/**
+ * Runs statements as one batch of the server's writer `name`: the caller
+ * recorded first and removed last, as a tool call's batch does. The results
+ * are the statements' own (without the caller's two).
+ */
+export async function serverBatch(db: D1Database, name: ServerWriter, statements: D1PreparedStatement[], now?: string): Promise<D1Result[]> {
+  const own = asServer(db, name, now);
+  const results = await db.batch([own.in, ...statements, own.out]);
+  return results.slice(1, -1);
+}
+
 
 export interface HeldTask {
   id: string;
