@@ -365,9 +365,10 @@ CREATE TABLE IF NOT EXISTS guard (
 -- The consent rules (docs/approvals-and-claims.md, C1–C5), enforced where rows
 -- are written. Every batch of a tool call starts by recording its caller here
 -- and ends by removing it (src/mcp/engine.ts), so inside a batch the triggers
--- below know who writes. The server's own writers (the jobs, the admin CLI, a
--- move, the demo and bench seeding) record themselves too, as kind `server`
--- with a name such as `server:purge` (src/db/consent.ts serverIn); a server
+-- below know who writes. The server's own writers (the trash purge, an
+-- account's move, the bench seeding, a data migration) record themselves too,
+-- as kind `server` with a name such as `server:purge` (src/db/server-caller.ts,
+-- serverBatch in src/db/consent.ts); a server
 -- caller is neither a person nor an agent: no rule of an agent holds it, and
 -- no record names it as who closed, archived or blocked (NULL there). A batch
 -- with no caller at all writes none of the guarded tables (the nocaller

@@ -1,8 +1,8 @@
 /**
  * The server's own writers as callers of the consent rules (schema.sql): a
  * batch that records no caller in call_actor writes none of the tables the
- * rules cover, so the jobs, the admin CLI, an account's move and the seeding
- * record themselves, as kind `server` with one of these names, which their
+ * rules cover, so the jobs, an account's move (the admin CLI's move-account
+ * among them) and the bench seeding record themselves, as kind `server` with one of these names, which their
  * activity rows carry too. Plain SQL text with no D1 types, for the scripts
  * (wrangler d1 execute) as much as the Worker; src/db/consent.ts has the D1
  * statements (serverBatch).
@@ -18,10 +18,6 @@ export const SERVER_WRITERS = {
   purge: "server:purge",
   /** An account's copy to another database (src/db/move-account.ts). */
   move: "server:move",
-  /** The admin CLI (scripts/admin*.ts). */
-  admin: "server:admin",
-  /** The demo account's seeding (scripts/lib/demo.ts). */
-  demo: "server:demo",
   /** The benchmarks' seeding (bench/). */
   bench: "server:bench",
   /** A data migration (migrations/). */
