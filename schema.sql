@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS projects (
   description TEXT NOT NULL DEFAULT '',
   default_auto_ok INTEGER,
   archived_at TEXT,
-  -- Who archived it (`human` or the agent's name): an agent may not unarchive what a person archived.
+  -- Who archived it (`human` or the agent's name; NULL: the server): an agent may not unarchive what a person archived.
   archived_by TEXT,
   version INTEGER NOT NULL DEFAULT 1,
   created_at TEXT NOT NULL,
@@ -109,7 +109,8 @@ CREATE TABLE IF NOT EXISTS tasks (
   -- Who closed it (done or cancelled): `human` or the agent's name; NULL while
   -- open, or closed by the server. An agent may not reopen what a person closed.
   closed_by TEXT,
-  -- The task's last block (reason, who, when), kept after unblock_task ends it.
+  -- The task's last block (reason, who, when), kept after unblock_task ends it;
+  -- who is `human` or the agent's name, NULL when the server blocked it.
   last_block_reason TEXT,
   last_block_by TEXT,
   last_block_at TEXT
@@ -364,12 +365,18 @@ CREATE TABLE IF NOT EXISTS guard (
 -- The consent rules (docs/approvals-and-claims.md, C1–C5), enforced where rows
 -- are written. Every batch of a tool call starts by recording its caller here
 -- and ends by removing it (src/mcp/engine.ts), so inside a batch the triggers
--- below know who writes; a batch without a caller (the jobs, the admin CLI, a
--- move) is the server's own. A trigger refuses with a code that the engine
--- turns into a message saying what to do instead.
+-- below know who writes. The server's own writers (the trash purge, an
+-- account's move, the bench seeding, a data migration) record themselves too,
+-- as kind `server` with a name such as `server:purge` (src/db/server-caller.ts,
+-- serverBatch in src/db/consent.ts); a server
+-- caller is neither a person nor an agent: no rule of an agent holds it, and
+-- no record names it as who closed, archived or blocked (NULL there). A batch
+-- with no caller at all writes none of the guarded tables (the nocaller
+-- triggers below): the rules fail closed. A trigger refuses with a code that
+-- the engine turns into a message saying what to do instead.
 CREATE TABLE IF NOT EXISTS call_actor (
   batch TEXT PRIMARY KEY,
-  kind TEXT NOT NULL CHECK (kind IN ('human', 'agent')),
+  kind TEXT NOT NULL CHECK (kind IN ('human', 'agent', 'server')),
   name TEXT NOT NULL,
   now TEXT NOT NULL
 );
@@ -572,7 +579,7 @@ END;
 CREATE TRIGGER IF NOT EXISTS consent_closed_by AFTER UPDATE OF status ON tasks
 WHEN (NEW.status IN ('done', 'cancelled')) <> (OLD.status IN ('done', 'cancelled'))
 BEGIN
-  UPDATE tasks SET closed_by = CASE WHEN NEW.status IN ('done', 'cancelled') THEN (SELECT CASE kind WHEN 'human' THEN 'human' ELSE name END FROM call_actor) END
+  UPDATE tasks SET closed_by = CASE WHEN NEW.status IN ('done', 'cancelled') THEN (SELECT CASE kind WHEN 'human' THEN 'human' WHEN 'agent' THEN name END FROM call_actor) END
    WHERE rid = NEW.rid;
 END;
 CREATE TRIGGER IF NOT EXISTS consent_reopen BEFORE UPDATE OF status ON tasks
@@ -589,7 +596,7 @@ END;
 CREATE TRIGGER IF NOT EXISTS consent_archived_by AFTER UPDATE OF archived_at ON projects
 WHEN OLD.archived_at IS NOT NEW.archived_at
 BEGIN
-  UPDATE projects SET archived_by = CASE WHEN NEW.archived_at IS NOT NULL THEN (SELECT CASE kind WHEN 'human' THEN 'human' ELSE name END FROM call_actor) END
+  UPDATE projects SET archived_by = CASE WHEN NEW.archived_at IS NOT NULL THEN (SELECT CASE kind WHEN 'human' THEN 'human' WHEN 'agent' THEN name END FROM call_actor) END
    WHERE id = NEW.id;
 END;
 CREATE TRIGGER IF NOT EXISTS consent_unarchive BEFORE UPDATE OF archived_at ON projects
@@ -604,7 +611,7 @@ CREATE TRIGGER IF NOT EXISTS tasks_last_block AFTER UPDATE OF blocked_reason ON 
 WHEN NEW.blocked_reason IS NOT NULL AND NEW.blocked_reason IS NOT OLD.blocked_reason
 BEGIN
   UPDATE tasks SET last_block_reason = NEW.blocked_reason,
-         last_block_by = (SELECT CASE kind WHEN 'human' THEN 'human' ELSE name END FROM call_actor),
+         last_block_by = (SELECT CASE kind WHEN 'human' THEN 'human' WHEN 'agent' THEN name END FROM call_actor),
          last_block_at = coalesce((SELECT now FROM call_actor), NEW.updated_at)
    WHERE rid = NEW.rid;
 END;
@@ -666,18 +673,145 @@ BEGIN
   SELECT RAISE(ABORT, 'taskgate:undo');
 END;
 
--- C5: a paused agent is given nothing, by anyone, through any route.
+-- C5: a paused agent is given nothing, by a person or an agent, through any route.
+-- The server's own writers copy, restore or seed rows as they are (a move copies
+-- a paused agent's tasks with it), so a server caller is not held to it.
 CREATE TRIGGER IF NOT EXISTS consent_paused_new BEFORE INSERT ON tasks
-WHEN NEW.assignee IS NOT NULL AND EXISTS (SELECT 1 FROM call_actor)
+WHEN NEW.assignee IS NOT NULL AND EXISTS (SELECT 1 FROM call_actor WHERE kind <> 'server')
   AND EXISTS (SELECT 1 FROM agents WHERE account_id = NEW.account_id AND name = NEW.assignee AND paused_at IS NOT NULL)
 BEGIN
   SELECT RAISE(ABORT, 'taskgate:paused');
 END;
 CREATE TRIGGER IF NOT EXISTS consent_paused BEFORE UPDATE OF assignee ON tasks
-WHEN NEW.assignee IS NOT NULL AND OLD.assignee IS NOT NEW.assignee AND EXISTS (SELECT 1 FROM call_actor)
+WHEN NEW.assignee IS NOT NULL AND OLD.assignee IS NOT NEW.assignee AND EXISTS (SELECT 1 FROM call_actor WHERE kind <> 'server')
   AND EXISTS (SELECT 1 FROM agents WHERE account_id = NEW.account_id AND name = NEW.assignee AND paused_at IS NOT NULL)
 BEGIN
   SELECT RAISE(ABORT, 'taskgate:paused');
+END;
+
+-- Fail closed: a batch that recorded no caller writes none of the tables the
+-- consent rules cover. A tool call records its caller (src/mcp/engine.ts); the
+-- server's own writers record themselves as a server caller (src/db/consent.ts).
+-- One lookup in call_actor, which holds a row or two, per row written.
+CREATE TRIGGER IF NOT EXISTS nocaller_tasks_insert BEFORE INSERT ON tasks WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_tasks_update BEFORE UPDATE ON tasks WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_tasks_delete BEFORE DELETE ON tasks WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_projects_insert BEFORE INSERT ON projects WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_projects_update BEFORE UPDATE ON projects WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_projects_delete BEFORE DELETE ON projects WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_steps_insert BEFORE INSERT ON steps WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_steps_update BEFORE UPDATE ON steps WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_steps_delete BEFORE DELETE ON steps WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_runs_insert BEFORE INSERT ON runs WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_runs_update BEFORE UPDATE ON runs WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_runs_delete BEFORE DELETE ON runs WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_approvals_insert BEFORE INSERT ON approvals WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_approvals_update BEFORE UPDATE ON approvals WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_approvals_delete BEFORE DELETE ON approvals WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_task_labels_insert BEFORE INSERT ON task_labels WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_task_labels_update BEFORE UPDATE ON task_labels WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_task_labels_delete BEFORE DELETE ON task_labels WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_calendar_links_insert BEFORE INSERT ON calendar_links WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_calendar_links_update BEFORE UPDATE ON calendar_links WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_calendar_links_delete BEFORE DELETE ON calendar_links WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_task_dependencies_insert BEFORE INSERT ON task_dependencies WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_task_dependencies_update BEFORE UPDATE ON task_dependencies WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_task_dependencies_delete BEFORE DELETE ON task_dependencies WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_labels_insert BEFORE INSERT ON labels WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_labels_update BEFORE UPDATE ON labels WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_labels_delete BEFORE DELETE ON labels WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_trash_insert BEFORE INSERT ON trash WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_trash_update BEFORE UPDATE ON trash WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_trash_delete BEFORE DELETE ON trash WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
 END;
 
 -- Full-text search, written by the app (src/db/search-index.ts): each word is
@@ -1141,4 +1275,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0012_push_subscriptions.sql'),
   ('0015_consent_rules.sql'),
   ('0017_fill_consent_data.sql'),
-  ('0018_consent_routes.sql');
+  ('0018_consent_routes.sql'),
+  ('0019_fail_closed.sql');

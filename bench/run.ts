@@ -26,7 +26,7 @@ import { emptySamples, measureInto, summarize, type LoadSettings, type Samples }
 import { callOk, ERAS, failure, floorRequest, get, mcpRequest, probe, type Era, type HttpRequest } from "./mcp.ts";
 import { buildReport, type Bundle, type Row, type RowKind } from "./report.ts";
 import { formatToolBytes, measureTools, type ListedTool } from "./tool-bytes.ts";
-import { accountSql, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInserts, tokenSql } from "./seed.ts";
+import { accountSql, asBenchSeed, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInserts, tokenSql } from "./seed.ts";
 import { admin, ROOT, runQuiet, startDev, WRANGLER, type DevServer } from "./worker.ts";
 import { runTenancy, tenancyMarkdown } from "./tenancy.ts";
 import { growthMarkdown } from "./growth.ts";
@@ -117,7 +117,7 @@ const elapsed = (start: number) => `${((performance.now() - start) / 1000).toFix
 
 function writeSql(dir: string, name: string, statements: string[]): string {
   const file = join(dir, name);
-  writeFileSync(file, statements.join("\n") + "\n");
+  writeFileSync(file, asBenchSeed(statements).join("\n") + "\n");
   return file;
 }
 

@@ -5,6 +5,7 @@
  */
 import { planAccount, planToken, type Sql, type TokenRequest } from "../src/db/provisioning.ts";
 import { render } from "../scripts/lib/d1.ts";
+import { SERVER_WRITERS, serverSql } from "../src/db/server-caller.ts";
 import { indexText } from "../src/domain/search-terms.ts";
 
 /** Rows per INSERT: well under D1's 100 KB per statement. */
@@ -137,4 +138,14 @@ export interface PlannedSecret {
 export async function tokenSql(req: TokenRequest, nowIso: string): Promise<PlannedSecret> {
   const plan = await planToken(req, nowIso);
   return { id: plan.id, secret: plan.secret, sql: plan.statements.map((s: Sql) => render(s) + ";") };
+}
+
+/**
+ * A seeding file's statements as the server's writer `server:bench`: the
+ * consent rules refuse rows written with no caller, so the file records its
+ * caller first and removes it last (`wrangler d1 execute --file` runs it in one go).
+ */
+export function asBenchSeed(statements: string[]): string[] {
+  const caller = serverSql(SERVER_WRITERS.bench);
+  return [`${render(caller.in)};`, ...statements, `${render(caller.out)};`];
 }

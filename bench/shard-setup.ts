@@ -13,7 +13,7 @@ import { shardNames, writeShardConfig } from "../scripts/lib/shard-config.ts";
 import { planAccount, planToken, type Sql } from "../src/db/provisioning.ts";
 import { ID_PREFIX, newId } from "../src/domain/ids.ts";
 import { displayPrefix, hashToken, newSecretOf, TOKEN_PREFIX } from "../src/domain/tokens.ts";
-import { taskIdAt, taskInserts } from "./seed.ts";
+import { asBenchSeed, taskIdAt, taskInserts } from "./seed.ts";
 import { ROOT } from "./worker.ts";
 
 /** How a token says (or does not say) where its account lives. */
@@ -105,7 +105,7 @@ export class Seed {
       applySchemaFile(target, join(ROOT, "schema.sql"));
       if (lines.length === 0) continue;
       const file = join(dir, `shards-${this.d.databases.length}db-${db}.sql`);
-      writeFileSync(file, lines.join("\n") + "\n");
+      writeFileSync(file, asBenchSeed(lines).join("\n") + "\n");
       applySchemaFile(target, file);
     }
   }

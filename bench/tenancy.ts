@@ -18,7 +18,7 @@ import { TOOL_NAMES, type ToolName } from "../src/catalog/effects.ts";
 import { CATALOG_CALLS, type Fixture } from "./catalog-calls.ts";
 import { measureGrowth, type Growth } from "./growth.ts";
 import { callOk, failure, mcpRequest, probe, type HttpRequest } from "./mcp.ts";
-import { accountSql, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInserts, tokenSql } from "./seed.ts";
+import { accountSql, asBenchSeed, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInserts, tokenSql } from "./seed.ts";
 import { ROOT, startDev, type DevServer } from "./worker.ts";
 
 export const TENANCY_TARGET = 1.3;
@@ -72,7 +72,7 @@ export const median = (xs: number[]) => {
 
 function sqlFile(dir: string, name: string, statements: string[]): string {
   const file = join(dir, name);
-  writeFileSync(file, statements.join("\n") + "\n");
+  writeFileSync(file, asBenchSeed(statements).join("\n") + "\n");
   return file;
 }
 

@@ -16,7 +16,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { applySchemaFile } from "../scripts/lib/d1.ts";
 import { callOk, mcpRequest, probe } from "./mcp.ts";
-import { accountSql, tokenSql } from "./seed.ts";
+import { accountSql, asBenchSeed, tokenSql } from "./seed.ts";
 import { ROOT, startDev, type DevServer } from "./worker.ts";
 import { median } from "./tenancy.ts";
 
@@ -136,7 +136,7 @@ export async function runTree(tmp: string, o: TreeOptions): Promise<TreeReport> 
   for (const n of o.sizes) planned.push(await treeSql(n, nowIso));
   applySchemaFile({ remote: false, persistTo: persist }, join(ROOT, "schema.sql"));
   const file = join(tmp, "tree.sql");
-  writeFileSync(file, planned.flatMap((p) => p.sql).join("\n") + "\n");
+  writeFileSync(file, asBenchSeed(planned.flatMap((p) => p.sql)).join("\n") + "\n");
   applySchemaFile({ remote: false, persistTo: persist }, file);
   o.log(`tree: roots of ${o.sizes.join(", ")} subtasks seeded`);
 

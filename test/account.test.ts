@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { activityCount, connect, createToken, ERAS, MCP_URL, seedAccount, snapshotDb, workerFetch } from "./helpers.ts";
+import { activityCount, asServer, connect, createToken, ERAS, MCP_URL, seedAccount, snapshotDb, workerFetch } from "./helpers.ts";
 
 const INIT = JSON.stringify({
   jsonrpc: "2.0",
@@ -87,10 +87,10 @@ describe("account settings", () => {
     expect(await snapshotDb()).toBe(before);
 
     const deletedAt = "2026-03-01T10:00:00.000Z";
-    await env.DB.prepare(
+    await asServer(env.DB, env.DB.prepare(
       `INSERT INTO trash (id, account_id, kind, target_id, title, item_count, deleted_by, deleted_by_token, deleted_at, purge_after)
        VALUES ('trs_aaaaaaaaaaaaaaaa', ?, 'comment', 'cmt_aaaaaaaaaaaaaaaa', 'x', 1, 'human', ?, ?, '2026-03-31T10:00:00.000Z')`,
-    ).bind(acc.accountId, acc.tokenIds.human, deletedAt).run();
+    ).bind(acc.accountId, acc.tokenIds.human, deletedAt));
 
     const first = await c.ok("update_account_settings", { time_zone: "europe/berlin", default_auto_ok: true, trash_retention_days: 7 });
     expect(first.changed).toBe(true);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { TOOL_NAMES, HUMAN_TOOLS, WRITE_TOOLS } from "../src/catalog/effects.ts";
-import { connect, createToken, ERAS, MCP_URL, seedAccount, snapshotDb, workerFetch } from "./helpers.ts";
+import { asServer, connect, createToken, ERAS, MCP_URL, seedAccount, snapshotDb, workerFetch } from "./helpers.ts";
 import { activityOf, agentClients, closeAll } from "./lifecycle.helpers.ts";
 
 const READ_COUNT = TOOL_NAMES.filter((n) => !WRITE_TOOLS.has(n)).length;
@@ -37,7 +37,7 @@ describe("fleet_status", () => {
     const ended = (await a2.ok("start_run", { task_id: t2.id })).run;
     await a2.ok("finish_run", { run_id: ended.id, outcome: "succeeded", summary: "ok" });
     const old = new Date(Date.now() - 20 * 60_000).toISOString();
-    await env.DB.prepare("UPDATE runs SET last_event_at = ? WHERE id = ?").bind(old, stale.id).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE runs SET last_event_at = ? WHERE id = ?").bind(old, stale.id));
     await human.ok("pause_agent", { agent: "a2" });
     const seenA1 = await env.DB.prepare("SELECT last_seen_at FROM agents WHERE account_id = ? AND name = 'a1'").bind(acc.accountId).first<{ last_seen_at: string | null }>();
 
@@ -199,7 +199,7 @@ describe("list_agents, get_agent, get_workload", () => {
     await agent.ok("complete_task", { task_id: b1.id });
     await mk("u1");
     const snoozed = await mk("u2");
-    await env.DB.prepare("UPDATE tasks SET snoozed_until = ? WHERE id = ?").bind(new Date(Date.now() + 86_400_000).toISOString(), snoozed.id).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET snoozed_until = ? WHERE id = ?").bind(new Date(Date.now() + 86_400_000).toISOString(), snoozed.id));
     const done = await mk("d1");
     await human.ok("complete_task", { task_id: done.id });
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { annotationsFor, HUMAN_TOOLS, TOOL_NAMES, type ToolName } from "../src/catalog/effects.ts";
-import { connect, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
+import { asServer, connect, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 import { activityOf, approvalsOf, closeAll, MISSING } from "./lifecycle.helpers.ts";
 
 const CONSENT_TOOLS: ToolName[] = [
@@ -225,7 +225,7 @@ describe("list_pending_approvals and get_approval", () => {
     expect(await human.fails("get_approval", { approval_id: MISSING.approval })).toMatch(/No approval/);
 
     const trashed = (await human.ok("get_approval", { approval_id: ids[4] })).approval.task_id;
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ?").bind(trashed).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ?").bind(trashed));
     expect((await human.ok("list_pending_approvals", {})).items).toHaveLength(4);
     expect(await human.fails("get_approval", { approval_id: ids[4] })).toMatch(/No approval/);
     await closeAll(human, agent, stranger);

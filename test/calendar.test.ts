@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { activityCount, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { activityCount, asServer, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 
 const EVENT = {
@@ -140,7 +140,7 @@ describe("link_calendar_event / unlink_calendar_event", () => {
     const both = await c.ok("list_calendar_links", { ...range, task_id: t1 });
     expect(both.items.map((l: { id: string }) => l.id)).toEqual([inside]);
 
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_hidden0000000000' WHERE id = ?").bind(t2).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_hidden0000000000' WHERE id = ?").bind(t2));
     expect((await c.ok("list_calendar_links", range)).items.map((l: { id: string }) => l.id)).toEqual([inside]);
     expect(await c.fails("link_calendar_event", { task_id: t2, ...EVENT })).toMatch(/No task/);
   });
@@ -158,7 +158,7 @@ describe("get_agenda", () => {
     const done = await task(c, "done", { due_at: "2026-10-25T10:00:00Z" });
     const snoozed = await task(c, "snoozed", { due_at: "2026-10-25T11:00:00Z" });
     const trashed = await task(c, "trashed", { due_at: "2026-10-25T12:00:00Z" });
-    await env.DB.batch([
+    await asServer(env.DB, [
       env.DB.prepare("UPDATE tasks SET status = 'done', completed_at = ? WHERE id = ?").bind(new Date().toISOString(), done),
       env.DB.prepare("UPDATE tasks SET snoozed_until = '2099-01-01T00:00:00.000Z' WHERE id = ?").bind(snoozed),
       env.DB.prepare("UPDATE tasks SET trash_id = 'trs_hidden0000000000' WHERE id = ?").bind(trashed),

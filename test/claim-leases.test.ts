@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index.ts";
-import { connect, createToken, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { asServer, connect, createToken, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 import { addHook, fakeReceivers, sleep, waitFor, workerEnv, type Received } from "./webhooks.helpers.ts";
 
 afterEach(() => {
@@ -26,7 +26,7 @@ async function lease(taskId: string) {
 /** Sets the lease's end in the row: how time passes in these tests. */
 async function expireAt(taskId: string, msFromNow: number): Promise<string> {
   const at = new Date(Date.now() + msFromNow).toISOString();
-  await env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(at, taskId).run();
+  await asServer(env.DB, env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(at, taskId));
   return at;
 }
 
@@ -233,7 +233,7 @@ describe("a lapsed claim", () => {
     const agent = await connect(acc.agent);
     const { task } = await human.ok("create_task", { title: "Mine" });
     await human.ok("claim_task", { task_id: task.id });
-    await env.DB.prepare("UPDATE tasks SET updated_at = ? WHERE id = ?").bind(new Date(Date.now() - 30 * 86_400_000).toISOString(), task.id).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET updated_at = ? WHERE id = ?").bind(new Date(Date.now() - 30 * 86_400_000).toISOString(), task.id));
     expect(await agent.fails("claim_task", { task_id: task.id })).toContain("is claimed by human");
     // A person's reassignment gives the agent a claim without a lease.
     await human.ok("assign_task", { task_id: task.id, assignee: acc.agentName });

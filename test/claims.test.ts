@@ -7,7 +7,7 @@ import { callTool } from "../src/mcp/registry.ts";
 import { findByHash } from "../src/db/tokens.ts";
 import { hashToken } from "../src/domain/tokens.ts";
 import type { Principal } from "../src/domain/principal.ts";
-import { connect, createToken, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { asServer, connect, createToken, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 const GUARDED = ["start_run", "complete_task", "request_approval"] as const;
 
@@ -164,11 +164,10 @@ describe("held is defined once: the rule and the view `holds` agree", () => {
       for (const assignee of assignees) {
         for (const expires of [null, past, now, future]) {
           const id = `tsk_matrix${String(n++).padStart(8, "0")}`;
-          await env.DB.prepare(
+          await asServer(env.DB, env.DB.prepare(
             "INSERT INTO tasks (id, account_id, title, status, assignee, created_by, created_at, updated_at, claim_expires_at, claim_lease_minutes) VALUES (?, ?, 'm', ?, ?, 'human', ?, ?, ?, 30)",
           )
-            .bind(id, acc.accountId, status, assignee, now, now, expires)
-            .run();
+            .bind(id, acc.accountId, status, assignee, now, now, expires));
           const t = { id, status, assignee, claim_expires_at: expires };
           for (const actor of ["builder", "other", "third"]) {
             // What the rules read while `actor` writes: the view, with the caller recorded as the engine records it.

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { commentIsLive, taskIsLive } from "../src/db/comments.ts";
 import { bodyIsTitle, commentTitle, isOwnTitle } from "../src/db/comment-writes.ts";
-import { activityCount, connect, createToken, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
+import { activityCount, asServer, connect, createToken, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 
 type C = { id: string; task_id: string; author: string; body: string; created_at: string; updated_at: string };
 
@@ -229,7 +229,7 @@ describe("delete_comment", () => {
   it("treats comments of a task in the trash as gone", async () => {
     const { acc, human, task } = await setup();
     const { comment } = await human.ok("comment_on_task", { task_id: task.id, body: "x" });
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ? AND account_id = ?").bind(task.id, acc.accountId).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ? AND account_id = ?").bind(task.id, acc.accountId));
     const snap = await snapshotDb();
     expect(await human.fails("delete_comment", { comment_id: comment.id })).toMatch(/No comment/);
     expect(await human.fails("edit_comment", { comment_id: comment.id, body: "y" })).toMatch(/No comment/);
@@ -251,7 +251,7 @@ describe("the race guards of the comment writes", () => {
     expect(await holds(taskIsLive({ taskId: task.id, accountId: "acc_other" }))).toBe(false);
     expect(await holds(commentIsLive({ commentId: comment.id, accountId: a }))).toBe(true);
     expect(await holds(commentIsLive({ commentId: comment.id, accountId: "acc_other" }))).toBe(false);
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ?").bind(task.id).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ?").bind(task.id));
     expect(await holds(taskIsLive({ taskId: task.id, accountId: a }))).toBe(false);
     expect(await holds(commentIsLive({ commentId: comment.id, accountId: a }))).toBe(false);
   });

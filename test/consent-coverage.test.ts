@@ -7,7 +7,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { UNFINISHED } from "../src/db/dependencies.ts";
-import { CONSENT_CODES, CONSENT_RULES, TASK_PART_TABLES } from "../src/domain/consent-rules.ts";
+import { CONSENT_CODES, CONSENT_RULES, FAIL_CLOSED_TABLES, TASK_PART_TABLES } from "../src/domain/consent-rules.ts";
+import { consentCodeOf } from "../src/db/consent.ts";
+import { asServer, seedAccount, snapshotDb } from "./helpers.ts";
 
 /** Columns of tasks that consent_task_held does not watch, and why. */
 const TASK_COLUMNS_EXEMPT: Record<string, string> = {
@@ -75,7 +77,7 @@ describe("what the consent rules cover", () => {
 
   it("each consent trigger belongs to one declared rule and refuses with that rule's code; every code has a rule", async () => {
     const triggers = await all<{ name: string; sql: string }>(
-      "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND (name LIKE 'consent\\_%' ESCAPE '\\' OR name = 'tasks_last_block') ORDER BY name",
+      "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND (name LIKE 'consent\\_%' ESCAPE '\\' OR name LIKE 'nocaller\\_%' ESCAPE '\\' OR name = 'tasks_last_block') ORDER BY name",
     );
     const declared = CONSENT_RULES.flatMap((r) => r.triggers.map((t) => ({ trigger: t, rule: r })));
     const owners = (name: string) => declared.filter((d) => d.trigger === name);
@@ -93,5 +95,136 @@ describe("what the consent rules cover", () => {
           AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) c WHERE c.name = 'task_id') ORDER BY m.name`,
     )).map((t) => t.name).filter((t) => !(t in CHILD_TABLES_EXEMPT));
     expect([...TASK_PART_TABLES].sort()).toEqual(children);
+  });
+});
+
+/** The tables the consent rules cover: a batch that records no caller writes none of them. */
+const GUARDED = FAIL_CLOSED_TABLES;
+
+interface TableWrites {
+  insert: string;
+  update: string;
+  delete: string;
+}
+
+/** One row of each guarded table, written, changed and removed again: ?1 the account, ?2 a task, ?3 another task, ?4 a label, ?5 an agent's id, ?6 a token, ?7 the time. */
+const WRITES: Record<(typeof GUARDED)[number], TableWrites> = {
+  tasks: {
+    insert: "INSERT INTO tasks (id, account_id, title, created_by, created_at, updated_at) VALUES ('tsk_nocaller0000001', ?1, 'x', 'human', ?7, ?7)",
+    update: "UPDATE tasks SET title = 'y' WHERE id = 'tsk_nocaller0000001' AND ?1 IS NOT NULL",
+    delete: "DELETE FROM tasks WHERE id = 'tsk_nocaller0000001' AND account_id = ?1",
+  },
+  projects: {
+    insert: "INSERT INTO projects (id, account_id, name, created_at, updated_at) VALUES ('prj_nocaller0000001', ?1, 'x', ?7, ?7)",
+    update: "UPDATE projects SET name = 'y' WHERE id = 'prj_nocaller0000001' AND account_id = ?1",
+    delete: "DELETE FROM projects WHERE id = 'prj_nocaller0000001' AND account_id = ?1",
+  },
+  steps: {
+    insert: "INSERT INTO steps (id, account_id, task_id, position, text, created_at, updated_at) VALUES ('stp_nocaller0000001', ?1, ?2, 1, 'x', ?7, ?7)",
+    update: "UPDATE steps SET text = 'y' WHERE id = 'stp_nocaller0000001' AND account_id = ?1",
+    delete: "DELETE FROM steps WHERE id = 'stp_nocaller0000001' AND account_id = ?1",
+  },
+  runs: {
+    insert: "INSERT INTO runs (id, account_id, task_id, agent_id, started_at, last_event_at) VALUES ('run_nocaller0000001', ?1, ?2, ?5, ?7, ?7)",
+    update: "UPDATE runs SET last_event_at = ?7 || 'x' WHERE id = 'run_nocaller0000001' AND account_id = ?1",
+    delete: "DELETE FROM runs WHERE id = 'run_nocaller0000001' AND account_id = ?1",
+  },
+  approvals: {
+    insert: "INSERT INTO approvals (id, account_id, task_id, requested_by, requested_by_token, created_at) VALUES ('apr_nocaller0000001', ?1, ?2, 'bot', ?6, ?7)",
+    update: "UPDATE approvals SET question = 'y' WHERE id = 'apr_nocaller0000001' AND account_id = ?1",
+    delete: "DELETE FROM approvals WHERE id = 'apr_nocaller0000001' AND account_id = ?1",
+  },
+  task_labels: {
+    insert: "INSERT INTO task_labels (account_id, task_id, label_id, created_at) VALUES (?1, ?2, ?4, ?7)",
+    update: "UPDATE task_labels SET created_at = ?7 || 'x' WHERE task_id = ?2 AND label_id = ?4 AND account_id = ?1",
+    delete: "DELETE FROM task_labels WHERE task_id = ?2 AND label_id = ?4 AND account_id = ?1",
+  },
+  calendar_links: {
+    insert: `INSERT INTO calendar_links (id, account_id, task_id, provider, event_id, title, starts_at, ends_at, created_at)
+             VALUES ('cal_nocaller0000001', ?1, ?2, 'google', 'ev', 'x', ?7, ?7, ?7)`,
+    update: "UPDATE calendar_links SET title = 'y' WHERE id = 'cal_nocaller0000001' AND account_id = ?1",
+    delete: "DELETE FROM calendar_links WHERE id = 'cal_nocaller0000001' AND account_id = ?1",
+  },
+  task_dependencies: {
+    insert: "INSERT INTO task_dependencies (account_id, task_id, depends_on_id, created_at) VALUES (?1, ?2, ?3, ?7)",
+    update: "UPDATE task_dependencies SET created_at = ?7 || 'x' WHERE task_id = ?2 AND depends_on_id = ?3 AND account_id = ?1",
+    delete: "DELETE FROM task_dependencies WHERE task_id = ?2 AND depends_on_id = ?3 AND account_id = ?1",
+  },
+  labels: {
+    insert: "INSERT INTO labels (id, account_id, name, created_at) VALUES ('lbl_nocaller0000001', ?1, 'nocaller', ?7)",
+    update: "UPDATE labels SET name = 'nocaller too' WHERE id = 'lbl_nocaller0000001' AND account_id = ?1",
+    delete: "DELETE FROM labels WHERE id = 'lbl_nocaller0000001' AND account_id = ?1",
+  },
+  trash: {
+    insert: `INSERT INTO trash (id, account_id, kind, target_id, title, deleted_by, deleted_by_token, deleted_at, purge_after)
+             VALUES ('trs_nocaller0000001', ?1, 'step', 'stp_none', 'x', 'human', ?6, ?7, ?7)`,
+    update: "UPDATE trash SET title = 'y' WHERE id = 'trs_nocaller0000001' AND account_id = ?1",
+    delete: "DELETE FROM trash WHERE id = 'trs_nocaller0000001' AND account_id = ?1",
+  },
+};
+
+describe("the rules fail closed", () => {
+  it("names a nocaller trigger for insert, update and delete on every guarded table", async () => {
+    const names = new Set((await all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'nocaller_%'")).map((t) => t.name));
+    const expected = GUARDED.flatMap((t) => ["insert", "update", "delete"].map((op) => `nocaller_${t}_${op}`));
+    expect([...names].sort()).toEqual([...expected].sort());
+    expect(consentCodeOf("D1_ERROR: taskgate:nocaller: SQLITE_CONSTRAINT")).toBe("nocaller");
+  });
+
+  it("refuses a batch with no caller on each guarded table, writing nothing, and lets the same batch through as the server's", async () => {
+    const acc = await seedAccount("Fail closed");
+    const now = new Date().toISOString();
+    const agentId = (await env.DB.prepare("SELECT id FROM agents WHERE account_id = ?").bind(acc.accountId).first<{ id: string }>())!.id;
+    const task = (id: string) =>
+      env.DB.prepare("INSERT INTO tasks (id, account_id, title, created_by, created_at, updated_at) VALUES (?, ?, 't', 'human', ?, ?)").bind(id, acc.accountId, now, now);
+    const [one, two, label] = ["tsk_nocallerparent01", "tsk_nocallerparent02", "lbl_nocallerparent01"];
+    await asServer(env.DB, task(one), task(two), env.DB.prepare("INSERT INTO labels (id, account_id, name, created_at) VALUES (?, ?, 'parent', ?)").bind(label, acc.accountId, now));
+    // D1 takes as many values as the statement's highest ?N.
+    const bound = (sql: string) =>
+      env.DB.prepare(sql).bind(...[acc.accountId, one, two, label, agentId, acc.tokenIds.agent, now].slice(0, Math.max(...[...sql.matchAll(/\?(\d)/g)].map((m) => Number(m[1])))));
+    const refused = async (sql: string) => {
+      const before = await snapshotDb();
+      // A batch as a writer that forgot its caller would send it: other rows first, so the refusal rolls them back too.
+      const write = env.DB.batch([env.DB.prepare("UPDATE accounts SET updated_at = updated_at WHERE id = ?").bind(acc.accountId), bound(sql)]);
+      await expect(write, sql).rejects.toThrow(/taskgate:nocaller/);
+      expect(await snapshotDb(), `${sql}: nothing written`).toBe(before);
+    };
+    const count = async (table: string) => (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE account_id = ?`).bind(acc.accountId).first<{ n: number }>())!.n;
+
+    for (const table of GUARDED) {
+      const w = WRITES[table];
+      const rows = await count(table);
+      await refused(w.insert);
+      const [inserted] = await asServer(env.DB, bound(w.insert));
+      expect(inserted.meta.changes, `${table}: the server's insert`).toBe(1);
+      await refused(w.update);
+      await refused(w.delete);
+      const [updated, deleted] = await asServer(env.DB, bound(w.update), bound(w.delete));
+      expect([updated.meta.changes, deleted.meta.changes], `${table}: the server's update and delete`).toEqual([1, 1]);
+      expect(await count(table), table).toBe(rows);
+    }
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM call_actor").first("n"), "no caller left behind").toBe(0);
+  });
+
+  it("a server caller is nobody's person or agent: who closed, archived or blocked stays NULL, and a paused agent keeps what the server writes", async () => {
+    const acc = await seedAccount("Server writes", "sleepy");
+    const now = new Date().toISOString();
+    const id = "tsk_serverwrites0001";
+    await asServer(
+      env.DB,
+      env.DB.prepare("UPDATE agents SET paused_at = ? WHERE account_id = ? AND name = 'sleepy'").bind(now, acc.accountId),
+      env.DB.prepare("INSERT INTO tasks (id, account_id, title, assignee, created_by, created_at, updated_at) VALUES (?, ?, 't', 'sleepy', 'human', ?, ?)").bind(id, acc.accountId, now, now),
+      env.DB.prepare("INSERT INTO projects (id, account_id, name, created_at, updated_at) VALUES ('prj_serverwrites0001', ?, 'p', ?, ?)").bind(acc.accountId, now, now),
+    );
+    await asServer(
+      env.DB,
+      env.DB.prepare("UPDATE tasks SET blocked_reason = 'keys', status = 'blocked' WHERE id = ?").bind(id),
+      env.DB.prepare("UPDATE projects SET archived_at = ? WHERE id = 'prj_serverwrites0001'").bind(now),
+    );
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET status = 'done', blocked_reason = NULL WHERE id = ?").bind(id));
+    const task = await env.DB.prepare("SELECT assignee, closed_by, last_block_reason, last_block_by, last_block_at FROM tasks WHERE id = ?").bind(id).first();
+    expect(task).toMatchObject({ assignee: "sleepy", closed_by: null, last_block_reason: "keys", last_block_by: null });
+    expect(task?.last_block_at).not.toBeNull();
+    expect(await env.DB.prepare("SELECT archived_by FROM projects WHERE id = 'prj_serverwrites0001'").first("archived_by")).toBeNull();
   });
 });

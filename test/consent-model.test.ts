@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connect, createToken, ERAS, seedAccount, snapshotDb, type Era, type TestClient } from "./helpers.ts";
+import { asServer, connect, createToken, type Era, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 import { addHook, fakeReceivers, sleep, waitFor } from "./webhooks.helpers.ts";
 import { act, flashOn, open, signedInPerson } from "./console.helpers.ts";
 
@@ -30,7 +30,7 @@ async function taskRow(id: string) {
 
 /** Moves a claim's lease end into the past: how time passes here. */
 async function lapse(taskId: string) {
-  await env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 60_000).toISOString(), taskId).run();
+  await asServer(env.DB, env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 60_000).toISOString(), taskId));
 }
 
 describe.each(ERAS)("claims (%s era)", (era) => {
@@ -285,7 +285,7 @@ describe.each(ERAS)("runs end with their task (%s era)", (era) => {
 
     const takenOver = await started(beta, "Taken over");
     const expired = new Date(Date.now() - 60_000).toISOString();
-    await env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(expired, takenOver.taskId).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(expired, takenOver.taskId));
     await alpha.ok("claim_task", { task_id: takenOver.taskId });
     expect(await runOf(person, takenOver.runId)).toMatchObject({
       status: "cancelled",

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { TOOLSETS } from "../src/catalog/toolsets.ts";
 import { WRITE_TOOLS } from "../src/catalog/effects.ts";
-import { connect } from "./helpers.ts";
+import { asServer, connect } from "./helpers.ts";
 import { act, flashOn, open, signedInPerson, unescape } from "./console.helpers.ts";
 import { authorizePath, consent, exchange, pkce, registerClient } from "./oauth-helpers.ts";
 
@@ -116,7 +116,7 @@ describe("the console for a new person", () => {
       await agent.ok("claim_task", { task_id: task.id });
       ids.push(task.id);
     }
-    await env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 60_000).toISOString(), ids[5]).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 60_000).toISOString(), ids[5]));
     const agents = await open(p.b, "/agents");
     expect(agents.html).toContain('<span class="badge s-expired">claim lapsed</span>');
     const all = `/tasks?assignee=${p.acc.agentName}&amp;status=unfinished`;

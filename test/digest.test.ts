@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connect, ERAS, MCP_URL, seedAccount, workerFetch, type TestClient } from "./helpers.ts";
+import { asServer, connect, ERAS, MCP_URL, seedAccount, type TestClient, workerFetch } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -77,7 +77,7 @@ describe("get_digest", () => {
       const overdue = await task(c, "overdue", { due_at: iso(now - HOUR) });
       const doneDue = await task(c, "done but due", { due_at: iso(now + 5 * HOUR) });
       updates.push(sql("UPDATE tasks SET status = 'cancelled' WHERE id = ?", doneDue));
-      await env.DB.batch(updates);
+      await asServer(env.DB, updates);
 
       const d = await c.ok("get_digest", { since });
       expect(d.since).toBe(since);

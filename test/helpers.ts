@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { planAccount, planToken, type Sql, type TokenRequest } from "../src/db/provisioning.ts";
+import { actorIn, actorOut } from "../src/db/consent.ts";
 
 export const MCP_URL = "https://taskgate.test/mcp";
 
@@ -11,6 +12,25 @@ export const MCP_URL = "https://taskgate.test/mcp";
 export function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   return (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init));
 }
+
+/**
+ * Fixtures written straight into the tables the consent rules cover (tasks,
+ * projects, steps, …): one batch that records a server caller first and
+ * removes it last, as the server's own writers do (src/db/consent.ts), since
+ * a batch with no caller is refused there. Returns the statements' own results.
+ */
+export async function asServer(db: D1Database, ...statements: (D1PreparedStatement | D1PreparedStatement[])[]): Promise<D1Result[]> {
+  const batch = `tst_${crypto.randomUUID()}`;
+  const results = await db.batch([
+    actorIn(db, batch, { kind: "server", name: TEST_WRITER, now: new Date().toISOString() }),
+    ...statements.flat(),
+    actorOut(db, batch),
+  ]);
+  return results.slice(1, -1);
+}
+
+/** The name the tests' fixture batches record as their server caller. */
+export const TEST_WRITER = "server:test";
 
 export async function run(statements: Sql[], db: D1Database = env.DB): Promise<void> {
   await db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.params)));

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { activityCount, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { activityCount, asServer, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 
 async function setup() {
@@ -82,7 +82,7 @@ describe("list_labels", () => {
     const t2 = await newTask(client, "two");
     await client.ok("label_task", { task_id: t1.id, labels: ["beta", "Alpha"] });
     await client.ok("label_task", { task_id: t2.id, labels: ["beta", "gamma"] });
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_gone000000000000' WHERE id = ?").bind(t2.id).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_gone000000000000' WHERE id = ?").bind(t2.id));
     const first = await client.ok("list_labels", { limit: 2 });
     expect(first.items.map((l: { name: string; task_count: number }) => [l.name, l.task_count])).toEqual([["Alpha", 1], ["beta", 1]]);
     const second = await client.ok("list_labels", { limit: 2, cursor: first.next_cursor });
@@ -144,7 +144,7 @@ describe("delete_label", () => {
     await client.ok("label_task", { task_id: t1.id, labels: ["old", "keep"] });
     await client.ok("label_task", { task_id: t2.id, labels: ["old"] });
     await client.ok("label_task", { task_id: trashed.id, labels: ["old"] });
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_gone000000000000' WHERE id = ?").bind(trashed.id).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_gone000000000000' WHERE id = ?").bind(trashed.id));
     const old = (await client.ok("list_labels", {})).items.find((l: { name: string }) => l.name === "old");
 
     const del = await client.ok("delete_label", { label_id: old.id });

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { connect, createToken, type Era, type SeededAccount, type TestClient } from "./helpers.ts";
+import { asServer, connect, createToken, type Era, type SeededAccount, type TestClient } from "./helpers.ts";
 
 /** A write token for each named agent of the account, connected. */
 export async function agentClients(acc: SeededAccount, names: string[], era: Era = "modern"): Promise<TestClient[]> {
@@ -30,7 +30,7 @@ export async function approvalsOf(taskId: string): Promise<{ id: string; status:
 }
 
 export async function setTaskColumn(taskId: string, column: "status" | "assignee", value: string | null): Promise<void> {
-  await env.DB.prepare(`UPDATE tasks SET ${column} = ? WHERE id = ?`).bind(value, taskId).run();
+  await asServer(env.DB, env.DB.prepare(`UPDATE tasks SET ${column} = ? WHERE id = ?`).bind(value, taskId));
 }
 
 /** An id of the right shape that exists nowhere. */

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { searchTaskRows } from "../src/db/task-search.ts";
-import { connect, seedAccount } from "./helpers.ts";
+import { asServer, connect, seedAccount } from "./helpers.ts";
 import { applySchema, splitSql } from "./schema.ts";
 
 interface Migration {
@@ -211,6 +211,8 @@ describe("schema upgrades", () => {
 
     expect(await structure(db)).toEqual(await structure(env.DB));
     for (const t of tables) expect(await count(db, t), t).toBe(before[t]);
+    // Upgraded, the rules fail closed: a write that names no caller is refused.
+    await expect(db.prepare("UPDATE tasks SET title = 'Lost' WHERE id = 'tsk_m'").run()).rejects.toThrow(/taskgate:nocaller/);
     const task = await db.prepare("SELECT title FROM tasks WHERE id = 'tsk_m'").first<{ title: string }>();
     expect(task?.title).toBe("Keep me");
     const found = async (words: string[]) =>
@@ -239,12 +241,13 @@ describe("schema upgrades", () => {
     const { task: waiting } = await person.ok("create_task", { title: "Pay the plumber" });
     await agent.ok("block_task", { task_id: waiting.id, reason: "the invoice has not come" });
     // The rows as a version before 0015 left them: no record of who closed, archived or blocked.
-    await env.DB.batch([
+    await asServer(env.DB, [
       env.DB.prepare("UPDATE tasks SET closed_by = NULL, last_block_reason = NULL, last_block_by = NULL, last_block_at = NULL WHERE account_id = ?").bind(acc.accountId),
       env.DB.prepare("UPDATE projects SET archived_by = NULL WHERE account_id = ?").bind(acc.accountId),
     ]);
+    // 0017 run again on today's schema, where the rules fail closed: as a data migration after 0019 would, with a server caller.
     const fill = MIGRATIONS.find((m) => m.name === "0017_fill_consent_data.sql")!;
-    await env.DB.batch(splitSql(fill.sql).map((s) => env.DB.prepare(s)));
+    await asServer(env.DB, splitSql(fill.sql).map((s) => env.DB.prepare(s)));
 
     expect(await agent.fails("reopen_task", { task_id: personal.id })).toMatch(/a person decided this .* an agent may not undo it/);
     expect(await agent.fails("unarchive_project", { project_id: project.id })).toMatch(/a person decided this/);

@@ -7,7 +7,7 @@ import { planToken } from "../src/db/provisioning.ts";
 import { ACCOUNT_TABLES, MOVE_STEPS, type MoveStep } from "../src/db/move-account.ts";
 import { d1Handle, moveAccountIn } from "../src/db/move-account-d1.ts";
 import { emailOwnerElsewhere } from "../src/db/email-owners.ts";
-import { connect, createToken, run, seedAccount, workerFetch, type SeededAccount } from "./helpers.ts";
+import { asServer, connect, createToken, run, seedAccount, type SeededAccount, workerFetch } from "./helpers.ts";
 import { connectApp, fakeConnectedApps } from "./connectors-fakes.ts";
 import { mcpStatus, PASSWORD } from "./oauth-helpers.ts";
 import { addPerson, Browser, field, signIn, uniqueEmail } from "./web-helpers.ts";
@@ -247,7 +247,7 @@ describe("moving an account to another database", () => {
 
 /** A write that passes the databases' fence, as only the move's own batches may (a copy tampered with, say). */
 async function pastTheFence(db: D1Database, sql: string, ...params: unknown[]): Promise<void> {
-  await db.batch([db.prepare("INSERT INTO move_permit (held) VALUES (1)"), db.prepare(sql).bind(...params), db.prepare("DELETE FROM move_permit")]);
+  await asServer(db, [db.prepare("INSERT INTO move_permit (held) VALUES (1)"), db.prepare(sql).bind(...params), db.prepare("DELETE FROM move_permit")]);
 }
 
 describe("the verification", () => {

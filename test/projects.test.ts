@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { activityCount, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { activityCount, asServer, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 const MISSING_PROJECT = "prj_0000000000000000";
 
@@ -103,7 +103,7 @@ describe("list_projects", () => {
     const c = await newProject(client, "C");
     const ids: string[] = [];
     for (const title of ["1", "2", "3", "4"]) ids.push((await client.ok("create_task", { title, project_id: a.id })).task.id);
-    await env.DB.batch([
+    await asServer(env.DB, [
       env.DB.prepare("UPDATE tasks SET status = 'done' WHERE id = ?").bind(ids[0]),
       env.DB.prepare("UPDATE tasks SET status = 'blocked' WHERE id = ?").bind(ids[1]),
       env.DB.prepare("UPDATE tasks SET trash_id = 'trs_elsewhere00000' WHERE id = ?").bind(ids[2]),
@@ -284,7 +284,7 @@ describe("delete_project", () => {
     const { client } = await setup();
     const p = await newProject(client);
     const t = (await client.ok("create_task", { title: "gone before", project_id: p.id })).task;
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_earlier000000000' WHERE id = ?").bind(t.id).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_earlier000000000' WHERE id = ?").bind(t.id));
     const del = await client.ok("delete_project", { project_id: p.id });
     expect(del.item_count).toBe(1);
     const row = await env.DB.prepare("SELECT trash_id FROM tasks WHERE id = ?").bind(t.id).first<{ trash_id: string }>();
@@ -332,7 +332,7 @@ describe("export_project", () => {
     const t0 = "2026-01-01T00:00:00.000Z";
     const t1 = "2026-01-01T00:00:01.000Z";
     const s = (sql: string, ...binds: unknown[]) => env.DB.prepare(sql).bind(...binds);
-    await env.DB.batch([
+    await asServer(env.DB, [
       s("INSERT INTO steps (id, account_id, task_id, position, text, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         id("stp_b"), accountId, a.id, 2, "second step", "pending", t0, t0),
       s("INSERT INTO steps (id, account_id, task_id, position, text, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -398,7 +398,7 @@ describe("export_project", () => {
 
     const del = await client.ok("delete_project", { project_id: p.id });
     expect(await client.fails("export_project", { project_id: p.id })).toMatch(/Project prj_\w+ is in the trash/);
-    await env.DB.batch([
+    await asServer(env.DB, [
       env.DB.prepare("UPDATE projects SET trash_id = NULL WHERE trash_id = ?").bind(del.trash_id),
       env.DB.prepare("UPDATE tasks SET trash_id = NULL WHERE trash_id = ?").bind(del.trash_id),
       env.DB.prepare("DELETE FROM trash WHERE id = ?").bind(del.trash_id),
@@ -417,13 +417,13 @@ describe("export_project", () => {
 
     const big = await newProject(client, "Big");
     const now = new Date().toISOString();
-    await env.DB.prepare(
+    await asServer(env.DB, env.DB.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5001)
        INSERT INTO tasks (id, account_id, project_id, title, created_by, created_at, updated_at)
        SELECT printf('tsk_big%09d', i), ?, ?, 'task ' || i, 'human', ?, ? FROM n`,
-    ).bind(acc.accountId, big.id, now, now).run();
+    ).bind(acc.accountId, big.id, now, now));
     expect(await client.fails("export_project", { project_id: big.id })).toMatch(/has 5,001 tasks; export_project exports at most 5,000/);
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_z000000000000000' WHERE id = 'tsk_big000000001'").run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_z000000000000000' WHERE id = 'tsk_big000000001'"));
     const doc = await client.ok("export_project", { project_id: big.id });
     expect(doc.tasks).toHaveLength(5000);
     await Promise.all([otherClient.close(), client.close()]);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOOL_NAMES, WRITE_TOOLS } from "../src/catalog/effects.ts";
 import { indexComment, indexNewTask } from "../src/db/search-index.ts";
 import { accountKey } from "../src/domain/search-terms.ts";
-import { connect, seedAccount, type SeededAccount, type TestClient } from "./helpers.ts";
+import { asServer, connect, seedAccount, type SeededAccount, type TestClient } from "./helpers.ts";
 
 /**
  * Every SQL statement the read tools run, captured from D1 while calling them
@@ -164,7 +164,7 @@ async function seedOthers(): Promise<void> {
       ).bind(a),
     );
   }
-  await env.DB.batch(statements);
+  await asServer(env.DB, statements);
 }
 
 /** Tasks in bulk (and their index rows), then a few records of every kind through the tools. */
@@ -188,7 +188,7 @@ async function seed(client: TestClient, agent: TestClient, acc: SeededAccount, t
       ).bind(id, acc.accountId, i % 2 ? project.id : null, `Plan task ${i}${i % 10 === 3 ? " quarterly" : ""}`, "notes for the planner", statuses[i % statuses.length], i % 4, due, assignee, snoozed, at, at),
     );
   }
-  await env.DB.batch([...inserts, ...inserts.map((_, i) => indexNewTask(env.DB, acc.accountId, { id: taskIds[i], title: `Plan task ${i}${i % 10 === 3 ? " quarterly" : ""}`, notes: "notes for the planner" }))]);
+  await asServer(env.DB, [...inserts, ...inserts.map((_, i) => indexNewTask(env.DB, acc.accountId, { id: taskIds[i], title: `Plan task ${i}${i % 10 === 3 ? " quarterly" : ""}`, notes: "notes for the planner" }))]);
   const comments: D1PreparedStatement[] = [];
   const activity: D1PreparedStatement[] = [];
   for (let i = 0; i < TASKS; i++) {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connect, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
+import { asServer, connect, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 import { activityOf, agentClients, closeAll, MISSING, setTaskColumn } from "./lifecycle.helpers.ts";
 
 async function runRow(id: string) {
@@ -64,7 +64,7 @@ describe("log_run_event, finish_run, cancel_run", () => {
     const agent = await connect(acc.agent);
     const { task } = await agent.ok("create_task", { title: "Index the archive" });
     const { run } = await agent.ok("start_run", { task_id: task.id });
-    await env.DB.prepare("UPDATE runs SET last_event_at = '2020-01-01T00:00:00.000Z' WHERE id = ?").bind(run.id).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE runs SET last_event_at = '2020-01-01T00:00:00.000Z' WHERE id = ?").bind(run.id));
     const { event } = await agent.ok("log_run_event", { run_id: run.id, kind: "progress", message: "40% indexed" });
     expect(event).toMatchObject({ run_id: run.id, kind: "progress", message: "40% indexed", url: null });
     expect((await runRow(run.id))?.last_event_at).toBe(event.created_at);
@@ -171,7 +171,7 @@ describe("list_runs and get_run", () => {
     const stranger = await connect(other.human);
     expect((await stranger.ok("list_runs", {})).items).toEqual([]);
 
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ?").bind(t2.id).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ?").bind(t2.id));
     expect(ids(await human.ok("list_runs", {}))).toEqual([r3.id, r1.id]);
     expect(await human.fails("get_run", { run_id: r2.id })).toMatch(/No run/);
     await closeAll(human, a1, a2, stranger);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { liveStepsAre, stepIsLive, stepsUnchangedSinceRead } from "../src/db/steps.ts";
-import { activityCount, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { activityCount, asServer, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 
 async function setup(era: "modern" | "legacy" = "modern") {
@@ -149,7 +149,7 @@ describe("set_step_status and update_step", () => {
   it("treat the steps of a task in the trash as gone", async () => {
     const { acc, human, task } = await setup();
     const [a] = await withSteps(human, task.id, ["draft"]);
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ? AND account_id = ?").bind(task.id, acc.accountId).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ? AND account_id = ?").bind(task.id, acc.accountId));
     const snap = await snapshotDb();
     expect(await human.fails("set_step_status", { step_id: a.id, status: "done" })).toMatch(/No step/);
     expect(await human.fails("list_steps", { task_id: task.id })).toMatch(/No task/);
@@ -293,7 +293,7 @@ describe("the race guards of the step writes", () => {
     expect(await holds(liveStepsAre({ taskId: task.id, accountId: a, stepIds: [s1.id] }))).toBe(true);
     expect(await holds(stepsUnchangedSinceRead({ taskId: task.id, accountId: a, maxPosition: 2 }))).toBe(true);
 
-    await env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ?").bind(task.id).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE tasks SET trash_id = 'trs_test' WHERE id = ?").bind(task.id));
     expect(await holds(stepIsLive({ stepId: s1.id, accountId: a }))).toBe(false);
     expect(await holds(stepsUnchangedSinceRead({ taskId: task.id, accountId: a, maxPosition: 2 }))).toBe(false);
     expect(await holds(liveStepsAre({ taskId: task.id, accountId: a, stepIds: [s1.id] }))).toBe(false);

@@ -2,10 +2,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { noDependencyPath } from "../src/db/dependencies.ts";
 import { taskAtVersion } from "../src/db/tasks.ts";
-import { activityCount, connect, createToken, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { activityCount, asServer, connect, createToken, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 async function sql(query: string, ...binds: unknown[]) {
-  return env.DB.prepare(query).bind(...binds).run();
+  return asServer(env.DB, env.DB.prepare(query).bind(...binds));
 }
 
 async function row<T = Record<string, any>>(query: string, ...binds: unknown[]): Promise<T> {

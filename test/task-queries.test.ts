@@ -3,12 +3,12 @@ import { describe, expect, it } from "vitest";
 import { indexComment } from "../src/db/search-index.ts";
 import { accountKey } from "../src/domain/search-terms.ts";
 import { localDayStart } from "../src/tools/task-queries.ts";
-import { connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { asServer, connect, ERAS, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 
 async function sql(query: string, ...binds: unknown[]) {
-  return env.DB.prepare(query).bind(...binds).run();
+  return asServer(env.DB, env.DB.prepare(query).bind(...binds));
 }
 
 async function newProject(accountId: string, name = "Project"): Promise<string> {
@@ -25,7 +25,7 @@ async function task(c: TestClient, args: Record<string, unknown>) {
 async function addComment(accountId: string, taskId: string, body: string) {
   const id = `cmt_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
   const now = new Date().toISOString();
-  await env.DB.batch([
+  await asServer(env.DB, [
     env.DB.prepare(
       "INSERT INTO comments (id, account_id, task_id, author_token_id, author, body, created_at, updated_at) VALUES (?, ?, ?, 'tok_x', 'human', ?, ?, ?)",
     ).bind(id, accountId, taskId, body, now, now),

@@ -4,7 +4,7 @@ import worker from "../src/index.ts";
 import { purgeExpiredTrash } from "../src/db/trash.ts";
 import { accountKey } from "../src/domain/search-terms.ts";
 import { describeAllTools } from "../src/mcp/registry.ts";
-import { activityCount, connect, ERAS, seedAccount, snapshotDb, type SeededAccount, type TestClient } from "./helpers.ts";
+import { activityCount, asServer, connect, ERAS, seedAccount, type SeededAccount, snapshotDb, type TestClient } from "./helpers.ts";
 
 const CONTENT_TABLES = [
   "projects", "tasks", "task_dependencies", "steps", "comments", "labels", "task_labels", "runs", "run_events", "approvals", "calendar_links",
@@ -322,7 +322,7 @@ describe("empty_trash", () => {
           .bind(item, acc.accountId, task, `bulk ${n}`, acc.tokenIds.human, at, new Date(now + 86_400_000).toISOString()),
       );
     }
-    await env.DB.batch(statements);
+    await asServer(env.DB, statements);
     const n = await activityCount(acc.accountId);
     const all = await c.ok("empty_trash", { all: true });
     expect(all.purged.map((i: { id: string }) => i.id)).toEqual(ids);
@@ -376,7 +376,7 @@ describe("scheduled purge", () => {
     expect(Date.parse(fresh.purge_after) - Date.now()).toBeLessThan(7.1 * 86_400_000);
     const theirOld = (await o.ok("delete_task", { task_id: (await o.ok("create_task", { title: "their old" })).task.id })).trash_id;
     const past = new Date(Date.now() - 60_000).toISOString();
-    await env.DB.prepare("UPDATE trash SET purge_after = ? WHERE id IN (?, ?)").bind(past, oldItem, theirOld).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE trash SET purge_after = ? WHERE id IN (?, ?)").bind(past, oldItem, theirOld));
 
     const pending: Promise<unknown>[] = [];
     const ctx = { waitUntil: (p: Promise<unknown>) => pending.push(p), passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
@@ -388,7 +388,7 @@ describe("scheduled purge", () => {
     expect(await count("comments", "task_id = ?", oldTask)).toBe(0);
     expect((await c.ok("list_trash")).items.map((i: { id: string }) => i.id)).toEqual([fresh.trash_id]);
     const feed = (await c.ok("list_activity", { target_id: oldItem })).items;
-    expect(feed[0]).toMatchObject({ tool: "scheduled_purge", actor: "taskgate" });
+    expect(feed[0]).toMatchObject({ tool: "scheduled_purge", actor: "server:purge" });
 
     expect(await purgeExpiredTrash(env.DB, new Date().toISOString())).toBe(0);
     expect(await purgeExpiredTrash(env.DB, new Date(Date.now() + 8 * 86_400_000).toISOString())).toBeGreaterThanOrEqual(1);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, createToken, seedAccount, type TestClient } from "./helpers.ts";
+import { asServer, connect, createToken, seedAccount, type TestClient } from "./helpers.ts";
 
 /**
  * A call's work grows with the rows it touches (docs/limits-and-errors.md):
@@ -35,7 +35,7 @@ async function tree(children: number): Promise<Tree> {
   const project = `prj_${key}treeproj`;
   const root = `tsk_${key}rootroot`;
   const now = new Date().toISOString();
-  await env.DB.batch([
+  await asServer(env.DB, [
     env.DB.prepare("INSERT INTO projects (id, account_id, name, created_at, updated_at) VALUES (?1, ?2, 'Tree', ?3, ?3)").bind(project, acc.accountId, now),
     env.DB.prepare("INSERT INTO tasks (id, account_id, project_id, title, created_by, created_at, updated_at) VALUES (?1, ?2, ?3, 'Root', 'human', ?4, ?4)")
       .bind(root, acc.accountId, project, now),

@@ -4,7 +4,7 @@ import worker from "../src/index.ts";
 import { verifyTaskgateSignature } from "../examples/verify-webhook.mjs";
 import { claimLapsedEvent } from "../src/domain/events.ts";
 import { enqueueEvents } from "../src/webhooks/queue.ts";
-import { connect, seedAccount } from "./helpers.ts";
+import { asServer, connect, seedAccount } from "./helpers.ts";
 import { addHook, consume, deliveryRows, fakeReceivers, sleep, verifyStandard, waitFor, workerEnv, type Received } from "./webhooks.helpers.ts";
 
 afterEach(() => {
@@ -156,7 +156,7 @@ describe("run.stale from the minute cron", () => {
     const { task } = await human.ok("create_task", { title: "Long job" });
     const { run } = await agent.ok("start_run", { task_id: task.id });
     const silence = async () =>
-      env.DB.prepare("UPDATE runs SET last_event_at = ? WHERE id = ?").bind(new Date(Date.now() - 20 * 60_000).toISOString(), run.id).run();
+      asServer(env.DB, env.DB.prepare("UPDATE runs SET last_event_at = ? WHERE id = ?").bind(new Date(Date.now() - 20 * 60_000).toISOString(), run.id));
     const tick = async () => {
       const pending: Promise<unknown>[] = [];
       const ctx = { waitUntil: (p: Promise<unknown>) => pending.push(p), passThroughOnException() {}, props: {} } as unknown as ExecutionContext;

@@ -8,7 +8,7 @@ import { AGAIN, type Outcome } from "../src/catalog/tool.ts";
 import { ToolError } from "../src/domain/errors.ts";
 import type { Principal } from "../src/domain/principal.ts";
 import type { TaskgateEvent } from "../src/domain/events.ts";
-import { activityCount, MCP_URL, seedAccount } from "./helpers.ts";
+import { activityCount, asServer, MCP_URL, seedAccount } from "./helpers.ts";
 
 function contextFor(accountId: string) {
   const principal: Principal = {
@@ -117,11 +117,12 @@ function racedDb(before: string, after: string): D1Database & { batches: number;
           state.batches++;
           if (state.raced) return target.batch(statements);
           state.raced = true;
-          await target.prepare(before).run();
+          // The rival is another writer, with its own caller (the rules refuse a write with none).
+          await asServer(target, target.prepare(before));
           try {
             return await target.batch(statements);
           } finally {
-            await target.prepare(after).run();
+            await asServer(target, target.prepare(after));
           }
         };
       }

@@ -53,7 +53,8 @@ export type Changes<K extends string> = { readonly [P in K]: number };
 export interface Write<K extends string = never> {
   /** In batch order; the statements whose results the write reads are `named`, and read only by name. */
   statements: BatchStep<K>[];
-  activity: ActivityEntry;
+  /** Its activity row; null only for bookkeeping that is no change to the record (a claim's lease started over), which adds no history entry. */
+  activity: ActivityEntry | null;
   /** Webhook events this write causes (or how to make them from the named statements' results): the registry enqueues them once the batch has committed. */
   events?: TaskgateEvent[] | ((rows: Rows<K>, changes: Changes<K>) => TaskgateEvent[]);
 }

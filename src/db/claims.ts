@@ -51,6 +51,14 @@ export function leaseRestartIf(backInProgress: string): string {
     THEN ${LEASE_FROM_NOW("?")} ELSE claim_expires_at END`;
 }
 
+/** The holder still holds the task as its claim_task again read it: assigned to it, in progress or blocked, live. */
+export function leaseHolderIs(c: { taskId: string; accountId: string; holder: string }): Condition {
+  return {
+    sql: "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND assignee = ? AND status IN ('in_progress', 'blocked') AND trash_id IS NULL)",
+    binds: [c.taskId, c.accountId, c.holder],
+  };
+}
+
 /** The holder's claim_task again: the lease starts over with the given length (no version, no history entry). */
 export function restartLease(db: D1Database, accountId: string, taskId: string, holder: string, expiresAt: string, minutes: number): D1PreparedStatement {
   return db

@@ -9,6 +9,7 @@
 
 import { UNFINISHED } from "./dependencies.ts";
 import { CONSENT_CODES, type ConsentCode } from "../domain/consent-rules.ts";
+import { serverBatchId, type ServerWriter } from "./server-caller.ts";
 
 export type { ConsentCode };
 
@@ -19,11 +20,13 @@ export function consentCodeOf(message: string): ConsentCode | null {
 }
 
 export interface Actor {
-  kind: "human" | "agent";
-  /** `human` or the agent's name. */
+  /** A person, an agent, or the server's own writer (a job, the admin CLI, a move, seeding). */
+  kind: "human" | "agent" | "server";
+  /** `human`, the agent's name, or the server writer's (`server:purge`, …). */
   name: string;
   now: string;
 }
+
 
 /** The first statement of a batch: who writes, for the triggers (removed by `actorOut`, the last). */
 export function actorIn(db: D1Database, batch: string, a: Actor): D1PreparedStatement {
@@ -33,6 +36,24 @@ export function actorIn(db: D1Database, batch: string, a: Actor): D1PreparedStat
 export function actorOut(db: D1Database, batch: string): D1PreparedStatement {
   return db.prepare("DELETE FROM call_actor WHERE batch = ?").bind(batch);
 }
+
+/** The first and last statements of a batch the server writes itself, as `name`. */
+export function asServer(db: D1Database, name: ServerWriter, now = new Date().toISOString()): { in: D1PreparedStatement; out: D1PreparedStatement } {
+  const batch = serverBatchId();
+  return { in: actorIn(db, batch, { kind: "server", name, now }), out: actorOut(db, batch) };
+}
+
+/**
+ * Runs statements as one batch of the server's writer `name`: the caller
+ * recorded first and removed last, as a tool call's batch does. The results
+ * are the statements' own (without the caller's two).
+ */
+export async function serverBatch(db: D1Database, name: ServerWriter, statements: D1PreparedStatement[], now?: string): Promise<D1Result[]> {
+  const own = asServer(db, name, now);
+  const results = await db.batch([own.in, ...statements, own.out]);
+  return results.slice(1, -1);
+}
+
 
 export interface HeldTask {
   id: string;

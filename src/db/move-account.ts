@@ -15,6 +15,7 @@
  */
 import { indexText } from "../domain/search-terms.ts";
 import type { Sql } from "./provisioning.ts";
+import { SERVER_WRITERS, serverBatchId, serverSql } from "./server-caller.ts";
 
 type Value = string | number | null;
 export type Row = Record<string, Value>;
@@ -75,10 +76,17 @@ export function notMoving(column = "account_id"): string {
 /** A pre-condition of the move does not hold: nothing was marked or changed. */
 export class MoveRefused extends Error {}
 
-/** The move's own statements pass the fence: the permit row lives only inside their transaction. */
+/**
+ * The move's own statements pass the fence: the permit row lives only inside
+ * their transaction. They are the server's writer `server:move` for the
+ * consent rules (which refuse a batch with no caller), recorded the same way.
+ */
 const PERMIT_IN: Sql = { sql: "INSERT INTO move_permit (held) VALUES (1)", params: [] };
 const PERMIT_OUT: Sql = { sql: "DELETE FROM move_permit", params: [] };
-const permitted = (statements: Sql[]): Sql[] => [PERMIT_IN, ...statements, PERMIT_OUT];
+const permitted = (statements: Sql[]): Sql[] => {
+  const caller = serverSql(SERVER_WRITERS.move, serverBatchId("mov"));
+  return [PERMIT_IN, caller.in, ...statements, caller.out, PERMIT_OUT];
+};
 export type MoveStep = (typeof MOVE_STEPS)[number];
 
 export interface MoveOptions {

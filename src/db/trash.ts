@@ -1,4 +1,6 @@
 import { notMoving } from "./move-account.ts";
+import { serverBatch } from "./consent.ts";
+import { SERVER_WRITERS } from "./server-caller.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { endTrashedRuns } from "./runs.ts";
 import { LIST_SEPARATOR, PURGED_SCHEDULED } from "./summaries.ts";
@@ -267,7 +269,8 @@ const SCHEDULED_PURGE_MAX = 1000;
 
 /**
  * Purges trash items whose retention has run out: their rows go for good. One
- * batch per account and chunk (each with an activity entry of the system),
+ * batch per account and chunk (each a batch of the server's writer
+ * `server:purge`, with an activity entry naming it),
  * so an account's purge is all or nothing. Returns how many items went.
  */
 export async function purgeExpiredTrash(db: D1Database, now: string): Promise<number> {
@@ -285,14 +288,15 @@ export async function purgeExpiredTrash(db: D1Database, now: string): Promise<nu
   for (const [accountId, ids] of byAccount) {
     for (let i = 0; i < ids.length; i += PURGE_CHUNK) {
       const chunk = ids.slice(i, i + PURGE_CHUNK);
+      // The activity names the purge as the server's writer, as its batch records it for the consent rules.
       const activity = db
         .prepare(
-          "INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, 'system', 'taskgate', 'scheduled_purge', ?, ?, ?)",
+          "INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, 'system', ?, 'scheduled_purge', ?, ?, ?)",
         )
-        .bind(newId(ID_PREFIX.activity), accountId, chunk.length === 1 ? chunk[0] : null,
+        .bind(newId(ID_PREFIX.activity), accountId, SERVER_WRITERS.purge, chunk.length === 1 ? chunk[0] : null,
           PURGED_SCHEDULED.text({ count: chunk.length, ids: chunk.join(LIST_SEPARATOR) }).slice(0, 500), now);
       try {
-        await db.batch([...purgeStatements(db, accountId, chunk), activity]);
+        await serverBatch(db, SERVER_WRITERS.purge, [...purgeStatements(db, accountId, chunk), activity], now);
         purged += chunk.length;
       } catch (e) {
         console.error(JSON.stringify({ level: "error", where: "purgeExpiredTrash", accountId, error: String(e) }));

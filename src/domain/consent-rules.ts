@@ -9,7 +9,7 @@
  */
 
 /** The codes the consent triggers refuse with (`taskgate:<code>`). */
-export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused", "waits", "gate"] as const;
+export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused", "waits", "gate", "nocaller"] as const;
 export type ConsentCode = (typeof CONSENT_CODES)[number];
 
 export interface ConsentRule {
@@ -24,6 +24,9 @@ export interface ConsentRule {
 
 /** The tables whose rows belong to a task, each held with it (C1), on insert, update and delete. */
 export const TASK_PART_TABLES = ["steps", "runs", "approvals", "task_labels", "calendar_links", "task_dependencies"] as const;
+
+/** The tables a batch writes only with its caller recorded. */
+export const FAIL_CLOSED_TABLES = ["tasks", "projects", ...TASK_PART_TABLES, "labels", "trash"] as const;
 
 const partTriggers = TASK_PART_TABLES.flatMap((t) => [`consent_${t}_insert`, `consent_${t}_update`, `consent_${t}_delete`]);
 
@@ -55,4 +58,10 @@ export const CONSENT_RULES: readonly ConsentRule[] = [
   { rule: "C6", says: "a block's reason stays readable as the task's last block", code: null, triggers: ["tasks_last_block"] },
   { rule: "Dependencies", says: "an agent completes no task that waits on unfinished work, in the trash or not", code: "waits", triggers: ["consent_waits"] },
   { rule: "Dependencies", says: "a dependency a person added is removed only by a person", code: "gate", triggers: ["consent_gate_removed"] },
+  {
+    rule: "Fail closed",
+    says: "a batch that recorded no caller (a writer's bug, never a caller's doing) writes none of the tables the rules cover; the server's own writers name themselves",
+    code: "nocaller",
+    triggers: FAIL_CLOSED_TABLES.flatMap((t) => [`nocaller_${t}_insert`, `nocaller_${t}_update`, `nocaller_${t}_delete`]),
+  },
 ];

@@ -134,3 +134,12 @@ export function gateRefusal(me: string, tool: string): string {
     "Finish what the task waits on, or ask the person in a comment (comment_on_task) to remove the dependency."
   );
 }
+
+/**
+ * The rules failed closed: a batch recorded no caller. Never the caller's
+ * doing (every write of a tool call records it), so this is an internal
+ * error, logged and answered as one; the words say what happened for the log.
+ */
+export function nocallerRefusal(tool: string): string {
+  return `${tool}: this write named no caller and was refused; nothing was written.`;
+}

@@ -5,7 +5,7 @@ import { conflict, forbidden, ToolError } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import { claimRefusal, PERSON_ASSIGNEE } from "../domain/claims.ts";
-import { claimRefusalFor, consentRefusal, decisionRefusal, gateRefusal, namedIds, pausedRefusal, undoRefusal, waitsRefusal } from "../domain/consent.ts";
+import { claimRefusalFor, consentRefusal, decisionRefusal, gateRefusal, namedIds, nocallerRefusal, pausedRefusal, undoRefusal, waitsRefusal } from "../domain/consent.ts";
 import { insertIdempotent, PENDING_RESULT, recordIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
 import { insertActivity, insertActivityFrom } from "../db/activity.ts";
 import { conditionsHold, guardStatement } from "../db/guards.ts";
@@ -13,7 +13,7 @@ import { batchByName, statementOf, type NamedResults } from "../db/batch.ts";
 import { actorIn, actorOut, consentCodeOf, heldTasksNamed, pausedAgentsNamed, pendingRequestsNamed, unfinishedDependenciesNamed, type ConsentCode } from "../db/consent.ts";
 import type { ToolName } from "../catalog/effects.ts";
 import type { ToolSelection } from "../catalog/toolsets.ts";
-import { AGAIN, type BatchStep, type Changes, type Condition, type GuardError, type Rows, type ToolContext, type Write } from "../catalog/tool.ts";
+import { AGAIN, type ActivityEntry, type BatchStep, type Changes, type Condition, type GuardError, type Rows, type ToolContext, type Write } from "../catalog/tool.ts";
 
 /**
  * The write engine: every batch a tool call commits runs here. It opens the
@@ -67,7 +67,7 @@ export function makeContext(
   // Each guard statement knows its condition and error, so a failed batch diagnoses only its own guards.
   const guards = new WeakMap<D1PreparedStatement, Guard>();
 
-  const activityStatement = (write: Write<string>) => {
+  const activityStatement = (write: Write<string> & { activity: ActivityEntry }) => {
     const a = {
       id: newId(ID_PREFIX.activity),
       accountId: p.accountId,
@@ -82,13 +82,20 @@ export function makeContext(
     return fromSql ? insertActivityFrom(db, a, write.activity.summarySql, write.activity.targetSql) : insertActivity(db, a);
   };
 
-  /** The steps of a write's batch: the activity row first when it reads the rows before the change, else last. */
-  const readsFirst = (write: Write<string>) => Boolean(write.activity.summarySql || write.activity.targetSql);
-  const withActivity = <K extends string>(write: Write<K>): BatchStep<K>[] =>
-    readsFirst(write) ? [activityStatement(write), ...write.statements] : [...write.statements, activityStatement(write)];
+  /** The steps of a write's batch: the activity row first when it reads the rows before the change, else last (none for bookkeeping). */
+  const withActivity = <K extends string>(write: Write<K>): BatchStep<K>[] => {
+    const { activity } = write;
+    if (!activity) return write.statements;
+    const entry = activityStatement({ ...write, activity });
+    return activity.summarySql || activity.targetSql ? [entry, ...write.statements] : [...write.statements, entry];
+  };
 
-  /** Why the consent rules refused the batch, read once after it rolled back. */
-  async function consentError(code: ConsentCode): Promise<ToolError> {
+  /**
+   * Why the consent rules refused the batch, read once after it rolled back.
+   * A refusal for want of a caller is no ToolError: nothing the caller can fix,
+   * it goes to the log and the caller hears of an internal error.
+   */
+  async function consentError(code: ConsentCode): Promise<ToolError | Error> {
     const named = namedIds(args);
     switch (code) {
       case "claim": {
@@ -110,6 +117,8 @@ export function makeContext(
         return forbidden(gateRefusal(me, tool));
       case "paused":
         return conflict(pausedRefusal(tool, await pausedAgentsNamed(db, p.accountId, named)));
+      case "nocaller":
+        return new Error(nocallerRefusal(tool));
     }
   }
 

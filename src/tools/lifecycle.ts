@@ -7,7 +7,7 @@ import { APPROVAL_KINDS, APPROVAL_STATUSES, selectPendingApproval, type Approval
 import { readTaskState } from "../db/lifecycle.ts";
 import { toTask, type Task, type TaskRow } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
-import { leaseStillEnds, NO_LEASE, noticeLapse, readClaimState, restartLease } from "../db/claims.ts";
+import { leaseHolderIs, leaseStillEnds, NO_LEASE, noticeLapse, readClaimState, restartLease } from "../db/claims.ts";
 import { AGAIN, defineTool, named, type BatchStep, type Rows } from "../catalog/tool.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent } from "../domain/events.ts";
@@ -297,9 +297,12 @@ const claimTask = defineTool({
           throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
         }
         if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) {
-          // The holder's claim again: its lease starts over (no new version, no history entry).
-          if (p.kind === "agent" && !(await restartLease(db, a, t.id, me, lease.claim_expires_at as string, args.lease_minutes).run()).meta.changes) throw lost;
-          return { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false };
+          // The holder's claim again: its lease starts over (no new version, no history entry), in a batch
+          // of the engine like every write (its caller recorded for the consent rules), while it still holds it.
+          const answer = { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false };
+          if (p.kind !== "agent") return answer;
+          const holds = ctx.guard(leaseHolderIs({ taskId: t.id, accountId: a, holder: me }), lost);
+          return ctx.commit({ statements: [holds, restartLease(db, a, t.id, me, lease.claim_expires_at as string, args.lease_minutes)], activity: null }, answer);
         }
         if (t.status === "blocked") {
           throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { CLAIM, classOf, ENDS_WITH, SERIES, holdsWrittenValues, isDerivedTable, PRESENCE_COLUMNS, REMOVAL_MARKERS } from "../../src/domain/columns.ts";
+import { asServer } from "../helpers.ts";
 
 /** What one change to one row is, by the class of what changed. */
 export type Effect =
@@ -154,5 +155,6 @@ export async function restoreAccount(accountId: string, snap: Snapshot): Promise
     const cols = Object.keys(account).filter((c) => c !== "id");
     statements.push(db.prepare(`UPDATE accounts SET ${cols.map((c) => `"${c}" = ?`).join(", ")} WHERE id = ?`).bind(...cols.map((c) => account[c]), accountId));
   }
-  await db.batch(statements);
+  // The server's own batch, as the consent rules require of a write that is no tool call.
+  await asServer(db, statements);
 }

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { connectApp } from "../connectors-fakes.ts";
-import { createToken } from "../helpers.ts";
+import { asServer, createToken } from "../helpers.ts";
 import { clientOf, type Actor, type World } from "./harness.ts";
 
 /**
@@ -46,7 +46,7 @@ export async function claimedTask(w: World, by: Actor = "agent", extra: Record<s
 export async function lapsedClaim(w: World, by: Actor = "agent"): Promise<string> {
   const id = await claimedTask(w, by);
   await clientOf(w, by).ok("start_run", { task_id: id });
-  await env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 60_000).toISOString(), id).run();
+  await asServer(env.DB, env.DB.prepare("UPDATE tasks SET claim_expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 60_000).toISOString(), id));
   return id;
 }
 
@@ -83,7 +83,7 @@ export async function runningRun(w: World): Promise<{ task: string; run: string 
 /** A running run that has been silent past the stale window. */
 export async function staleRun(w: World): Promise<string> {
   const { run } = await runningRun(w);
-  await env.DB.prepare("UPDATE runs SET last_event_at = ? WHERE id = ?").bind(new Date(Date.now() - DAY).toISOString(), run).run();
+  await asServer(env.DB, env.DB.prepare("UPDATE runs SET last_event_at = ? WHERE id = ?").bind(new Date(Date.now() - DAY).toISOString(), run));
   return run;
 }
 
