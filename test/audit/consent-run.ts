@@ -116,11 +116,10 @@ export async function auditTool(a: Audit, tool: ToolName): Promise<ConsentVerdic
       const breaches = [...judged.breaches, ...judgeAnswer(tool, caller, route.args, answer, a.held, sit.base)];
       // What each held task shows its holder, read again only when some row of the account changed and the caller is not
       // its holder (its holder and a person may change anything it shows; what nothing changed shows as built).
-      for (const h of a.held) {
-        if (!changed || caller.kind !== "agent" || caller.name === h.holder) continue;
-        const now = await readShown(readerOf(a.callers, h), h.id);
-        breaches.push(...judgeShown(caller, h, a.shown.get(h.id)!, now, after));
-      }
+      const others = changed && caller.kind === "agent" ? a.held.filter((h) => h.holder !== caller.name) : [];
+      const linksMoved = changes.some((c) => c.table === "calendar_links");
+      const shown = await Promise.all(others.map((h) => readShown(readerOf(a.callers, h), h.id, linksMoved || a.shown.get(h.id)!.missing ? undefined : a.shown.get(h.id)!.links)));
+      others.forEach((h, i) => breaches.push(...judgeShown(caller, h, a.shown.get(h.id)!, shown[i], after)));
       for (const b of breaches) verdict.breaches.push(`${who} ${route.name || "(no record named)"}: ${b}`);
       if ((who === "person" || who === "holder") && judged.reachedX) verdict.reaching.push(route.name);
     }
