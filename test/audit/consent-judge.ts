@@ -1,6 +1,8 @@
+import type { ToolName } from "../../src/catalog/effects.ts";
 import { classOf } from "../../src/domain/columns.ts";
 import type { Change, Snapshot } from "./observe.ts";
 import { HOLDER, type StateName } from "./consent-situations.ts";
+import type { HeldTask } from "./consent-shows.ts";
 
 /**
  * The consent rules as judgements over rows (docs/approvals-and-claims.md,
@@ -88,6 +90,8 @@ export function judge(state: StateName, ids: Record<string, string>, caller: Cal
       say("C4", c, "an agent restored what the person trashed");
     }
     if (state === "archived_by_person" && c.table === "projects" && c.column === "archived_at" && old?.id === ids.P) say("C4", c, "an agent unarchived the person's project");
+    // C4: a person's gate is lifted only by a person, whoever holds the waiting task (a link of no recorded author counts as the person's).
+    if (c.table === "task_dependencies" && c.op === "delete" && (old?.added_by ?? "human") === "human") say("C4", c, `${caller.name} lifted a dependency a person added`);
   }
   return { breaches, reachedX };
 }
@@ -101,4 +105,108 @@ function inheritsAutoOk(task: Row, before: Snapshot): boolean {
   const parent = tasks.find((t) => t.id === task.parent_id);
   const series = task.series_id ? tasks.find((t) => t.series_id === task.series_id && t.id !== task.id) : undefined;
   return byDefault === 1 || parent?.auto_ok === 1 || series?.auto_ok === 1;
+}
+
+/**
+ * Write tools open to every caller on a held task: comments (C1: the
+ * holder's comment renews its lease, anyone else's changes nothing of the
+ * task). Every other write that names a held task is its holder's and a
+ * person's: the catalog's claim_guarded set, and the tools that reach what a
+ * held task shows through other rows (rename_label, restore_from_trash).
+ */
+export const OPEN_TO_ALL: ReadonlySet<ToolName> = new Set(["comment_on_task"]);
+
+/** Every string an argument holds, arrays flattened; `except` leaves arguments out. */
+function argValues(args: Record<string, unknown>, except: string[] = []): string[] {
+  return Object.entries(args)
+    .filter(([k]) => !except.includes(k))
+    .flatMap(([, v]) => (Array.isArray(v) ? v : [v]))
+    .filter((v): v is string => typeof v === "string");
+}
+
+/**
+ * What a call names as the task it acts on or under. `depends_on_id` names
+ * the task another one waits on: making a task wait on a held task, or
+ * lifting that wait, is the waiting task's gate (the held task shows it in
+ * `blocks`, which stays open to others' work).
+ */
+const actsOn = (args: Record<string, unknown>) => new Set(argValues(args, ["depends_on_id"]));
+
+/** The records of a task (by table) a call can name instead of the task. */
+const TASK_RECORDS = ["steps", "runs", "approvals", "calendar_links", "comments"];
+
+/**
+ * The tasks a call's arguments reach, read from the rows before it, in the
+ * order a refusal names them by (docs/approvals-and-claims.md, C1): the
+ * tasks it names (a task, the task of a step, run, request, link or comment
+ * it names, a trash item's task); the tasks below them; their parents and
+ * ancestors (a subtask lives in its top-level parent's project) and what
+ * they wait on (the gate a completion is stopped by); the tasks of a
+ * project, a label or a trash item it names.
+ */
+export function reachedTasks(args: Record<string, unknown>, before: Snapshot): { named: Set<string>; below: Set<string>; above: Set<string>; grouped: Set<string> } {
+  const rows = (table: string) => [...(before.get(table)?.values() ?? [])];
+  const tasks = rows("tasks");
+  const byId = new Map(tasks.map((t) => [String(t.id), t]));
+  const values = argValues(args);
+  const named = new Set<string>();
+  for (const v of values) {
+    if (byId.has(v)) named.add(v);
+    for (const table of TASK_RECORDS) for (const r of rows(table)) if (r.id === v || (r.trash_id != null && r.trash_id === v)) named.add(String(r.task_id));
+    for (const item of rows("trash")) if (item.id === v && byId.has(String(item.target_id))) named.add(String(item.target_id));
+  }
+  const below = new Set<string>();
+  const down = (id: string) => {
+    for (const c of tasks) if (c.parent_id === id && !below.has(String(c.id))) (below.add(String(c.id)), down(String(c.id)));
+  };
+  const above = new Set<string>();
+  for (const id of named) {
+    down(id);
+    for (let p = byId.get(id)?.parent_id; p != null && !above.has(String(p)); p = byId.get(String(p))?.parent_id) above.add(String(p));
+    for (const d of rows("task_dependencies")) if (d.task_id === id) above.add(String(d.depends_on_id));
+  }
+  const grouped = new Set<string>();
+  for (const v of values) {
+    for (const t of tasks) if (t.project_id === v || t.trash_id === v) grouped.add(String(t.id));
+    for (const l of rows("task_labels")) if (l.label_id === v) grouped.add(String(l.task_id));
+  }
+  return { named, below, above, grouped };
+}
+
+const TASK_ID = /tsk_[0-9a-z]{16}/g;
+
+/**
+ * What the call answered, judged: a non-holder agent's write that names a
+ * held task and answers ok is a breach even when it changed nothing (it must
+ * be refused, naming the holder, never answered as if it acted); and a
+ * refusal names only tasks the call's arguments reached.
+ */
+export function judgeAnswer(
+  tool: ToolName,
+  caller: Caller,
+  args: Record<string, unknown>,
+  answer: { isError: boolean; text: string },
+  held: HeldTask[],
+  before: Snapshot,
+): string[] {
+  const breaches: string[] = [];
+  const named = actsOn(args);
+  if (!answer.isError && caller.kind === "agent" && !OPEN_TO_ALL.has(tool)) {
+    for (const h of held) {
+      if (h.holder !== caller.name && named.has(h.id)) breaches.push(`answer: ${caller.name} was answered ok on task ${h.id} held by ${h.holder} (it must be refused, naming the holder)`);
+    }
+  }
+  if (answer.isError) {
+    const tiers = reachedTasks(args, before);
+    const ids = [...new Set(answer.text.match(TASK_ID) ?? [])];
+    const reached = new Set(Object.values(tiers).flatMap((t) => [...t]));
+    const strays = ids.filter((id) => !reached.has(id));
+    if (strays.length) breaches.push(`refusal: names ${strays.join(", ")}, which the call did not reach (${answer.text.slice(0, 200)})`);
+    // The held tasks it names come from the nearest route only: the tasks named, else those below, else above, else the project's, label's or item's.
+    const heldIds = new Set(held.map((h) => h.id));
+    const nearest = [tiers.named, tiers.below, tiers.above, tiers.grouped].map((t) => [...t].filter((id) => heldIds.has(id))).find((t) => t.length) ?? [];
+    const far = ids.filter((id) => heldIds.has(id) && reached.has(id) && !nearest.includes(id));
+    if (far.length) breaches.push(`refusal: names held ${far.join(", ")} beside the nearest held ${nearest.join(", ")} (${answer.text.slice(0, 200)})`);
+  }
+  return breaches;
 }

@@ -8,7 +8,11 @@ import { soon } from "./states.ts";
  * records of a situation it can name, each a route to the held task X (the
  * task itself, its parent, an ancestor, its subtask, its dependency, its
  * project, its step, run, label, link, comment, trash item) or a record
- * beside it. A tool's routes are every combination of what its schema's
+ * beside it. Some routes reach what X shows rather than its rows: the task
+ * it waits on (D: trashed, moved, completed, reopened, or the link removed),
+ * the label it carries (L: renamed, deleted), a trash item holding X, its
+ * step or another held task (restored, purged); the judge reads X as its
+ * holder does to see them (consent-shows.ts). A tool's routes are every combination of what its schema's
  * arguments can name; an argument a situation has nothing for (a run where
  * nobody started one) prunes the routes that need it. A new tool joins the
  * audit through its schema; a new argument that names a record needs one
@@ -27,8 +31,9 @@ export const RELATIONS: Record<string, (ids: Record<string, string>) => unknown[
   labels: () => [["audit"], ["audit", "fresh"]],
   link_id: (i) => [i.link],
   comment_id: (i) => [i.comment],
-  item_id: (i) => [i.item],
-  item_ids: (i) => [i.item ? [i.item] : undefined],
+  // A trash item holding X, a part of X (its step) or another held task (Y, trashed by its holder); a task id names its item too.
+  item_id: (i) => [i.item, i.stepItem, i.itemY, i.Y],
+  item_ids: (i) => [i.item, i.stepItem, i.itemY].map((id) => (id ? [id] : undefined)),
   token_id: (i) => [i.token],
   // Who is given something: the paused agent (nobody may give it anything), and the other agent.
   agent: () => ["idle", "rival"],

@@ -4,8 +4,9 @@ import { connect, createToken, type TestClient, type ToolCallResult } from "../h
 import { closeWorld, RIVAL } from "./harness.ts";
 import { diff, restoreAccount, snapshotAccount } from "./observe.ts";
 import { buildSituation, type Situation, type StateName } from "./consent-situations.ts";
-import { judge, type Caller } from "./consent-judge.ts";
+import { judge, judgeAnswer, type Caller } from "./consent-judge.ts";
 import { routesOf } from "./consent-routes.ts";
+import { heldTasks, judgeShown, readShown, type HeldTask, type Shown } from "./consent-shows.ts";
 
 /** One tool's row of the consent audit in one situation, read by `npm run -s audit` (scripts/effect-audit.ts). */
 export interface ConsentVerdict {
@@ -37,6 +38,9 @@ export interface Audit {
   callers: Callers;
   /** Whether the account's rows are as built (nothing changed since the last restore). */
   clean: boolean;
+  /** The situation's held tasks, and what each shows its holder as built: read once, since every call starts from the rows as built. */
+  held: HeldTask[];
+  shown: Map<string, Shown>;
 }
 
 export async function openAudit(state: StateName): Promise<Audit> {
@@ -51,7 +55,17 @@ export async function openAudit(state: StateName): Promise<Audit> {
   };
   // Tokens made after the snapshot: take it again so restoring keeps them.
   sit.base = await snapshotAccount(sit.world.acc.accountId);
-  return { sit, callers, clean: true };
+  const held = heldTasks(sit.base);
+  const shown = new Map<string, Shown>();
+  for (const h of held) shown.set(h.id, await readShown(readerOf(callers, h), h.id));
+  return { sit, callers, clean: true, held, shown };
+}
+
+/** A held task is read as its holder reads it: the agent bot through its own client, the person through theirs. */
+function readerOf(callers: Callers, h: HeldTask): TestClient {
+  if (h.holder === "human") return callers.person;
+  if (h.holder === "bot") return callers.holder;
+  throw new Error(`the audit has no client for ${h.holder}, who holds ${h.id}`);
 }
 
 export async function closeAudit(a: Audit): Promise<void> {
@@ -92,13 +106,21 @@ export async function auditTool(a: Audit, tool: ToolName): Promise<ConsentVerdic
         await restoreAccount(sit.world.acc.accountId, sit.base);
         a.clean = true;
       }
-      await call(a.callers[who], tool, route.args);
+      const answer = await call(a.callers[who], tool, route.args);
       verdict.calls++;
       const after = await snapshotAccount(sit.world.acc.accountId);
       const changes = diff(sit.base, after);
-      if (changes.some((c) => c.effect !== "presence")) a.clean = false;
+      const changed = changes.some((c) => c.effect !== "presence");
+      if (changed) a.clean = false;
       const judged = judge(sit.state, sit.ids, caller, sit.base, after, changes);
-      for (const b of judged.breaches) verdict.breaches.push(`${who} ${route.name || "(no record named)"}: ${b}`);
+      const breaches = [...judged.breaches, ...judgeAnswer(tool, caller, route.args, answer, a.held, sit.base)];
+      // What each held task shows its holder, read again only when some row of the account changed and the caller is not
+      // its holder (its holder and a person may change anything it shows; what nothing changed shows as built).
+      const others = changed && caller.kind === "agent" ? a.held.filter((h) => h.holder !== caller.name) : [];
+      const linksMoved = changes.some((c) => c.table === "calendar_links");
+      const shown = await Promise.all(others.map((h) => readShown(readerOf(a.callers, h), h.id, linksMoved || a.shown.get(h.id)!.missing ? undefined : a.shown.get(h.id)!.links)));
+      others.forEach((h, i) => breaches.push(...judgeShown(caller, h, a.shown.get(h.id)!, shown[i], after)));
+      for (const b of breaches) verdict.breaches.push(`${who} ${route.name || "(no record named)"}: ${b}`);
       if ((who === "person" || who === "holder") && judged.reachedX) verdict.reaching.push(route.name);
     }
   }

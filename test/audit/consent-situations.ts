@@ -9,6 +9,14 @@ import { snapshotAccount, type Snapshot } from "./observe.ts";
  * in project P under a parent T0 under an ancestor T00; it has two steps, a
  * label, a dependency on D, a calendar link, a comment and a subtask XC. A
  * paused agent `idle` and a second project P2 are there to be named.
+ *
+ * Where X is held, what it shows through other rows is there to be reached
+ * too: the trash holds a third step of X (item `stepItem`), and a second
+ * task Y held by X's holder, who trashed it (item `itemY`). Where no agent
+ * completes X in the build (a pending question, blocked, held by the
+ * person), D is unfinished: X's gate is closed, and a route through D that
+ * opened it would show. Where X is claimed, its subtask Z is claimed by the
+ * same agent: a refusal stopped by X must not name Z beside it.
  */
 
 export type StateName =
@@ -40,7 +48,10 @@ export const HOLDER: Record<StateName, string | null> = {
 export interface Situation {
   state: StateName;
   world: World;
-  /** Named entities: X, XC, T0, T00, D (X waits on it), F (a task apart), P, P2, L (label id), step1, step2, link, comment, run, approval, item (trash), token. */
+  /**
+   * Named entities: X, XC, T0, T00, D (X waits on it), F (a task apart), P, P2, L (label id), step1, step2, link, comment, run,
+   * approval, item (X in the trash), Z (X's held subtask, where X is claimed), stepItem (X's step in the trash), Y and itemY (a held task its holder trashed), token.
+   */
   ids: Record<string, string>;
   /** Every row of the account as built: each call is observed against it, and it is put back after any call that changed something. */
   base: Snapshot;
@@ -64,14 +75,19 @@ export async function buildSituation(state: StateName): Promise<Situation> {
   [ids.step1, ids.step2] = steps.map((s) => s.id);
   ids.link = (await person.ok("link_calendar_event", { task_id: ids.X, ...EVENT })).link.id;
   await person.ok("add_dependency", { task_id: ids.X, depends_on_id: ids.D });
-  // What X waits on is done: an agent may complete X (an agent completes no task that waits on unfinished work).
-  await person.ok("complete_task", { task_id: ids.D });
+  // Where an agent completes X (in the build or the audit), what X waits on is done: an agent completes no task that waits on unfinished work.
+  if (!GATE_CLOSED.includes(state)) await person.ok("complete_task", { task_id: ids.D });
   ids.comment = (await person.ok("comment_on_task", { task_id: ids.X, body: "Keep it short" })).comment.id;
   ids.XC = (await person.ok("decompose_task", { task_id: ids.X, subtasks: [{ title: "Find a quote" }] })).tasks[0].id;
   ids.token = (await createToken({ accountId: w.acc.accountId, kind: "human", scope: "read" })).id;
   await createToken({ accountId: w.acc.accountId, kind: "agent", scope: "write", agent: "idle" });
   await person.ok("pause_agent", { agent: "idle" });
 
+  if (state === "claimed") {
+    // A second held task in X's tree, a subtask Z its holder claimed: a refusal stopped by X names X, not Z too (the nearest route only).
+    ids.Z = await task({ title: "Pick the quote", parent_id: ids.X });
+    await w.agent.ok("claim_task", { task_id: ids.Z });
+  }
   const claim = async () => {
     await w.agent.ok("claim_task", { task_id: ids.X });
     ids.run = (await w.agent.ok("start_run", { task_id: ids.X })).run.id;
@@ -106,5 +122,20 @@ export async function buildSituation(state: StateName): Promise<Situation> {
       await person.ok("archive_project", { project_id: ids.P });
       break;
   }
+  const holder = HOLDER[state];
+  if (holder !== null) {
+    // What X shows through the trash: a step of X its holder trashed, and a second task its holder claimed and trashed.
+    const by = holder === "human" ? person : w.agent;
+    const spare = (await by.ok("add_steps", { task_id: ids.X, steps: ["Check the links"] })).steps as { id: string }[];
+    await by.ok("delete_step", { step_id: spare[0].id });
+    ids.stepItem = await trashItemOf(w, spare[0].id);
+    ids.Y = await task({ title: "Rotate the keys" });
+    await by.ok("claim_task", { task_id: ids.Y });
+    await by.ok("delete_task", { task_id: ids.Y });
+    ids.itemY = await trashItemOf(w, ids.Y);
+  }
   return { state, world: w, ids, base: await snapshotAccount(w.acc.accountId) };
 }
+
+/** The states where no agent completes X: there D stays unfinished, and X's gate closed. */
+const GATE_CLOSED: StateName[] = ["pending_question", "blocked", "held_by_person"];

@@ -36,7 +36,8 @@ export function consentAudit(states: StateName[], o: { checkPublished?: boolean 
     describe("consent audit: what each tool publishes", () => {
       it("claim_guarded is true exactly for the tools that reach a held task's rows (by its holder or a person, in some held state)", () => {
         expect(reaching.size).toBe(AUDITED_TOOLS.length);
-        expect(AUDITED_TOOLS.map((t) => enforcementMismatch(t, reaching.get(t) ?? [])).filter(Boolean)).toEqual([]);
+        const mismatches = AUDITED_TOOLS.map((t) => enforcementMismatch(t, reaching.get(t) ?? [])).filter(Boolean);
+        expect(mismatches, mismatches.join("\n")).toEqual([]);
       });
     });
   }
