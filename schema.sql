@@ -673,6 +673,16 @@ BEGIN
   SELECT RAISE(ABORT, 'taskgate:undo');
 END;
 
+-- C1 for a call that would change nothing: an agent's claim-guarded call first inserts the task it
+-- names here (src/mcp/engine.ts), and is refused on a task another holds as a call that changes it
+-- would be, never answered as if it acted. Nothing is ever stored.
+CREATE TABLE IF NOT EXISTS named_task (task_id TEXT NOT NULL);
+CREATE TRIGGER IF NOT EXISTS consent_named_task BEFORE INSERT ON named_task
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:claim') WHERE EXISTS (SELECT 1 FROM held_by_other WHERE task_id = NEW.task_id);
+  SELECT RAISE(IGNORE);
+END;
+
 -- C5: a paused agent is given nothing, by a person or an agent, through any route.
 -- The server's own writers copy, restore or seed rows as they are (a move copies
 -- a paused agent's tasks with it), so a server caller is not held to it.
@@ -1276,4 +1286,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0015_consent_rules.sql'),
   ('0017_fill_consent_data.sql'),
   ('0018_consent_routes.sql'),
-  ('0019_fail_closed.sql');
+  ('0019_fail_closed.sql'),
+  ('0020_named_task.sql');

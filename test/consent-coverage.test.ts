@@ -29,6 +29,7 @@ const TASK_COLUMNS_EXEMPT: Record<string, string> = {
 /** Tables with a task_id that have no consent_<table>_insert/update/delete triggers, and why. */
 const CHILD_TABLES_EXEMPT: Record<string, string> = {
   comments: "comments stay open to everyone (C1)",
+  named_task: "stores nothing: a call's named task, refused by consent_named_task when another holds it",
   claim_lapse_notices: "the server's own notices",
 };
 

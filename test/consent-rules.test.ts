@@ -82,7 +82,7 @@ describe.each(ERAS)("consent rules (%s era)", (era) => {
     await person.ok("claim_task", { task_id: persons.id });
     const before = await snapshotDb();
     expect(await beta.fails("update_task", { task_id: awaiting.id, notes: "overwritten" })).toMatch(/held by agent alpha \(awaiting a person's sign-off\)/);
-    expect(await beta.fails("reopen_task", { task_id: awaiting.id })).toMatch(/sign-off .* waits for a person: only a person decides it/);
+    expect(await beta.fails("reopen_task", { task_id: awaiting.id })).toMatch(/held by agent alpha \(awaiting a person's sign-off\), so beta may not/);
     expect(await beta.fails("unblock_task", { task_id: blocked.id })).toMatch(/held by agent alpha \(blocked\)/);
     expect(await beta.fails("update_task", { task_id: persons.id, notes: "overwritten" })).toMatch(/held by the person/);
     expect(await alpha.fails("assign_task", { task_id: persons.id, assignee: "alpha" })).toMatch(/held by the person/);
@@ -100,7 +100,7 @@ describe.each(ERAS)("consent rules (%s era)", (era) => {
     await alpha.ok("claim_task", { task_id: q.id });
     const asked = await alpha.ok("request_approval", { task_id: q.id, question: "May I spend 20 EUR?" });
     expect(await alpha.fails("complete_task", { task_id: q.id })).toMatch(/pending question .*Only a person decides it/);
-    expect(await beta.fails("request_approval", { task_id: q.id, withdraw: true })).toMatch(/held by agent alpha|asked by alpha/);
+    expect(await beta.fails("request_approval", { task_id: q.id, withdraw: true })).toMatch(/held by agent alpha|is claimed by agent alpha|asked by alpha/);
     expect(await row("SELECT status FROM approvals WHERE id = ?", asked.approval.id)).toEqual({ status: "pending" });
     const w = await alpha.ok("request_approval", { task_id: q.id, withdraw: true });
     expect(w.approval).toMatchObject({ status: "withdrawn", decided_by: "alpha" });

@@ -193,6 +193,7 @@ export const CLAIM_GUARDED_TOOLS = set(
   "request_approval",
   "delete_label", "label_task", "unlabel_task",
   "link_calendar_event", "unlink_calendar_event",
+  "restore_from_trash",
 );
 
 /**

@@ -55,6 +55,19 @@ export async function serverBatch(db: D1Database, name: ServerWriter, statements
 }
 
 
+/**
+ * What an agent's claim-guarded call names, checked first in its batch (the
+ * table named_task of schema.sql stores nothing; its trigger refuses a task
+ * another holds): a call that would change nothing on a held task is refused
+ * as one that changes it, never answered as if it acted. The task itself, or
+ * the task of a named step.
+ */
+export function namedTaskCheck(db: D1Database, accountId: string, named: { task_id: string } | { step_id: string }): D1PreparedStatement {
+  return "task_id" in named
+    ? db.prepare("INSERT INTO named_task (task_id) VALUES (?)").bind(named.task_id)
+    : db.prepare("INSERT INTO named_task (task_id) SELECT task_id FROM steps WHERE id = ? AND account_id = ?").bind(named.step_id, accountId);
+}
+
 export interface HeldTask {
   id: string;
   title: string;
@@ -68,7 +81,8 @@ export interface HeldTask {
 /**
  * How a call reached a held task, nearest first: 1 the task it names (or the
  * task of a named step, run or link), 2 a task below one it names, 3 the
- * parent of one it names, 4 a task of a named project, label or trash item.
+ * parent of one it names, 4 a task of a named project, label or trash item
+ * (not the tasks below those: a label or a trash item holds its own tasks).
  */
 const REACHED = `WITH RECURSIVE ids(v) AS (SELECT value FROM json_each(?1)),
   direct(id) AS (
@@ -85,7 +99,7 @@ const REACHED = `WITH RECURSIVE ids(v) AS (SELECT value FROM json_each(?1)),
   tree(id, r) AS (
     SELECT id, r FROM roots
     UNION SELECT t.id, CASE tree.r WHEN 1 THEN 2 ELSE tree.r END FROM tree JOIN tasks t INDEXED BY tasks_parent ON t.parent_id = tree.id
-     WHERE t.account_id = ?2 AND tree.r <> 3),
+     WHERE t.account_id = ?2 AND tree.r IN (1, 2)),
   reached(id, r) AS (SELECT id, min(r) FROM tree GROUP BY id)`;
 
 /**

@@ -78,6 +78,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   claim_lapse_notices: { task_id: B, account_id: B, expired_at: B, event_id: B, notified_at: B },
   guard: { failed: B },
   call_actor: { batch: B, kind: B, name: B, now: B },
+  named_task: { task_id: B },
   move_permit: { held: B },
   people: { id: B, account_id: B, email: W, password_hash: W, created_at: B, updated_at: B },
   setup_links: { hash: B, person_id: B, account_id: B, created_at: B, expires_at: B, used_at: L },

@@ -37,7 +37,7 @@ export const CONSENT_RULES: readonly ConsentRule[] = [
     code: "claim",
     triggers: [
       "consent_task_held", "consent_child_moved", "consent_child_added", "consent_project_held", ...partTriggers,
-      "consent_label_renamed", "consent_task_restored",
+      "consent_label_renamed", "consent_task_restored", "consent_named_task",
     ],
   },
   {

@@ -143,3 +143,10 @@ export function gateRefusal(me: string, tool: string): string {
 export function nocallerRefusal(tool: string): string {
   return `${tool}: this write named no caller and was refused; nothing was written.`;
 }
+
+/** The task a call acts on, as its arguments name it: the task itself, or the task of a named step; null when they name neither. */
+export function namedTarget(args: Record<string, unknown>): { task_id: string } | { step_id: string } | null {
+  if (typeof args.task_id === "string") return { task_id: args.task_id };
+  if (typeof args.step_id === "string") return { step_id: args.step_id };
+  return null;
+}

@@ -5,13 +5,13 @@ import { conflict, forbidden, ToolError } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import { claimRefusal, PERSON_ASSIGNEE } from "../domain/claims.ts";
-import { claimRefusalFor, consentRefusal, decisionRefusal, gateRefusal, namedIds, nocallerRefusal, pausedRefusal, undoRefusal, waitsRefusal } from "../domain/consent.ts";
+import { claimRefusalFor, consentRefusal, decisionRefusal, gateRefusal, namedIds, namedTarget, nocallerRefusal, pausedRefusal, undoRefusal, waitsRefusal } from "../domain/consent.ts";
 import { insertIdempotent, PENDING_RESULT, recordIdempotent, type IdempotencyScope } from "../db/idempotency.ts";
 import { insertActivity, insertActivityFrom } from "../db/activity.ts";
 import { conditionsHold, guardStatement } from "../db/guards.ts";
 import { batchByName, statementOf, type NamedResults } from "../db/batch.ts";
-import { actorIn, actorOut, consentCodeOf, heldTasksNamed, pausedAgentsNamed, pendingRequestsNamed, unfinishedDependenciesNamed, type ConsentCode } from "../db/consent.ts";
-import type { ToolName } from "../catalog/effects.ts";
+import { actorIn, actorOut, consentCodeOf, heldTasksNamed, namedTaskCheck, pausedAgentsNamed, pendingRequestsNamed, unfinishedDependenciesNamed, type ConsentCode } from "../db/consent.ts";
+import { CLAIM_GUARDED_TOOLS, type ToolName } from "../catalog/effects.ts";
 import type { ToolSelection } from "../catalog/toolsets.ts";
 import { AGAIN, type ActivityEntry, type BatchStep, type Changes, type Condition, type GuardError, type Rows, type ToolContext, type Write } from "../catalog/tool.ts";
 
@@ -122,14 +122,19 @@ export function makeContext(
     }
   }
 
+  // An agent's claim-guarded call names its task first: held by another, the call is refused even if it would change nothing.
+  const named = p.kind === "agent" && CLAIM_GUARDED_TOOLS.has(tool) ? namedTarget(args) : null;
+  const namedCheck = named ? [namedTaskCheck(db, p.accountId, named)] : [];
+
   /**
    * One batch: the caller first (the consent triggers read it), then the
-   * steps, then the caller removed. Results are the named steps' own.
+   * task an agent's claim-guarded call names, then the steps, then the caller
+   * removed. Results are the named steps' own.
    */
   async function runBatch<K extends string>(steps: BatchStep<K>[]): Promise<NamedResults<K>> {
     const batch = newId("cal");
     try {
-      return await batchByName(db, [actorIn(db, batch, { kind: p.kind, name: me, now }), ...steps, actorOut(db, batch)]);
+      return await batchByName(db, [actorIn(db, batch, { kind: p.kind, name: me, now }), ...namedCheck, ...steps, actorOut(db, batch)]);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       const code = consentCodeOf(message);
