@@ -5,14 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connect, createToken, ERAS, seedAccount, snapshotDb, type Era, type TestClient } from "./helpers.ts";
-
-async function team(era: Era, name: string) {
-  const acc = await seedAccount(name, "alpha");
-  const beta = await createToken({ accountId: acc.accountId, kind: "agent", scope: "write", agent: "beta" });
-  const clients = { person: await connect(acc.human, era), alpha: await connect(acc.agent, era), beta: await connect(beta.secret, era) };
-  return { acc, ...clients, close: () => Promise.all(Object.values(clients).map((c: TestClient) => c.close())) };
-}
+import { createToken, ERAS, snapshotDb, team } from "./helpers.ts";
 
 const row = (sql: string, ...binds: unknown[]) => env.DB.prepare(sql).bind(...binds).first<Record<string, unknown>>();
 

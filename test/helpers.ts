@@ -187,3 +187,11 @@ export async function activityCount(accountId: string, target?: string): Promise
     : await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ? AND target_id = ?").bind(accountId, target).first<{ n: number }>();
   return row?.n ?? 0;
 }
+
+/** An account with its person and two agents, alpha and beta, each connected in `era`: who the consent rules are between. */
+export async function team(era: Era, name: string) {
+  const acc = await seedAccount(name, "alpha");
+  const beta = await createToken({ accountId: acc.accountId, kind: "agent", scope: "write", agent: "beta" });
+  const clients = { person: await connect(acc.human, era), alpha: await connect(acc.agent, era), beta: await connect(beta.secret, era) };
+  return { acc, ...clients, close: () => Promise.all(Object.values(clients).map((c: TestClient) => c.close())) };
+}

@@ -122,19 +122,19 @@ export function makeContext(
     }
   }
 
-  // An agent's claim-guarded call names its task first: held by another, the call is refused even if it would change nothing.
+  // An agent's claim-guarded call names its task first in each batch (after its idempotency key, so a retry still
+  // replays): held by another, the call is refused even where it would change nothing.
   const named = p.kind === "agent" && CLAIM_GUARDED_TOOLS.has(tool) ? namedTarget(args) : null;
   const namedCheck = named ? [namedTaskCheck(db, p.accountId, named)] : [];
 
   /**
    * One batch: the caller first (the consent triggers read it), then the
-   * task an agent's claim-guarded call names, then the steps, then the caller
-   * removed. Results are the named steps' own.
+   * steps, then the caller removed. Results are the named steps' own.
    */
   async function runBatch<K extends string>(steps: BatchStep<K>[]): Promise<NamedResults<K>> {
     const batch = newId("cal");
     try {
-      return await batchByName(db, [actorIn(db, batch, { kind: p.kind, name: me, now }), ...namedCheck, ...steps, actorOut(db, batch)]);
+      return await batchByName(db, [actorIn(db, batch, { kind: p.kind, name: me, now }), ...steps, actorOut(db, batch)]);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       const code = consentCodeOf(message);
@@ -172,7 +172,7 @@ export function makeContext(
       const prefix = idempotency
         ? [insertIdempotent(db, idempotency.scope, idempotency.requestHash, computed ? PENDING_RESULT : JSON.stringify(result), now)]
         : [];
-      const own = await runBatch([...prefix, ...withActivity(write)]);
+      const own = await runBatch([...prefix, ...namedCheck, ...withActivity(write)]);
       ctx.committedOnce = true;
       committed.push(...eventsOf(write, own));
       if (!computed) return result;
@@ -181,7 +181,7 @@ export function makeContext(
       return value as never;
     },
     async commitWithResults(write) {
-      const own = await runBatch(withActivity(write));
+      const own = await runBatch([...namedCheck, ...withActivity(write)]);
       ctx.committedOnce = true;
       committed.push(...eventsOf(write, own));
       return own;
