@@ -7,7 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { UNFINISHED } from "../src/db/dependencies.ts";
-import { CONSENT_CODES, CONSENT_RULES, FAIL_CLOSED_TABLES, TASK_PART_TABLES } from "../src/domain/consent-rules.ts";
+import { CONSENT_CODES, CONSENT_RULES, FAIL_CLOSED_TABLES, TASK_PART_TABLES, type HeldRoute } from "../src/domain/consent-rules.ts";
+import { RELATIONS } from "./audit/consent-routes.ts";
 import { consentCodeOf } from "../src/db/consent.ts";
 import { asServer, seedAccount, snapshotDb } from "./helpers.ts";
 
@@ -74,6 +75,20 @@ describe("what the consent rules cover", () => {
     // What the reads call unfinished (get_task, list_blocked_tasks, the refusal) is what the trigger refuses on.
     expect(body).toContain(UNFINISHED("w"));
     expect(body).not.toMatch(/trash_id/);
+  });
+
+  it("the consent audit's table of relations names a record for every route the rules declare", () => {
+    // The record of the audit's situations (test/audit/consent-situations.ts) that stands for each route.
+    const record: Record<HeldRoute, string> = {
+      "the task": "X", "its parent": "T0", "an ancestor": "T00", "its subtask": "XC", "what it waits on": "D", "its project": "P",
+      "its step": "step1", "its run": "run", "its request": "approval", "its label": "L", "its calendar link": "link",
+      "a trash item holding it or its parts": "item",
+    };
+    const ids = new Proxy({} as Record<string, string>, { get: (_, key) => String(key) });
+    const named = new Set(Object.values(RELATIONS).flatMap((r) => r(ids)).flat(2).filter((v) => typeof v === "string"));
+    const routes = new Set(CONSENT_RULES.flatMap((r) => r.reaches ?? []));
+    expect(routes.size, "C1 declares its routes").toBeGreaterThan(10);
+    expect([...routes].filter((route) => !named.has(record[route])), "routes the audit never calls").toEqual([]);
   });
 
   it("each consent trigger belongs to one declared rule and refuses with that rule's code; every code has a rule", async () => {

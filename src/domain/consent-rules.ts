@@ -12,6 +12,17 @@
 export const CONSENT_CODES = ["claim", "consent", "decision", "undo", "paused", "waits", "gate", "nocaller"] as const;
 export type ConsentCode = (typeof CONSENT_CODES)[number];
 
+/**
+ * The records through which a call reaches a held task (C1): the consent
+ * audit's table of relations (test/audit/consent-routes.ts) must name each,
+ * and test/consent-coverage.test.ts holds it to this list.
+ */
+export const HELD_ROUTES = [
+  "the task", "its parent", "an ancestor", "its subtask", "what it waits on", "its project", "its step", "its run", "its request",
+  "its label", "its calendar link", "a trash item holding it or its parts",
+] as const;
+export type HeldRoute = (typeof HELD_ROUTES)[number];
+
 export interface ConsentRule {
   /** The rule's name in docs/approvals-and-claims.md. */
   rule: string;
@@ -20,6 +31,8 @@ export interface ConsentRule {
   code: ConsentCode | null;
   /** The triggers of schema.sql (and of the migration that brought them) that enforce it. */
   triggers: readonly string[];
+  /** The records through which a call reaches what the rule holds (the audit calls every one). */
+  reaches?: readonly HeldRoute[];
 }
 
 /** The tables whose rows belong to a task, each held with it (C1), on insert, update and delete. */
@@ -39,6 +52,7 @@ export const CONSENT_RULES: readonly ConsentRule[] = [
       "consent_task_held", "consent_child_moved", "consent_child_added", "consent_project_held", ...partTriggers,
       "consent_label_renamed", "consent_task_restored", "consent_named_task",
     ],
+    reaches: HELD_ROUTES,
   },
   {
     rule: "C2",
