@@ -164,7 +164,15 @@ describe("the web console in Chromium", () => {
     expect(await flash(page)).toMatch(/^Moved the task and 2 subtask\(s\) to the trash/);
     expect((await f.agent.ok("export_project", { project_id: project.id })).tasks.map((t: { title: string }) => t.title)).toEqual(["Pick new photos"]);
 
-    await page.getByRole("link", { name: "Trash" }).click();
+    // What waits on it still waits: its page shows the task in the trash, still unfinished, linked to its trash item.
+    await page.goto(`${taskgate().base}/tasks/${other.id}`);
+    const deps = page.locator("section[aria-labelledby=h-deps]");
+    await expect.poll(() => deps.innerText(), { timeout: 20_000 }).toMatch(/Waits on\s+Rewrite the pricing page\s+open\s+in the trash \(trs_[0-9a-z]{16}\), still unfinished/);
+    await screenshot(page, "console-task-waits-on-trash");
+    await deps.getByRole("link", { name: /^trs_/ }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe("/trash");
+    await expect.poll(() => page.locator(`tr[id="${new URL(page.url()).hash.slice(1)}"]`).innerText()).toMatch(/Rewrite the pricing page/);
+
     await screenshot(page, "console-trash");
     await page.getByRole("button", { name: "Restore Rewrite the pricing page" }).click();
     expect(await flash(page)).toMatch(/^Restored the task/);
