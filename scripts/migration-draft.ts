@@ -25,6 +25,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { ROOT } from "./lib/d1.ts";
+import { normalizeSql, splitSql } from "./lib/sql-text.ts";
 
 interface SchemaObject {
   type: string;
@@ -33,35 +34,11 @@ interface SchemaObject {
   sql: string;
 }
 
-/** Statements of an SQL file, a trigger's BEGIN … END; kept whole (as test/schema.ts splits them). */
-function statements(sql: string): string[] {
-  const out: string[] = [];
-  let current: string[] = [];
-  let inTrigger = false;
-  for (const raw of sql.split("\n")) {
-    const line = raw.replace(/--.*$/, "").trimEnd();
-    if (!line.trim()) continue;
-    current.push(line);
-    if (/^\s*CREATE\s+TRIGGER/i.test(line)) inTrigger = true;
-    if (inTrigger ? /^\s*END;\s*$/i.test(line) : line.endsWith(";")) {
-      out.push(current.join("\n"));
-      current = [];
-      inTrigger = false;
-    }
-  }
-  if (current.length) out.push(current.join("\n"));
-  return out;
-}
-
 function build(files: string[]): DatabaseSync {
   const db = new DatabaseSync(":memory:");
-  for (const sql of files) for (const s of statements(sql)) db.exec(s);
+  for (const sql of files) for (const s of splitSql(sql)) db.exec(s);
   return db;
 }
-
-/** SQL text compared by its tokens, as the migrations test compares it. */
-const normal = (sql: string) =>
-  sql.replace(/--[^\n]*/g, " ").replace(/\bIF\s+NOT\s+EXISTS\b/gi, " ").replace(/\s+/g, " ").replace(/\s*([(),;=<>])\s*/g, "$1").trim();
 
 function objects(db: DatabaseSync): Map<string, SchemaObject> {
   const rows = db
@@ -106,7 +83,7 @@ export function draft(from: DatabaseSync, to: DatabaseSync): { sql: string[]; by
         before.delete(c.name);
       }
       for (const gone of before.keys()) byHand.push(`column ${o.name}.${gone} is gone from schema.sql: rebuild ${o.name} and copy its rows`);
-    } else if (!old || normal(old.sql) !== normal(o.sql)) {
+    } else if (!old || normalizeSql(old.sql) !== normalizeSql(o.sql)) {
       if (old) sql.push(`DROP ${o.type.toUpperCase()} IF EXISTS ${o.name};`);
       sql.push(o.sql.endsWith("END") || o.sql.endsWith(";") ? o.sql.replace(/;?$/, ";") : `${o.sql};`);
     }

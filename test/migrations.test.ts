@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { searchTaskRows } from "../src/db/task-search.ts";
 import { asServer, connect, seedAccount } from "./helpers.ts";
 import { applySchema, splitSql } from "./schema.ts";
+import { normalizeSql } from "../scripts/lib/sql-text.ts";
 
 interface Migration {
   name: string;
@@ -36,16 +37,6 @@ async function structure(db: D1Database): Promise<Record<string, unknown>> {
     }
   }
   return out;
-}
-
-/** SQL text compared by its tokens: whitespace, case of keywords and `IF NOT EXISTS` do not count. */
-export function normalizeSql(sql: string): string {
-  return sql
-    .replace(/--[^\n]*/g, " ")
-    .replace(/\bIF\s+NOT\s+EXISTS\b/gi, " ")
-    .replace(/\s+/g, " ")
-    .replace(/\s*([(),;=<>])\s*/g, "$1")
-    .trim();
 }
 
 async function count(db: D1Database, table: string): Promise<number> {
