@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { conflict } from "../domain/errors.ts";
-import { claimRefusalFor } from "../domain/consent.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { APPROVAL_KINDS, APPROVAL_STATUSES, selectPendingApproval, type Approval } from "../db/approvals.ts";
@@ -153,10 +152,8 @@ const completeTask = defineTool({
           return complete(ctx.guard(guard, lost), followUp(ctx, t, timeZone));
         }
         if (t.status === "awaiting_approval" && pending?.kind === "signoff") {
-          // Only the asker is answered with its own sign-off: anyone else is told whose it is (C1, C3), never that it acted.
-          if (t.assignee !== null && t.assignee !== me) {
-            throw conflict(claimRefusalFor(me, "complete_task", [{ id: t.id, title: t.title, status: t.status, holder: t.assignee, claim_expires_at: t.claim_expires_at }]));
-          }
+          // Only the asker is answered with its own sign-off; anyone else is told whose it is (C3), never that it acted.
+          // (Another agent's call on the task its holder awaits sign-off for is refused before this, by the named-task check.)
           if (pending.requested_by !== me) throw questionPending(me, t.id, pending);
           return { task: toTask(t), outcome: "awaiting_approval" as const, approval: pending, next_occurrence: null, changed: false };
         }
