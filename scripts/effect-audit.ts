@@ -35,7 +35,7 @@ interface Assertion {
   title: string;
   status: string;
   failureMessages: string[];
-  meta?: { audit?: Verdict; consent?: ConsentVerdict };
+  meta?: { audit?: Verdict; consent?: ConsentVerdict; outputs?: { validated: number; failed: number } };
 }
 
 interface Report {
@@ -80,4 +80,8 @@ const tools = new Set(consent.map((v) => v.tool)).size;
 const situations = new Set(consent.map((v) => v.state)).size;
 const calls = consent.reduce((n, v) => n + v.calls, 0);
 console.log(`consent audit: ${tools} tools × ${situations} situations, ${calls} calls, ${breaches} breaches`);
-process.exit(mismatches || breaches || broken.length || ran.status ? 1 : 0);
+const outputs = results.flatMap((r) => (r.meta?.outputs ? [r.meta.outputs] : []));
+const validated = outputs.reduce((n, o) => n + o.validated, 0);
+const failed = outputs.reduce((n, o) => n + o.failed, 0);
+console.log(`output schemas: ${validated} structured results of the audits' calls validated (Ajv, draft 2020-12, strict), ${failed} failures`);
+process.exit(failed || mismatches || breaches || broken.length || ran.status ? 1 : 0);

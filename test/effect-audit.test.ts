@@ -9,6 +9,7 @@ import { MORE_SCENARIOS } from "./audit/scenarios-more.ts";
 import { TASK_SCENARIOS } from "./audit/scenarios-tasks.ts";
 import { populate } from "./audit/states.ts";
 import { judge, type Verdict } from "./audit/verdicts.ts";
+import { everyResultChecked } from "./output-check.ts";
 
 declare module "vitest" {
   interface TaskMeta {
@@ -58,6 +59,7 @@ describe("effect audit: every tool against its hints", () => {
       }
     });
   }
+  everyResultChecked("the effect audit");
 });
 
 describe("the audit's own verdicts", () => {

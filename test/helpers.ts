@@ -5,6 +5,7 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { planAccount, planToken, type Sql, type TokenRequest } from "../src/db/provisioning.ts";
 import { actorIn, actorOut } from "../src/db/consent.ts";
+import { checkOutput } from "./output-check.ts";
 
 export const MCP_URL = "https://taskgate.test/mcp";
 
@@ -142,7 +143,11 @@ export async function connect(secret: string, era: Era = "modern", opts: Connect
     protocolVersion = transport.protocolVersion;
     inner = client;
   }
-  const call = async (name: string, args: Record<string, unknown> = {}) => toResult(await inner.callTool({ name, arguments: args }));
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const raw = await inner.callTool({ name, arguments: args });
+    if (raw.isError !== true && raw.structuredContent !== undefined) checkOutput(name, raw.structuredContent);
+    return toResult(raw);
+  };
   return {
     era,
     protocolVersion,

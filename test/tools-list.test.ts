@@ -62,21 +62,28 @@ describe("tools/list as announced", () => {
     expect(describeAllTools().map((d) => d.name).sort()).toEqual([...TOOL_NAMES].sort());
   });
 
-  it("every field of every tool's result is always there (which is why output schemas list no required)", () => {
+  it("every field of every tool's result is always there (null when empty), and its output schema requires each", () => {
     const optional = ALL_TOOLS.flatMap((t) => optionalOutputFields(t.output).map((f) => `${t.name}.${f}`));
     expect(optional).toEqual([]);
-    for (const d of describeAllTools()) expect(d.outputSchema, d.name).not.toHaveProperty("required");
+    for (const d of describeAllTools()) expect([...(d.outputSchema.required as string[])].sort(), d.name).toEqual(Object.keys(d.outputSchema.properties as object).sort());
   });
 
-  it("no input or output schema is a union at its top: each is one object with properties", () => {
+  it("no input or output schema is a union at its top: each is one object with properties; input schemas are inline (models read them)", () => {
     const unions: string[] = [];
     for (const d of describeAllTools()) {
       for (const [which, s] of [["input", d.inputSchema], ["output", d.outputSchema]] as const) {
         for (const k of ["anyOf", "oneOf", "allOf", "not", "if", "$ref"]) if (k in s) unions.push(`${d.name} ${which}: ${k}`);
         if (s.type !== "object" || typeof s.properties !== "object") unions.push(`${d.name} ${which}: not an object with properties`);
       }
-      // Output schemas are one level deep: no union below the top either.
-      if (JSON.stringify(d.outputSchema).match(/"(anyOf|oneOf|allOf)"/)) unions.push(`${d.name} output: a union in a field`);
+      if (JSON.stringify(d.inputSchema).match(/"(\$ref|\$defs)"/)) unions.push(`${d.name} input: a reference`);
+      // Below the top, an output field is a union only to allow null.
+      const visit = (s: Record<string, any>, path: string): void => {
+        if (!s || typeof s !== "object") return;
+        if (Array.isArray(s.anyOf) && !(s.anyOf.length === 2 && s.anyOf.some((b: Record<string, unknown>) => b.type === "null"))) unions.push(`${d.name} output${path}: a union beyond null`);
+        for (const k of ["oneOf", "allOf", "not", "if"]) if (k in s) unions.push(`${d.name} output${path}: ${k}`);
+        for (const [k, v] of Object.entries(s)) if (k !== "enum" && k !== "required" && typeof v === "object") visit(v as Record<string, any>, `${path}.${k}`);
+      };
+      visit(d.outputSchema, "");
     }
     expect(unions).toEqual([]);
   });

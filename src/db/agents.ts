@@ -3,6 +3,7 @@ import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import { RUN_COLUMNS, RUNS_FROM, type Run } from "./runs.ts";
 import { readBatch } from "./batch.ts";
+import type { TaskStatus } from "../domain/vocabulary.ts";
 
 export interface AgentRow {
   id: string;
@@ -97,7 +98,7 @@ export interface FleetRunRow {
 export interface FleetTaskRow {
   id: string;
   title: string;
-  status: string;
+  status: TaskStatus;
   assignee: string;
   claim_expires_at: string | null;
   total: number;

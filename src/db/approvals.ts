@@ -1,6 +1,7 @@
 import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
+import type { TaskStatus } from "../domain/vocabulary.ts";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "closed", "withdrawn"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -47,7 +48,7 @@ export function selectLatestDecision(db: D1Database, accountId: string, taskId: 
 }
 
 export interface ApprovalWithTask extends Approval {
-  task_status: string;
+  task_status: TaskStatus;
   task_assignee: string | null;
   task_auto_ok: number | null;
 }
@@ -88,7 +89,7 @@ export function selectPendingCount(db: D1Database, accountId: string): D1Prepare
 }
 
 export interface PendingApprovalRow extends Approval {
-  task_status: string;
+  task_status: TaskStatus;
   task_assignee: string | null;
   task_notes: string;
   project_id: string | null;

@@ -5,6 +5,7 @@
  */
 import { UNLINKED_EVENT } from "./summaries.ts";
 import type { Condition } from "../catalog/tool.ts";
+import type { TaskStatus } from "../domain/vocabulary.ts";
 
 export interface LinkRow {
   id: string;
@@ -87,7 +88,7 @@ export function selectLinks(
 export interface AgendaTaskRow {
   id: string;
   title: string;
-  status: string;
+  status: TaskStatus;
   priority: number;
   due_at: string;
   assignee: string | null;

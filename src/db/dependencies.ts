@@ -7,11 +7,12 @@
  * restore can never bring back a cycle.
  */
 import type { Condition } from "../catalog/tool.ts";
+import type { TaskStatus } from "../domain/vocabulary.ts";
 
 export interface DependencyRef {
   id: string;
   title: string;
-  status: string;
+  status: TaskStatus;
 }
 
 /** What a task waits on: a ref, with the trash item holding it (null: live). */

@@ -1,6 +1,7 @@
 import { PENDING_APPROVAL_COLUMNS, PENDING_TASK_IDS, pendingPageSql, selectPendingNewestFirst, type Approval, type PendingApprovalRow, type PendingPage } from "./approvals.ts";
 import { readBatch } from "./batch.ts";
 import { frameOf, frameStatements, type Frame } from "./console.ts";
+import type { RunEventKind, RunStatus } from "./runs.ts";
 
 /**
  * The person's inbox in one round trip: the pending approvals of live tasks
@@ -13,7 +14,7 @@ export interface InboxRun {
   id: string;
   task_id: string;
   agent: string;
-  status: string;
+  status: RunStatus;
   summary: string | null;
   started_at: string;
   finished_at: string | null;
@@ -25,7 +26,7 @@ export interface InboxRun {
 export interface InboxEvent {
   run_id: string;
   id: string;
-  kind: string;
+  kind: RunEventKind;
   message: string;
   url: string | null;
   created_at: string;
@@ -110,10 +111,10 @@ export interface ApprovalRun {
   id: string;
   task_id: string;
   agent: string;
-  status: string;
+  status: RunStatus;
   summary: string | null;
   started_at: string;
-  events: { kind: string; message: string; created_at: string }[];
+  events: { kind: RunEventKind; message: string; created_at: string }[];
 }
 
 export interface ApprovalComment {
@@ -171,7 +172,7 @@ export async function readPendingWithContext(db: D1Database, accountId: string, 
   const runs = new Map<string, ApprovalRun>();
   for (const run of r.runs as Omit<ApprovalRun, "events">[]) runs.set(run.task_id, { ...run, events: [] });
   const byRun = new Map([...runs.values()].map((run) => [run.id, run]));
-  for (const e of r.events as { run_id: string; kind: string; message: string; created_at: string }[]) {
+  for (const e of r.events as { run_id: string; kind: RunEventKind; message: string; created_at: string }[]) {
     byRun.get(e.run_id)?.events.push({ kind: e.kind, message: e.message, created_at: e.created_at });
   }
   const comments = new Map((r.comments as ApprovalComment[]).map((c) => [c.task_id, c]));

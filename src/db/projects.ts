@@ -3,6 +3,7 @@ import { notFound } from "../domain/errors.ts";
 import { readBatch } from "./batch.ts";
 import { ARCHIVED_PROJECT, DELETED_PROJECT, listWhereSql, sqlLiteral, UNARCHIVED_PROJECT, UPDATED_PROJECT } from "./summaries.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
+import type { StepStatus } from "../domain/vocabulary.ts";
 
 export interface ProjectRow {
   id: string;
@@ -176,7 +177,7 @@ export async function locateProject(
     .first();
 }
 
-export interface ExportStepRow { task_id: string; id: string; position: number; text: string; status: string; created_at: string; updated_at: string }
+export interface ExportStepRow { task_id: string; id: string; position: number; text: string; status: StepStatus; created_at: string; updated_at: string }
 export interface ExportCommentRow { task_id: string; id: string; author: string; body: string; created_at: string; updated_at: string }
 export interface ExportLabelRow { task_id: string; name: string }
 export interface ExportDependencyRow { task_id: string; depends_on_id: string }

@@ -7,6 +7,7 @@
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { indexNewTask } from "./search-index.ts";
 import { insertTask, TASK_COLUMNS, type NewTask } from "./tasks.ts";
+import type { TaskStatus } from "../domain/vocabulary.ts";
 
 /** The statements that create the next occurrence `next` as a copy of `fromId`: the task, its labels, its steps (reset). */
 export function insertOccurrence(db: D1Database, next: NewTask, fromId: string): D1PreparedStatement[] {
@@ -58,7 +59,7 @@ export function selectSeries(db: D1Database, accountId: string, taskId: string):
 
 export interface OccurrenceRow {
   id: string;
-  status: string;
+  status: TaskStatus;
   due_at: string | null;
   completed_at: string | null;
 }

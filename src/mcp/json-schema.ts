@@ -10,9 +10,9 @@ import { z } from "zod";
  *   input gives types, enums, formats, defaults and what is required, and the
  *   descriptions that say more than a field's name; what holds for every tool
  *   (id formats, lengths, ranges, no unknown fields) is said once in the
- *   server's instructions and checked by the server. The output is one level
- *   deep, each nested record an `object` and each list an `array` (the server
- *   checks results against the full zod schema in tests).
+ *   server's instructions and checked by the server. The output is the whole
+ *   answer, every key required and every object closed, for the clients'
+ *   validators and typed clients (hosts do not hand it to the model).
  */
 
 export type JsonSchema = { [key: string]: unknown };
@@ -88,45 +88,84 @@ export function announcedInput(schema: z.ZodType): JsonObjectSchema {
   }) as JsonObjectSchema;
 }
 
-const TYPE_ORDER = ["string", "number", "integer", "boolean", "object", "array", "null"];
-
-/** The JSON types a (detailed) schema allows: `anyOf` branches and type lists merged; empty when any value goes. */
-function typesOf(s: JsonSchema): string[] {
-  const found = new Set<string>();
-  const add = (x: JsonSchema): boolean => {
-    if (Array.isArray(x.anyOf) || Array.isArray(x.oneOf)) return ((x.anyOf ?? x.oneOf) as JsonSchema[]).every(add);
-    if (typeof x.type === "string") found.add(x.type);
-    else if (Array.isArray(x.type)) for (const t of x.type) found.add(t as string);
-    else if (x.const !== undefined) found.add(x.const === null ? "null" : typeof x.const);
-    else if (Array.isArray(x.enum)) for (const v of x.enum) found.add(v === null ? "null" : typeof v);
-    else return false;
-    return true;
-  };
-  if (!add(s)) return [];
-  // An integer is a number: one word does for both.
-  if (found.has("integer") && found.has("number")) found.delete("integer");
-  return [...found].sort((a, b) => TYPE_ORDER.indexOf(a) - TYPE_ORDER.indexOf(b));
+/**
+ * The output schema tools/list announces: the whole answer, from the same zod
+ * schema the handler's result is checked against in tests. Every field is
+ * `required` (always there, null when empty), every object closed
+ * (`additionalProperties: false`), every list with its `items`, every nested
+ * record with its fields, enums and nullability as zod says. A typed client
+ * (the SDKs' validators, a client that turns the schema into its own types)
+ * can rely on each key. A shape that comes back more than once in one answer
+ * (the tasks a task waits on and those it blocks) is said once under `$defs`
+ * and referenced (`#/$defs/…`), which every JSON Schema validator resolves;
+ * input schemas, which models read, stay inline.
+ */
+export function announcedOutput(schema: z.ZodType): JsonObjectSchema {
+  const full = walk(raw(schema, "output"), (n) => {
+    withoutSafeBounds(n);
+    delete n[DETAIL];
+    return n;
+  }) as JsonObjectSchema;
+  return sharedShapes(full);
 }
 
-/** One result field, one level deep: its JSON types. */
-function briefField(s: JsonSchema): JsonSchema {
-  const types = typesOf(s);
-  if (types.length === 0) return {};
-  return { type: types.length === 1 ? types[0] : types };
+/** A `$ref` costs about this many bytes: a shape smaller than this is cheaper said again. */
+const REF_BYTES = 40;
+
+/** The schema's text for comparing shapes: its own description (said where it is used) left out. */
+function shapeKey(n: JsonSchema): string {
+  const { description: _said, ...shape } = n;
+  return JSON.stringify(shape);
 }
 
 /**
- * The output schema tools/list announces: the result's own fields with their
- * JSON types, nested records and lists as `object` and `array`. Every field
- * of every result is always there (null when empty; test/output-schemas.test.ts
- * holds every tool to it), so the schema does not list them again under
- * `required`. A structuredContent that satisfies the detailed schema
- * satisfies this one.
+ * Each object shape that occurs more than once in `schema` (largest first),
+ * moved to `$defs` under the name of the field where it first occurs and
+ * referenced from every place it occurred, its description kept beside the `$ref`.
  */
-export function announcedOutput(schema: z.ZodType): JsonObjectSchema {
-  const full = raw(schema, "output");
-  const props = (full.properties ?? {}) as Record<string, JsonSchema>;
-  return { type: "object", properties: mapValues(props, (p) => briefField(p as JsonSchema)) };
+function sharedShapes(schema: JsonObjectSchema): JsonObjectSchema {
+  const defs: Record<string, JsonSchema> = {};
+  for (;;) {
+    const found = new Map<string, { count: number; name: string; node: JsonSchema }>();
+    const visit = (n: unknown, name: string, top: boolean): void => {
+      if (Array.isArray(n)) return n.forEach((x) => visit(x, name, false));
+      if (!n || typeof n !== "object") return;
+      const node = n as JsonSchema;
+      if (!top && node.type === "object" && node.properties) {
+        const key = shapeKey(node);
+        const seen = found.get(key);
+        if (seen) seen.count++;
+        else found.set(key, { count: 1, name, node });
+      }
+      for (const [k, v] of Object.entries(node)) {
+        if (VALUES.has(k)) continue;
+        if (k === "properties" || k === "$defs") for (const [field, p] of Object.entries(v as JsonSchema)) visit(p, field, false);
+        else visit(v, name, false);
+      }
+    };
+    visit(schema, "answer", true);
+    for (const d of Object.entries(defs)) visit(d[1], d[0], true);
+    const repeated = [...found.entries()].filter(([key, f]) => f.count > 1 && key.length > REF_BYTES).sort((a, b) => b[0].length - a[0].length);
+    if (!repeated.length) break;
+    const [key, { name: field }] = repeated[0];
+    let name = field;
+    for (let i = 2; name in defs; i++) name = `${field}_${i}`;
+    const ref = `#/$defs/${name}`;
+    const replace = (n: unknown): unknown => {
+      if (Array.isArray(n)) return n.map(replace);
+      if (!n || typeof n !== "object") return n;
+      const node = n as JsonSchema;
+      if (node.type === "object" && node.properties && shapeKey(node) === key) {
+        defs[name] ??= (({ description: _d, ...shape }) => shape)(node);
+        return node.description === undefined ? { $ref: ref } : { $ref: ref, description: node.description };
+      }
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, VALUES.has(k) ? v : replace(v)]));
+    };
+    const top = schema;
+    schema = { ...(Object.fromEntries(Object.entries(top).map(([k, v]) => [k, k === "$defs" ? v : replace(v)])) as JsonObjectSchema) };
+    for (const [k, v] of Object.entries(defs)) if (k !== name) defs[k] = replace(v) as JsonSchema;
+  }
+  return Object.keys(defs).length ? { ...schema, $defs: defs } : schema;
 }
 
 /** The fields of a tool's result that are not always there (the catalog has none; a test holds it to that). */

@@ -17,7 +17,7 @@ import { AGAIN, defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import { actorNameArg, cursor, limit, nextCursor, projectId } from "./schemas.ts";
 import { REASON_MAX } from "./lifecycle.ts";
 import { runShape } from "./runs.ts";
-import { CLAIM_EXPIRES } from "./shapes.ts";
+import { CLAIM_EXPIRES, taskStatus } from "./shapes.ts";
 import { claimExpiry } from "../domain/claims.ts";
 import { AGENT_REASON, PAUSED_AGENT, RESUMED_AGENT } from "../db/summaries.ts";
 
@@ -54,7 +54,7 @@ const fleetRun = z.object({
   minutes_since_event: z.number(),
 });
 
-const heldTask = z.object({ id: z.string(), title: z.string(), status: z.string(), claim_expires_at: CLAIM_EXPIRES });
+const heldTask = z.object({ id: z.string(), title: z.string(), status: taskStatus, claim_expires_at: CLAIM_EXPIRES });
 
 const fleetStatus = defineTool({
   name: "fleet_status",

@@ -11,7 +11,7 @@ import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { AGAIN, defineTool, named, type Rows, type ToolContext } from "../catalog/tool.ts";
 import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskId } from "./schemas.ts";
-import { decideUrl, taskShape, waitingDecideUrl } from "./shapes.ts";
+import { decideUrl, runEventKind, runStatus, taskShape, taskStatus, waitingDecideUrl } from "./shapes.ts";
 import { completedWith, followUp, type FollowUp } from "./series.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { approvalRequested, approvalShape, completedBy, nextOccurrenceShape, NO_FOLLOW_UP, REASON_MAX } from "./lifecycle.ts";
@@ -36,10 +36,10 @@ const pendingItem = approvalShape.extend({
     .object({
       id: z.string(),
       agent: z.string(),
-      status: z.string(),
+      status: runStatus,
       summary: z.string().nullable(),
       started_at: z.string(),
-      events: z.array(z.object({ kind: z.string(), message: z.string(), created_at: z.string() })).describe("the last events of its log, oldest first"),
+      events: z.array(z.object({ kind: runEventKind, message: z.string(), created_at: z.string() })).describe("the last events of its log, oldest first"),
     })
     .nullable()
     .describe("the latest run of its task"),
@@ -88,7 +88,7 @@ const getApproval = defineTool({
   input: z.strictObject({ approval_id: approvalId }),
   output: z.object({
     approval: approvalShape,
-    task: z.object({ id: z.string(), title: z.string(), status: z.string(), assignee: z.string().nullable(), auto_ok: z.boolean() }),
+    task: z.object({ id: z.string(), title: z.string(), status: taskStatus, assignee: z.string().nullable(), auto_ok: z.boolean() }),
     decide_url: decideUrl,
   }),
   async handler(ctx, args) {

@@ -13,6 +13,7 @@ import { AGAIN, defineTool, named, type AnyTool } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import { LINKED_EVENT } from "../db/summaries.ts";
 import { calendarDate, cursor, id, isoTime, limit, PRIORITIES, taskId, title, toUtc } from "./schemas.ts";
+import { taskStatus } from "./shapes.ts";
 
 const provider = z
   .string()
@@ -74,7 +75,7 @@ const listLinks = defineTool({
 const agendaTask = z.object({
   id: z.string(),
   title: z.string(),
-  status: z.string(),
+  status: taskStatus,
   priority: z.enum(PRIORITIES),
   due_at: z.string(),
   assignee: z.string().nullable(),

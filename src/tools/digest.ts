@@ -3,6 +3,7 @@ import { invalid } from "../domain/errors.ts";
 import { readDigest, type DigestSection } from "../db/digest.ts";
 import { defineTool, type AnyTool } from "../catalog/tool.ts";
 import { isoTime, PRIORITIES, toUtc } from "./schemas.ts";
+import { taskStatus } from "./shapes.ts";
 
 const SECTION_MAX = 20;
 const DUE_SOON_HOURS = 48;
@@ -24,7 +25,7 @@ const completed = z.object({
 const awaiting = z.object({
   task_id: z.string(),
   task_title: z.string(),
-  status: z.string(),
+  status: taskStatus,
   approval_id: z.string().nullable().describe("the pending approval, if one was requested"),
   question: z.string().nullable(),
   requested_by: z.string().nullable(),
@@ -48,7 +49,7 @@ const failedRun = z.object({
 const dueSoon = z.object({
   id: z.string(),
   title: z.string(),
-  status: z.string(),
+  status: taskStatus,
   priority: z.enum(PRIORITIES),
   assignee: z.string().nullable(),
   due_at: z.string(),

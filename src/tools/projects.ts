@@ -16,7 +16,7 @@ import { moveToTrash } from "../db/trash.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { AGAIN, defineTool, named, type Condition, type ToolContext } from "../catalog/tool.ts";
 import { cursor, idempotencyKey, limit, longText, nextCursor, projectId } from "./schemas.ts";
-import { taskShape, trashedShape } from "./shapes.ts";
+import { stepStatus, taskShape, trashedShape } from "./shapes.ts";
 
 const projectName = z.string().trim().min(1, "must not be empty").max(200);
 
@@ -288,7 +288,7 @@ export const EXPORT_MAX_TASKS = 5_000;
 
 const exportedTask = taskShape.extend({
   steps: z.array(z.object({
-    id: z.string(), position: z.number(), text: z.string(), status: z.string(), created_at: z.string(), updated_at: z.string(),
+    id: z.string(), position: z.number(), text: z.string(), status: stepStatus, created_at: z.string(), updated_at: z.string(),
   })).describe("in order"),
   comments: z.array(z.object({
     id: z.string(), author: z.string(), body: z.string(), created_at: z.string(), updated_at: z.string(),

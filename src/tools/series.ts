@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { taskStatus } from "./shapes.ts";
 import { invalid } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { actorName } from "../domain/principal.ts";
@@ -113,7 +114,7 @@ export const seriesView = z
   .object({
     id: z.string(),
     occurrences: z
-      .array(z.object({ id: z.string(), status: z.string(), due_at: z.string().nullable(), completed_at: z.string().nullable() }))
+      .array(z.object({ id: z.string(), status: taskStatus, due_at: z.string().nullable(), completed_at: z.string().nullable() }))
       .describe(`the latest ${SERIES_SHOWN}, newest first`),
     total: z.number(),
   })

@@ -1,7 +1,17 @@
 import { z } from "zod";
 import { PRIORITIES, TASK_STATUSES } from "./schemas.ts";
+import { STEP_STATUSES } from "../domain/vocabulary.ts";
+import { RUN_EVENT_KINDS, RUN_STATUSES } from "../db/runs.ts";
 
 /** Result shapes shared by several tool groups. */
+export const taskStatus = z.enum(TASK_STATUSES);
+export const stepStatus = z.enum(STEP_STATUSES);
+export const runStatus = z.enum(RUN_STATUSES);
+export const runEventKind = z.enum(RUN_EVENT_KINDS);
+
+/** A task named in another record's answer. */
+export const taskRef = z.object({ id: z.string(), title: z.string(), status: taskStatus });
+
 export const taskShape = z.object({
   id: z.string(),
   project_id: z.string().nullable(),
@@ -51,6 +61,6 @@ export const waitingDecideUrl = z.string().nullable().default(null).describe("wh
 export const waitsOnRef = z.object({
   id: z.string(),
   title: z.string(),
-  status: z.string(),
+  status: taskStatus,
   trash_id: z.string().nullable().describe("the trash item holding it (restore_from_trash brings it back), or null"),
 });

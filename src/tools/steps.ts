@@ -12,12 +12,11 @@ import {
   appendStep, roomForSteps, selectStepTask, setStep, stepDiffers, stepStatusSummary, stepSummary, stepTask, stepsNotInOrder,
 } from "../db/step-writes.ts";
 import { idempotencyKey, LIMITS, stepId, taskId } from "./schemas.ts";
-import { trashedShape } from "./shapes.ts";
+import { stepStatus, trashedShape } from "./shapes.ts";
 
 export const STEP_LIMITS = { text: 2_000, perTask: 500 } as const;
 
-const STEP_STATUSES = ["pending", "in_progress", "done", "skipped"] as const;
-const stepStatus = z.enum(STEP_STATUSES);
+
 const stepText = z.string().trim().min(1, "must not be empty").max(STEP_LIMITS.text);
 
 const stepShape = z.object({

@@ -1,5 +1,6 @@
 /** add_dependency and remove_dependency: one task waits on another, in the same account, without cycles. */
 import { z } from "zod";
+import type { TaskStatus } from "../domain/vocabulary.ts";
 import { invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { deleteLink, dependencyPath, insertLink, noDependencyPath, type ReachRow, selectLink, selectReachable } from "../db/dependencies.ts";
@@ -9,9 +10,9 @@ import { readBatch } from "../db/batch.ts";
 import { dependencyIs, linkSummary, selectTaskRef } from "../db/task-writes.ts";
 import { NO_LONGER_WAITS_ON, WAITS_ON } from "../db/summaries.ts";
 import { taskId } from "./schemas.ts";
+import { taskRef } from "./shapes.ts";
 
 const notFoundHint = "list_tasks or search_tasks finds task ids";
-const taskRef = z.object({ id: z.string(), title: z.string(), status: z.string() });
 
 const dependencyArgs = z.strictObject({
   task_id: taskId.meta({ detail: "the task that waits" }),
@@ -56,8 +57,8 @@ function dependencyAtOnce(ctx: ToolContext, miss: Error, taskIdValue: string, de
       activity: { target: taskIdValue, summarySql: linkSummary(a, dependsOnId, add ? WAITS_ON : NO_LONGER_WAITS_ON) },
     },
     (rows) => ({
-      task: rows.task[0] as { id: string; title: string; status: string },
-      depends_on: rows.dependsOn[0] as { id: string; title: string; status: string },
+      task: rows.task[0] as { id: string; title: string; status: TaskStatus },
+      depends_on: rows.dependsOn[0] as { id: string; title: string; status: TaskStatus },
       changed: true,
     }),
   );

@@ -14,10 +14,9 @@ import { defineTool } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import { readBatchInProject } from "../db/projects.ts";
 import { assigneeName, cursor, limit, projectId, taskId } from "./schemas.ts";
-import { taskShape, waitsOnRef } from "./shapes.ts";
+import { taskRef, taskShape, waitsOnRef } from "./shapes.ts";
 
 const OPEN_STATUSES = ["open", "in_progress", "blocked", "awaiting_approval"] as const;
-const taskRef = z.object({ id: z.string(), title: z.string(), status: z.string() });
 const notFoundHint = "list_tasks or search_tasks finds task ids";
 
 const listMyTasks = defineTool({

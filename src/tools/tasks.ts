@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { StepStatus, TaskStatus } from "../domain/vocabulary.ts";
+import type { RunStatus } from "../db/runs.ts";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
@@ -19,7 +21,7 @@ import { CREATED_REPEATING, CREATED_TASK, LIST_SEPARATOR, UPDATED_REPEATING, UPD
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
 } from "./schemas.ts";
-import { CLAIM_EXPIRES, taskList, taskShape, waitsOnRef } from "./shapes.ts";
+import { CLAIM_EXPIRES, runStatus, stepStatus, taskList, taskRef, taskShape, waitsOnRef } from "./shapes.ts";
 import type { WaitsOnRef } from "../db/dependencies.ts";
 import { selectSeries, selectTimeZone, type OccurrenceRow } from "../db/series.ts";
 import { describeRecurrence, describeSeries, newSeriesId, recurrenceRule, recurrenceView, scheduleFor, seriesView } from "./series.ts";
@@ -121,12 +123,12 @@ const getTask = defineTool({
   input: z.strictObject({ task_id: taskId }),
   output: z.object({
     task: taskShape,
-    steps: z.array(z.object({ id: z.string(), position: z.number(), text: z.string(), status: z.string() })),
+    steps: z.array(z.object({ id: z.string(), position: z.number(), text: z.string(), status: stepStatus })),
     labels: z.array(z.object({ id: z.string(), name: z.string() })),
     waits_on: z.array(waitsOnRef).describe("what it waits on, unfinished ones in the trash too"),
-    blocks: z.array(z.object({ id: z.string(), title: z.string(), status: z.string() })),
+    blocks: z.array(taskRef),
     latest_comments: z.array(z.object({ id: z.string(), author: z.string(), body: z.string(), created_at: z.string() })),
-    recent_runs: z.array(z.object({ id: z.string(), agent: z.string(), status: z.string(), started_at: z.string(), finished_at: z.string().nullable() })),
+    recent_runs: z.array(z.object({ id: z.string(), agent: z.string(), status: runStatus, started_at: z.string(), finished_at: z.string().nullable() })),
     pending_approval: z
       .object({ id: z.string(), kind: z.enum(APPROVAL_KINDS), question: z.string(), requested_by: z.string(), created_at: z.string() })
       .nullable()
@@ -166,12 +168,12 @@ const getTask = defineTool({
     type R<T> = T[];
     return {
       task: toTask(row),
-      steps: steps as R<{ id: string; position: number; text: string; status: string }>,
+      steps: steps as R<{ id: string; position: number; text: string; status: StepStatus }>,
       labels: labels as R<{ id: string; name: string }>,
       waits_on: waitsOn as R<WaitsOnRef>,
-      blocks: blocks as R<{ id: string; title: string; status: string }>,
+      blocks: blocks as R<{ id: string; title: string; status: TaskStatus }>,
       latest_comments: comments as R<{ id: string; author: string; body: string; created_at: string }>,
-      recent_runs: runs as R<{ id: string; agent: string; status: string; started_at: string; finished_at: string | null }>,
+      recent_runs: runs as R<{ id: string; agent: string; status: RunStatus; started_at: string; finished_at: string | null }>,
       pending_approval: (approval[0] as { id: string; kind: ApprovalKind; question: string; requested_by: string; created_at: string } | undefined) ?? null,
       latest_answer: (answer[0] as LatestAnswer | undefined) ?? null,
       subtask_count: (subtasks[0] as { n: number }).n,

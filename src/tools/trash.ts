@@ -18,7 +18,7 @@ const LIST_HINT = "list_trash lists what is in the trash; purged items are gone 
 const trashId = id("trs", "trash item");
 
 const trashItem = z.object({
-  id: z.string().describe("trash item id (trs_…)"),
+  id: z.string().meta({ detail: "trash item id (trs_…)" }),
   kind: z.enum(TRASH_KINDS),
   target_id: z.string().describe("the deleted task, project, step or comment"),
   title: z.string(),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeOutbound } from "./harness.ts";
 import { AUDITED_TOOLS, auditTool, closeAudit, enforcementMismatch, openAudit, type Audit, type ConsentVerdict } from "./consent-run.ts";
 import type { StateName } from "./consent-situations.ts";
+import { everyResultChecked } from "../output-check.ts";
 
 declare module "vitest" {
   interface TaskMeta {
@@ -41,4 +42,5 @@ export function consentAudit(states: StateName[], o: { checkPublished?: boolean 
       });
     });
   }
+  describe("consent audit: the answers", () => everyResultChecked("the consent audit"));
 }
