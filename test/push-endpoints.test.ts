@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 /**
  * Which push endpoints Taskgate sends to, through the real surface: a device is
  * added on Settings (a signed-in person, the form's CSRF token) only when its
@@ -15,7 +16,7 @@ import worker from "../src/index.ts";
 import { listPushDevices } from "../src/db/push.ts";
 import { newEvent } from "../src/domain/events.ts";
 import { ID_PREFIX, newId } from "../src/domain/ids.ts";
-import { parseVapidKey, toBase64Url } from "../src/domain/push.ts";
+import { parseVapidKey, PUSH_SERVICES, STAND_IN_PUSH_HOST, toBase64Url } from "../src/domain/push.ts";
 import type { Env } from "../src/env.ts";
 import { snapshotDb } from "./helpers.ts";
 import { flashOn, open, signedInPerson, type Person } from "./console.helpers.ts";
@@ -91,6 +92,15 @@ const LOOKALIKES: [endpoint: string, message: string][] = [
 ];
 
 const devicesOf = (p: Person) => listPushDevices(env.DB, p.personId);
+
+const PUSH_DOC = (import.meta.glob("../docs/push.md", { query: "?raw", import: "default", eager: true }) as Record<string, string>)["../docs/push.md"];
+
+it("docs/push.md lists every push service the Worker sends to, and the stand-in's host", () => {
+  const table = PUSH_DOC.split("\n").filter((line) => line.startsWith("| `")).map((line) => /^\| `([^`]+)`/.exec(line)![1]);
+  expect(table).toEqual(PUSH_SERVICES.map((s) => s.host));
+  expect(STAND_IN_PUSH_HOST).toBe(STAND_IN);
+  expect(PUSH_DOC).toContain(`\`${STAND_IN_PUSH_HOST}\``);
+});
 
 describe("adding a device: only the browsers' push services", () => {
   it("refuses every endpoint of issue 36 on an internal name, in production and in local development, saying what to fix; nothing is stored", async () => {
