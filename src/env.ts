@@ -20,7 +20,10 @@ export interface Env {
   OAUTH_PROVIDER?: OAuthHelpers;
   /** Producer binding of the webhook queue (its consumer is this Worker's `queue` handler). */
   WEBHOOK_QUEUE?: Queue<TaskgateEvent>;
-  /** "1" in local development (npm start, tests): webhooks may use http:// URLs and loopback receivers. Never set in production. */
+  /**
+   * "1" in local development (npm start, tests): webhooks may use http:// URLs and loopback receivers, and push
+   * endpoints the tests' stand-in push service (src/domain/push.ts). Never set in production.
+   */
   ALLOW_HTTP_WEBHOOKS?: string;
   /** Comma-separated browser origins allowed to call /mcp. */
   ALLOWED_ORIGINS?: string;
@@ -42,3 +45,8 @@ export interface Env {
 }
 
 export const VERSION = "0.1.0";
+
+/** Local development (`ALLOW_HTTP_WEBHOOKS`, set by npm start and the tests): webhooks to loopback and over http://, the stand-in push service. */
+export function localDevelopment(env: Pick<Env, "ALLOW_HTTP_WEBHOOKS">): boolean {
+  return env.ALLOW_HTTP_WEBHOOKS === "1" || env.ALLOW_HTTP_WEBHOOKS === "true";
+}

@@ -110,8 +110,11 @@ export async function pushTargetsOf(db: D1Database, accountId: string, type: Pus
 
 export interface PushOutcome {
   target: PushTarget;
-  /** delivered; gone (404/410: removed); failed (kept, retried). */
-  result: "delivered" | "gone" | "failed";
+  /**
+   * delivered; gone (404/410: removed); failed (kept, retried); refused (the endpoint is not on a browser push
+   * service: never fetched, kept with the reason as its last failure, not retried).
+   */
+  result: "delivered" | "gone" | "failed" | "refused";
   error: string | null;
 }
 

@@ -5,6 +5,7 @@
  * notification carries. Pure Web Crypto: the scripts use it in Node too.
  */
 import type { EventType, TaskgateEvent } from "./events.ts";
+import { hostProblem, outboundProblem, PUBLIC_ONLY } from "./outbound-url.ts";
 
 /** The events a device can be notified of; approval.requested is on unless turned off. */
 export const PUSH_EVENTS = ["approval.requested", "claim.lapsed", "run.stale"] as const satisfies readonly EventType[];
@@ -69,11 +70,53 @@ export async function newVapidKey(): Promise<string> {
 }
 
 /**
- * A push service's endpoint: https, a public host name, at most 1,000
- * characters. Returns the URL or a sentence saying what is wrong.
+ * The push services browsers subscribe with: an endpoint's host must be one
+ * of these, exactly, or (`*.`) a name under one. Chrome, Opera, Samsung
+ * Internet and other Chromium browsers use Google's; Firefox Mozilla's;
+ * Safari (macOS, and iOS from the Home Screen) Apple's; Edge on Windows
+ * Microsoft's. docs/push.md lists them.
  */
-export function checkPushEndpoint(raw: string): { url: string } | { error: string } {
-  if (raw.length > 1000) return { error: "the push endpoint is longer than 1,000 characters" };
+export const PUSH_SERVICES: readonly { host: string; service: string }[] = [
+  { host: "fcm.googleapis.com", service: "Firebase Cloud Messaging (Chrome and other Chromium browsers)" },
+  { host: "*.push.services.mozilla.com", service: "Mozilla autopush (Firefox: updates.push.services.mozilla.com)" },
+  { host: "*.push.apple.com", service: "Apple Push Notification service (Safari: web.push.apple.com)" },
+  { host: "*.notify.windows.com", service: "Windows Push Notification Services (Edge on Windows)" },
+];
+
+/**
+ * The stand-in push service of the tests (`web-push-testing`, reached at this
+ * host through the tests' own network): accepted only in local development
+ * (`ALLOW_HTTP_WEBHOOKS`), never in production.
+ */
+export const STAND_IN_PUSH_HOST = "push.example.test";
+
+const PUSH_ENDPOINT_MAX = 1000;
+
+/** A DNS label as URL parsing leaves it (lower case, punycode): no empty label, so no trailing dot. */
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+const SERVICE_LIST = (() => {
+  const hosts = PUSH_SERVICES.map((s) => s.host);
+  return `${hosts.slice(0, -1).join(", ")} or ${hosts[hosts.length - 1]}`;
+})();
+
+/** Whether a parsed URL's host is a browser push service's (or, in local development, the stand-in's). */
+export function onPushService(hostname: string, local: boolean): boolean {
+  if (!hostname.split(".").every((label) => LABEL.test(label))) return false;
+  const hosts = [...PUSH_SERVICES.map((s) => s.host), ...(local ? [STAND_IN_PUSH_HOST] : [])];
+  return hosts.some((h) => (h.startsWith("*.") ? hostname.length > h.length - 1 && hostname.endsWith(h.slice(1)) : hostname === h));
+}
+
+/**
+ * A push service's endpoint: https, on one of the browsers' push services
+ * (PUSH_SERVICES; the tests' stand-in too when `local`), on the default port,
+ * with no user name or password, at most 1,000 characters, and allowed by the
+ * outbound rule (src/domain/outbound-url.ts) besides. Checked when a device is
+ * added and again before every delivery. Returns the URL or a sentence saying
+ * what is wrong.
+ */
+export function checkPushEndpoint(raw: string, local: boolean): { url: string } | { error: string } {
+  if (raw.length > PUSH_ENDPOINT_MAX) return { error: "the push endpoint is longer than 1,000 characters" };
   let u: URL;
   try {
     u = new URL(raw);
@@ -83,10 +126,27 @@ export function checkPushEndpoint(raw: string): { url: string } | { error: strin
   if (u.protocol !== "https:") return { error: "the push endpoint must use https" };
   if (u.username || u.password) return { error: "the push endpoint must not carry a user name or password" };
   const host = u.hostname;
-  if (host === "localhost" || host.endsWith(".localhost") || /^[\d.]+$/.test(host) || host.startsWith("[") || !host.includes(".")) {
-    return { error: "the push endpoint must be on a push service's public host name" };
+  if (!onPushService(host, local)) {
+    const internal = hostProblem(host);
+    const what = internal ? `${host} is ${internal.what}, not a browser push service` : `${host} is not a browser push service`;
+    const standIn = local ? ` (or the tests' stand-in, ${STAND_IN_PUSH_HOST})` : "";
+    return { error: `${what}. Push endpoints must be on a browser push service: ${SERVICE_LIST}${standIn}; subscribe from a current Chrome, Edge, Firefox or Safari` };
   }
+  if (u.port) return { error: `the push endpoint must not name a port (:${u.port}); push services answer on https's own port, 443` };
+  const outbound = outboundProblem(u, PUBLIC_ONLY);
+  if (outbound) return { error: `the push endpoint ${outbound}` };
   return { url: u.toString() };
+}
+
+/**
+ * Why the Worker may not send to a stored endpoint now (the same rule,
+ * checked again at each delivery, as for webhooks), or null. A database of an
+ * older version may hold an endpoint the rule now refuses: it is never
+ * fetched, and the device keeps the reason as its last failure.
+ */
+export function pushDeliveryProblem(endpoint: string, local: boolean): string | null {
+  const checked = checkPushEndpoint(endpoint, local);
+  return "error" in checked ? `not sent: ${checked.error}. Remove this device` : null;
 }
 
 /** What the service worker shows: the title, the body, and the page to open (a path of this origin). */

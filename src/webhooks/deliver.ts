@@ -13,7 +13,7 @@ import { EVENT_TYPES, type TaskgateEvent } from "../domain/events.ts";
 import { deliveryProblem } from "../domain/webhooks.ts";
 import { ConnectorKeyError, importConnectorKey } from "../domain/crypto.ts";
 import { openSecret, recordDeliveries, subscribersOf, type DeliveryStatus, type WebhookTarget } from "../db/webhooks-d1.ts";
-import { VERSION, type Env } from "../env.ts";
+import { localDevelopment, VERSION, type Env } from "../env.ts";
 import { deliveryHeaders } from "./signature.ts";
 import { deliverPushes, type PushResult } from "./push.ts";
 
@@ -26,7 +26,7 @@ export function retryDelaySeconds(attempt: number): number {
 }
 
 export function httpAllowed(env: Env): boolean {
-  return env.ALLOW_HTTP_WEBHOOKS === "1" || env.ALLOW_HTTP_WEBHOOKS === "true";
+  return localDevelopment(env);
 }
 
 function asEvent(body: unknown): TaskgateEvent | null {

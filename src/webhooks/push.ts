@@ -7,12 +7,16 @@
  * message never reaches that device twice); 404 and 410 mean the browser
  * dropped the subscription, and the device is removed; anything else is
  * retried with the webhook queue's backoff until 24 hours after the event.
+ * Before any of it, each stored endpoint is checked again by the rule that
+ * admitted it (a browser push service, and the outbound rule): one it refuses
+ * (an older database may hold one) is never fetched nor retried, and the
+ * device keeps the reason as its last failure.
  */
 import { buildPushPayload } from "@block65/webcrypto-web-push";
 import { pushTargetsOf, recordPushOutcomes, type PushOutcome, type PushTarget } from "../db/push.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
-import { isPushEvent, parseVapidKey, pushPayload, VapidKeyError, type PushPayload, type VapidKeys } from "../domain/push.ts";
-import type { Env } from "../env.ts";
+import { isPushEvent, parseVapidKey, pushDeliveryProblem, pushPayload, VapidKeyError, type PushPayload, type VapidKeys } from "../domain/push.ts";
+import { localDevelopment, type Env } from "../env.ts";
 
 export const PUSH_TIMEOUT_MS = 10_000;
 /** Seconds the push service keeps a message for a device that is offline. */
@@ -66,12 +70,15 @@ export async function deliverPushes(env: Env, event: TaskgateEvent, nowMs: numbe
     if (!(e instanceof VapidKeyError)) throw e;
     keyError = e.message;
   }
-  const outcomes = vapid
-    ? await Promise.all(targets.map((t) => sendOne(t, payload, vapid)))
-    : targets.map((target): PushOutcome => ({ target, result: "failed", error: keyError }));
+  const local = localDevelopment(env);
+  const outcomes = await Promise.all(targets.map((target): PushOutcome | Promise<PushOutcome> => {
+    const refused = pushDeliveryProblem(target.endpoint, local);
+    if (refused) return { target, result: "refused", error: refused };
+    return vapid ? sendOne(target, payload, vapid) : { target, result: "failed", error: keyError };
+  }));
   await recordPushOutcomes(env.DB, event.id, outcomes, new Date(nowMs).toISOString());
   for (const o of outcomes.filter((x) => x.result !== "delivered")) {
-    console.warn(JSON.stringify({ level: "warn", where: "push", msg: o.result === "gone" ? "removed an expired device" : "a push failed", device: o.target.id, event: event.id, error: o.error }));
+    console.warn(JSON.stringify({ level: "warn", where: "push", msg: o.result === "gone" ? "removed an expired device" : o.result === "refused" ? "refused a device's push endpoint" : "a push failed", device: o.target.id, event: event.id, error: o.error }));
   }
   const retry = !!vapid && !lastChance && outcomes.some((o) => o.result === "failed");
   return { retry, outcomes: outcomes.map((o) => ({ device: o.target.id, result: o.result, error: o.error })) };

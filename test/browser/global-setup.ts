@@ -20,8 +20,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     await stack.applySchema();
     // The key that seals webhook secrets: .dev.vars when there is one (wrangler reads it), else one for this run;
-    // and a VAPID key pair (Web Push) of this run's own.
-    await stack.start({ ...(existsSync(join(ROOT, ".dev.vars")) ? {} : { CONNECTOR_KEY: newConnectorKey() }), VAPID_KEY: newVapidKeyValue() });
+    // a VAPID key pair (Web Push) of this run's own; and local development, as npm start has it, so a device may
+    // subscribe at the tests' stand-in push service (push.example.test, src/domain/push.ts).
+    await stack.start({
+      ...(existsSync(join(ROOT, ".dev.vars")) ? {} : { CONNECTOR_KEY: newConnectorKey() }),
+      VAPID_KEY: newVapidKeyValue(),
+      ALLOW_HTTP_WEBHOOKS: "1",
+    });
     const account = await stack.admin(["create-account", "--name", "Browser tests"]);
     const taskgate: Taskgate = { base: stack.base, persistTo: stack.dir, accountId: account.id };
     project.provide("taskgate", taskgate);

@@ -150,7 +150,8 @@ describe("the service worker", () => {
     const base = taskgate().base;
     await page.goto(`${base}/settings`);
     const key = await page.locator("#push-subscribe").getAttribute("data-key");
-    // A subscription made with the page's VAPID key at the stand-in push service, sent by the form as the script sends it.
+    // A subscription made with the page's VAPID key at the stand-in push service, sent by the form as the script sends it
+    // (the stand-in's host is accepted only in local development, which this wrangler dev is: global-setup.ts).
     const made = await fetch(`${await pushService()}/subscribe`, {
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userVisibleOnly: "true", applicationServerKey: key }),
     }).then((r) => r.json() as Promise<{ data: { endpoint: string; keys: { p256dh: string; auth: string } } }>);

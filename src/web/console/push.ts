@@ -7,7 +7,7 @@
  */
 import { removePushDevice, savePushDevice, setPushDeviceEvents } from "../../db/push.ts";
 import { checkPushEndpoint, DEFAULT_PUSH_EVENTS, DEVICES_PER_PERSON, fromBase64Url, isPushEvent, type PushEvent } from "../../domain/push.ts";
-import type { Env } from "../../env.ts";
+import { localDevelopment, type Env } from "../../env.ts";
 import type { Session } from "../context.ts";
 import { one, type FormFields } from "./actions.ts";
 
@@ -45,7 +45,7 @@ export async function addPushDeviceFromForm(env: Env, s: Session, form: FormFiel
   if (!endpoint) {
     return { error: "This browser sent no subscription, so nothing was added. Notify this device needs JavaScript and a browser that supports Web Push (a current Chrome, Edge, Firefox or Safari; on an iPhone, add Taskgate to the Home Screen first)." };
   }
-  const checked = checkPushEndpoint(endpoint);
+  const checked = checkPushEndpoint(endpoint, localDevelopment(env));
   if ("error" in checked) return { error: `Nothing was added: ${checked.error}.` };
   const p256dh = one(form, "p256dh");
   const auth = one(form, "auth");
