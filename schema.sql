@@ -959,6 +959,24 @@ CREATE TABLE IF NOT EXISTS directory_keys (
 );
 CREATE INDEX IF NOT EXISTS directory_keys_account ON directory_keys (account_id);
 
+-- OAuth refresh tokens are single-use (src/oauth/refresh-replay.ts): each
+-- refresh token a grant has exchanged, by the SHA-256 hex of the token, keyed
+-- by the provider's user and grant ids. A refresh records its token with one
+-- INSERT, which exactly one of concurrent requests wins. The row with `hash`
+-- 'replayed' marks a grant ended because a used token came back. Written in
+-- the first database (DB) only, whatever the grant's account: the token
+-- endpoint does not know it. The daily job removes rows once their grant has
+-- expired.
+CREATE TABLE IF NOT EXISTS spent_refresh_tokens (
+  user_id TEXT NOT NULL,
+  grant_id TEXT NOT NULL,
+  hash TEXT NOT NULL CHECK (length(hash) = 64 OR hash = 'replayed'),
+  spent_at TEXT NOT NULL,
+  grant_expires_at TEXT NOT NULL,
+  PRIMARY KEY (user_id, grant_id, hash)
+);
+CREATE INDEX IF NOT EXISTS spent_refresh_tokens_expiry ON spent_refresh_tokens (grant_expires_at);
+
 -- While an account moves (src/db/move-account.ts) its rows are fenced in the
 -- database itself: every insert, update and delete of a row of an account whose
 -- `moving_to` is set fails with 'account moving', whatever route it came by (a
@@ -1287,4 +1305,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0017_fill_consent_data.sql'),
   ('0018_consent_routes.sql'),
   ('0019_fail_closed.sql'),
-  ('0020_named_task.sql');
+  ('0020_named_task.sql'),
+  ('0021_spent_refresh_tokens.sql');

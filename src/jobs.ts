@@ -3,11 +3,14 @@
  * Crons (wrangler.toml): every minute, run.stale and claim.lapsed detection; the daily one,
  * the trash purge, the sign-in records (ended sessions, expired setup links,
  * old failed sign-ins), the pruning of delivery records older than 30 days,
- * the removal of OAuth client registrations that never led to a grant, and
- * the removal of activity entries and run events past each account's retention.
+ * the removal of OAuth client registrations that never led to a grant, of
+ * the spent refresh tokens of expired grants (in the first database, which
+ * alone keeps them), and of activity entries and run events past each
+ * account's retention.
  */
 import { purgeExpiredActivity } from "./db/retention.ts";
-import { accountEnv, shardsOf } from "./db/shards.ts";
+import { purgeSpentRefreshTokens } from "./db/refresh-tokens.ts";
+import { accountEnv, directoryOf, shardsOf } from "./db/shards.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
 import { purgeFinishedDeliveries } from "./db/webhooks-d1.ts";
 import { purgePushDeliveries } from "./db/push.ts";
@@ -41,6 +44,9 @@ export async function scheduled(controller: ScheduledController, env: Env, ctx: 
   each("purgeExpiredTrash", (e) => purgeExpiredTrash(e.DB, now));
   each("purgeSignInRecords", (e) => purgeSignInRecords(e.DB, new Date(nowMs)));
   ctx.waitUntil(logged("removeUnusedRegistrations", removeUnusedRegistrations(env, nowMs)));
+  ctx.waitUntil(
+    logged("purgeSpentRefreshTokens", purgeSpentRefreshTokens(directoryOf(env), now).then((r) => console.log(JSON.stringify({ level: "info", where: "purgeSpentRefreshTokens", ...r })))),
+  );
   each("purgeExpiredActivity", (e) => purgeExpiredActivity(e.DB, now).then((r) => console.log(JSON.stringify({ level: "info", where: "purgeExpiredActivity", ...r }))));
   each("purgeFinishedDeliveries", (e) => purgeFinishedDeliveries(e.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString()));
   each("purgePushDeliveries", (e) => purgePushDeliveries(e.DB, new Date(nowMs - DELIVERY_RECORDS_DAYS * 86_400_000).toISOString()));

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connectApp, mcp, mcpStatus, refresh, type Connected, type Tokens } from "./oauth-helpers.ts";
+import { connectApp, mcp, mcpStatus, refresh, tokenRequest, type Connected, type Tokens } from "./oauth-helpers.ts";
 
 async function refreshed(app: Connected, refreshToken: string): Promise<Tokens> {
   const res = await refresh(app.clientId, refreshToken);
@@ -77,10 +77,14 @@ describe("a replaced refresh token presented again ends the grant", () => {
     expect(feed.map((e) => e.tool)).toEqual(["refresh_token_replay"]);
   });
 
-  it("a token the grant never issued is refused without ending it; the current one keeps rotating", async () => {
+  it("a token the grant never issued is refused without ending it, a refused refresh does not use its token; the current one keeps rotating", async () => {
     const app = await connectApp({ actAs: "self", access: "read" }, { clientName: "Guessed app" });
     const [user, grantId] = app.tokens.refresh_token.split(":");
     await refusedGrant(app, `${user}:${grantId}:${"x".repeat(32)}`);
+    // The provider refuses this request (another resource): the token stays unused, and its retry is no replay.
+    const elsewhere = await tokenRequest({ grant_type: "refresh_token", client_id: app.clientId, refresh_token: app.tokens.refresh_token, resource: "https://other.example/mcp" });
+    expect(elsewhere.status).toBe(400);
+    expect(((await elsewhere.json()) as { error: string }).error).toBe("invalid_target");
     const t2 = await refreshed(app, app.tokens.refresh_token);
     const t3 = await refreshed(app, t2.refresh_token);
     expect(await mcpStatus(t3.access_token)).toBe(200);

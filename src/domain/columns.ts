@@ -91,6 +91,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   signin_failures: { key: B, failed_at: B },
   directory_accounts: { account_id: B, shard: B, updated_at: B },
   directory_keys: { kind: B, key: B, account_id: B },
+  spent_refresh_tokens: { user_id: B, grant_id: B, hash: B, spent_at: B, grant_expires_at: B },
   d1_migrations: { id: B, name: B, applied_at: B },
 };
 
