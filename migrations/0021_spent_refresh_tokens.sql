@@ -2,9 +2,9 @@
 -- INSERT that exactly one of concurrent requests wins (src/oauth/refresh-replay.ts), in
 -- place of a read and a write of the OAuth provider's KV record, which let the same token
 -- be exchanged several times at once. Only the first database's rows are used. The KV keys
--- `refresh-retired:…` that recorded replaced tokens before are no longer read and expire by
--- themselves with their grants; until a grant from before this migration expires, a token of it
--- replaced before the one before its current one, presented again, is refused without ending it.
+-- `refresh-retired:…` that recorded replaced tokens before are written no more but still read,
+-- so a grant from before this migration keeps its rule: a token it replaced, presented again,
+-- ends it. The keys expire by themselves with their grants.
 CREATE TABLE spent_refresh_tokens (
   user_id TEXT NOT NULL,
   grant_id TEXT NOT NULL,

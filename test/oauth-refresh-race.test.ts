@@ -10,6 +10,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index.ts";
 import { seedAccount } from "./helpers.ts";
+import { hashToken } from "../src/domain/tokens.ts";
 import { connectApp, mcp, mcpStatus, refresh, type Connected, type Tokens } from "./oauth-helpers.ts";
 
 interface Answer {
@@ -143,5 +144,28 @@ describe("the spent refresh tokens' rows", () => {
     expect(await spentRows(app), "29 days on, the grant lives: its rows stay").toHaveLength(3);
     await daily(Date.now() + 30 * 86_400_000 + 60_000);
     expect(await spentRows(app), "past the grant's 30 days").toEqual([]);
+  });
+});
+
+describe("a grant from before D1 recorded spends (migration 0021)", () => {
+  it("an older token it replaced, remembered only in KV, still ends the grant when it comes back", async () => {
+    const app = await connectApp({ actAs: "self", access: "read" }, { clientName: "Upgraded app" });
+    const first = app.tokens.refresh_token;
+    let tokens = app.tokens;
+    for (let i = 0; i < 2; i++) {
+      const res = await refresh(app.clientId, tokens.refresh_token);
+      expect(res.status).toBe(200);
+      tokens = (await res.json()) as Tokens;
+    }
+    // As the code before 0021 left it: no rows in D1, the token replaced two refreshes ago under its KV key.
+    const [user, grantId] = first.split(":");
+    await env.DB.prepare("DELETE FROM spent_refresh_tokens WHERE user_id = ? AND grant_id = ?").bind(user, grantId).run();
+    await env.OAUTH_KV.put(`refresh-retired:${user}:${grantId}:${await hashToken(first)}`, "1");
+
+    const res = await refresh(app.clientId, first);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe("invalid_grant");
+    expect(await mcpStatus(tokens.access_token), "the grant's current access token stopped working").toBe(401);
+    expect((await auditFeed(app)).feed.map((e) => e.tool)).toContain("refresh_token_replay");
   });
 });

@@ -23,8 +23,9 @@
  *   concurrent requests with it, exactly one adds the row and goes on to the
  *   provider; every other one finds the row there and is a replay;
  * - any other token is a replay when D1 holds it as spent (an older token of
- *   the grant), else it is the provider's to refuse (a token the grant never
- *   issued is refused, and the grant lives on).
+ *   the grant; for a grant from before D1 recorded spends, KV's
+ *   `refresh-retired:` key of it), else it is the provider's to refuse (a
+ *   token the grant never issued is refused, and the grant lives on).
  *
  * A replay ends the grant: the 'replayed' mark in D1, the grant's tokens row
  * and audit entry, then the provider's grant with all its tokens. The one
@@ -92,8 +93,13 @@ export async function spendOrReplay(env: Env, refreshToken: string, nowMs = Date
     const won = await spendRefreshToken(db, ref, hash, new Date(nowMs).toISOString(), ref.expiresAt);
     return won ? { spent: { ...ref, hash } } : { replayed: ref };
   }
-  return (await refreshTokenWasSpent(db, ref, hash)) ? { replayed: ref } : null;
+  if (await refreshTokenWasSpent(db, ref, hash)) return { replayed: ref };
+  // A token retired before D1 recorded spends (a grant from before migration 0021) is remembered in KV until its grant expires.
+  return (await env.OAUTH_KV.get(legacyRetiredKey(ref, hash))) === null ? null : { replayed: ref };
 }
+
+/** Where the tokens a grant replaced were remembered before migration 0021 (written no more; they expire with their grant). */
+const legacyRetiredKey = (g: GrantKey, hash: string) => `refresh-retired:${g.userId}:${g.grantId}:${hash}`;
 
 /**
  * The provider's exchange of a request that spent its token. A refusal (or a
