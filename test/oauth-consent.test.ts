@@ -197,10 +197,12 @@ describe("what the consent page says", () => {
     const { challenge } = await pkce();
     const html = await (await s.browser.get(authorizePath({ clientId, redirectUri, challenge }))).text();
     expect(html).toMatch(/<input type="radio" id="act_as_self" name="act_as" value="self" required="" aria-describedby="act_as_self_means"\/>/);
-    const means = /<p class="means" id="act_as_self_means">([\s\S]*?)<\/p>/.exec(html)?.[1].replace(/\s+/g, " ") ?? "";
-    for (const words of ["approve or reject your agents&#39; work", "turn on auto-OK", "pause and resume agents", "revoke tokens", "disconnect Google Drive, Slack or Notion"]) {
-      expect(means).toContain(words);
+    const means = /<div class="means" id="act_as_self_means">([\s\S]*?)<\/div>/.exec(html)?.[1] ?? "";
+    const listed = [...means.matchAll(/<li>([^<]*)<\/li>/g)].map((m) => decode(m[1]));
+    expect(listed).toEqual(personOnlyPowers());
+    for (const words of ["approve or reject your agents' work", "turn on auto-OK", "pause and resume agents", "revoke tokens", "disconnect Google Drive, Slack or Notion"]) {
+      expect(listed.join("; ")).toContain(words);
     }
-    expect(means).toContain("if an agent sent you this link, choose One of my agents");
+    expect(means).toContain("<strong>If an agent sent you this link, choose One of my agents:</strong> acting as you, it could approve its own work.");
   });
 });

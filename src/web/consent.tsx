@@ -163,10 +163,18 @@ export function ConsentPage(props: {
               <input type="radio" id="act_as_self" name="act_as" value="self" required aria-describedby="act_as_self_means" checked={defaults.actAs === "self"} />
               Myself
             </label>
-            <p class="means" id="act_as_self_means">
-              Acting as you with read and write, the app can do everything you can, also what only you may: {inWords(personOnlyPowers())}. Choose
-              Myself only for an app you use yourself; if an agent sent you this link, choose One of my agents.
-            </p>
+            <div class="means" id="act_as_self_means">
+              <p>Acting as you with read and write, the app can do everything you can, including what only you may:</p>
+              <ul>
+                {personOnlyPowers().map((words) => (
+                  <li>{words}</li>
+                ))}
+              </ul>
+              <p>
+                <strong>If an agent sent you this link, choose One of my agents:</strong> acting as you, it could approve its own work. Choose Myself only
+                for an app you use yourself.
+              </p>
+            </div>
           </fieldset>
           <fieldset>
             <legend>It may</legend>
