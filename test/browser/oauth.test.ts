@@ -152,16 +152,9 @@ describe("OAuth in Chromium, JavaScript off", () => {
     expectSafeHeaders(await page.goto(auth.url));
     expect(await onConsentPage(page), `consent page, got: ${await text()}`).toBe(true);
     await screenshot(page, "oauth-consent-first");
-    expect(await page.getByLabel("One of my agents", { exact: true }).isChecked()).toBe(false);
-    expect(await page.getByLabel("Myself", { exact: true }).isChecked()).toBe(false);
-    expect(await page.getByLabel("Read only", { exact: true }).isChecked()).toBe(true);
     const shown = await text();
-    expect(shown).toContain("Allow the app that calls itself “Fresh Helper” to use your Taskgate account?");
-    expect(shown).toContain("Not verified. This app registered itself, as any app can; Taskgate has not verified who made it.");
-    expect(shown).toContain("Acting as you with read and write, the app can do everything you can, including what only you may: approve or reject your agents' work");
-    expect(shown).toContain("If an agent sent you this link, choose One of my agents: acting as you, it could approve its own work.");
 
-    // Allow at once: Chromium asks for the choice (focusing it) and posts nothing.
+    // Allow at once: Chromium asks for the choice (focusing it) and posts nothing, so the app gets nothing.
     const posts: string[] = [];
     const seen = (r: Request) => {
       if (r.method() === "POST") posts.push(r.url());
@@ -170,12 +163,21 @@ describe("OAuth in Chromium, JavaScript off", () => {
     await page.getByRole("button", { name: "Allow", exact: true }).click();
     await page.waitForTimeout(1_000);
     page.off("request", seen);
+    expect(await personWriteGrants(fresh), "the person's write grants after Allow pressed at once").toBe(0);
+    expect(listener.received.length, "no callback reached the app").toBe(callbacks);
     expect(posts, "Allow pressed at once posts nothing").toEqual([]);
     expect(new URL(page.url()).pathname).toBe("/authorize");
     expect(await page.locator("input[name=act_as]:invalid").count()).toBe(2);
     expect(await page.locator("#act_as_agent:focus").count(), "the browser shows the first choice to make").toBe(1);
-    expect(listener.received.length, "no callback reached the app").toBe(callbacks);
-    expect(await personWriteGrants(fresh)).toBe(0);
+
+    // What the page showed: nobody chosen, Read only, the app not verified, what acting as the person allows.
+    expect(await page.getByLabel("One of my agents", { exact: true }).isChecked()).toBe(false);
+    expect(await page.getByLabel("Myself", { exact: true }).isChecked()).toBe(false);
+    expect(await page.getByLabel("Read only", { exact: true }).isChecked()).toBe(true);
+    expect(shown).toContain("Allow the app that calls itself “Fresh Helper” to use your Taskgate account?");
+    expect(shown).toContain("Not verified. This app registered itself, as any app can; Taskgate has not verified who made it.");
+    expect(shown).toContain("Acting as you with read and write, the app can do everything you can, including what only you may: approve or reject your agents' work");
+    expect(shown).toContain("If an agent sent you this link, choose One of my agents: acting as you, it could approve its own work.");
 
     // From there by keyboard alone: Space chooses One of my agents, Tab reaches its name, Enter allows.
     await page.keyboard.press("Space");
@@ -213,14 +215,14 @@ describe("OAuth in Chromium, JavaScript off", () => {
 
     await p.locator('form[action="/authorize"]').evaluate((form) => ((form as HTMLFormElement).noValidate = true));
     const [response] = await Promise.all([p.waitForNavigation(), p.getByRole("button", { name: "Allow", exact: true }).click()]);
+    expect(await personWriteGrants(fresh), "the person's write grants after a form without the choice").toBe(0);
+    expect(listener.received.length, "no callback reached the app").toBe(callbacks);
     expect(response?.status()).toBe(400);
     expect(await pageText(p)).toContain("Choose who the app acts as: One of my agents, or Myself. Nothing was allowed.");
     expect(await p.getByLabel("Myself", { exact: true }).isChecked()).toBe(false);
     expect(await p.getByLabel("One of my agents", { exact: true }).isChecked()).toBe(false);
     await screenshot(p, "oauth-consent-unchosen");
     expect(await seriousViolations(p), "axe on the consent page with its error").toEqual([]);
-    expect(listener.received.length, "no callback reached the app").toBe(callbacks);
-    expect(await personWriteGrants(fresh)).toBe(0);
   });
 
   const choices: ConsentChoice[] = [
