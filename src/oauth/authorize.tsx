@@ -10,7 +10,7 @@
  */
 import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type AuthRequest, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Hono } from "hono";
-import { oauthScopesFor, WRITE_SCOPE } from "../domain/grants.ts";
+import { oauthScopesFor } from "../domain/grants.ts";
 import { AGENT_NAME } from "../db/provisioning.ts";
 import { TOOLSETS } from "../catalog/toolsets.ts";
 import { agentNames } from "../db/grants.ts";
@@ -56,9 +56,13 @@ function redirectOrigin(uri: string): string[] {
   }
 }
 
-function defaultsFor(request: AuthRequest): ConsentDefaults {
-  return { actAs: "self", agentName: "", access: request.scope.includes(WRITE_SCOPE) ? "write" : "read", tools: "all", toolsets: [] };
-}
+/**
+ * The page as it first appears: nobody chosen for whom the app acts as (the
+ * person picks; the form is refused without it) and Read only, whatever the
+ * app asked for, so pressing Allow at once never gives an app the person's
+ * write standing.
+ */
+const FIRST_CHOICES: ConsentDefaults = { actAs: null, agentName: "", access: "read", tools: "all", toolsets: [] };
 
 async function consentPage(
   c: WebContext,
@@ -77,7 +81,7 @@ async function consentPage(
       handle={consent.handle}
       session={session}
       agents={agents}
-      defaults={o.defaults ?? defaultsFor(request)}
+      defaults={o.defaults ?? FIRST_CHOICES}
       error={o.error}
     />,
     { status: o.status, headers: consent.headers, formTargets: redirectOrigin(request.redirectUri) },
@@ -94,8 +98,8 @@ function parseChoice(form: Record<string, unknown>): Parsed {
   const tools = form.tools === "agent" || form.tools === "chosen" ? form.tools : form.tools === "all" || form.tools === undefined ? "all" : null;
   const checked = (Array.isArray(form.toolset) ? form.toolset : form.toolset === undefined ? [] : [form.toolset]).filter((t): t is string => typeof t === "string");
   const known = checked.filter((t) => TOOLSETS.some((s) => s.name === t));
-  const defaults: ConsentDefaults = { actAs: actAs ?? "self", agentName: agentName.slice(0, 63), access: access ?? "read", tools: tools ?? "all", toolsets: known };
-  if (!actAs) return { ok: false, error: "Choose who the app acts as: Myself, or One of my agents.", defaults };
+  const defaults: ConsentDefaults = { actAs, agentName: agentName.slice(0, 63), access: access ?? "read", tools: tools ?? "all", toolsets: known };
+  if (!actAs) return { ok: false, error: "Choose who the app acts as: One of my agents, or Myself. Nothing was allowed.", defaults };
   if (!access) return { ok: false, error: "Choose what the app may do: Read only, or Read and write.", defaults };
   if (!tools) return { ok: false, error: "Choose which tools the app sees: every tool, an agent's working loop, or the toolsets you tick.", defaults };
   if (known.length !== checked.length) return { ok: false, error: "Toolsets: tick only the toolsets listed on this page.", defaults };

@@ -1,14 +1,21 @@
 /**
  * The consent page: what consent-page.md says it must show — the app's name
  * (attacker-chosen, so escaped like everything else), its verified domain for
- * a Client ID Metadata Document client or a plain "it registered itself", where
- * the access goes (the redirect host, with a warning for an app on this
- * computer), and the choices: who the app acts as, and what it may do.
+ * a Client ID Metadata Document client or a plain "not verified: it
+ * registered itself", where the access goes (the redirect host, with a
+ * warning for an app on this computer), and the choices: who the app acts as,
+ * and what it may do.
+ *
+ * Nothing defaults to the person's standing: no "acts as" choice is checked
+ * until the person picks one (the group is `required`, and the server refuses
+ * a form without it), access starts at Read only, and the page says in plain
+ * words what an app acting as the person may decide.
  */
 import { shownClientName } from "../domain/client-registration.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "../domain/grants.ts";
+import { PROVIDER_NAMES, PROVIDERS } from "../domain/providers.ts";
 import { PRESETS, TOOLSETS } from "../catalog/toolsets.ts";
-import { TOOL_NAMES, WRITE_TOOLS } from "../catalog/effects.ts";
+import { HUMAN_TOOLS, TOOL_NAMES, TOOL_TITLES, WRITE_TOOLS, type ToolName } from "../catalog/effects.ts";
 import { Layout, Notice } from "./layout.tsx";
 import type { Session } from "./context.ts";
 
@@ -21,7 +28,8 @@ export interface ConsentFacts {
 }
 
 export interface ConsentDefaults {
-  actAs: "self" | "agent";
+  /** Who the app acts as: null until the person chooses (the page never chooses for them). */
+  actAs: "self" | "agent" | null;
   agentName: string;
   access: "read" | "write";
   /** Which tools the app sees: all, the agent preset, or the chosen toolsets. */
@@ -30,6 +38,38 @@ export interface ConsentDefaults {
 }
 
 const AGENT_PRESET = PRESETS.find((p) => p.name === "agent");
+
+/** A list in words: "a, b and c" (or "a, b or c"). */
+function inWords(items: string[], last = "and"): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} ${last} ${items[items.length - 1]}`;
+}
+
+/**
+ * What only a person may do (HUMAN_TOOLS), in the words the consent page
+ * uses; each phrase names the tools it stands for (test/oauth-consent.test.ts
+ * holds the phrases to HUMAN_TOOLS, each tool once).
+ */
+export const PERSON_ONLY_POWERS: readonly { words: string; tools: readonly ToolName[] }[] = [
+  { words: "approve or reject your agents' work and answer their questions", tools: ["approve_task", "reject_task"] },
+  { words: "turn on auto-OK, so agents finish tasks without asking you", tools: ["set_auto_ok"] },
+  { words: "pause and resume agents", tools: ["pause_agent", "resume_agent"] },
+  { words: "revoke tokens and the access of connected apps", tools: ["revoke_token"] },
+  { words: `disconnect ${inWords(PROVIDERS.map((p) => PROVIDER_NAMES[p]), "or")}`, tools: ["disconnect_connector"] },
+  { words: "empty the trash for good", tools: ["empty_trash"] },
+  { words: "change the account's settings", tools: ["update_account_settings"] },
+];
+
+/**
+ * The phrases for what only a person may do, in order: every tool of
+ * HUMAN_TOOLS is covered, by its phrase or else by its own title, so the page
+ * never says less than a person's token allows.
+ */
+export function personOnlyPowers(): string[] {
+  const covered = new Set(PERSON_ONLY_POWERS.flatMap((p) => p.tools));
+  const phrases = PERSON_ONLY_POWERS.filter((p) => p.tools.some((t) => HUMAN_TOOLS.has(t))).map((p) => p.words);
+  for (const t of HUMAN_TOOLS) if (!covered.has(t)) phrases.push(TOOL_TITLES[t].replace(/^./, (c) => c.toLowerCase()));
+  return phrases;
+}
 
 /**
  * How many of these tools an app sees with each access: the page works
@@ -61,24 +101,35 @@ export function ConsentPage(props: {
 }) {
   const { facts, defaults } = props;
   const name = shownClientName(facts.clientName);
+  const verified = Boolean(facts.clientDomain);
   return (
     <Layout title={`Connect ${name}`} session={props.session}>
       <section class="card">
-        <h1>Allow <bdi class="u">{name}</bdi> to use your Taskgate account?</h1>
+        {verified ? (
+          <h1>
+            Allow <bdi class="u">{name}</bdi> to use your Taskgate account?
+          </h1>
+        ) : (
+          <h1>
+            Allow the app that calls itself “<bdi class="u">{name}</bdi>” to use your Taskgate account?
+          </h1>
+        )}
+        {verified ? null : (
+          <Notice kind="warn">
+            <strong>Not verified.</strong> This app registered itself, as any app can; Taskgate has not verified who made it. Its name, “
+            <bdi class="u">{name}</bdi>”, is one it chose for itself.
+          </Notice>
+        )}
         <ul class="facts">
-          <li>
-            {facts.clientDomain ? (
-              <>
-                Published by <strong>{facts.clientDomain}</strong>.
-              </>
-            ) : (
-              "This app registered itself; its name is not verified."
-            )}
-          </li>
+          {verified ? (
+            <li>
+              Published by <strong>{facts.clientDomain}</strong>: Taskgate fetched its description from there.
+            </li>
+          ) : null}
           <li>
             Access will be sent to <strong>{facts.redirectHost}</strong>.
           </li>
-          <li>It asked {askedFor(facts.requested)}.</li>
+          <li>It asked {askedFor(facts.requested)}; you choose below what it gets.</li>
         </ul>
         {facts.redirectIsLoopback ? (
           <Notice kind="warn">
@@ -91,13 +142,9 @@ export function ConsentPage(props: {
           <input type="hidden" name="handle" value={props.handle} />
           <input type="hidden" name="csrf" value={props.session.csrfToken} />
           <fieldset>
-            <legend>The app acts as</legend>
-            <label for="act_as_self">
-              <input type="radio" id="act_as_self" name="act_as" value="self" checked={defaults.actAs === "self"} />
-              Myself
-            </label>
+            <legend>The app acts as (choose one)</legend>
             <label for="act_as_agent">
-              <input type="radio" id="act_as_agent" name="act_as" value="agent" checked={defaults.actAs === "agent"} />
+              <input type="radio" id="act_as_agent" name="act_as" value="agent" required checked={defaults.actAs === "agent"} />
               One of my agents
             </label>
             <label for="agent_name" class="field">
@@ -112,15 +159,31 @@ export function ConsentPage(props: {
             <p class="muted">
               An agent is named in the audit feed, holds its own tasks, and can never approve its own work. A new name creates the agent.
             </p>
+            <label for="act_as_self">
+              <input type="radio" id="act_as_self" name="act_as" value="self" required aria-describedby="act_as_self_means" checked={defaults.actAs === "self"} />
+              Myself
+            </label>
+            <div class="means" id="act_as_self_means">
+              <p>Acting as you with read and write, the app can do everything you can, including what only you may:</p>
+              <ul>
+                {personOnlyPowers().map((words) => (
+                  <li>{words}</li>
+                ))}
+              </ul>
+              <p>
+                <strong>If an agent sent you this link, choose One of my agents:</strong> acting as you, it could approve its own work. Choose Myself only
+                for an app you use yourself.
+              </p>
+            </div>
           </fieldset>
           <fieldset>
             <legend>It may</legend>
             <label for="access_read">
-              <input type="radio" id="access_read" name="access" value="read" checked={defaults.access === "read"} />
+              <input type="radio" id="access_read" name="access" value="read" required checked={defaults.access === "read"} />
               Read only
             </label>
             <label for="access_write">
-              <input type="radio" id="access_write" name="access" value="write" checked={defaults.access === "write"} />
+              <input type="radio" id="access_write" name="access" value="write" required checked={defaults.access === "write"} />
               Read and write
             </label>
             <p class="muted">
@@ -159,7 +222,9 @@ export function ConsentPage(props: {
           </fieldset>
           <div class="actions">
             <button type="submit" name="decision" value="allow">Allow</button>
-            <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+            <button type="submit" name="decision" value="deny" class="secondary" formnovalidate>
+              Deny
+            </button>
           </div>
         </form>
       </section>

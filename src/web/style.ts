@@ -25,6 +25,9 @@ h1 { font-size: 1.4rem; margin: 0 0 1rem; line-height: 1.3; }
 h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
 p { margin: .5rem 0; }
 .muted { color: var(--muted); font-size: .92rem; }
+.means { font-size: .92rem; margin: .2rem 0 .5rem 1.6rem; }
+.means p { margin: .3rem 0; }
+.means ul { margin: .2rem 0; padding-left: 1.2rem; }
 label { display: block; font-weight: 600; margin: 1rem 0 .3rem; }
 input[type=email], input[type=password], input[type=text], input:not([type]) { width: 100%; padding: .55rem .65rem; font: inherit; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
 input:focus, button:focus { outline: 2px solid var(--accent); outline-offset: 1px; }

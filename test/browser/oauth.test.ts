@@ -5,10 +5,18 @@
  * and the client's state. The code is exchanged by hand (PKCE S256, resource
  * indicator) and the token's tools/list, through the real 2.x client, is
  * exactly what a `tg_` token of the chosen kind and scope lists.
- * Screenshots: screenshots/oauth-*.png.
+ *
+ * The consent page as it first appears, for a freshly self-registered app:
+ * nobody is chosen for whom the app acts as and access is Read only, so Allow
+ * pressed at once sends nothing to the app (Chromium asks for the choice; a
+ * browser that skips that check gets the page again with what to choose).
+ * By keyboard alone the person chooses an agent and allows. axe-core finds no
+ * serious violation on the page, first or with its error.
+ * Screenshots: screenshots/oauth-*.png (the first appearance:
+ * screenshots/oauth-consent-first.png).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page, Request } from "playwright-core";
 import { launchBrowser, newPersonContext, screenshot } from "../../scripts/lib/browser.ts";
 import { expectedTools } from "../../scripts/lib/e2e-checks.ts";
 import { connect } from "../../scripts/lib/e2e-harness.ts";
@@ -29,6 +37,7 @@ import {
   type Person,
 } from "../../scripts/lib/oauth-pages.ts";
 import { adminCli, taskgate } from "./context.ts";
+import { seriousViolations } from "./axe.ts";
 import { TOOL_NAMES } from "../../src/catalog/effects.ts";
 import { TOOLSETS } from "../../src/catalog/toolsets.ts";
 import { expectNoLeak, expectSafeHeaders, pageText } from "./expect-page.ts";
@@ -39,6 +48,8 @@ const CLIENT_NAME = "Browser Test Client";
 
 let browser: Browser;
 let context: BrowserContext;
+/** Further contexts (JavaScript on, for axe), closed after the tests. */
+const contexts: BrowserContext[] = [];
 let page: Page;
 const listener = new CallbackListener();
 let as: ServerMetadata;
@@ -47,6 +58,12 @@ let scope: string;
 let clientId: string;
 
 const text = () => pageText(page);
+
+/** The grants an app holds as the person with read and write, as the admin CLI lists them (revoked ones too). */
+async function personWriteGrants(app: string): Promise<number> {
+  const rows = (await adminCli(["list-tokens", "--account", taskgate().accountId])) as unknown as { source: string; client_id: string | null; kind: string; scope: string }[];
+  return rows.filter((r) => r.source === "oauth" && r.client_id === app && r.kind === "human" && r.scope === "write").length;
+}
 
 /** Consents with `choice` (signed in already), exchanges the code and opens a 2.x client with the access token. */
 async function grant(choice: ConsentChoice) {
@@ -78,7 +95,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await context?.close().catch(() => {});
+  for (const c of [context, ...contexts]) await c?.close().catch(() => {});
   await browser?.close();
   await listener.close();
 });
@@ -126,6 +143,86 @@ describe("OAuth in Chromium, JavaScript off", () => {
     } finally {
       await s.close();
     }
+  });
+
+  it("the consent page as it first appears: nobody chosen for whom the app acts as, Read only; Allow pressed at once sends the app nothing", async () => {
+    const fresh = await register(as, "Fresh Helper", listener.redirectUri);
+    const callbacks = listener.received.length;
+    const auth = authorizationUrl(as, { clientId: fresh, redirectUri: listener.redirectUri, resource, scope });
+    expectSafeHeaders(await page.goto(auth.url));
+    expect(await onConsentPage(page), `consent page, got: ${await text()}`).toBe(true);
+    await screenshot(page, "oauth-consent-first");
+    const shown = await text();
+
+    // Allow at once: Chromium asks for the choice (focusing it) and posts nothing, so the app gets nothing.
+    const posts: string[] = [];
+    const seen = (r: Request) => {
+      if (r.method() === "POST") posts.push(r.url());
+    };
+    page.on("request", seen);
+    await page.getByRole("button", { name: "Allow", exact: true }).click();
+    await page.waitForTimeout(1_000);
+    page.off("request", seen);
+    expect(await personWriteGrants(fresh), "the person's write grants after Allow pressed at once").toBe(0);
+    expect(listener.received.length, "no callback reached the app").toBe(callbacks);
+    expect(posts, "Allow pressed at once posts nothing").toEqual([]);
+    expect(new URL(page.url()).pathname).toBe("/authorize");
+    expect(await page.locator("input[name=act_as]:invalid").count()).toBe(2);
+    expect(await page.locator("#act_as_agent:focus").count(), "the browser shows the first choice to make").toBe(1);
+
+    // What the page showed: nobody chosen, Read only, the app not verified, what acting as the person allows.
+    expect(await page.getByLabel("One of my agents", { exact: true }).isChecked()).toBe(false);
+    expect(await page.getByLabel("Myself", { exact: true }).isChecked()).toBe(false);
+    expect(await page.getByLabel("Read only", { exact: true }).isChecked()).toBe(true);
+    expect(shown).toContain("Allow the app that calls itself “Fresh Helper” to use your Taskgate account?");
+    expect(shown).toContain("Not verified. This app registered itself, as any app can; Taskgate has not verified who made it.");
+    expect(shown).toContain("Acting as you with read and write, the app can do everything you can, including what only you may: approve or reject your agents' work");
+    expect(shown).toContain("If an agent sent you this link, choose One of my agents: acting as you, it could approve its own work.");
+
+    // From there by keyboard alone: Space chooses One of my agents, Tab reaches its name, Enter allows.
+    await page.keyboard.press("Space");
+    await page.keyboard.press("Tab");
+    expect(await page.locator("#agent_name:focus").count()).toBe(1);
+    await page.keyboard.type("keyboard-agent");
+    const landedAt = page.waitForURL((url) => url.href.startsWith(listener.redirectUri), { waitUntil: "load" });
+    await page.keyboard.press("Enter");
+    await landedAt;
+    const landed = new URL(page.url());
+    expect(landed.searchParams.get("state")).toBe(auth.state);
+    const tokens = await exchange(as, { clientId: fresh, redirectUri: listener.redirectUri, resource, code: landed.searchParams.get("code") as string, verifier: auth.verifier });
+    expect(tokens.scope).toBe("tasks:read");
+    const s = await connect(`${taskgate().base}/mcp`, tokens.access_token, "modern");
+    try {
+      expect((await s.ok("whoami", {})).token).toMatchObject({ kind: "agent", agent: "keyboard-agent", scope: "read" });
+    } finally {
+      await s.close();
+    }
+    expect(await personWriteGrants(fresh)).toBe(0);
+  });
+
+  it("axe finds no serious violation on the consent page; a browser that skips the page's check gets it again with what to choose, and nothing is allowed", async () => {
+    // JavaScript on, only so axe can run (and to play a browser that ignores `required`): the page itself has none.
+    const scripted = await newPersonContext(browser, { javaScript: true });
+    contexts.push(scripted);
+    const p = await scripted.newPage();
+    const fresh = await register(as, "Another Fresh Helper", listener.redirectUri);
+    const callbacks = listener.received.length;
+    const auth = authorizationUrl(as, { clientId: fresh, redirectUri: listener.redirectUri, resource, scope });
+    await p.goto(auth.url);
+    await signIn(p, PERSON);
+    expect(await onConsentPage(p)).toBe(true);
+    expect(await seriousViolations(p), "axe on the consent page as it first appears").toEqual([]);
+
+    await p.locator('form[action="/authorize"]').evaluate((form) => ((form as HTMLFormElement).noValidate = true));
+    const [response] = await Promise.all([p.waitForNavigation(), p.getByRole("button", { name: "Allow", exact: true }).click()]);
+    expect(await personWriteGrants(fresh), "the person's write grants after a form without the choice").toBe(0);
+    expect(listener.received.length, "no callback reached the app").toBe(callbacks);
+    expect(response?.status()).toBe(400);
+    expect(await pageText(p)).toContain("Choose who the app acts as: One of my agents, or Myself. Nothing was allowed.");
+    expect(await p.getByLabel("Myself", { exact: true }).isChecked()).toBe(false);
+    expect(await p.getByLabel("One of my agents", { exact: true }).isChecked()).toBe(false);
+    await screenshot(p, "oauth-consent-unchosen");
+    expect(await seriousViolations(p), "axe on the consent page with its error").toEqual([]);
   });
 
   const choices: ConsentChoice[] = [
