@@ -309,6 +309,8 @@ CREATE TABLE IF NOT EXISTS webhooks (
   id TEXT PRIMARY KEY,
   account_id TEXT NOT NULL REFERENCES accounts(id),
   url TEXT NOT NULL,
+  -- 'all' (every event, those a later version adds too), or the event types it
+  -- receives, separated by commas
   events TEXT NOT NULL,
   secret TEXT NOT NULL,
   secret_prefix TEXT NOT NULL,
@@ -1306,4 +1308,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0018_consent_routes.sql'),
   ('0019_fail_closed.sql'),
   ('0020_named_task.sql'),
-  ('0021_spent_refresh_tokens.sql');
+  ('0021_spent_refresh_tokens.sql'),
+  ('0022_webhooks_all_events.sql');

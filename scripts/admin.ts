@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { parseIsoTime } from "../src/domain/dates.ts";
+import { EVENT_TYPES } from "../src/domain/events.ts";
 import { planToken } from "../src/db/provisioning.ts";
 import { findTokenSql, listTokensSql, revokeTokenSql } from "../src/db/admin-tokens.ts";
 import { accountTarget, applyMigrations, execute, findInDatabases, query, type Target } from "./lib/d1.ts";
@@ -34,7 +35,8 @@ Commands:
                                                            cached at the edge lapse (--settle, 65); safe to run again;
                                                            writes to the account are refused meanwhile)
 
-Webhook events: approval.requested, task.completed, task.rejected, run.stale, claim.lapsed`;
+Webhook events: ${EVENT_TYPES.join(", ")};
+  all (or every one named): every event, those added later too`;
 
 const commands: Record<string, (values: Values, target: Target) => Promise<unknown> | unknown> = {
   "create-account": createAccountCommand,

@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { ROOT, type Target } from "./lib/d1.ts";
 import { DEMO_AGENT, DEMO_ROLES, demoFile, ensureDemo, ensureDevVars, ensureSchema, type DemoRole } from "./lib/demo.ts";
 import { claudeDesktopConfig, cursorConfig, indent, vscodeConfig } from "../src/domain/client-config.ts";
-import { INSPECTOR_ORIGINS, nextFreePort, portProblem, WRANGLER_JS, waitForHealth, wranglerDevArgs, wranglerEnv } from "./lib/dev-server.ts";
+import { INSPECTOR_ORIGINS, nextFreePort, portProblem, WRANGLER_JS, wranglerDevArgs, wranglerEnv } from "./lib/dev-server.ts";
 import { migrationLines } from "./lib/migration-report.ts";
 import { configuredCrons, runCronsOnSchedule, unsupportedCrons } from "./lib/scheduled.ts";
 import { supervise } from "./lib/supervise.ts";
@@ -152,28 +152,32 @@ async function main(): Promise<void> {
   if (prepared.envFile) args.push("--env-file", prepared.envFile);
   // Its own process group (so a stop reaches workerd too) and no interactive keys: stdin stays with this process.
   args.push("--show-interactive-dev-session=false");
-  const child = supervise(process.execPath, [WRANGLER_JS, ...args], {
+  const origin = `http://${HOST}:${port}`;
+  let crons: (() => void) | null = null;
+  const runtime = supervise(process.execPath, [WRANGLER_JS, ...args], {
     cwd: ROOT,
     env: wranglerEnv(),
-    onStopping: (signal) => console.error(`\n${signal}: stopping wrangler dev and workerd…`),
+    origin,
+    onStopping: (signal) => {
+      crons?.();
+      console.error(`\n${signal}: stopping wrangler dev and workerd…`);
+    },
     // The lines of wrangler that alarm and ask nothing are dropped (scripts/lib/wrangler-noise.ts; docs/testing.md).
     filter: wranglerNoise,
-  });
-
-  const stopped = () => (child.exitCode !== null || child.signalCode !== null ? "exited" : null);
-  const origin = `http://${HOST}:${port}`;
-  waitForHealth(origin, 180_000, stopped).then(
-    () => {
+    say: (line) => console.error(`\n${line}`),
+    onReady: (restarts) => {
+      if (restarts > 0) {
+        console.log(`\nTaskgate is serving again at ${prepared.url} and ${origin}/ (the runtime was restarted${restarts > 1 ? ` ${restarts} times` : ""}).\n`);
+        return;
+      }
       console.log(`\nTaskgate is serving MCP at ${prepared.url} and the web console at ${origin}/ (sign-in and tokens are above; Ctrl-C stops it).`);
-      // The Cron Triggers, as deployed: wrangler dev does not fire them itself.
-      const crons = configuredCrons();
-      for (const c of unsupportedCrons(crons)) console.error(`The cron "${c}" of wrangler.toml is not run locally (only numbers, *, ranges, lists and steps are).`);
-      const stop = runCronsOnSchedule(origin, crons, (line) => console.error(line));
-      child.on("exit", stop);
-      console.log(`Cron Triggers run on their schedule (UTC): ${crons.map((c) => `"${c}"`).join(", ")}; the daily one now: npm run -s scheduled -- daily\n`);
+      // The Cron Triggers, as deployed: wrangler dev does not fire them itself; skipped while the runtime restarts.
+      const configured = configuredCrons();
+      for (const c of unsupportedCrons(configured)) console.error(`The cron "${c}" of wrangler.toml is not run locally (only numbers, *, ranges, lists and steps are).`);
+      crons = runCronsOnSchedule(origin, configured, (line) => console.error(line), () => runtime.unavailable());
+      console.log(`Cron Triggers run on their schedule (UTC): ${configured.map((c) => `"${c}"`).join(", ")}; the daily one now: npm run -s scheduled -- daily\n`);
     },
-    () => {},
-  );
+  });
 }
 
 void main();

@@ -15,6 +15,7 @@ import { field } from "./web-helpers.ts";
 import { flashOn, open, signedInPerson, unescape, type Person } from "./console.helpers.ts";
 import { addHook } from "./webhooks.helpers.ts";
 import { WEBHOOKS_PER_ACCOUNT } from "../src/domain/webhooks.ts";
+import { EVENT_TYPES } from "../src/domain/events.ts";
 
 async function hooksOf(accountId: string) {
   return (
@@ -97,6 +98,26 @@ describe("the webhooks page", () => {
     expect(gone.headers.getSetCookie().join(";")).not.toContain(secret!);
     expect(await flashOn(p.b, "/webhooks")).toBe(`ok: Removed webhook ${row.id}: it receives no more events.`);
     expect(await hooksOf(p.acc.accountId)).toEqual([]);
+  });
+
+  it("with every box ticked, stores all events (those added later too) and says so; a box left empty keeps the list", async () => {
+    const p = await signedInPerson("Webhook all events");
+    const form = (await open(p.b, "/webhooks")).html;
+    const boxes = [...form.matchAll(/<input type="checkbox" name="events" value="([^"]+)"/g)].map((m) => m[1]);
+    expect(boxes).toEqual([...EVENT_TYPES]);
+    expect(form).toContain("With every box ticked, the webhook receives all events, those added later too.");
+
+    const { shown } = await addAndShow(p, "https://hooks.example.test/every-box", boxes);
+    expect(shown.html).toContain("<code>https://hooks.example.test/every-box</code> receives all events, those added later too.");
+    const stored = async (url: string) => (await hooksOf(p.acc.accountId)).find((h) => h.url === url)?.events;
+    expect(await stored("https://hooks.example.test/every-box")).toBe("all");
+    // The page's own default leaves run.stale unticked: that is a choice, kept as the list.
+    await addAndShow(p, "https://hooks.example.test/default-boxes", boxes.filter((t) => t !== "run.stale"));
+    expect(await stored("https://hooks.example.test/default-boxes")).toBe("approval.requested,approval.answered,approval.withdrawn,task.completed,task.rejected,claim.lapsed");
+
+    const listed = (await open(p.b, "/webhooks")).html;
+    expect(listed).toContain('<td data-label="Events">all events</td>');
+    expect(listed).toContain('<td data-label="Events">approval.requested, approval.answered, approval.withdrawn, task.completed, task.rejected, claim.lapsed</td>');
   });
 
   it("shows each endpoint's stored delivery outcomes and its latest failure", async () => {

@@ -103,6 +103,38 @@ function olderVersionRows(db: D1Database): D1PreparedStatement[] {
   ];
 }
 
+/**
+ * Webhook endpoints as the versions before 0022_webhooks_all_events.sql
+ * stored them (once 0003_recurrence_webhooks.sql has made the table): "all
+ * events" as the whole list of its day, and a list that left an event out.
+ * acc_mv's endpoint is on the account that is moving.
+ */
+function olderWebhooks(db: D1Database): D1PreparedStatement[] {
+  const hook = (id: string, account: string, events: string) =>
+    db
+      .prepare("INSERT INTO webhooks (id, account_id, url, events, secret, secret_prefix, created_at) VALUES (?, ?, ?, ?, 'sealed', 'whsec_x…', ?)")
+      .bind(id, account, `https://hooks.example.test/${id}`, events, at(1));
+  return [
+    hook("whk_first", "acc_m", "approval.requested,task.completed,task.rejected,run.stale,claim.lapsed"),
+    hook("whk_answered", "acc_m", "approval.requested,approval.answered,task.completed,task.rejected,run.stale,claim.lapsed"),
+    hook("whk_moving", "acc_mv", "approval.requested,approval.answered,task.completed,task.rejected,run.stale,claim.lapsed"),
+    hook("whk_chosen", "acc_m", "approval.requested,approval.answered,task.completed,task.rejected,claim.lapsed"),
+    hook("whk_one", "acc_m", "task.completed"),
+  ];
+}
+
+/** What 0022 made of olderWebhooks: the whole lists are all, the chosen ones stay. */
+async function expectWebhooksUpgraded(db: D1Database): Promise<void> {
+  const rows = await db.prepare("SELECT id, events FROM webhooks ORDER BY id").all<{ id: string; events: string }>();
+  expect(Object.fromEntries(rows.results.map((r) => [r.id, r.events]))).toEqual({
+    whk_answered: "all",
+    whk_chosen: "approval.requested,approval.answered,task.completed,task.rejected,claim.lapsed",
+    whk_first: "all",
+    whk_moving: "all",
+    whk_one: "task.completed",
+  });
+}
+
 /** What 0017_fill_consent_data.sql filled in the rows of olderVersionRows, and the consent triggers holding to it. */
 async function expectConsentFilled(db: D1Database): Promise<void> {
   const closedBy = await db.prepare("SELECT id, closed_by FROM tasks WHERE status = 'done' ORDER BY id").all<{ id: string; closed_by: string | null }>();
@@ -192,6 +224,7 @@ describe("schema upgrades", () => {
     for (const m of MIGRATIONS.slice(1)) {
       const statements = splitSql(m.sql);
       if (statements.length) await db.batch(statements.map((s) => db.prepare(s)));
+      if (m.name === "0003_recurrence_webhooks.sql") await db.batch(olderWebhooks(db));
       if (m.name === "0009_account_moves.sql") await db.prepare("UPDATE accounts SET moving_to = 'DB_1' WHERE id = 'acc_mv'").run();
     }
     // What `wrangler d1 migrations apply` records; schema.sql records the same.
@@ -216,6 +249,7 @@ describe("schema upgrades", () => {
     const key = await db.prepare("SELECT result, request_hash FROM idempotency_keys WHERE key = 'k'").first();
     expect(key, "an idempotency row from before request_hash keeps its result, with no hash").toEqual({ result: "{}", request_hash: null });
     await expectConsentFilled(db);
+    await expectWebhooksUpgraded(db);
   });
 
   it("0017 fills from the activity the tools write: after the upgrade an agent's reopen_task and unarchive_project refuse what the person closed, and a block unblocked keeps its reason", async () => {

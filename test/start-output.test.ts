@@ -31,10 +31,13 @@ const WRANGLER = [
   "    at GetAddrInfoReqWrap.onlookupall [as oncomplete] (node:dns:122:26)",
   "[wrangler:info] Ready on http://127.0.0.1:8797",
   "[wrangler:info] GET /health 200 OK (6ms)",
+  "\u001b[32m[wrangler:info]\u001b[39m HEAD /health \u001b[1m200\u001b[22m OK \u001b[90m(2ms)\u001b[39m",
+  "[wrangler:info] HEAD /health 200 OK (3ms)",
+  "[wrangler:info] HEAD /ready 200 OK (4ms)",
 ];
 
 describe("npm start's view of wrangler dev", () => {
-  it("drops the scheduled-workers warning and the offline Request.cf trace, keeps the rest", () => {
+  it("drops the scheduled-workers warning, the offline Request.cf trace and npm start's own HEAD /health probes, keeps the rest", () => {
     const keep = wranglerNoise();
     expect(WRANGLER.filter(keep)).toEqual([
       " ⛅️ wrangler 4.164.0",
@@ -47,6 +50,7 @@ describe("npm start's view of wrangler dev", () => {
       "    at GetAddrInfoReqWrap.onlookupall [as oncomplete] (node:dns:122:26)",
       "[wrangler:info] Ready on http://127.0.0.1:8797",
       "[wrangler:info] GET /health 200 OK (6ms)",
+      "[wrangler:info] HEAD /ready 200 OK (4ms)",
     ]);
   });
 });

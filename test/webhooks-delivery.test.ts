@@ -184,7 +184,7 @@ describe("endpoints", () => {
     await expect(req("https://x.example.test/#frag")).rejects.toThrow(/^url: must not have a #fragment/);
     await expect(req("https://x.example.test/", "task.done,task.completed")).rejects.toThrow(/^events: task.done is not an event; the events are approval.requested, approval.answered, approval.withdrawn, task.completed, task.rejected, run.stale, claim.lapsed/);
     await expect(req("https://x.example.test/", " , ")).rejects.toThrow(WebhookInputError);
-    expect((await req("https://x.example.test/", "all")).webhook.events).toEqual(["approval.requested", "approval.answered", "approval.withdrawn", "task.completed", "task.rejected", "run.stale", "claim.lapsed"]);
+    expect((await req("https://x.example.test/", "all")).webhook.events).toBe("all");
     expect((await req("https://x.example.test/", "task.rejected, approval.requested")).webhook.events).toEqual(["approval.requested", "task.rejected"]);
   });
 

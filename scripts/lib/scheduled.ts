@@ -86,11 +86,18 @@ export async function triggerScheduled(origin: string, cron: string, at = new Da
 /**
  * Runs every configured cron at the start of each minute it matches, until
  * the returned function is called. A failure is reported and the next minute
- * comes all the same.
+ * comes all the same. While `paused()` gives a reason (npm start restarting a
+ * runtime that stopped answering), the minutes are skipped, and a request
+ * that fails meanwhile is one of them: said once, not each minute.
  */
-export function runCronsOnSchedule(origin: string, crons: string[], report: (line: string) => void): () => void {
+export function runCronsOnSchedule(origin: string, crons: string[], report: (line: string) => void, paused: () => string | null = () => null): () => void {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
+  let skipping = false;
+  const skip = (why: string) => {
+    if (!skipping) report(`Cron Triggers are skipped while ${why}; they run again once it answers.`);
+    skipping = true;
+  };
   const next = () => {
     if (stopped) return;
     const now = Date.now();
@@ -99,8 +106,17 @@ export function runCronsOnSchedule(origin: string, crons: string[], report: (lin
   };
   const tick = () => {
     const at = new Date(Math.floor(Date.now() / 60_000) * 60_000);
-    for (const cron of crons.filter((c) => cronMatches(c, at))) {
-      triggerScheduled(origin, cron, at).catch((e) => report(`Cron "${cron}" at ${at.toISOString()}: ${(e as Error).message}`));
+    const why = paused();
+    if (why) skip(why);
+    else {
+      skipping = false;
+      for (const cron of crons.filter((c) => cronMatches(c, at))) {
+        triggerScheduled(origin, cron, at).catch((e) => {
+          const meanwhile = paused();
+          if (meanwhile) skip(meanwhile);
+          else report(`Cron "${cron}" at ${at.toISOString()}: ${(e as Error).message}`);
+        });
+      }
     }
     next();
   };

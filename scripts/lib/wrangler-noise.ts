@@ -7,9 +7,11 @@
  * - "Unable to fetch the `Request.cf` object" and the `ENOTFOUND
  *   workers.cloudflare.com` stack trace that follows it on a machine without
  *   internet access: local requests get a placeholder `request.cf`, which
- *   Taskgate does not read.
+ *   Taskgate does not read;
+ * - the line of each `HEAD /health`: npm start's own probes, every 2 s, of
+ *   whether the runtime still answers (scripts/lib/supervise.ts).
  *
- * Everything else (errors, the bindings table, each request) passes.
+ * Everything else (errors, the bindings table, each other request) passes.
  */
 
 const ANSI = /\x1b\[[0-9;]*m/g;
@@ -31,6 +33,7 @@ export function wranglerNoise(): (line: string) => boolean {
       return false;
     }
     if (/Unable to fetch the `Request\.cf` object/.test(line)) return false;
+    if (/^\[wrangler:info\] HEAD \/health /.test(line)) return false;
     if (/ENOTFOUND workers\.cloudflare\.com/.test(line)) {
       skipping = "trace";
       return false;

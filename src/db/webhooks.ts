@@ -9,7 +9,7 @@ import { notMoving } from "./move-account.ts";
 import type { Sql } from "./provisioning.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import type { EventType } from "../domain/events.ts";
-import { checkWebhookUrl, newWebhookSecret, parseEventTypes, secretPrefix, WEBHOOKS_PER_ACCOUNT } from "../domain/webhooks.ts";
+import { checkWebhookUrl, newWebhookSecret, parseEventTypes, secretPrefix, WEBHOOKS_PER_ACCOUNT, type EventSelection } from "../domain/webhooks.ts";
 import { importConnectorKey, openText, sealText } from "../domain/crypto.ts";
 
 export type DeliveryStatus = "pending" | "delivered" | "failed";
@@ -18,7 +18,8 @@ export type DeliveryStatus = "pending" | "delivered" | "failed";
 export interface WebhookSummary {
   id: string;
   url: string;
-  events: EventType[];
+  /** `all` (every event, those added later too) or the types named. */
+  events: EventSelection;
   secret_prefix: string;
   created_at: string;
   deliveries: { delivered: number; pending: number; failed: number };
@@ -58,13 +59,21 @@ export const secretContext = (accountId: string, webhookId: string) => `taskgate
 const count = (status: DeliveryStatus) =>
   `(SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = '${status}') AS ${status}`;
 
+/**
+ * The events column: `all` for every event (matched by no list, so an event
+ * type a later version adds reaches the endpoint too), else the types
+ * separated by commas.
+ */
+const storedEvents = (events: EventSelection) => (events === "all" ? "all" : events.join(","));
+const readEvents = (column: string): EventSelection => (column === "all" ? "all" : (column.split(",") as EventType[]));
+
 export const webhookSql = {
-  insert(w: { id: string; accountId: string; url: string; events: EventType[]; envelope: string; prefix: string; now: string }): Sql {
+  insert(w: { id: string; accountId: string; url: string; events: EventSelection; envelope: string; prefix: string; now: string }): Sql {
     return {
       // Inserts nothing once the account has WEBHOOKS_PER_ACCOUNT endpoints (the caller checks the change count).
       sql: `INSERT INTO webhooks (id, account_id, url, events, secret, secret_prefix, created_at)
             SELECT ?, ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM webhooks WHERE account_id = ?) < ?`,
-      params: [w.id, w.accountId, w.url, w.events.join(","), w.envelope, w.prefix, w.now, w.accountId, WEBHOOKS_PER_ACCOUNT],
+      params: [w.id, w.accountId, w.url, storedEvents(w.events), w.envelope, w.prefix, w.now, w.accountId, WEBHOOKS_PER_ACCOUNT],
     };
   },
   list(accountId: string): Sql {
@@ -89,11 +98,11 @@ export const webhookSql = {
       { sql: "DELETE FROM webhooks WHERE account_id = ? AND id = ?", params: [accountId, id] },
     ];
   },
-  /** Endpoints of the account subscribed to the event, registered no later than it happened. */
+  /** Endpoints of the account subscribed to the event (to all events, or to its type by name), registered no later than it happened. */
   subscribers(accountId: string, type: EventType, happenedAt: string): Sql {
     return {
       sql: `SELECT id, account_id, url, secret FROM webhooks
-             WHERE account_id = ? AND created_at <= ? AND instr(',' || events || ',', ',' || ? || ',') > 0 ORDER BY created_at, id`,
+             WHERE account_id = ? AND created_at <= ? AND (events = 'all' OR instr(',' || events || ',', ',' || ? || ',') > 0) ORDER BY created_at, id`,
       params: [accountId, happenedAt, type],
     };
   },
@@ -137,7 +146,7 @@ export function toSummary(r: SummaryRow): WebhookSummary {
   return {
     id: r.id,
     url: r.url,
-    events: r.events.split(",") as EventType[],
+    events: readEvents(r.events),
     secret_prefix: r.secret_prefix,
     created_at: r.created_at,
     deliveries: { delivered: r.delivered, pending: r.pending, failed: r.failed },

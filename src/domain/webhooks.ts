@@ -42,14 +42,30 @@ export function deliveryProblem(url: string, allowHttp: boolean): string | null 
   return problem && `url: ${problem}; register another endpoint`;
 }
 
-/** A comma-separated list of event types, or `all`. */
-export function parseEventTypes(text: string): EventType[] {
+/**
+ * What an endpoint receives: `all` (every event, those added in later
+ * versions too), or the event types named, in EVENT_TYPES order.
+ */
+export type EventSelection = "all" | EventType[];
+
+/**
+ * A comma-separated list of event types, or `all`. A list that names every
+ * event is `all` as well (the console's form with every box ticked): such an
+ * endpoint also receives the events a later version adds.
+ */
+export function parseEventTypes(text: string): EventSelection {
   const items = text.split(",").map((s) => s.trim()).filter(Boolean);
-  if (items.length === 1 && items[0] === "all") return [...EVENT_TYPES];
+  if (items.length === 1 && items[0] === "all") return "all";
   if (items.length === 0) throw new WebhookInputError(`events: name at least one of ${EVENT_TYPES.join(", ")} (or all)`);
   const unknown = items.filter((s) => !isEventType(s));
   if (unknown.length) throw new WebhookInputError(`events: ${unknown.join(", ")} ${unknown.length === 1 ? "is not an event" : "are not events"}; the events are ${EVENT_TYPES.join(", ")} (or all)`);
-  return EVENT_TYPES.filter((t) => items.includes(t));
+  const named = EVENT_TYPES.filter((t) => items.includes(t));
+  return named.length === EVENT_TYPES.length ? "all" : named;
+}
+
+/** The selection in words, for a page: "all events" or the types named. */
+export function describeEvents(events: EventSelection): string {
+  return events === "all" ? "all events" : events.join(", ");
 }
 
 const SECRET_PREFIX = "whsec_";

@@ -7,8 +7,7 @@
  */
 import { ConnectorKeyError } from "../../domain/crypto.ts";
 import { createWebhook, removeWebhook } from "../../db/webhooks-d1.ts";
-import { WebhookInputError } from "../../domain/webhooks.ts";
-import type { EventType } from "../../domain/events.ts";
+import { WebhookInputError, type EventSelection } from "../../domain/webhooks.ts";
 import type { Env } from "../../env.ts";
 import { httpAllowed } from "../../webhooks/deliver.ts";
 import type { Principal } from "../../domain/principal.ts";
@@ -18,7 +17,8 @@ import { formAlreadyUsed, formOnce } from "./once.ts";
 export interface NewWebhook {
   id: string;
   url: string;
-  events: EventType[];
+  /** Every box ticked is `all`: the events a later version adds reach it too. */
+  events: EventSelection;
   secret: string;
 }
 

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
 import { EVENT_TYPES } from "../../../domain/events.ts";
-import { WEBHOOKS_PER_ACCOUNT } from "../../../domain/webhooks.ts";
+import { describeEvents, WEBHOOKS_PER_ACCOUNT } from "../../../domain/webhooks.ts";
 import type { WebhookSummary } from "../../../db/webhooks-d1.ts";
 import { clip } from "../format.ts";
 import type { NewWebhook } from "../webhooks.ts";
@@ -21,7 +21,7 @@ const Created: FC<{ w: NewWebhook }> = ({ w }) => (
   <section class="card created" aria-labelledby="h-new-webhook">
     <h2 id="h-new-webhook">Your new webhook</h2>
     <p>
-      <code>{w.url}</code> receives {w.events.join(", ")}. Copy its signing secret now: it is shown only once. Receivers verify each
+      <code>{w.url}</code> receives {w.events === "all" ? "all events, those added later too" : describeEvents(w.events)}. Copy its signing secret now: it is shown only once. Receivers verify each
       delivery with it as <a href="https://www.standardwebhooks.com/">Standard Webhooks</a> (the <code>webhook-signature</code> header).
     </p>
     <pre class="secret" aria-label="Signing secret">{w.secret}</pre>
@@ -57,7 +57,7 @@ const Endpoints: FC<{ view: View; hooks: WebhookSummary[] }> = ({ view, hooks })
           {hooks.map((w) => (
             <tr>
               <td data-label="URL"><code title={w.url}><Written text={w.url} max={120} /></code><div class="hint">secret <code>{w.secret_prefix}</code></div></td>
-              <td data-label="Events">{w.events.join(", ")}</td>
+              <td data-label="Events">{describeEvents(w.events)}</td>
               <td data-label="Created"><When view={view} iso={w.created_at} /></td>
               <td data-label="Deliveries"><Deliveries view={view} w={w} /></td>
               <td>
@@ -91,8 +91,9 @@ const AddWebhook: FC<{ view: View; hooks: WebhookSummary[]; httpAllowed: boolean
         <Field id="w-url" label="Endpoint URL" hint={httpAllowed ? "https:// (http:// too on this development server)" : "https:// only"}>
           <input type="url" id="w-url" name="url" required maxlength={2000} placeholder="https://example.com/hooks/taskgate" aria-describedby="w-url-hint" />
         </Field>
-        <fieldset>
+        <fieldset aria-describedby="w-events-hint">
           <legend>Events</legend>
+          <p class="hint" id="w-events-hint">With every box ticked, the webhook receives all events, those added later too.</p>
           {EVENT_TYPES.map((t) => (
             <p>
               <label class="check">
