@@ -10,6 +10,7 @@ import { isToolName, type ToolName } from "../catalog/effects.ts";
 import { lacksOnlyWriteScope, refusal } from "../catalog/permissions.ts";
 import { ALL_TOOLS_SELECTED, PRESETS, TOOLSETS } from "../catalog/toolsets.ts";
 import { serveAppView, withDecideLink } from "./app-view.ts";
+import { refuseUnknownCursor } from "./one-page.ts";
 import { authInfoFor, callScopeOf, setAsideOf, type SetAside } from "./auth-info.ts";
 import { codecsFor, firstAnswer, retryAnswer, TASKS_EXTENSION, taskState, verifiedHandle, type Codecs, type Wait } from "./approval-wait.ts";
 
@@ -168,7 +169,10 @@ async function serverFor(ctx: McpRequestContext): Promise<Server> {
       ...(codecs && { requestState: { verify: codecs.state.verify } }),
     },
   );
-  server.setRequestHandler("tools/list", async () => listResultFor(scope.principal, scope.toolsets));
+  server.setRequestHandler("tools/list", async (request) => {
+    refuseUnknownCursor("tools/list", request.params);
+    return listResultFor(scope.principal, scope.toolsets);
+  });
   serveAppView(server);
   const origin = originOf(ctx);
   const setAside = setAsideOf(ctx.authInfo);
