@@ -51,7 +51,7 @@ describe("link_calendar_event / unlink_calendar_event", () => {
         `google event ${EVENT.event_id} is already linked to task ${t} as "Kick-off" (2026-05-04T07:00:00.000Z – 2026-05-04T08:00:00.000Z, ${EVENT.url}) [link ${first.link.id}]; ` +
           "a link is not overwritten: unlink_calendar_event removes it, then link_calendar_event links the event with its new details.",
       );
-      expect(await c.fails("link_calendar_event", { task_id: t, ...EVENT, url: null })).toMatch(/already linked/);
+      expect(await c.fails("link_calendar_event", { task_id: t, ...EVENT, url: "https://calendar.example.com/other" })).toMatch(/already linked/);
       expect(await snapshotDb()).toBe(before);
       expect(await activityCount(acc.accountId)).toBe(n);
       const history = await c.ok("list_activity", { target_id: t });

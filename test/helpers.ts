@@ -88,6 +88,8 @@ export interface ToolCallResult {
 export interface TestClient {
   era: Era;
   protocolVersion: string | undefined;
+  /** The server's instructions, as the client received them. */
+  instructions: string | undefined;
   listTools(): Promise<{ name: string; title?: string; annotations?: Record<string, unknown>; inputSchema: any; outputSchema?: any; description?: string }[]>;
   call(name: string, args?: Record<string, unknown>): Promise<ToolCallResult>;
   /** Calls and expects success; returns structuredContent. */
@@ -129,10 +131,12 @@ export async function connect(secret: string, era: Era = "modern", opts: Connect
     : workerFetch;
   let inner: { listTools: () => Promise<any>; callTool: (p: any) => Promise<any>; close: () => Promise<void> };
   let protocolVersion: string | undefined;
+  let instructions: string | undefined;
   if (era === "modern") {
     const client = new Client({ name: "taskgate-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
     await client.connect(new StreamableHTTPClientTransport(url, { fetch, requestInit }));
     protocolVersion = client.getNegotiatedProtocolVersion();
+    instructions = client.getInstructions();
     // The 2.x client keeps tools/list for the ttlMs the server gives; a test asks the server every time
     // (`refresh` still stores the answer, which the client validates structuredContent against).
     inner = { listTools: () => client.listTools(undefined, { cacheMode: "refresh" }), callTool: (p) => client.callTool(p), close: () => client.close() };
@@ -141,6 +145,7 @@ export async function connect(secret: string, era: Era = "modern", opts: Connect
     const transport = new LegacyTransport(url, { fetch, requestInit });
     await client.connect(transport);
     protocolVersion = transport.protocolVersion;
+    instructions = client.getInstructions();
     inner = client;
   }
   const call = async (name: string, args: Record<string, unknown> = {}) => {
@@ -151,6 +156,7 @@ export async function connect(secret: string, era: Era = "modern", opts: Connect
   return {
     era,
     protocolVersion,
+    instructions,
     async listTools() {
       return (await inner.listTools()).tools;
     },

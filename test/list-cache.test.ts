@@ -9,7 +9,8 @@ import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 /** A person's write principal, as the SDK's handler sees it when called directly (tools/list depends only on its class). */
 const PERSON: Principal = { tokenId: "tok_direct", accountId: "acc_direct", kind: "human", scope: "write", agentId: null, agentName: null, paused: false, label: "direct", expiresAt: null };
 
-async function rawList(secret: string, id: unknown, o: { era?: "modern" | "legacy"; url?: string; params?: Record<string, unknown>; direct?: boolean } = {}) {
+async function rawList(secret: string, id: unknown, o: { era?: "modern" | "legacy"; url?: string; params?: Record<string, unknown>; direct?: boolean; method?: string } = {}) {
+  const method = o.method ?? "tools/list";
   const modern = (o.era ?? "legacy") === "modern";
   const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
   const params = modern ? { ...o.params, _meta: meta } : (o.params ?? {});
@@ -27,13 +28,13 @@ async function rawList(secret: string, id: unknown, o: { era?: "modern" | "legac
       accept: "application/json, text/event-stream",
       authorization: `Bearer ${secret}`,
       "mcp-protocol-version": modern ? "2026-07-28" : "2025-06-18",
-      ...(modern ? { "mcp-method": "tools/list" } : {}),
+      ...(modern ? { "mcp-method": method } : {}),
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params }),
+    body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
   });
   const text = await res.text();
   const json = text.startsWith("event:") ? text.split("\n").find((l) => l.startsWith("data: "))!.slice(6) : text;
-  return { status: res.status, contentType: res.headers.get("content-type"), text, message: JSON.parse(json) as { id: unknown; result?: { tools: { name: string }[] }; error?: unknown } };
+  return { status: res.status, contentType: res.headers.get("content-type"), text, message: JSON.parse(json) as { id: unknown; result?: { tools: { name: string }[] }; error?: { code: number; message: string } } };
 }
 
 describe("tools/list is answered from memory, exactly as the SDK answers it", () => {
@@ -97,6 +98,7 @@ describe("tools/list is answered from memory, exactly as the SDK answers it", ()
     const withCursor = await rawList(acc.human, 2, { params: { cursor: "abc" } });
     const plain = await rawList(acc.human, 2);
     expect(withCursor.status).toBe(plain.status);
+    expect(withCursor.message.error?.code).toBe(-32602);
     const badId = await rawList(acc.human, { not: "an id" });
     expect(badId.message.result).toBeUndefined();
     for (const era of ERAS) {
@@ -106,4 +108,32 @@ describe("tools/list is answered from memory, exactly as the SDK answers it", ()
       await client.close();
     }
   });
+});
+
+describe("a cursor the server never gave out", () => {
+  // Each list is one page: no answer carries nextCursor, so every cursor is unknown (invalid params, as the specification says).
+  const LISTS = ["tools/list", "resources/list", "resources/templates/list"];
+  for (const era of ERAS) {
+    it(`${era}: tools/list and resources/list answer an unknown cursor with -32602, and the list without one`, async () => {
+      const acc = await seedAccount(`Unknown cursor ${era}`);
+      for (const method of LISTS) {
+        const plain = await rawList(acc.human, 1, { era, method });
+        expect(plain.message.error, method).toBeUndefined();
+        expect(JSON.stringify(plain.message.result), method).not.toContain("nextCursor");
+        for (const cursor of ["abc", "", "eyJvZmZzZXQiOjI1fQ=="]) {
+          for (const secret of [acc.human, acc.agentRead]) {
+            const answer = await rawList(secret, 2, { era, method, params: { cursor } });
+            expect(answer.message.result, `${method} ${JSON.stringify(cursor)}`).toBeUndefined();
+            expect(answer.message.error?.code, `${method} ${JSON.stringify(cursor)}`).toBe(-32602);
+            expect(answer.message.error?.message).toMatch(/cursor/);
+          }
+        }
+      }
+      // prompts/list: Taskgate has no prompts, so the method itself is unknown, cursor or none.
+      for (const params of [{}, { cursor: "abc" }]) {
+        const prompts = await rawList(acc.human, 3, { era, method: "prompts/list", params });
+        expect(prompts.message.error?.code, JSON.stringify(params)).toBe(-32601);
+      }
+    });
+  }
 });

@@ -60,22 +60,38 @@ export function movingMessage(name: string): string {
   return `${name} changes data, but this account is moving to another database; try again shortly (within a minute or two).`;
 }
 
+/** What decides which tools a principal may call: its kind, scope and pause (see refusalRule). Equal classes may call the same tools. */
+export const principalClass = (p: Principal): string => `${p.kind}/${p.scope}${p.paused ? "/paused" : ""}`;
+
+/** The rule that keeps a principal from a tool: only a person may call it, the token reads only, or its agent is paused. */
+export type RefusalRule = "human_only" | "read_scope" | "paused";
+
 /**
- * Why this principal may not call this tool, or null when it may. The one
- * permission rule: tools/list filters with it and tools/call enforces it.
+ * Which rule refuses this principal this tool, or null when it may call it.
+ * The one permission rule: refusal() words it for a call, tools/list filters
+ * with it, and the line of what a connection does not list groups by it.
  */
-export function refusal(p: Principal, name: ToolName): string | null {
-  if (HUMAN_TOOLS.has(name) && p.kind !== "human") {
-    const h = HUMAN_ONLY[name] ?? { decides: "gives or takes away consent", instead: "Ask a person." };
-    return `${name} ${h.decides}, so a person must do it with a human token; an agent's token can never call it. ${h.instead}`;
-  }
+export function refusalRule(p: Principal, name: ToolName): RefusalRule | null {
+  if (HUMAN_TOOLS.has(name) && p.kind !== "human") return "human_only";
   if (WRITE_TOOLS.has(name)) {
-    if (p.scope !== "write") {
-      return `${name} changes data and needs a token with scope write; this token has scope read and may only call read tools.`;
-    }
-    if (p.paused) {
-      return `${name} changes data, but agent ${p.agentName} is paused by a person: its tokens may only read until resume_agent.`;
-    }
+    if (p.scope !== "write") return "read_scope";
+    if (p.paused) return "paused";
   }
   return null;
+}
+
+/** Why this principal may not call this tool, or null when it may (refusalRule, in the words a call is refused with). */
+export function refusal(p: Principal, name: ToolName): string | null {
+  switch (refusalRule(p, name)) {
+    case "human_only": {
+      const h = HUMAN_ONLY[name] ?? { decides: "gives or takes away consent", instead: "Ask a person." };
+      return `${name} ${h.decides}, so a person must do it with a human token; an agent's token can never call it. ${h.instead}`;
+    }
+    case "read_scope":
+      return `${name} changes data and needs a token with scope write; this token has scope read and may only call read tools.`;
+    case "paused":
+      return `${name} changes data, but agent ${p.agentName} is paused by a person: its tokens may only read until resume_agent.`;
+    case null:
+      return null;
+  }
 }

@@ -3,6 +3,7 @@ import type { Env } from "../env.ts";
 import type { Principal } from "../domain/principal.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import type { ToolName } from "./effects.ts";
+import type { ToolSelection } from "./toolsets.ts";
 
 /** SQL text (a condition, or a statement's) with its binds, in the order the text takes them. */
 export interface Condition {
@@ -87,6 +88,8 @@ export interface ToolContext {
   db: D1Database;
   env: Env;
   principal: Principal;
+  /** The tools this call's connection selected (its toolsets and read-only view; all for a plain /mcp). */
+  selection: ToolSelection;
   /** ISO 8601 UTC time of this call, the same for every row it writes. */
   now: string;
   nowMs: number;

@@ -199,6 +199,11 @@ export function selectTools(lists: readonly string[], readonly: boolean): ToolSe
 
 const GROUP_OF = new Map<ToolName, Toolset>(TOOLSETS.flatMap((t) => t.tools.map((n) => [n, t] as const)));
 
+/** The toolset lists of a selection that leave this tool out (none: its toolsets admit it, whatever the read-only view does). */
+export function listsWithout(selection: ToolSelection, tool: ToolName): (readonly string[])[] {
+  return (selection.toolsets ?? []).filter((list) => !list.some((n) => (BY_NAME.get(n) as Toolset).tools.includes(tool)));
+}
+
 /**
  * Why a tool of the catalog is not offered on a connection whose selection
  * leaves it out, and how to get a connection that offers it: the toolset that
@@ -207,7 +212,7 @@ const GROUP_OF = new Map<ToolName, Toolset>(TOOLSETS.flatMap((t) => t.tools.map(
  */
 export function outsideSelection(selection: ToolSelection, tool: ToolName): string {
   const group = (GROUP_OF.get(tool) as Toolset).name;
-  const lists = (selection.toolsets ?? []).filter((list) => !list.some((n) => (BY_NAME.get(n) as Toolset).tools.includes(tool)));
+  const lists = listsWithout(selection, tool);
   const why: string[] = [];
   if (lists.length) {
     const example = [...lists[0], group].join(",");

@@ -18,6 +18,7 @@ import { ProtocolError, ProtocolErrorCode, type CallToolResult } from "@modelcon
 import { RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import { APPROVALS_VIEW_URI } from "../catalog/contract.ts";
 import { APPROVALS_VIEW_HTML } from "./approvals-view.ts";
+import { refuseUnknownCursor } from "./one-page.ts";
 
 
 /** The view asks for nothing beyond its own document: no other origin to connect to or load from. */
@@ -39,8 +40,14 @@ const READ = { contents: [{ uri: APPROVALS_VIEW_URI, mimeType: RESOURCE_MIME_TYP
 export function serveAppView(server: {
   setRequestHandler(method: "resources/list" | "resources/read" | "resources/templates/list", handler: (request: any) => unknown): void;
 }): void {
-  server.setRequestHandler("resources/list", async () => LIST);
-  server.setRequestHandler("resources/templates/list", async () => ({ resourceTemplates: [] }));
+  server.setRequestHandler("resources/list", async (request: { params?: { cursor?: unknown } }) => {
+    refuseUnknownCursor("resources/list", request.params);
+    return LIST;
+  });
+  server.setRequestHandler("resources/templates/list", async (request: { params?: { cursor?: unknown } }) => {
+    refuseUnknownCursor("resources/templates/list", request.params);
+    return { resourceTemplates: [] };
+  });
   server.setRequestHandler("resources/read", async (request: { params: { uri: string } }) => {
     if (request.params.uri !== APPROVALS_VIEW_URI) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}. resources/list names the one resource, ${APPROVALS_VIEW_URI}.`);

@@ -11,9 +11,12 @@ type JsonSchema = Record<string, any>;
 
 const CLOSING = "(tools/list has the input schema).";
 
+/** A nullable field's schema without its null branch; the field's description (on the union) stays with it. */
 function nonNull(s: JsonSchema | undefined): JsonSchema | undefined {
   if (!s?.anyOf) return s;
-  return (s.anyOf as JsonSchema[]).find((x) => x.type !== "null") ?? s;
+  const branch = (s.anyOf as JsonSchema[]).find((x) => x.type !== "null");
+  if (!branch) return s;
+  return branch.description === undefined && s.description !== undefined ? { ...branch, description: s.description } : branch;
 }
 
 /** The schema of the field at `path` (object keys and array indexes), if the schema has one. */
@@ -70,12 +73,23 @@ function jsonType(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
+/** Whether the field at `path` must be given (an item of a list always is). */
+function requiredAt(root: JsonSchema, path: PropertyKey[]): boolean {
+  const key = path[path.length - 1];
+  if (typeof key === "number") return true;
+  const parent = path.length === 1 ? root : schemaAt(root, path.slice(0, -1));
+  return ((parent?.required ?? []) as string[]).includes(key as string);
+}
+
 /** Zod issues as one message that names each field, says what is wrong, and what to send. */
 export function describeIssues(tool: string, error: z.ZodError, rawArgs: unknown, input: JsonSchema): string {
   const lines = error.issues.slice(0, 10).map((issue) => {
     const field = issue.path.length ? issue.path.map(String).join(".") : "(arguments)";
-    const missing = issue.path.length > 0 && issue.code !== "unrecognized_keys" && valueAt(rawArgs, issue.path) === undefined;
-    if (missing) return `${field}: required; send ${what(schemaAt(input, issue.path))}`;
+    const named = issue.path.length > 0 && issue.code !== "unrecognized_keys";
+    const value = named ? valueAt(rawArgs, issue.path) : undefined;
+    if (named && value === undefined) return `${field}: required; send ${what(schemaAt(input, issue.path))}`;
+    // Only a field whose description says what null does takes it; elsewhere leaving the field out is how to say "none".
+    if (named && value === null) return `${field}: must not be null; ${requiredAt(input, issue.path) ? "send" : "leave it out, or send"} ${what(schemaAt(input, issue.path))}`;
     return `${field}: ${issue.message}`;
   });
   return `Invalid arguments for ${tool}. ${lines.join("; ")}. Fix ${lines.length === 1 ? "this field" : "these fields"} and call again ${CLOSING}`;

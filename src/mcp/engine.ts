@@ -12,7 +12,7 @@ import { conditionsHold, guardStatement } from "../db/guards.ts";
 import { batchByName, statementOf, type NamedResults } from "../db/batch.ts";
 import { actorIn, actorOut, consentCodeOf, heldTasksNamed, namedTaskCheck, pausedAgentsNamed, pendingRequestsNamed, unfinishedDependenciesNamed, type ConsentCode } from "../db/consent.ts";
 import { CLAIM_GUARDED_TOOLS, type ToolName } from "../catalog/effects.ts";
-import type { ToolSelection } from "../catalog/toolsets.ts";
+import { ALL_TOOLS_SELECTED, type ToolSelection } from "../catalog/toolsets.ts";
 import { AGAIN, type ActivityEntry, type BatchStep, type Changes, type Condition, type GuardError, type Rows, type ToolContext, type Write } from "../catalog/tool.ts";
 
 /**
@@ -163,6 +163,7 @@ export function makeContext(
     db,
     env: scope.env,
     principal: p,
+    selection: scope.toolsets ?? ALL_TOOLS_SELECTED,
     now,
     nowMs,
     async commit(write, result) {

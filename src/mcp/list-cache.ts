@@ -8,7 +8,7 @@
  * The cache is per isolate and safe to lose.
  */
 import type { ToolSelection } from "../catalog/toolsets.ts";
-import { principalClass } from "./registry.ts";
+import { principalClass } from "../catalog/permissions.ts";
 import type { Principal } from "../domain/principal.ts";
 
 /** The request headers the SDK's HTTP handling reads (see createMcpHandler); everything else cannot change its answer. */

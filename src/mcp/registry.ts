@@ -9,7 +9,7 @@ import { enqueueEvents } from "../webhooks/queue.ts";
 import { consentFieldRefusal, consentFieldsIn } from "../domain/consent.ts";
 import { IdempotentReplay, makeContext, type CallScope, type Idempotency } from "./engine.ts";
 import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "../catalog/effects.ts";
-import { movingMessage, movingRefusal, refusal } from "../catalog/permissions.ts";
+import { movingMessage, movingRefusal, principalClass, refusal } from "../catalog/permissions.ts";
 import { isFenced } from "../db/move-account.ts";
 import { isTransient } from "../db/transient.ts";
 import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "../catalog/toolsets.ts";
@@ -95,8 +95,6 @@ export function fullCatalog(): ToolList {
   return catalog;
 }
 
-/** What decides which tools a principal may call: its kind, scope and pause (see src/catalog/permissions.ts). */
-export const principalClass = (p: Principal): string => `${p.kind}/${p.scope}${p.paused ? "/paused" : ""}`;
 
 const lists = new Map<string, ToolList>();
 

@@ -8,8 +8,11 @@ import { callTool, listResultFor, outputSchemaOf, type CallScope } from "./regis
 import { acceptsJson, cachedList, listRequestKey } from "./list-cache.ts";
 import { isToolName, type ToolName } from "../catalog/effects.ts";
 import { lacksOnlyWriteScope, refusal } from "../catalog/permissions.ts";
-import { ALL_TOOLS_SELECTED, PRESETS, TOOLSETS } from "../catalog/toolsets.ts";
+import { ALL_TOOLS_SELECTED, PRESETS, TOOLSETS, type ToolSelection } from "../catalog/toolsets.ts";
+import { notListed } from "../catalog/not-listed.ts";
+import type { Principal } from "../domain/principal.ts";
 import { serveAppView, withDecideLink } from "./app-view.ts";
+import { refuseUnknownCursor } from "./one-page.ts";
 import { authInfoFor, callScopeOf, setAsideOf, type SetAside } from "./auth-info.ts";
 import { codecsFor, firstAnswer, retryAnswer, TASKS_EXTENSION, taskState, verifiedHandle, type Codecs, type Wait } from "./approval-wait.ts";
 
@@ -32,6 +35,16 @@ export const INSTRUCTIONS = [
   "Toolsets (narrow a connection with /mcp/x/<names>, ?toolsets=<names> or X-MCP-Toolsets; /mcp/readonly for reads only):",
   ...[...TOOLSETS, ...PRESETS].map((t) => `- ${t.name}: ${t.description}`),
 ].join("\n");
+
+/**
+ * The instructions a connection gets: INSTRUCTIONS, then, when its list
+ * leaves tools out, the one line that says which and why (whoami returns the
+ * same line). Made from the kept answer of notListed, so a request pays a lookup.
+ */
+export function instructionsFor(p: Principal, selection: ToolSelection = ALL_TOOLS_SELECTED): string {
+  const missing = notListed(p, selection);
+  return missing.groups.length ? `${INSTRUCTIONS}\n${missing.line}` : INSTRUCTIONS;
+}
 
 function scopeOf(ctx: McpRequestContext): CallScope {
   return callScopeOf(ctx.authInfo);
@@ -163,12 +176,15 @@ async function serverFor(ctx: McpRequestContext): Promise<Server> {
     { name: "taskgate", title: "Taskgate", version: VERSION },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, ...(codecs && { extensions: { [TASKS_EXTENSION]: {} } }) },
-      instructions: INSTRUCTIONS,
+      instructions: instructionsFor(scope.principal, scope.toolsets),
       cacheHints: { "tools/list": TOOLS_LIST_CACHE },
       ...(codecs && { requestState: { verify: codecs.state.verify } }),
     },
   );
-  server.setRequestHandler("tools/list", async () => listResultFor(scope.principal, scope.toolsets));
+  server.setRequestHandler("tools/list", async (request) => {
+    refuseUnknownCursor("tools/list", request.params);
+    return listResultFor(scope.principal, scope.toolsets);
+  });
   serveAppView(server);
   const origin = originOf(ctx);
   const setAside = setAsideOf(ctx.authInfo);

@@ -33,7 +33,7 @@ const httpsUrl = z
       return false;
     }
   }, "expected an https:// URL")
-  .meta({ detail: "https link to the event" });
+  .meta({ format: "uri", detail: "https link to the event" });
 
 const linkShape = z.object({
   id: z.string(),
@@ -169,7 +169,7 @@ const linkEvent = defineTool({
     title,
     starts_at: isoTime,
     ends_at: isoTime.meta({ detail: "not before starts_at" }),
-    url: httpsUrl.nullable().optional().describe("omit or null: none"),
+    url: httpsUrl.optional(),
   }),
   output: z.object({ link: linkShape, created: z.boolean(), changed: z.boolean() }),
   async handler(ctx, args) {
@@ -202,7 +202,7 @@ const linkEvent = defineTool({
         const task = await requireTask(db, a, args.task_id);
         const existing = await findLink(db, a, task.id, args.provider, args.event_id);
         if (!existing) return AGAIN;
-        const sameUrl = args.url === undefined || (args.url ?? null) === existing.url;
+        const sameUrl = args.url === undefined || args.url === existing.url;
         if (existing.title === args.title && existing.starts_at === startsAt && existing.ends_at === endsAt && sameUrl) {
           return { link: existing, created: false, changed: false };
         }

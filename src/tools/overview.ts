@@ -4,6 +4,7 @@ import { accountSummary, selectActivityRetention } from "../db/account.ts";
 import { readBatch } from "../db/batch.ts";
 import { ACTIVITY_RETENTION, keptSince } from "../domain/retention.ts";
 import { defineTool } from "../catalog/tool.ts";
+import { notListed } from "../catalog/not-listed.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { selectActivity, selectTargetKnown } from "../db/activity.ts";
 import { assigneeName, cursor, isoTime, limit, toUtc } from "./schemas.ts";
@@ -43,6 +44,7 @@ const whoami = defineTool({
       batch_items: z.number(),
       body_bytes: z.number(),
     }),
+    not_listed: z.string().describe("which tools this connection's tools/list leaves out and why, as the server's instructions say"),
   }),
   async handler(ctx) {
     const p = ctx.principal;
@@ -58,6 +60,7 @@ const whoami = defineTool({
         batch_items: LIMITS.batch,
         body_bytes: 1024 * 1024,
       },
+      not_listed: notListed(p, ctx.selection).line,
     };
   },
 });

@@ -173,12 +173,12 @@ const createProject = defineTool({
 
 const updateProjectTool = defineTool({
   name: "update_project",
-  description: "Overwrite a project's fields (default_auto_ok null: the account's); expected_version refuses stale edits. Returns project.",
+  description: "Overwrite a project's fields; expected_version refuses stale edits. Returns project.",
   input: z.strictObject({
     project_id: projectId,
     name: projectName.optional(),
     description: longText.optional(),
-    default_auto_ok: z.boolean().nullable().optional().meta({ detail: "auto-OK for new tasks here; null falls back to the account's default" }),
+    default_auto_ok: z.boolean().nullable().optional().describe("null: the account's default"),
     expected_version: z.number().int().min(1).optional().meta({ detail: "the version you read; refused if the project has changed since" }),
   }),
   output: changedProject,

@@ -24,7 +24,7 @@ import {
 } from "../db/task-writes.ts";
 import { ADDED_SUBTASKS, ASSIGNED, SNOOZED, UNASSIGNED, UNSNOOZED, plural, SUBTASK_ITEM, LIST_SEPARATOR } from "../db/summaries.ts";
 import { setLiveTask } from "./live-task.ts";
-import { assigneeName, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
+import { actorNameArg, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
 
 const notFoundHint = "list_tasks or search_tasks finds task ids";
@@ -129,8 +129,8 @@ function assignedLease(ctx: ToolContext, assignee: string | null) {
 
 const assignTask = defineTool({
   name: "assign_task",
-  description: "Set a task's assignee (`human` or an agent); null unassigns. An agent's assignment is a claim with a lease. Returns task.",
-  input: z.strictObject({ task_id: taskId, assignee: assigneeName.nullable() }),
+  description: "Set a task's assignee. An agent's assignment is a claim with a lease. Returns task.",
+  input: z.strictObject({ task_id: taskId, assignee: actorNameArg.nullable().describe("`human` or an agent's name; null unassigns") }),
   output: taskResult,
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
@@ -170,8 +170,8 @@ const assignTask = defineTool({
 
 const moveTask = defineTool({
   name: "move_task",
-  description: "Move a top-level task and its subtasks to another project, or out of any (null). Returns task and moved.",
-  input: z.strictObject({ task_id: taskId, project_id: projectId.nullable() }),
+  description: "Move a top-level task and its subtasks to another project, or out of any. Returns task and moved.",
+  input: z.strictObject({ task_id: taskId, project_id: projectId.nullable().describe("null: none") }),
   output: taskResult.extend({ moved: z.number().describe("tasks whose project changed, subtasks included") }),
   async handler(ctx, args) {
     const { db, principal: p } = ctx;
@@ -210,8 +210,8 @@ const moveTask = defineTool({
 
 const snoozeTask = defineTool({
   name: "snooze_task",
-  description: "Hide a task from open lists until a future time; null wakes it. Returns task.",
-  input: z.strictObject({ task_id: taskId, until: isoTime.nullable().meta({ detail: "a future time, or null to wake it now" }) }),
+  description: "Hide a task from open lists until a future time, or wake it. Returns task.",
+  input: z.strictObject({ task_id: taskId, until: isoTime.nullable().describe("null wakes it") }),
   output: taskResult,
   async handler(ctx, args) {
     const a = ctx.principal.accountId;

@@ -224,14 +224,14 @@ const listTasks = defineTool({
 
 const updateTask = defineTool({
   name: "update_task",
-  description: "Overwrite a task's fields (null clears due_at, estimate, recurrence); expected_version refuses a stale edit. Returns task.",
+  description: "Overwrite a task's fields; expected_version refuses a stale edit. Returns task.",
   input: z.strictObject({
     task_id: taskId,
     title: title.optional(),
     notes: longText.optional(),
     priority: priority.optional(),
-    due_at: isoTime.nullable().optional(),
-    estimate_minutes: z.number().int().min(1).max(100_000).nullable().optional(),
+    due_at: isoTime.nullable().optional().describe("null clears it"),
+    estimate_minutes: z.number().int().min(1).max(100_000).nullable().optional().describe("null clears it"),
     recurrence: recurrenceRule
       .nullable()
       .optional()
