@@ -15,7 +15,7 @@
  * (that the call must come from the person); `meta` is never given to a model;
  * `total` is mostly the output schemas, which describe every answer whole.
  */
-export const TOOL_BYTES_TARGETS = { total: 1800, model: 450, meta: 300 } as const;
+export const TOOL_BYTES_TARGETS = { total: 2000, model: 450, meta: 300 } as const;
 
 export interface ListedTool {
   name: string;

@@ -76,6 +76,8 @@ describe("tools/list as announced", () => {
         if (s.type !== "object" || typeof s.properties !== "object") unions.push(`${d.name} ${which}: not an object with properties`);
       }
       if (JSON.stringify(d.inputSchema).match(/"(\$ref|\$defs)"/)) unions.push(`${d.name} input: a reference`);
+      // A nullable field is anyOf its type and null: a list of types is read as one string by several clients (the Inspector's type-union warning).
+      for (const [which, sch] of [["input", d.inputSchema], ["output", d.outputSchema]] as const) if (JSON.stringify(sch).includes('"type":[')) unions.push(`${d.name} ${which}: a list of types`);
       // Below the top, an output field is a union only to allow null.
       const visit = (s: Record<string, any>, path: string): void => {
         if (!s || typeof s !== "object") return;

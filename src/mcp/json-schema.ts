@@ -84,8 +84,31 @@ export function announcedInput(schema: z.ZodType): JsonObjectSchema {
     for (const k of SAID_ONCE) delete n[k];
     if (n.additionalProperties === false) delete n.additionalProperties;
     if (typeof n.pattern === "string" && ID_PATTERN.test(n.pattern)) delete n.pattern;
-    return n;
+    return oneTypeEach(n);
   }) as JsonObjectSchema;
+}
+
+/** What describes a field as a whole, kept beside its branches; everything else belongs to its one non-null type. */
+const WHOLE_FIELD = new Set(["description", "default"]);
+
+/**
+ * A type written as a list (`["string", "null"]`) as branches of one type
+ * each (`anyOf: [{type: "string"}, {type: "null"}]`): the list is legal JSON
+ * Schema, but several MCP clients read `type` as one string and reject the
+ * tool or drop the rule (the Inspector warns on it). The same values pass.
+ */
+function oneTypeEach(n: JsonSchema): JsonSchema {
+  if (!Array.isArray(n.type)) return n;
+  const whole: JsonSchema = {};
+  const own: JsonSchema = {};
+  for (const [k, v] of Object.entries(n)) if (k !== "type") (WHOLE_FIELD.has(k) ? whole : own)[k] = v;
+  const branches = (n.type as string[]).map((t) => {
+    if (t === "null") return { type: "null" };
+    const branch: JsonSchema = { type: t, ...own };
+    if (Array.isArray(branch.enum)) branch.enum = branch.enum.filter((v) => v !== null);
+    return branch;
+  });
+  return { anyOf: branches, ...whole };
 }
 
 /**
@@ -104,7 +127,7 @@ export function announcedOutput(schema: z.ZodType): JsonObjectSchema {
   const full = walk(raw(schema, "output"), (n) => {
     withoutSafeBounds(n);
     delete n[DETAIL];
-    return n;
+    return oneTypeEach(n);
   }) as JsonObjectSchema;
   return sharedShapes(full);
 }

@@ -23,7 +23,7 @@ const activityEntry = z.object({
 
 const whoami = defineTool({
   name: "whoami",
-  description: "The caller: account, token (kind, scope, agent name, paused) and the limits that apply.",
+  description: "The caller: account, token (kind, scope, agent name, paused), the limits that apply, and which tools this connection lacks and why.",
   input: z.strictObject({}),
   output: z.object({
     account: z.object({ id: z.string(), name: z.string(), time_zone: z.string() }),
