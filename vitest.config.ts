@@ -47,6 +47,8 @@ export default defineConfig({
     // Node tests that drive a real browser: vitest.browser.config.ts.
     exclude: [...configDefaults.exclude, "test/browser/**"],
     setupFiles: ["./test/setup.ts"],
+    // Two files at a time, each with its own storage: the Worker's tests wait on D1 as much as they compute, so two halve the run on a 2-core machine.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
