@@ -60,7 +60,7 @@ const refusal = (what: string) =>
 const localRefusal = (what: string) =>
   `error: Nothing was added: ${what}. Push endpoints must be on a browser push service: ${SERVICES} (or the tests' stand-in, ${STAND_IN}); subscribe from a current Chrome, Edge, Firefox or Safari.`;
 
-/** The endpoints of issue 36, each on a name that resolves only inside a network, and what the page calls its host. */
+/** Endpoints on internal names, each on a name that resolves only inside a network, and what the page calls its host. */
 const INTERNAL: [endpoint: string, what: string][] = [
   ["https://metadata.google.internal/computeMetadata/v1/", "metadata.google.internal is a name internal by convention (*.internal), not a browser push service"],
   ["https://sink.internal:8951/p", "sink.internal is a name internal by convention (*.internal), not a browser push service"],
@@ -103,7 +103,7 @@ it("docs/push.md lists every push service the Worker sends to, and the stand-in'
 });
 
 describe("adding a device: only the browsers' push services", () => {
-  it("refuses every endpoint of issue 36 on an internal name, in production and in local development, saying what to fix; nothing is stored", async () => {
+  it("refuses endpoints on internal names (a cloud metadata host, *.internal, *.local, *.lan, *.home.arpa, trailing dots, *.corp, *.localdomain), in production and in local development, saying what to fix; nothing is stored", async () => {
     const p = await signedInPerson("Push internal names");
     const before = await snapshotDb();
     for (const [endpoint, what] of INTERNAL) {
@@ -187,7 +187,7 @@ describe("delivery: the stored endpoint is checked again", () => {
     const p = await signedInPerson("Push stored internal");
     const sent = network();
     const internal = new Map<string, string>();
-    // Each endpoint of issue 36, made this device's own by a query (endpoints are unique across people).
+    // Each internal endpoint, made this device's own by a query (endpoints are unique across people).
     const own = new Map(INTERNAL.map(([endpoint]) => [endpoint, `${endpoint}?device=${crypto.randomUUID()}`]));
     for (const [endpoint] of INTERNAL) internal.set(await storedDevice(p, own.get(endpoint)!, "Old device"), endpoint);
     const good = await standInSubscription();
