@@ -4,12 +4,10 @@
  * and a registration that never led to a grant removed by the daily job.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import worker from "../src/index.ts";
 import { CLIENT_NAME_MAX, REDIRECT_URI_MAX, REDIRECT_URIS_MAX, REGISTRATION_BODY_MAX_BYTES } from "../src/domain/client-registration.ts";
 import { workerFetch } from "./helpers.ts";
-import { authorizePath, connectApp, PASSWORD, pkce, registerClient, tokenRequest } from "./oauth-helpers.ts";
+import { authorizePath, connectApp, dailyJobAt, PASSWORD, pkce, registerClient, tokenRequest } from "./oauth-helpers.ts";
 import { addPerson, Browser, ORIGIN, signIn, uniqueEmail } from "./web-helpers.ts";
 import { seedAccount } from "./helpers.ts";
 
@@ -163,17 +161,9 @@ describe("the daily job removes registrations that never led to a grant", () => 
   it("a day after registration, unused ones are gone (the provider no longer knows them); used and recent ones stay", async () => {
     const unused = await registerClient("Never used app");
     const used = await connectApp({ actAs: "self", access: "read" }, { clientName: "Used app" });
-    const daily = async (atMs: number) => {
-      vi.useFakeTimers({ toFake: ["Date"] });
-      vi.setSystemTime(atMs);
-      const ctx = createExecutionContext();
-      await worker.scheduled!({ cron: "17 3 * * *", scheduledTime: atMs, noRetry() {} } as ScheduledController, env, ctx);
-      await waitOnExecutionContext(ctx);
-      vi.useRealTimers();
-    };
     const known = async (clientId: string) => (await env.OAUTH_KV.get(`client:${clientId}`)) !== null;
 
-    await daily(Date.now() + 3_600_000);
+    await dailyJobAt(Date.now() + 3_600_000);
     expect(await known(unused.clientId), "an hour on").toBe(true);
 
     const recent = await registerClient("Registered later app");
@@ -182,7 +172,7 @@ describe("the daily job removes registrations that never led to a grant", () => 
       JSON.stringify({ ...JSON.parse((await env.OAUTH_KV.get(`client:${recent.clientId}`)) as string), registrationDate: Math.floor(Date.now() / 1000) + 86_400 }),
       { expirationTtl: 90 * 86_400 + 86_400 },
     );
-    await daily(Date.now() + 86_400_000 + 60_000);
+    await dailyJobAt(Date.now() + 86_400_000 + 60_000);
     expect(await known(unused.clientId), "a day on, never used").toBe(false);
     expect(await known(used.clientId), "led to a grant").toBe(true);
     expect(await known(recent.clientId), "registered less than a day before").toBe(true);

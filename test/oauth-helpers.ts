@@ -1,4 +1,7 @@
-import { expect } from "vitest";
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { expect, vi } from "vitest";
+import worker from "../src/index.ts";
 import { base64url } from "../src/domain/tokens.ts";
 import { connect, seedAccount, workerFetch, type Era, type SeededAccount, type TestClient } from "./helpers.ts";
 import { addPerson, Browser, field, ORIGIN, signIn, uniqueEmail } from "./web-helpers.ts";
@@ -151,4 +154,17 @@ export async function mcpStatus(token: string): Promise<number> {
 
 export function mcp(token: string, era: Era = "modern"): Promise<TestClient> {
   return connect(token, era);
+}
+
+/** Runs the daily job as if it were `atMs` (Date faked for the run only), and waits for what it left to finish. */
+export async function dailyJobAt(atMs: number): Promise<void> {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(atMs);
+  try {
+    const ctx = createExecutionContext();
+    await worker.scheduled!({ cron: "17 3 * * *", scheduledTime: atMs, noRetry() {} } as ScheduledController, env, ctx);
+    await waitOnExecutionContext(ctx);
+  } finally {
+    vi.useRealTimers();
+  }
 }

@@ -6,12 +6,10 @@
  * feed. The spend is one conditional write in D1 (src/db/refresh-tokens.ts).
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import worker from "../src/index.ts";
 import { seedAccount } from "./helpers.ts";
 import { hashToken } from "../src/domain/tokens.ts";
-import { connectApp, mcp, mcpStatus, refresh, type Connected, type Tokens } from "./oauth-helpers.ts";
+import { connectApp, dailyJobAt, mcp, mcpStatus, refresh, type Connected, type Tokens } from "./oauth-helpers.ts";
 
 interface Answer {
   status: number;
@@ -121,15 +119,6 @@ describe("concurrent refreshes with the same refresh token", () => {
 });
 
 describe("the spent refresh tokens' rows", () => {
-  const daily = async (atMs: number) => {
-    vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(atMs);
-    const ctx = createExecutionContext();
-    await worker.scheduled!({ cron: "17 3 * * *", scheduledTime: atMs, noRetry() {} } as ScheduledController, env, ctx);
-    await waitOnExecutionContext(ctx);
-    vi.useRealTimers();
-  };
-
   it("each refresh records its token; the daily job removes a grant's rows once the grant has expired (30 days), not before", async () => {
     const app = await connectApp({ actAs: "self", access: "read" }, { clientName: "Kept app" });
     let tokens = app.tokens;
@@ -140,9 +129,9 @@ describe("the spent refresh tokens' rows", () => {
     }
     expect(await spentRows(app)).toHaveLength(3);
 
-    await daily(Date.now() + 29 * 86_400_000);
+    await dailyJobAt(Date.now() + 29 * 86_400_000);
     expect(await spentRows(app), "29 days on, the grant lives: its rows stay").toHaveLength(3);
-    await daily(Date.now() + 30 * 86_400_000 + 60_000);
+    await dailyJobAt(Date.now() + 30 * 86_400_000 + 60_000);
     expect(await spentRows(app), "past the grant's 30 days").toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { ROOT } from "./d1.ts";
+import { alive } from "./processes.ts";
 import { freePort, waitForHealth, wranglerEnv } from "./dev-server.ts";
 import { assert, equal, type Checks } from "./e2e-harness.ts";
 import { cronSchedule, dailyOnRequest, leaseLapsesUnderStart } from "./e2e-crons.ts";
@@ -94,15 +95,6 @@ function descendants(pid: number): number[] {
   };
   walk(pid);
   return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function listen(port: number): Promise<Server> {

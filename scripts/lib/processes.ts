@@ -78,3 +78,13 @@ export async function settle<T>(check: () => T[], timeoutMs = 5000): Promise<T[]
   }
   return left;
 }
+
+/** Whether a process with this pid is alive (signal 0 checks without sending anything). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

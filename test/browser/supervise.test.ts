@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/d1.ts";
 import { freePort, wranglerEnv } from "../../scripts/lib/dev-server.ts";
-import { descendants, settle } from "../../scripts/lib/processes.ts";
+import { alive, descendants, settle } from "../../scripts/lib/processes.ts";
 
 interface Started {
   child: ChildProcess;
@@ -53,15 +53,6 @@ async function until(s: Started, what: string, check: () => boolean | Promise<bo
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`${what} within ${ms / 1000} s\n--- stdout\n${s.out().slice(-3000)}\n--- stderr\n${s.err().slice(-3000)}`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const health = (port: number) =>
