@@ -25,10 +25,6 @@ export function retryDelaySeconds(attempt: number): number {
   return Math.min(30 * 2 ** Math.max(0, attempt - 1), 3600);
 }
 
-export function httpAllowed(env: Env): boolean {
-  return localDevelopment(env);
-}
-
 function asEvent(body: unknown): TaskgateEvent | null {
   const e = body as Partial<TaskgateEvent> | null;
   if (!e || typeof e !== "object") return null;
@@ -48,7 +44,7 @@ interface Attempt {
 
 async function attempt(env: Env, key: CryptoKey | Error, target: WebhookTarget, event: TaskgateEvent, body: string, nowMs: number): Promise<Attempt> {
   const fail = (error: string, final = false, httpStatus: number | null = null): Attempt => ({ target, ok: false, final, httpStatus, error });
-  const refused = deliveryProblem(target.url, httpAllowed(env));
+  const refused = deliveryProblem(target.url, localDevelopment(env));
   if (refused) return fail(refused, true);
   if (key instanceof Error) return fail(key.message);
   let secret: string;

@@ -8,8 +8,7 @@
 import { ConnectorKeyError } from "../../domain/crypto.ts";
 import { createWebhook, removeWebhook } from "../../db/webhooks-d1.ts";
 import { WebhookInputError, type EventSelection } from "../../domain/webhooks.ts";
-import type { Env } from "../../env.ts";
-import { httpAllowed } from "../../webhooks/deliver.ts";
+import { localDevelopment, type Env } from "../../env.ts";
 import type { Principal } from "../../domain/principal.ts";
 import { one, type FormFields } from "./actions.ts";
 import { formAlreadyUsed, formOnce } from "./once.ts";
@@ -33,7 +32,7 @@ export async function addWebhookFromForm(env: Env, p: Principal, form: FormField
       url: one(form, "url") ?? "",
       events: (form.events ?? []).join(","),
       key: env.CONNECTOR_KEY,
-      allowHttp: httpAllowed(env),
+      allowHttp: localDevelopment(env),
     }, once);
     return { id: webhook.id, url: webhook.url, events: webhook.events, secret };
   } catch (e) {

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { readFrame } from "../../../db/console.ts";
 import { listWebhooks } from "../../../db/webhooks-d1.ts";
 import { importConnectorKey } from "../../../domain/crypto.ts";
-import { httpAllowed } from "../../../webhooks/deliver.ts";
+import { localDevelopment } from "../../../env.ts";
 import { envOf, type WebEnv } from "../../context.ts";
 import { redirect } from "../../render.ts";
 import { requireSession } from "../../session.ts";
@@ -25,7 +25,7 @@ webhooksRoutes.get("/", requireSession(), async (c) => {
     listWebhooks(envOf(c).DB, s.accountId),
     importConnectorKey(envOf(c).CONNECTOR_KEY).then(() => null, (e: Error) => e.message),
   ]);
-  return render(c, s, frame, (v) => <WebhooksPage view={v} hooks={hooks} created={created.value} setupError={setupError} httpAllowed={httpAllowed(envOf(c))} />, 200, [created.clear]);
+  return render(c, s, frame, (v) => <WebhooksPage view={v} hooks={hooks} created={created.value} setupError={setupError} httpAllowed={localDevelopment(envOf(c))} />, 200, [created.clear]);
 });
 
 /** Adding a webhook goes back to the page, which shows its secret once; a refusal goes back with the reason. */
