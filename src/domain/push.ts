@@ -6,6 +6,7 @@
  */
 import type { EventType, TaskgateEvent } from "./events.ts";
 import { hostProblem, outboundProblem, PUBLIC_ONLY } from "./outbound-url.ts";
+import { inWords } from "./words.ts";
 
 /** The events a device can be notified of; approval.requested is on unless turned off. */
 export const PUSH_EVENTS = ["approval.requested", "claim.lapsed", "run.stale"] as const satisfies readonly EventType[];
@@ -95,10 +96,7 @@ const PUSH_ENDPOINT_MAX = 1000;
 /** A DNS label as URL parsing leaves it (lower case, punycode): no empty label, so no trailing dot. */
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-const SERVICE_LIST = (() => {
-  const hosts = PUSH_SERVICES.map((s) => s.host);
-  return `${hosts.slice(0, -1).join(", ")} or ${hosts[hosts.length - 1]}`;
-})();
+const SERVICE_LIST = inWords(PUSH_SERVICES.map((s) => s.host), "or");
 
 /** Whether a parsed URL's host is a browser push service's (or, in local development, the stand-in's). */
 export function onPushService(hostname: string, local: boolean): boolean {

@@ -14,6 +14,7 @@
 import { shownClientName } from "../domain/client-registration.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "../domain/grants.ts";
 import { PROVIDER_NAMES, PROVIDERS } from "../domain/providers.ts";
+import { inWords } from "../domain/words.ts";
 import { PRESETS, TOOLSETS } from "../catalog/toolsets.ts";
 import { HUMAN_TOOLS, TOOL_NAMES, TOOL_TITLES, WRITE_TOOLS, type ToolName } from "../catalog/effects.ts";
 import { Layout, Notice } from "./layout.tsx";
@@ -38,11 +39,6 @@ export interface ConsentDefaults {
 }
 
 const AGENT_PRESET = PRESETS.find((p) => p.name === "agent");
-
-/** A list in words: "a, b and c" (or "a, b or c"). */
-function inWords(items: string[], last = "and"): string {
-  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} ${last} ${items[items.length - 1]}`;
-}
 
 /**
  * What only a person may do (HUMAN_TOOLS), in the words the consent page
@@ -88,7 +84,7 @@ function Counts(props: { tools: readonly string[] }) {
 export function askedFor(scopes: string[]): string {
   const words = scopes.map((s) => (s === READ_SCOPE ? "to read your tasks" : s === WRITE_SCOPE ? "to change your tasks" : `for “${s}”, which Taskgate does not offer`));
   if (words.length === 0) return "for no access in particular (you choose below)";
-  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+  return inWords(words);
 }
 
 export function ConsentPage(props: {
