@@ -27,6 +27,9 @@ CREATE TABLE IF NOT EXISTS agents (
   paused_by TEXT,
   last_seen_at TEXT,
   created_at TEXT NOT NULL,
+  -- The agent's policy for all its connections (src/catalog/policy.ts): rules as
+  -- JSON; NULL: none (everything its tokens' scope allows).
+  policy TEXT,
   UNIQUE (account_id, name)
 );
 
@@ -50,6 +53,9 @@ CREATE TABLE IF NOT EXISTS tokens (
   client_name TEXT,
   redirect_uri TEXT,
   grant_id TEXT,
+  -- An agent connection's own policy rules (JSON), evaluated with its agent's:
+  -- they only narrow it. NULL: none.
+  policy TEXT,
   CHECK ((kind = 'agent') = (agent_id IS NOT NULL))
 );
 CREATE INDEX IF NOT EXISTS tokens_account ON tokens (account_id, created_at);
@@ -564,6 +570,17 @@ BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS consent_token_revoke BEFORE UPDATE OF revoked_at ON tokens
 WHEN OLD.revoked_at IS NOT NEW.revoked_at AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:consent');
+END;
+-- A policy is the person's: no agent's batch sets, widens or removes one.
+CREATE TRIGGER IF NOT EXISTS consent_agent_policy BEFORE UPDATE OF policy ON agents
+WHEN OLD.policy IS NOT NEW.policy AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:consent');
+END;
+CREATE TRIGGER IF NOT EXISTS consent_token_policy BEFORE UPDATE OF policy ON tokens
+WHEN OLD.policy IS NOT NEW.policy AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
 BEGIN
   SELECT RAISE(ABORT, 'taskgate:consent');
 END;
@@ -1309,4 +1326,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0019_fail_closed.sql'),
   ('0020_named_task.sql'),
   ('0021_spent_refresh_tokens.sql'),
-  ('0022_webhooks_all_events.sql');
+  ('0022_webhooks_all_events.sql'),
+  ('0023_policies.sql');

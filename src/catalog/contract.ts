@@ -28,6 +28,8 @@ export const ENFORCEMENT_KEY = "dev.taskgate/enforcement";
 export const TRUST_KEY = "dev.taskgate/trust";
 export const FINGERPRINT_KEY = "dev.taskgate/fingerprint";
 export const CATALOG_KEY = "dev.taskgate/catalog";
+/** A connection's policy decision for a tool (src/catalog/policy.ts): told beside the tool, never in its hints. */
+export const POLICY_KEY = "dev.taskgate/policy";
 export const USER_INTERACTION_KEY = "anthropic/requiresUserInteraction";
 
 /** The one `ui://` resource: the approvals view (MCP Apps). */
@@ -90,9 +92,9 @@ interface Described {
   _meta: Record<string, unknown>;
 }
 
-/** The tool as hashed: everything it publishes but its own fingerprint. */
+/** The tool as hashed: everything it publishes but its own fingerprint and one connection's policy (which the list's fingerprint covers). */
 function withoutFingerprint<T extends Described>(tool: T): T {
-  const { [FINGERPRINT_KEY]: _own, ...meta } = tool._meta;
+  const { [FINGERPRINT_KEY]: _own, [POLICY_KEY]: _policy, ...meta } = tool._meta;
   return { ...tool, _meta: meta };
 }
 
@@ -121,6 +123,6 @@ export function fingerprinted<T extends Described>(tool: T): T {
  * without its fingerprint: the canonical JSON of an array is its members'
  * joined by commas in brackets, so each tool's text is made once.
  */
-export function catalogFingerprint(tools: readonly Described[]): string {
-  return sha256HexSync(`[${tools.map(canonicalText).join(",")}]`);
+export function catalogFingerprint(tools: readonly Described[], policy = ""): string {
+  return sha256HexSync(`[${tools.map(canonicalText).join(",")}]${policy ? `|${policy}` : ""}`);
 }

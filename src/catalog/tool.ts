@@ -4,6 +4,7 @@ import type { Principal } from "../domain/principal.ts";
 import type { TaskgateEvent } from "../domain/events.ts";
 import type { ToolName } from "./effects.ts";
 import type { ToolSelection } from "./toolsets.ts";
+import type { DryRun } from "./policy.ts";
 
 /** SQL text (a condition, or a statement's) with its binds, in the order the text takes them. */
 export interface Condition {
@@ -116,6 +117,8 @@ export interface ToolContext {
   commitWithResults<K extends string>(write: Write<K>): Promise<{ rows: Rows<K>; changes: Changes<K> }>;
   /** Handler-owned work to finish after the response (bookkeeping, never data). */
   waitUntil(promise: Promise<unknown>): void;
+  /** Would this call be allowed for this caller, and what would it reach? The registry answers without running it (whoami's dry run). */
+  dryRun(tool: string, args: unknown): Promise<DryRun>;
 }
 
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {

@@ -18,6 +18,8 @@ interface PrincipalRow {
   person_id: string | null;
   grant_id: string | null;
   moving_to: string | null;
+  agent_policy: string | null;
+  token_policy: string | null;
 }
 
 export interface ResolvedToken {
@@ -57,7 +59,7 @@ export async function findTokenBeside<T>(
   const lookup = db
     .prepare(
       `SELECT t.id, t.account_id, t.kind, t.scope, t.agent_id, a.name AS agent_name, a.paused_at,
-              t.label, t.expires_at, t.revoked_at, t.last_used_at, t.person_id, t.grant_id, m.moving_to
+              t.label, t.expires_at, t.revoked_at, t.last_used_at, t.person_id, t.grant_id, m.moving_to, a.policy AS agent_policy, t.policy AS token_policy
          FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id LEFT JOIN accounts m ON m.id = t.account_id
         WHERE t.${column} = ?`,
     )
@@ -102,6 +104,7 @@ export async function findTokenBeside<T>(
       label: row.label,
       expiresAt: row.expires_at,
       ...(row.moving_to ? { moving: true } : {}),
+      ...(row.agent_policy || row.token_policy ? { policy: { agent: row.agent_policy, connection: row.token_policy } } : {}),
     },
     revoked: row.revoked_at !== null,
     lastUsedAt: touched ? now : row.last_used_at,

@@ -56,9 +56,12 @@ export const CONSENT_RULES: readonly ConsentRule[] = [
   },
   {
     rule: "C2",
-    says: "consent fields are a person's: auto-OK, a project's default, the account's settings, pausing agents, revoking tokens",
+    says: "consent fields are a person's: auto-OK, a project's default, the account's settings, pausing agents, revoking tokens, an agent's or a connection's policy",
     code: "consent",
-    triggers: ["consent_auto_ok_new", "consent_auto_ok", "consent_project_default_new", "consent_project_default", "consent_account_settings", "consent_agent_pause", "consent_token_revoke"],
+    triggers: [
+      "consent_auto_ok_new", "consent_auto_ok", "consent_project_default_new", "consent_project_default", "consent_account_settings", "consent_agent_pause",
+      "consent_token_revoke", "consent_agent_policy", "consent_token_policy",
+    ],
   },
   { rule: "C3", says: "a pending request is decided only by a person; its asker may withdraw it", code: "decision", triggers: ["consent_decision"] },
   {

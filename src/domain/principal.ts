@@ -14,6 +14,8 @@ export interface Principal {
   expiresAt: string | null;
   /** The account is moving to another database: its writes are refused until it has moved. */
   moving?: boolean;
+  /** An agent's policy rules as stored (src/catalog/policy.ts reads them): its agent's and its connection's own; absent: none. */
+  policy?: { agent: string | null; connection: string | null };
 }
 
 /** The name a principal acts under: the agent's name, or `human` for the person. */

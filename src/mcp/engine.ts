@@ -30,6 +30,8 @@ export interface CallScope {
   waitUntil(promise: Promise<unknown>): void;
   /** The tools this connection narrowed itself to (none given: all). */
   toolsets?: ToolSelection;
+  /** A pending action a person approved, run now as the agent asked it: its policy asked already. */
+  approved?: { approvalId: string };
 }
 
 /** An idempotency key with the fingerprint of the call that carries it. */
@@ -51,12 +53,20 @@ interface Guard {
  * of every batch that committed, for the registry to enqueue; `args` are the
  * call's arguments, which a consent refusal reads to name what it reached.
  */
+/** What the registry lends a call's context: the answers that need the whole catalog. */
+export type ContextHooks = Pick<ToolContext, "dryRun">;
+
+const NO_HOOKS: ContextHooks = {
+  dryRun: () => Promise.reject(new Error("No registry hooks were given to this context.")),
+};
+
 export function makeContext(
   scope: CallScope,
   tool: ToolName,
   args: Record<string, unknown>,
   idempotency: Idempotency | null,
   committed: TaskgateEvent[],
+  hooks: ContextHooks = NO_HOOKS,
 ): ToolContext & { committedOnce: boolean } {
   const db = scope.env.DB;
   const nowMs = Date.now();
@@ -209,6 +219,7 @@ export function makeContext(
       return statement;
     },
     waitUntil: scope.waitUntil,
+    ...hooks,
   };
   return ctx;
 }

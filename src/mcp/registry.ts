@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
 import type { Principal } from "../domain/principal.ts";
-import { inTrash, ToolError } from "../domain/errors.ts";
+import { inTrash, invalid, ToolError } from "../domain/errors.ts";
 import { trashHolding } from "../db/trash.ts";
 import { requestHash } from "../domain/canonical.ts";
 import { findIdempotent, PENDING_RESULT } from "../db/idempotency.ts";
@@ -9,7 +9,7 @@ import { enqueueEvents } from "../webhooks/queue.ts";
 import { consentFieldRefusal, consentFieldsIn } from "../domain/consent.ts";
 import { IdempotentReplay, makeContext, type CallScope, type Idempotency } from "./engine.ts";
 import { annotationsFor, TOOL_NAMES, WRITE_TOOLS, type ToolAnnotations, type ToolName } from "../catalog/effects.ts";
-import { movingMessage, movingRefusal, principalClass, refusal } from "../catalog/permissions.ts";
+import { movingMessage, movingRefusal, principalClass, refusal, refusalRule } from "../catalog/permissions.ts";
 import { isFenced } from "../db/move-account.ts";
 import { isTransient } from "../db/transient.ts";
 import { ALL_TOOLS_SELECTED, outsideSelection, type ToolSelection } from "../catalog/toolsets.ts";
@@ -17,6 +17,10 @@ import { argumentsNotObject, controlCharacters, describeIssues } from "./argumen
 import type { AnyTool } from "../catalog/tool.ts";
 import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema } from "./json-schema.ts";
 import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "../catalog/contract.ts";
+import { decide, dependsOnProject, policyKey, policyOf, POLICY_KEY, toolPolicy, type Policy, type PolicyVerdict } from "../catalog/policy.ts";
+import { projectsOf, rowsReached } from "../db/policy.ts";
+import { askPerson, deniedByPolicy, whatWouldChange } from "./pending-actions.ts";
+import type { DryRun } from "../catalog/policy.ts";
 
 export interface ToolDescriptor {
   name: ToolName;
@@ -105,15 +109,42 @@ const lists = new Map<string, ToolList>();
  * request only looks it up.
  */
 export function listResultFor(p: Principal, selection: ToolSelection = ALL_TOOLS_SELECTED): ToolList {
-  const key = `${principalClass(p)}|${selection.key}`;
+  const agent = p.kind === "agent";
+  const key = `${principalClass(p)}|${selection.key}${agent && p.policy ? `|${p.policy.agent ?? ""}|${p.policy.connection ?? ""}` : ""}`;
   let list = lists.get(key);
   if (!list) {
     if (lists.size >= 1024) lists.clear();
-    const tools = describeAllTools().filter((d) => selection.tools.has(d.name) && refusal(p, d.name) === null);
-    list = { tools, _meta: { [CATALOG_KEY]: catalogFingerprint(tools) } };
+    const policy = policyOf(p);
+    const allowed = describeAllTools().filter((d) => selection.tools.has(d.name) && refusal(p, d.name) === null);
+    // An agent's connection is told each tool's decision; a tool its policy denies wherever it reaches is not listed.
+    const tools = agent ? withPolicy(allowed, policy) : allowed;
+    list = { tools, _meta: { [CATALOG_KEY]: catalogFingerprint(tools, policyKey(policy)) } };
     lists.set(key, list);
   }
   return list;
+}
+
+/** The listed tools of an agent's connection: those its policy does not deny everywhere, each with its decision in `_meta`. */
+function withPolicy(tools: ToolDescriptor[], policy: Policy): ToolDescriptor[] {
+  const out: ToolDescriptor[] = [];
+  for (const d of tools) {
+    const told = toolPolicy(policy, d.name);
+    if (told.decision === "deny") continue;
+    const { source: _s, index: _i, ...shown } = told;
+    out.push({ ...d, _meta: { ...d._meta, [POLICY_KEY]: shown } });
+  }
+  return out;
+}
+
+/**
+ * The policy's decision for one call: where a project rule covers the tool,
+ * the projects of the rows it names are read first (one query); otherwise
+ * nothing is read.
+ */
+export async function policyVerdict(scope: CallScope, name: ToolName, args: Record<string, unknown>): Promise<PolicyVerdict> {
+  const policy = policyOf(scope.principal);
+  if (!dependsOnProject(policy, name)) return decide(policy, name);
+  return decide(policy, name, projectsOf(await rowsReached(scope.env.DB, scope.principal.accountId, args)));
 }
 
 /** The tools this principal may call among those the connection selected (see listResultFor). */
@@ -184,6 +215,48 @@ async function replay(scope: CallScope, idem: Idempotency): Promise<CallToolResu
 const REPLAY_WAIT_MS = 2000;
 
 /**
+ * Would this call be allowed? The same checks a call meets, in its order
+ * (the token's kind and scope, the connection's toolsets, the arguments, the
+ * consent fields, the agent's policy), answered without running anything; for
+ * a write, the rows its arguments name. whoami's dry run asks it.
+ */
+export async function dryRun(scope: CallScope, name: string, rawArgs: unknown): Promise<DryRun> {
+  const tool = toolNamed(name);
+  if (!tool) throw invalid(`dry_run.tool: no tool is named ${JSON.stringify(name)}; tools/list names the tools this connection offers.`);
+  const p = scope.principal;
+  const writes = WRITE_TOOLS.has(tool.name);
+  const selection = scope.toolsets ?? ALL_TOOLS_SELECTED;
+  const base = { tool: tool.name, writes, arguments_valid: true, problem: null as string | null, touches: [] as DryRun["touches"] };
+  const refused = refusalRule(p, tool.name);
+  const kept = refusal(p, tool.name) ?? (selection.tools.has(tool.name) ? null : outsideSelection(selection, tool.name)) ?? movingRefusal(p, tool.name);
+  if (kept) {
+    const rule = refused ? `token: ${refused}` : selection.tools.has(tool.name) ? "account: moving" : "connection: toolsets";
+    const change = refused === "human_only" ? "Nothing an agent can do: only a person calls it." : refused === "read_scope" ? "A token with scope write." : refused === "paused" ? "A person resuming the agent (resume_agent)." : "Connecting with the toolset that holds it, or waiting for the move to end.";
+    return { ...base, decision: "deny", rule, reason: kept, would_change: change };
+  }
+  const args = rawArgs && typeof rawArgs === "object" && !Array.isArray(rawArgs) ? rawArgs : {};
+  const parsed = tool.input.safeParse(args);
+  const problem = parsed.success ? null : describeIssues(name, parsed.error, args, detailedInputSchema(tool.name));
+  const valid = (parsed.success ? parsed.data : args) as Record<string, unknown>;
+  const fields = p.kind === "agent" && writes ? consentFieldsIn(valid) : [];
+  if (fields.length) return { ...base, decision: "deny", rule: "consent fields", reason: consentFieldRefusal(tool.name, fields), would_change: "Leaving those fields out: they are a person's.", arguments_valid: parsed.success, problem };
+  const policy = policyOf(p);
+  const rows = writes || dependsOnProject(policy, tool.name) ? await rowsReached(scope.env.DB, p.accountId, valid) : [];
+  const verdict = p.kind === "agent" ? decide(policy, tool.name, dependsOnProject(policy, tool.name) ? projectsOf(rows) : undefined) : null;
+  const told = verdict ?? { decision: "allow" as const, rule: "person: no policy", reason: `${tool.name} is a person's to call; a policy binds agents only.`, source: "default" as const, index: 0 };
+  return {
+    ...base,
+    decision: told.decision,
+    rule: told.rule,
+    reason: told.reason,
+    would_change: whatWouldChange(told),
+    arguments_valid: parsed.success,
+    problem,
+    touches: writes ? rows : [],
+  };
+}
+
+/**
  * Tools whose handler acts outside D1 before it commits (a connected app): a
  * retry with a known key must not run them, so their key is looked up first.
  * Every other keyed call runs straight to its batch, whose idempotency record
@@ -222,6 +295,12 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
   // C2: consent fields are the person's, whatever the tool; the rows' own rule (schema.sql) holds the same.
   const consentFields = scope.principal.kind === "agent" && WRITE_TOOLS.has(tool.name) ? consentFieldsIn(args) : [];
   if (consentFields.length) return errorResult(consentFieldRefusal(tool.name, consentFields));
+  // The agent's policy: denied, nothing runs; asked, the call waits as a pending action the person decides.
+  if (scope.principal.kind === "agent" && !scope.approved) {
+    const verdict = await policyVerdict(scope, tool.name, args);
+    if (verdict.decision === "deny") return deniedByPolicy(tool.name, verdict);
+    if (verdict.decision === "ask") return askPerson(scope, tool.name, args, verdict);
+  }
 
   const key = WRITE_TOOLS.has(tool.name) && typeof args.idempotency_key === "string" ? args.idempotency_key : null;
   const p = scope.principal;
@@ -234,7 +313,7 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       if (earlier) return earlier;
     }
     const committed: TaskgateEvent[] = [];
-    const ctx = makeContext(scope, tool.name, args, idem, committed);
+    const ctx = makeContext(scope, tool.name, args, idem, committed, { dryRun: (t, a) => dryRun(scope, t, a) });
     let result: Record<string, unknown>;
     try {
       result = (await tool.handler(ctx, args)) as Record<string, unknown>;

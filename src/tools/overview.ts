@@ -3,7 +3,10 @@ import { notFound } from "../domain/errors.ts";
 import { accountSummary, selectActivityRetention } from "../db/account.ts";
 import { readBatch } from "../db/batch.ts";
 import { ACTIVITY_RETENTION, keptSince } from "../domain/retention.ts";
-import { defineTool } from "../catalog/tool.ts";
+import { defineTool, type ToolContext } from "../catalog/tool.ts";
+import { decideAll, policyOf, POLICY_DECISIONS, POLICY_EFFECTS, presetOf, ruleWords, type Policy } from "../catalog/policy.ts";
+import { refusal } from "../catalog/permissions.ts";
+import { TOOL_NAMES } from "../catalog/effects.ts";
 import { notListed } from "../catalog/not-listed.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { selectActivity, selectTargetKnown } from "../db/activity.ts";
@@ -21,10 +24,43 @@ const activityEntry = z.object({
   created_at: z.string(),
 });
 
+const policyRule = z.object({
+  source: z.enum(["agent", "connection"]).describe("the agent's rule (all its connections) or this connection's own (it only narrows)"),
+  decision: z.enum(POLICY_DECISIONS),
+  effect: z.enum(POLICY_EFFECTS).nullable(),
+  toolset: z.string().nullable(),
+  tool: z.string().nullable(),
+  project: z.string().nullable().describe("the rule holds only for calls that reach this project"),
+  outside_project: z.string().nullable().describe("the rule holds only for calls that reach anything outside this project"),
+  words: z.string(),
+});
+
+const reachedRow = z.object({
+  kind: z.enum(["project", "task", "step", "comment", "run", "approval", "label", "calendar_link", "trash_item"]),
+  id: z.string(),
+  name: z.string(),
+  project_id: z.string().nullable(),
+  project_name: z.string().nullable(),
+  status: z.string().nullable(),
+  subtasks: z.number().nullable(),
+});
+
+const decidedTool = z.object({ tool: z.string(), rule: z.string(), reason: z.string() });
+
 const whoami = defineTool({
   name: "whoami",
-  description: "The caller: account, token (kind, scope, agent name, paused), the limits that apply, and which tools this connection lacks and why.",
-  input: z.strictObject({}),
+  description:
+    "The caller: account, token, limits, the agent's policy (allow, ask, deny) and which tools this connection lacks and why. " +
+    "With dry_run, says whether a call would be allowed, by which rule, and what it would touch, without running it.",
+  input: z.strictObject({
+    dry_run: z
+      .strictObject({
+        tool: z.string().regex(/^[a-z_]{1,40}$/, "expected a tool name like delete_task"),
+        arguments: z.record(z.string(), z.unknown()).optional().meta({ detail: "the arguments the call would pass" }),
+      })
+      .optional()
+      .meta({ detail: "a call to judge, not run" }),
+  }),
   output: z.object({
     account: z.object({ id: z.string(), name: z.string(), time_zone: z.string() }),
     token: z.object({
@@ -45,10 +81,34 @@ const whoami = defineTool({
       body_bytes: z.number(),
     }),
     not_listed: z.string().describe("which tools this connection's tools/list leaves out and why, as the server's instructions say"),
+    policy: z
+      .object({
+        preset: z.enum(["trusted", "careful", "read_only"]).nullable().describe("the preset the rules are, when they are one"),
+        in_words: z.string(),
+        rules: z.array(policyRule).describe("evaluated deny, then ask, then allow; the most specific rule names each decision"),
+        ask: z.array(decidedTool).describe("tools that wait for the person's approval"),
+        deny: z.array(decidedTool).describe("tools denied wherever they reach: not listed"),
+        by_project: z.array(decidedTool.extend({ decision: z.enum(POLICY_DECISIONS), project: z.string(), outside: z.boolean() })).describe("decisions that hold only in (or outside) a project"),
+      })
+      .nullable()
+      .describe("an agent's policy; null for a person"),
+    dry_run: z
+      .object({
+        tool: z.string(),
+        decision: z.enum(POLICY_DECISIONS),
+        rule: z.string(),
+        reason: z.string(),
+        would_change: z.string(),
+        arguments_valid: z.boolean(),
+        problem: z.string().nullable().describe("what to fix in the arguments"),
+        writes: z.boolean(),
+        touches: z.array(reachedRow).describe("for a write: the rows its arguments name (nothing is written)"),
+      })
+      .nullable(),
   }),
-  async handler(ctx) {
+  async handler(ctx, args) {
     const p = ctx.principal;
-    const account = await accountSummary(ctx.db, p.accountId);
+    const [account, dryRun] = await Promise.all([accountSummary(ctx.db, p.accountId), args.dry_run ? ctx.dryRun(args.dry_run.tool, args.dry_run.arguments ?? {}) : null]);
     return {
       account: account ?? { id: p.accountId, name: "", time_zone: "UTC" },
       token: { id: p.tokenId, label: p.label, kind: p.kind, scope: p.scope, agent: p.agentName, paused: p.paused, expires_at: p.expiresAt },
@@ -61,9 +121,33 @@ const whoami = defineTool({
         body_bytes: 1024 * 1024,
       },
       not_listed: notListed(p, ctx.selection).line,
+      policy: p.kind === "agent" ? policyInWords(policyOf(p), ctx) : null,
+      dry_run: dryRun,
     };
   },
 });
+
+/** An agent's policy as whoami tells it: its rules, and what they decide for the tools this connection may call. */
+function policyInWords(policy: Policy, ctx: ToolContext) {
+  const rules = [
+    ...policy.agent.map((r) => ({ source: "agent" as const, r })),
+    ...policy.connection.map((r) => ({ source: "connection" as const, r })),
+  ].map(({ source, r }) => ({
+    source, decision: r.decision, effect: r.effect ?? null, toolset: r.toolset ?? null, tool: r.tool ?? null,
+    project: r.project ?? null, outside_project: r.outside_project ?? null, words: ruleWords(r),
+  }));
+  const callable = TOOL_NAMES.filter((t) => ctx.selection.tools.has(t) && refusal(ctx.principal, t) === null);
+  const decided = [...decideAll(policy, callable)];
+  const ask = decided.filter(([, d]) => d.decision === "ask").map(([tool, d]) => ({ tool, rule: d.rule, reason: d.reason }));
+  const deny = decided.filter(([, d]) => d.decision === "deny").map(([tool, d]) => ({ tool, rule: d.rule, reason: d.reason }));
+  const byProject = decided.flatMap(([tool, d]) => (d.where ?? []).map((w) => ({ tool, decision: w.decision, rule: w.rule, reason: w.reason, project: w.project, outside: w.outside })));
+  const preset = presetOf([...policy.agent, ...policy.connection]);
+  const parts = rules.length === 0 ? ["No rules: every tool this token's scope allows runs without asking."] : [`${rules.length} rule${rules.length === 1 ? "" : "s"}: ${rules.map((r) => `${r.source} ${r.words}`).join("; ")}.`];
+  if (ask.length) parts.push(`Waits for the person's approval: ${ask.map((a) => a.tool).join(", ")}.`);
+  if (deny.length) parts.push(`Denied (not listed): ${deny.map((a) => a.tool).join(", ")}.`);
+  if (byProject.length) parts.push(`Decided by project: ${byProject.map((b) => `${b.tool} ${b.decision} ${b.outside ? "outside" : "in"} ${b.project}`).join(", ")}.`);
+  return { preset, in_words: parts.join(" "), rules, ask, deny, by_project: byProject };
+}
 
 const listActivity = defineTool({
   name: "list_activity",
