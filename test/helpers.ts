@@ -83,6 +83,8 @@ export interface ToolCallResult {
   isError: boolean;
   text: string;
   structured: Record<string, any>;
+  /** The result's `_meta` (a policy's decision, a pending action). */
+  meta: Record<string, any>;
 }
 
 export interface TestClient {
@@ -101,7 +103,7 @@ export interface TestClient {
 
 function toResult(r: any): ToolCallResult {
   const text = (r.content ?? []).filter((c: any) => c.type === "text").map((c: any) => c.text).join("\n");
-  return { isError: r.isError === true, text, structured: r.structuredContent ?? {} };
+  return { isError: r.isError === true, text, structured: r.structuredContent ?? {}, meta: r._meta ?? {} };
 }
 
 /**

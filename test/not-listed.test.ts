@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../src/catalog/effects.ts";
 import { NAMED_UP_TO, notListed, type NotListedReason } from "../src/catalog/not-listed.ts";
 import { refusal } from "../src/catalog/permissions.ts";
+import { decide, policyOf, rulesText } from "../src/catalog/policy.ts";
 import { ALL_TOOLS_SELECTED, outsideSelection, selectTools, TOOLSET_NAMES } from "../src/catalog/toolsets.ts";
 import type { Principal } from "../src/domain/principal.ts";
 import { listToolsFor } from "../src/mcp/registry.ts";
@@ -28,6 +29,10 @@ const PRINCIPALS: Record<string, Principal> = {
   "agent read": { ...base, kind: "agent", scope: "read", agentId: "agt_x", agentName: "bot" },
   "agent paused": { ...base, kind: "agent", agentId: "agt_x", agentName: "bot", paused: true },
   "agent read paused": { ...base, kind: "agent", scope: "read", agentId: "agt_x", agentName: "bot", paused: true },
+  "agent with a policy": {
+    ...base, kind: "agent", agentId: "agt_x", agentName: "bot",
+    policy: { agent: rulesText([{ decision: "deny", toolset: "calendar" }, { decision: "ask", effect: "destructive" }]), connection: rulesText([{ decision: "deny", tool: "delete_label" }]) },
+  },
 };
 const SELECTIONS = [
   ALL_TOOLS_SELECTED,
@@ -40,7 +45,8 @@ const SELECTIONS = [
 
 /** What a call of this tool on this connection answers, by the registry's order: the principal's rule, then the connection's. */
 function refusedWith(p: Principal, selection: (typeof SELECTIONS)[number], name: ToolName): string | null {
-  return refusal(p, name) ?? (selection.tools.has(name) ? null : outsideSelection(selection, name));
+  const denied = p.kind === "agent" ? decide(policyOf(p), name) : null;
+  return refusal(p, name) ?? (selection.tools.has(name) ? null : outsideSelection(selection, name)) ?? (denied?.decision === "deny" ? denied.reason : null);
 }
 
 describe("the line of what a connection does not list, over the whole registry", () => {
@@ -51,6 +57,7 @@ describe("the line of what a connection does not list, over the whole registry",
       paused: /is paused by a person/,
       toolsets: /is outside this connection's toolsets/,
       readonly_connection: /^\S+ writes, and this connection is read-only/,
+      policy: /^\S+ is denied: (the agent's|this connection's) policy says deny/,
     };
     for (const [who, p] of Object.entries(PRINCIPALS)) {
       for (const selection of SELECTIONS) {

@@ -11,9 +11,10 @@ import type { Principal } from "../domain/principal.ts";
 import { TOOL_NAMES, type ToolName } from "./effects.ts";
 import { principalClass, refusalRule, type RefusalRule } from "./permissions.ts";
 import { listsWithout, type ToolSelection } from "./toolsets.ts";
+import { deniedEverywhere, policyOf } from "./policy.ts";
 
 /** Why a group of tools is not listed: a rule of the principal's, or the connection's own choice. */
-export type NotListedReason = RefusalRule | "toolsets" | "readonly_connection";
+export type NotListedReason = RefusalRule | "toolsets" | "readonly_connection" | "policy";
 
 export interface NotListedGroup {
   reason: NotListedReason;
@@ -31,14 +32,14 @@ export interface NotListed {
 /** A group this small names its tools; a larger one is counted, and its reason says which tools they are. */
 export const NAMED_UP_TO = 10;
 
-const REASONS: readonly NotListedReason[] = ["human_only", "read_scope", "paused", "toolsets", "readonly_connection"];
+const REASONS: readonly NotListedReason[] = ["human_only", "read_scope", "paused", "toolsets", "readonly_connection", "policy"];
 
 /** The first reason that keeps this tool from this connection's list, or null when it is listed. */
 function reasonOf(p: Principal, selection: ToolSelection, name: ToolName): NotListedReason | null {
   const rule = refusalRule(p, name);
   if (rule) return rule;
-  if (selection.tools.has(name)) return null;
-  return listsWithout(selection, name).length ? "toolsets" : "readonly_connection";
+  if (!selection.tools.has(name)) return listsWithout(selection, name).length ? "toolsets" : "readonly_connection";
+  return p.kind === "agent" && deniedEverywhere(policyOf(p), name) ? "policy" : null;
 }
 
 function plural(n: number, word: string): string {
@@ -60,6 +61,8 @@ function phrase(group: NotListedGroup, selection: ToolSelection): string {
       return `${plural(n, "tool")} outside this connection's toolsets (${(selection.toolsets ?? []).map((l) => l.join(",")).join("; ")}${names})`;
     case "readonly_connection":
       return `${plural(n, "write tool")} (this connection is read-only${names})`;
+    case "policy":
+      return `${plural(n, "tool")} the agent's policy denies (a person sets it in the console; whoami's policy says which rule${names})`;
   }
 }
 

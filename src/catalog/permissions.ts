@@ -60,8 +60,13 @@ export function movingMessage(name: string): string {
   return `${name} changes data, but this account is moving to another database; try again shortly (within a minute or two).`;
 }
 
-/** What decides which tools a principal may call: its kind, scope and pause (see refusalRule). Equal classes may call the same tools. */
-export const principalClass = (p: Principal): string => `${p.kind}/${p.scope}${p.paused ? "/paused" : ""}`;
+/**
+ * What decides which tools a principal may call and what it is told of them:
+ * its kind, scope and pause (see refusalRule) and an agent's policy as stored
+ * (src/catalog/policy.ts). Equal classes may call the same tools.
+ */
+export const principalClass = (p: Principal): string =>
+  `${p.kind}/${p.scope}${p.paused ? "/paused" : ""}${p.kind === "agent" && p.policy ? `|${p.policy.agent ?? ""}|${p.policy.connection ?? ""}` : ""}`;
 
 /** The rule that keeps a principal from a tool: only a person may call it, the token reads only, or its agent is paused. */
 export type RefusalRule = "human_only" | "read_scope" | "paused";

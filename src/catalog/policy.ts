@@ -219,6 +219,11 @@ function verdictOf(c: Candidate | null, tool: ToolName): PolicyVerdict {
   return { decision: c.rule.decision, rule, source: c.source, index: c.index, reason };
 }
 
+/** A person's call: no policy binds it. */
+export function personVerdict(tool: ToolName): PolicyVerdict {
+  return { decision: "allow", rule: "person: no policy", source: "default", index: 0, reason: `${tool} is a person's to call; a policy binds agents only.` };
+}
+
 /** The first rule by decision (deny, ask, allow), the most specific first; ties go to the agent's rule, then the earlier one. */
 function pick(found: Candidate[]): Candidate | null {
   for (const d of ORDER) {

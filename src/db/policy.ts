@@ -30,29 +30,38 @@ const CLIP = 120;
 
 /**
  * Each named row of the account with its project, in one read (ids the
- * account does not hold are left out). `?1` the account, `?2` the ids as JSON.
+ * account does not hold are left out): each id looked up by key in each table
+ * its prefix may name. `?1` the account, `?2` the ids as JSON.
  */
 const REACHED_SQL = `
-WITH ids(id) AS (SELECT value FROM json_each(?2)),
-rows AS (
-  SELECT 'project' AS kind, p.id, p.name AS name, p.id AS project_id, NULL AS status, NULL AS task_id
-    FROM projects p JOIN ids ON ids.id = p.id WHERE p.account_id = ?1
-  UNION ALL SELECT 'task', t.id, t.title, t.project_id, t.status, t.id FROM tasks t JOIN ids ON ids.id = t.id WHERE t.account_id = ?1
-  UNION ALL SELECT 'step', s.id, s.text, t.project_id, s.status, t.id FROM steps s JOIN ids ON ids.id = s.id JOIN tasks t ON t.id = s.task_id WHERE s.account_id = ?1
-  UNION ALL SELECT 'comment', c.id, c.body, t.project_id, NULL, t.id FROM comments c JOIN ids ON ids.id = c.id JOIN tasks t ON t.id = c.task_id WHERE c.account_id = ?1
-  UNION ALL SELECT 'run', r.id, coalesce(r.summary, 'run of ' || t.title), t.project_id, r.status, t.id FROM runs r JOIN ids ON ids.id = r.id JOIN tasks t ON t.id = r.task_id WHERE r.account_id = ?1
-  UNION ALL SELECT 'approval', a.id, a.question, t.project_id, a.status, t.id FROM approvals a JOIN ids ON ids.id = a.id JOIN tasks t ON t.id = a.task_id WHERE a.account_id = ?1
-  UNION ALL SELECT 'calendar_link', l.id, l.title, t.project_id, NULL, t.id FROM calendar_links l JOIN ids ON ids.id = l.id JOIN tasks t ON t.id = l.task_id WHERE l.account_id = ?1
-  UNION ALL SELECT 'label', l.id, l.name, NULL, NULL, NULL FROM labels l JOIN ids ON ids.id = l.id WHERE l.account_id = ?1
-  UNION ALL SELECT 'trash_item', x.id, x.title,
-         CASE x.kind WHEN 'project' THEN x.target_id WHEN 'task' THEN (SELECT project_id FROM tasks WHERE id = x.target_id)
-                     ELSE (SELECT t.project_id FROM tasks t WHERE t.id = (SELECT task_id FROM steps WHERE id = x.target_id UNION ALL SELECT task_id FROM comments WHERE id = x.target_id LIMIT 1)) END,
-         NULL, NULL
-    FROM trash x JOIN ids ON ids.id = x.id WHERE x.account_id = ?1
-)
-SELECT r.kind, r.id, substr(r.name, 1, ${CLIP}) AS name, r.project_id, p.name AS project_name, r.status,
+SELECT r.kind, r.id, substr(r.name, 1, ${CLIP}) AS name, r.project_id, pp.name AS project_name, r.status,
        CASE r.kind WHEN 'task' THEN (SELECT count(*) FROM tasks c WHERE c.parent_id = r.id AND c.account_id = ?1 AND c.trash_id IS NULL) END AS subtasks
-  FROM rows r LEFT JOIN projects p ON p.id = r.project_id AND p.account_id = ?1`;
+  FROM (
+    SELECT ids.value AS id,
+           CASE WHEN p.id IS NOT NULL THEN 'project' WHEN t.id IS NOT NULL THEN 'task' WHEN s.id IS NOT NULL THEN 'step'
+                WHEN c.id IS NOT NULL THEN 'comment' WHEN r.id IS NOT NULL THEN 'run' WHEN a.id IS NOT NULL THEN 'approval'
+                WHEN l.id IS NOT NULL THEN 'calendar_link' WHEN b.id IS NOT NULL THEN 'label' WHEN x.id IS NOT NULL THEN 'trash_item' END AS kind,
+           coalesce(p.name, t.title, s.text, c.body, r.summary, 'run of ' || o.title, a.question, l.title, b.name, x.title) AS name,
+           CASE WHEN p.id IS NOT NULL THEN p.id WHEN t.id IS NOT NULL THEN t.project_id WHEN o.id IS NOT NULL THEN o.project_id
+                WHEN x.id IS NOT NULL THEN CASE x.kind WHEN 'project' THEN x.target_id
+                  ELSE (SELECT project_id FROM tasks WHERE account_id = ?1 AND id = coalesce(
+                    (SELECT id FROM tasks WHERE id = x.target_id), (SELECT task_id FROM steps WHERE id = x.target_id), (SELECT task_id FROM comments WHERE id = x.target_id))) END
+           END AS project_id,
+           coalesce(t.status, s.status, r.status, a.status) AS status
+      FROM json_each(?2) ids
+      LEFT JOIN projects p ON p.id = ids.value AND p.account_id = ?1
+      LEFT JOIN tasks t ON t.id = ids.value AND t.account_id = ?1
+      LEFT JOIN steps s ON s.id = ids.value AND s.account_id = ?1
+      LEFT JOIN comments c ON c.id = ids.value AND c.account_id = ?1
+      LEFT JOIN runs r ON r.id = ids.value AND r.account_id = ?1
+      LEFT JOIN approvals a ON a.id = ids.value AND a.account_id = ?1
+      LEFT JOIN calendar_links l ON l.id = ids.value AND l.account_id = ?1
+      LEFT JOIN labels b ON b.id = ids.value AND b.account_id = ?1
+      LEFT JOIN trash x ON x.id = ids.value AND x.account_id = ?1
+      LEFT JOIN tasks o ON o.id = coalesce(s.task_id, c.task_id, r.task_id, a.task_id, l.task_id) AND o.account_id = ?1
+  ) r
+  LEFT JOIN projects pp ON pp.id = r.project_id AND pp.account_id = ?1
+ WHERE r.kind IS NOT NULL`;
 
 /** The rows a call names, in one read; none when it names no id. */
 export async function rowsReached(db: D1Database, accountId: string, args: Record<string, unknown>): Promise<ReachedRow[]> {

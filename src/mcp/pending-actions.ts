@@ -10,7 +10,7 @@ import type { CallScope } from "./engine.ts";
 
 /** What would change a decision: only a person edits a policy. */
 export function whatWouldChange(verdict: PolicyVerdict): string {
-  if (verdict.source === "default") return "Nothing: no rule covers it.";
+  if (verdict.source === "default") return "A person adding an ask or deny rule that covers it to the agent's policy (in the console, Agents).";
   const where = verdict.source === "agent" ? "the agent's policy" : "this connection's policy";
   return `A person changing ${where} in the console (Agents, or Connected apps for a connection's own rules): ${verdict.rule}.`;
 }

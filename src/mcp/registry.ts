@@ -17,7 +17,7 @@ import { argumentsNotObject, controlCharacters, describeIssues } from "./argumen
 import type { AnyTool } from "../catalog/tool.ts";
 import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema } from "./json-schema.ts";
 import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "../catalog/contract.ts";
-import { decide, dependsOnProject, policyKey, policyOf, POLICY_KEY, toolPolicy, type Policy, type PolicyVerdict } from "../catalog/policy.ts";
+import { decide, dependsOnProject, personVerdict, policyKey, policyOf, POLICY_KEY, toolPolicy, type Policy, type PolicyVerdict } from "../catalog/policy.ts";
 import { projectsOf, rowsReached } from "../db/policy.ts";
 import { askPerson, deniedByPolicy, whatWouldChange } from "./pending-actions.ts";
 import type { DryRun } from "../catalog/policy.ts";
@@ -110,7 +110,7 @@ const lists = new Map<string, ToolList>();
  */
 export function listResultFor(p: Principal, selection: ToolSelection = ALL_TOOLS_SELECTED): ToolList {
   const agent = p.kind === "agent";
-  const key = `${principalClass(p)}|${selection.key}${agent && p.policy ? `|${p.policy.agent ?? ""}|${p.policy.connection ?? ""}` : ""}`;
+  const key = `${principalClass(p)}|${selection.key}`;
   let list = lists.get(key);
   if (!list) {
     if (lists.size >= 1024) lists.clear();
@@ -243,7 +243,7 @@ export async function dryRun(scope: CallScope, name: string, rawArgs: unknown): 
   const policy = policyOf(p);
   const rows = writes || dependsOnProject(policy, tool.name) ? await rowsReached(scope.env.DB, p.accountId, valid) : [];
   const verdict = p.kind === "agent" ? decide(policy, tool.name, dependsOnProject(policy, tool.name) ? projectsOf(rows) : undefined) : null;
-  const told = verdict ?? { decision: "allow" as const, rule: "person: no policy", reason: `${tool.name} is a person's to call; a policy binds agents only.`, source: "default" as const, index: 0 };
+  const told = verdict ?? personVerdict(tool.name);
   return {
     ...base,
     decision: told.decision,

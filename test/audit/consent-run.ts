@@ -77,7 +77,7 @@ async function call(client: TestClient, tool: ToolName, args: Record<string, unk
   try {
     return await client.call(tool, args);
   } catch (e) {
-    return { isError: true, text: String((e as Error).message ?? e), structured: {} };
+    return { isError: true, text: String((e as Error).message ?? e), structured: {}, meta: {} };
   }
 }
 

@@ -84,7 +84,7 @@ async function observeCall(w: World, client: TestClient, tool: ToolName, args: R
     r = await client.call(tool, args);
   } catch (e) {
     // A JSON-RPC error (a refusal outside the tool's result) is a refusal all the same.
-    r = { isError: true, text: String((e as Error).message ?? e), structured: {} };
+    r = { isError: true, text: String((e as Error).message ?? e), structured: {}, meta: {} };
   }
   const fetches = (seen?.length ?? 0) - sent;
   const after = await snapshotAccount(w.acc.accountId);
