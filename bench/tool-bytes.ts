@@ -16,6 +16,8 @@
  * `total` is mostly the output schemas, which describe every answer whole.
  */
 export const TOOL_BYTES_TARGETS = { total: 2000, model: 450, meta: 300 } as const;
+/** What an agent's policy adds to each tool's `_meta` in its connection's list (the Careful preset), at most, in bytes a tool. */
+export const POLICY_META_BYTES_TARGET = 150;
 
 export interface ListedTool {
   name: string;

@@ -57,7 +57,7 @@ describe("the line of what a connection does not list, over the whole registry",
       paused: /is paused by a person/,
       toolsets: /is outside this connection's toolsets/,
       readonly_connection: /^\S+ writes, and this connection is read-only/,
-      policy: /^\S+ is denied: (the agent's|this connection's) policy says deny/,
+      policy: /^Denied by (the agent's|this connection's) policy\.$/,
     };
     for (const [who, p] of Object.entries(PRINCIPALS)) {
       for (const selection of SELECTIONS) {

@@ -9,6 +9,7 @@ import { connect, createToken, ERAS, seedAccount, snapshotDb, type Era, type See
 import { DESTRUCTIVE_TOOLS, HUMAN_TOOLS, OPEN_WORLD_TOOLS, TOOL_NAMES, WRITE_TOOLS } from "../src/catalog/effects.ts";
 import { decide, parseRules, POLICY_KEY, POLICY_PRESETS, rulesText, type PolicyRule } from "../src/catalog/policy.ts";
 import { actorIn, actorOut } from "../src/db/consent.ts";
+import { measureTools, POLICY_META_BYTES_TARGET } from "../bench/tool-bytes.ts";
 
 /** An agent token with these rules on its agent and on itself (a new agent each time: the rules are its own). */
 async function agentWith(acc: SeededAccount, agent: string, rules: { agent?: PolicyRule[]; connection?: PolicyRule[] }, era: Era): Promise<{ client: TestClient; tokenId: string }> {
@@ -50,12 +51,16 @@ describe.each(ERAS)("per-agent policy (%s)", (era) => {
       const expected = DESTRUCTIVE_TOOLS.has(t.name) || OPEN_WORLD_TOOLS.has(t.name) ? "ask" : "allow";
       expect(told?.decision, t.name).toBe(expected);
       expect(typeof told.rule).toBe("string");
-      expect(told.reason).toContain(t.name);
+      expect(told.reason.length).toBeGreaterThan(10);
       if (expected === "ask") expect(told.rule).toMatch(/^agent rule [12]: ask the person before (destructive tools|tools that reach connected apps)$/);
       // A policy never changes an annotation: the person's list announces the same hints.
       expect(t.annotations, t.name).toEqual(mine.get(t.name)?.annotations);
       expect(t.title).toBe(mine.get(t.name)?.title);
     }
+    // Told in few bytes: what the policy adds to each tool's _meta.
+    const sameTools = [...mine.values()].filter((t) => listed.some((l) => l.name === t.name));
+    const added = measureTools(listed as any).meta - measureTools(sameTools as any).meta;
+    expect(added / listed.length).toBeLessThanOrEqual(POLICY_META_BYTES_TARGET);
     // A person has no policy: nothing is told beside their tools.
     for (const t of mine.values() as Iterable<any>) expect(t._meta?.[POLICY_KEY], t.name).toBeUndefined();
   });
@@ -69,12 +74,12 @@ describe.each(ERAS)("per-agent policy (%s)", (era) => {
     const before = await snapshotDb();
     const r = await c.call("delete_label", { label_id: label.label.id });
     expect(r.isError).toBe(true);
-    expect(r.text).toContain("delete_label is denied: this connection's policy says deny delete_label.");
+    expect(r.text).toContain("delete_label is denied: connection rule 1: deny delete_label. Denied by this connection's policy.");
     expect(r.text).toContain("Nothing was run.");
-    expect(r.meta[POLICY_KEY]).toEqual({ decision: "deny", rule: "connection rule 1: deny delete_label", reason: expect.stringContaining("delete_label") });
+    expect(r.meta[POLICY_KEY]).toEqual({ decision: "deny", rule: "connection rule 1: deny delete_label", reason: "Denied by this connection's policy." });
     expect(await snapshotDb()).toBe(before);
     const who = await c.ok("whoami");
-    expect(who.policy.deny).toEqual([{ tool: "delete_label", rule: "connection rule 1: deny delete_label", reason: expect.stringContaining("denied") }]);
+    expect(who.policy.deny).toEqual([{ tool: "delete_label", rule: "connection rule 1: deny delete_label", reason: "Denied by this connection's policy." }]);
     expect(who.policy.ask.map((a: any) => a.tool).sort()).toEqual(TOOL_NAMES.filter((t) => !HUMAN_TOOLS.has(t) && t !== "delete_label" && (DESTRUCTIVE_TOOLS.has(t) || OPEN_WORLD_TOOLS.has(t))).sort());
     expect(who.policy.in_words).toContain("Denied (not listed): delete_label.");
     expect(who.policy.rules.map((r: any) => [r.source, r.decision])).toEqual([["agent", "ask"], ["agent", "ask"], ["connection", "deny"]]);
@@ -139,7 +144,7 @@ describe.each(ERAS)("per-agent policy (%s)", (era) => {
     expect(dry.would_change).toContain("the agent's policy");
     expect(dry.touches).toEqual([{ kind: "task", id: parent.task.id, name: "Ship the release", project_id: null, project_name: null, status: "open", subtasks: 2 }]);
     const read = (await c.ok("whoami", { dry_run: { tool: "list_tasks" } })).dry_run;
-    expect(read).toMatchObject({ decision: "allow", rule: "default: allowed (no rule covers it)", writes: false, touches: [] });
+    expect(read).toMatchObject({ decision: "allow", rule: "default", reason: "No rule of the policy covers it.", writes: false, touches: [] });
     const bad = (await c.ok("whoami", { dry_run: { tool: "create_task", arguments: { title: "" } } })).dry_run;
     expect(bad.arguments_valid).toBe(false);
     expect(bad.problem).toContain("title");

@@ -65,7 +65,7 @@ export interface PolicyVerdict {
   source: RuleSource;
   /** The rule's position in its list (1-based; 0 for the default). */
   index: number;
-  /** One line on why, naming the tool. */
+  /** One line on why (verdictSentence names the tool). */
   reason: string;
 }
 
@@ -207,16 +207,28 @@ function candidates(policy: Policy): Candidate[] {
 const ORDER: readonly PolicyDecision[] = ["deny", "ask", "allow"];
 
 function verdictOf(c: Candidate | null, tool: ToolName): PolicyVerdict {
-  if (!c) return { decision: "allow", rule: "default: allowed (no rule covers it)", source: "default", index: 0, reason: `${tool} is allowed: no rule of this policy covers it.` };
+  if (!c) return { decision: "allow", rule: "default", source: "default", index: 0, reason: "No rule of the policy covers it." };
   const owner = c.source === "agent" ? "the agent's policy" : "this connection's policy";
   const rule = `${c.source} rule ${c.index}: ${ruleWords(c.rule)}`;
   const reason =
     c.rule.decision === "allow"
-      ? `${tool} is allowed by ${owner} (${ruleWords(c.rule)}).`
+      ? `Allowed by ${owner}.`
       : c.rule.decision === "ask"
-        ? `${tool} waits for the person's approval first: ${owner} says ${ruleWords(c.rule)}.`
-        : `${tool} is denied: ${owner} says ${ruleWords(c.rule)}.`;
+        ? `Each call waits for the person's approval (${owner}).`
+        : `Denied by ${owner}.`;
   return { decision: c.rule.decision, rule, source: c.source, index: c.index, reason };
+}
+
+/** A decision in one sentence naming the tool: how a refusal or a pending action tells it. */
+export function verdictSentence(tool: string, v: PolicyVerdict): string {
+  switch (v.decision) {
+    case "allow":
+      return `${tool} is allowed (${v.rule}).`;
+    case "ask":
+      return `${tool} waits for the person's approval: ${v.rule}.`;
+    case "deny":
+      return `${tool} is denied: ${v.rule}.`;
+  }
 }
 
 /** A person's call: no policy binds it. */

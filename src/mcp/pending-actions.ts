@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolName } from "../catalog/effects.ts";
-import { POLICY_KEY, type PolicyVerdict } from "../catalog/policy.ts";
+import { POLICY_KEY, verdictSentence, type PolicyVerdict } from "../catalog/policy.ts";
 import type { CallScope } from "./engine.ts";
 
 /** What would change a decision: only a person edits a policy. */
@@ -23,7 +23,7 @@ export function verdictMeta(verdict: PolicyVerdict): Record<string, unknown> {
 /** A call the policy denies: nothing ran, and the agent is told which rule and what would change it. */
 export function deniedByPolicy(tool: ToolName, verdict: PolicyVerdict): CallToolResult {
   return {
-    content: [{ type: "text", text: `${verdict.reason} Nothing was run. ${whatWouldChange(verdict)}` }],
+    content: [{ type: "text", text: `${verdictSentence(tool, verdict)} ${verdict.reason} Nothing was run. What would change it: ${whatWouldChange(verdict)}` }],
     isError: true,
     _meta: verdictMeta(verdict),
   };
@@ -32,7 +32,7 @@ export function deniedByPolicy(tool: ToolName, verdict: PolicyVerdict): CallTool
 /** A call the policy asks about: it waits as a pending action the person decides. */
 export async function askPerson(_scope: CallScope, tool: ToolName, _args: Record<string, unknown>, verdict: PolicyVerdict): Promise<CallToolResult> {
   return {
-    content: [{ type: "text", text: `${verdict.reason} Nothing was run: ${tool} needs the person's approval.` }],
+    content: [{ type: "text", text: `${verdictSentence(tool, verdict)} Nothing was run.` }],
     isError: true,
     _meta: verdictMeta(verdict),
   };
