@@ -31,11 +31,18 @@ interface ConsentVerdict {
   breaches: string[];
 }
 
+interface PolicyVerdict {
+  tool: string;
+  era: string;
+  calls: number;
+  breaches: string[];
+}
+
 interface Assertion {
   title: string;
   status: string;
   failureMessages: string[];
-  meta?: { audit?: Verdict; consent?: ConsentVerdict; outputs?: { validated: number; failed: number } };
+  meta?: { audit?: Verdict; consent?: ConsentVerdict; policy?: PolicyVerdict; outputs?: { validated: number; failed: number } };
 }
 
 interface Report {
@@ -45,7 +52,10 @@ interface Report {
 const dir = mkdtempSync(join(tmpdir(), "taskgate-audit-"));
 const out = join(dir, "report.json");
 const vitest = join(ROOT, "node_modules", ".bin", "vitest");
-const files = ["test/effect-audit.test.ts", "test/consent-audit-held.test.ts", "test/consent-audit-decided.test.ts"];
+const files = [
+  "test/effect-audit.test.ts", "test/consent-audit-held.test.ts", "test/consent-audit-decided.test.ts",
+  "test/consent-audit-policy-modern.test.ts", "test/consent-audit-policy-legacy.test.ts",
+];
 const ran = spawnSync(vitest, ["run", ...files, "--reporter=json", `--outputFile=${out}`], { cwd: ROOT, encoding: "utf8" });
 let report: Report;
 try {
@@ -68,7 +78,7 @@ for (const r of rows) {
 }
 const consent = results.flatMap((r) => (r.meta?.consent ? [r.meta.consent] : []));
 // Anything else that failed (an unclassified column, a tool without a scenario, a published set that disagrees, a scenario that broke).
-const broken = results.filter((r) => r.status !== "passed" && !r.meta?.audit?.mismatches.length && !r.meta?.consent?.breaches.length);
+const broken = results.filter((r) => r.status !== "passed" && !r.meta?.audit?.mismatches.length && !r.meta?.consent?.breaches.length && !r.meta?.policy?.breaches.length);
 for (const b of broken) console.log(`FAILED ${b.title}: ${b.failureMessages.join(" ").split("\n")[0]}`);
 const mismatches = rows.reduce((n, r) => n + r.mismatches.length, 0);
 console.log(`hints: R read / W write, D destructive, I idempotent, O open world, H human only`);
@@ -80,8 +90,16 @@ const tools = new Set(consent.map((v) => v.tool)).size;
 const situations = new Set(consent.map((v) => v.state)).size;
 const calls = consent.reduce((n, v) => n + v.calls, 0);
 console.log(`consent audit: ${tools} tools × ${situations} situations, ${calls} calls, ${breaches} breaches`);
+const policy = results.flatMap((r) => (r.meta?.policy ? [r.meta.policy] : []));
+for (const v of policy) for (const b of v.breaches) console.log(`BREACH policy (${v.era}) ${v.tool}: ${b}`);
+const policyBreaches = policy.reduce((n, v) => n + v.breaches.length, 0);
+const eras = [...new Set(policy.map((v) => v.era))];
+console.log(
+  `consent audit, policy situations: ${new Set(policy.map((v) => v.tool)).size} write tools × allow, ask, deny × ${eras.length} eras (${eras.join(", ")}), ` +
+    `${policy.reduce((n, v) => n + v.calls, 0)} calls, ${policyBreaches} breaches`,
+);
 const outputs = results.flatMap((r) => (r.meta?.outputs ? [r.meta.outputs] : []));
 const validated = outputs.reduce((n, o) => n + o.validated, 0);
 const failed = outputs.reduce((n, o) => n + o.failed, 0);
 console.log(`output schemas: ${validated} structured results of the audits' calls validated (Ajv, draft 2020-12, strict), ${failed} failures`);
-process.exit(failed || mismatches || breaches || broken.length || ran.status ? 1 : 0);
+process.exit(failed || mismatches || breaches || policyBreaches || broken.length || ran.status ? 1 : 0);
