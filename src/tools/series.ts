@@ -90,6 +90,7 @@ export function followUp(ctx: ToolContext, t: TaskRow, timeZone: string): Follow
     actor: actorName(p),
     tool: "create_task",
     taskId: next.id,
+    personId: p.person?.id ?? null,
     summary: CREATED_OCCURRENCE.text({ title: t.title, index: occurrence.index, series: t.series_id as string, rule: schedule.rule, after: t.id, due: String(next.dueAt) }),
     now: ctx.now,
   });
