@@ -5,6 +5,7 @@
  */
 import type { Condition } from "../catalog/tool.ts";
 import { APPROVAL_RETURNING, type NewApproval } from "./approvals.ts";
+import { assigneePersonId } from "./tasks.ts";
 import type { PersonRef } from "../domain/principal.ts";
 import { leaseRestartIf } from "./claims.ts";
 import {
@@ -244,10 +245,17 @@ export const claimable = (caller: string): Condition => ({
   sql: "status IN ('open', 'in_progress') AND (assignee IS NULL OR (assignee = ? AND status = 'open'))",
   binds: [caller],
 });
-/** claim_task sets: the claimant, when its lease runs out and its length (both null for a person's claim, which never lapses). */
-export const claimSet = (claimant: string, lease: { claim_expires_at: string | null; claim_lease_minutes: number | null }): Condition => ({
-  sql: "assignee = ?, status = 'in_progress', claim_expires_at = ?, claim_lease_minutes = ?",
-  binds: [claimant, lease.claim_expires_at, lease.claim_lease_minutes],
+/**
+ * claim_task sets: the claimant, when its lease runs out and its length (both null for a person's claim, which never lapses),
+ * and which person a `human` claimant is (`person`, the caller's; none for an agent).
+ */
+export const claimSet = (
+  claimant: string,
+  lease: { claim_expires_at: string | null; claim_lease_minutes: number | null },
+  person: PersonRef | null,
+): Condition => ({
+  sql: "assignee = ?, status = 'in_progress', claim_expires_at = ?, claim_lease_minutes = ?, assignee_person_id = ?",
+  binds: [claimant, lease.claim_expires_at, lease.claim_lease_minutes, assigneePersonId(claimant, person)],
 });
 
 /** set_auto_ok: the task's auto-OK differs from the choice, and what it sets. */

@@ -254,7 +254,7 @@ const claimTask = defineTool({
         guard,
         ...(lapse ? [named("notice", noticeLapse(db, { taskId: args.task_id, accountId: a, expiredAt: lapse.expiredAt, eventId, now }))] : []),
         endTaskRuns(db, a, args.task_id, why, now, { keep: me }),
-        named("task", setTask(db, a, args.task_id, claimSet(me, lease), now)),
+        named("task", setTask(db, a, args.task_id, claimSet(me, lease, p.person), now)),
       ];
       const takeover = lapse
         ? CLAIM_TAKEOVER.text({ holder: lapse.holder, expired: lapse.expiredAt, run: lapse.runId ? CLAIM_STALE_RUN.text({ run: lapse.runId }) : "" })

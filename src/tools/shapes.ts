@@ -29,6 +29,7 @@ export const taskShape = z.object({
   due_at: z.string().nullable(),
   estimate_minutes: z.number().nullable(),
   assignee: z.string().nullable(),
+  assignee_person: personShape.nullable().describe("while the assignee is `human`: which person claimed it or was assigned it (null when no person is known)"),
   auto_ok: z.boolean().describe("whether an agent may complete it without a person's approval"),
   blocked_reason: z.string().nullable(),
   snoozed_until: z.string().nullable(),

@@ -83,6 +83,7 @@ const createTask = defineTool({
           dueAt,
           estimateMinutes: args.estimate_minutes ?? null,
           assignee: args.assignee ?? null,
+          assigneePerson: p.person,
           autoOk: args.auto_ok ?? null,
           createdBy: actorName(p),
           now: ctx.now,
