@@ -247,6 +247,7 @@ function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question
     answer: yes ? "yes" : "no",
     reason,
     answered_by: actorName(p),
+    answered_by_person: p.person,
   });
   return ctx.commit(
     {
@@ -309,7 +310,7 @@ const approveTask = defineTool({
             if (!changes.done) return [];
             const { task, approval } = decidedIn(rows);
             const occurrence = next.next ? { id: next.next.id, due_at: next.next.due_at } : null;
-            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
+            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, completed_by_person: p.person, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
           },
         },
         (rows) => ({ ...decidedIn(rows), next_occurrence: next.next, changed: true }),
@@ -373,7 +374,7 @@ const rejectTask = defineTool({
             events: (rows) => {
               const { task, approval } = decidedIn(rows);
               return [
-                newEvent("task.rejected", a, now, { task: eventTask(task), approval_id: approval?.id ?? null, rejected_by: me, reason: args.reason, comment_id: commentId }),
+                newEvent("task.rejected", a, now, { task: eventTask(task), approval_id: approval?.id ?? null, rejected_by: me, rejected_by_person: p.person, reason: args.reason, comment_id: commentId }),
               ];
             },
           },

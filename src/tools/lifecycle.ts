@@ -130,7 +130,7 @@ const completeTask = defineTool({
             const { task, outcome, approval } = outcomeOf(rows);
             if (outcome === "awaiting_approval") return approval.id === created.id ? [approvalRequested(a, now, task, approval)] : [];
             const occurrence = next.next ? { id: next.next.id, due_at: next.next.due_at } : null;
-            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
+            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, completed_by_person: agent ? null : p.person, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
           },
         },
         outcomeOf,
