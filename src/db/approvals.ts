@@ -115,6 +115,9 @@ export interface PendingApprovalRow extends Approval {
   task_notes: string;
   project_id: string | null;
   project_name: string | null;
+  /** Which person a `human` task assignee is, and their shown name. */
+  task_assignee_person_id: string | null;
+  task_assignee_person_name: string | null;
 }
 
 /**
@@ -125,7 +128,8 @@ export function selectPendingNewestFirst(db: D1Database, accountId: string, limi
   return db
     .prepare(
       `SELECT ${APPROVAL_COLUMNS}, t.status AS task_status, t.assignee AS task_assignee, substr(t.notes, 1, ?4) AS task_notes,
-              t.project_id, p.name AS project_name
+              t.project_id, p.name AS project_name,
+              t.assignee_person_id AS task_assignee_person_id, ${personNameOf("t.assignee_person_id")} AS task_assignee_person_name
          ${FROM_LIVE} LEFT JOIN projects p ON p.id = t.project_id AND p.account_id = t.account_id
         WHERE a.account_id = ?1 AND a.status = 'pending' ORDER BY a.created_at DESC, a.id DESC LIMIT ?2 OFFSET ?3`,
     )
