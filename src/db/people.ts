@@ -90,3 +90,8 @@ export function personNameSql(alias: string): string {
 export function personNameOf(idSql: string): string {
   return `(SELECT ${personNameSql("pn")} FROM people pn WHERE pn.id = ${idSql})`;
 }
+
+/** Sets a person's display name (the console's settings). */
+export function updateDisplayName(db: D1Database, p: { personId: string; accountId: string; name: string; now: string }): D1PreparedStatement {
+  return db.prepare("UPDATE people SET display_name = ?, updated_at = ? WHERE id = ? AND account_id = ?").bind(p.name, p.now, p.personId, p.accountId);
+}

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { insertActivity } from "../../db/activity.ts";
+import { updateDisplayName } from "../../db/people.ts";
 import { SET_DISPLAY_NAME } from "../../db/summaries.ts";
 import { ID_PREFIX, newId } from "../../domain/ids.ts";
 import type { Session } from "../context.ts";
@@ -34,7 +35,7 @@ export async function setDisplayNameFromForm(db: D1Database, s: Session, form: F
   const now = new Date().toISOString();
   const p = webPrincipal(s);
   await db.batch([
-    db.prepare("UPDATE people SET display_name = ?, updated_at = ? WHERE id = ? AND account_id = ?").bind(name, now, s.personId, s.accountId),
+    updateDisplayName(db, { personId: s.personId, accountId: s.accountId, name, now }),
     insertActivity(db, {
       id: newId(ID_PREFIX.activity),
       accountId: s.accountId,
