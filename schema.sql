@@ -119,7 +119,10 @@ CREATE TABLE IF NOT EXISTS tasks (
   -- who is `human` or the agent's name, NULL when the server blocked it.
   last_block_reason TEXT,
   last_block_by TEXT,
-  last_block_at TEXT
+  last_block_at TEXT,
+  -- While the assignee is `human`: the person who claimed it or was assigned it
+  -- (people.id); NULL for an agent's or nobody's task, or when no person is known.
+  assignee_person_id TEXT
 );
 CREATE INDEX IF NOT EXISTS tasks_account_created ON tasks (account_id, trash_id, created_at, id);
 CREATE INDEX IF NOT EXISTS tasks_account_status ON tasks (account_id, status, created_at, id);
@@ -235,7 +238,10 @@ CREATE TABLE IF NOT EXISTS approvals (
   -- A question about unfinished work (request_approval), answered yes or no and
   -- leaving the task where it is; or a sign-off on finished work (an agent's
   -- complete_task without auto-OK), whose approval completes the task.
-  kind TEXT NOT NULL DEFAULT 'signoff' CHECK (kind IN ('question', 'signoff'))
+  kind TEXT NOT NULL DEFAULT 'signoff' CHECK (kind IN ('question', 'signoff')),
+  -- The person (people.id) who decided it, when decided_by is `human` and the
+  -- call was a person's; NULL otherwise, or decided before people were named.
+  decided_by_person_id TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS approvals_one_pending ON approvals (task_id) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS approvals_account_status ON approvals (account_id, status, created_at);
@@ -292,7 +298,10 @@ CREATE TABLE IF NOT EXISTS activity (
   tool TEXT NOT NULL,
   target_id TEXT,
   summary TEXT NOT NULL,
-  created_at TEXT NOT NULL
+  created_at TEXT NOT NULL,
+  -- The person (people.id) who made the call when the actor is `human`; NULL for
+  -- an agent, the server, or a tg_ token that belongs to no person.
+  person_id TEXT
 );
 CREATE INDEX IF NOT EXISTS activity_account ON activity (account_id, created_at, id);
 CREATE INDEX IF NOT EXISTS activity_target ON activity (target_id, created_at, id);
@@ -874,7 +883,10 @@ CREATE TABLE IF NOT EXISTS people (
   email TEXT NOT NULL UNIQUE,
   password_hash TEXT,
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
+  updated_at TEXT NOT NULL,
+  -- The name shown for the person (1–80 characters, set in the console's
+  -- settings); empty: the part of the email before the @ is shown.
+  display_name TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS people_account ON people (account_id);
 
@@ -1327,4 +1339,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0020_named_task.sql'),
   ('0021_spent_refresh_tokens.sql'),
   ('0022_webhooks_all_events.sql'),
-  ('0023_policies.sql');
+  ('0023_policies.sql'),
+  ('0025_person_names.sql');

@@ -25,6 +25,7 @@ const TASK_COLUMNS_EXEMPT: Record<string, string> = {
   last_block_reason: "set by the trigger tasks_last_block with the block, which is watched",
   last_block_by: "set by the trigger tasks_last_block with the block, which is watched",
   last_block_at: "set by the trigger tasks_last_block with the block, which is watched",
+  assignee_person_id: "which person a `human` assignee is: written only with the assignee, which is watched",
 };
 
 /** Tables with a task_id that have no consent_<table>_insert/update/delete triggers, and why. */

@@ -7,7 +7,7 @@ import { connect, ERAS, MCP_URL, seedAccount, workerFetch } from "./helpers.ts";
 
 /** A raw tools/list POST as a 2025-era client sends it (after initialize) or a 2026-07-28 client does. */
 /** A person's write principal, as the SDK's handler sees it when called directly (tools/list depends only on its class). */
-const PERSON: Principal = { tokenId: "tok_direct", accountId: "acc_direct", kind: "human", scope: "write", agentId: null, agentName: null, paused: false, label: "direct", expiresAt: null };
+const PERSON: Principal = { tokenId: "tok_direct", accountId: "acc_direct", kind: "human", scope: "write", agentId: null, agentName: null, paused: false, label: "direct", expiresAt: null, person: null };
 
 async function rawList(secret: string, id: unknown, o: { era?: "modern" | "legacy"; url?: string; params?: Record<string, unknown>; direct?: boolean; method?: string } = {}) {
   const method = o.method ?? "tools/list";

@@ -100,7 +100,49 @@ function olderVersionRows(db: D1Database): D1PreparedStatement[] {
     task("tsk_agent_blocked", "blocked", { updated: 6, reason: "waits for the supplier" }),
     act("act_10", "tok_m", "bot", "block_task", "tsk_agent_blocked", 5),
     task("tsk_blocked", "blocked", { updated: 6, reason: "waits for the invoice" }),
+    // Decisions and a claim by people (0025 names them where it can): an approval decided from the console (act_2's
+    // call), one decided with a tg_ token of no person (act_5's), a task a person claimed through an app (its token
+    // names the person once 0002 has the column), and a refused sign-in, which names no one.
+    db
+      .prepare("INSERT INTO tokens (id, account_id, kind, scope, hash, prefix, label, created_at) VALUES ('tok_o', 'acc_m', 'human', 'write', 'h3', 'tg_o', 'app', ?)")
+      .bind(at(0)),
+    db
+      .prepare("INSERT INTO approvals (id, account_id, task_id, status, requested_by, requested_by_token, decided_by, created_at, decided_at) VALUES (?, 'acc_m', ?, 'approved', 'bot', 'tok_m', 'human', ?, ?)")
+      .bind("apr_web", "tsk_console_done", at(1), at(2)),
+    db
+      .prepare("INSERT INTO approvals (id, account_id, task_id, status, requested_by, requested_by_token, decided_by, created_at, decided_at) VALUES (?, 'acc_m', ?, 'approved', 'bot', 'tok_m', 'human', ?, ?)")
+      .bind("apr_plain", "tsk_approved", at(3), at(4)),
+    db
+      .prepare("INSERT INTO tasks (id, account_id, title, status, assignee, created_by, created_at, updated_at) VALUES ('tsk_held', 'acc_m', 'Held', 'in_progress', 'human', 'human', ?, ?)")
+      .bind(at(0), at(5)),
+    act("act_11", "tok_o", "human", "claim_task", "tsk_held", 5),
+    act("act_12", "web_per_m", "human", "sign_in_failed", "per_m", 6),
   ];
+}
+
+/** The people of olderVersionRows' calls, once 0002_people_sessions.sql has made the table (and tokens.person_id). */
+function olderPeople(db: D1Database): D1PreparedStatement[] {
+  const person = (id: string) =>
+    db.prepare("INSERT INTO people (id, account_id, email, created_at, updated_at) VALUES (?, 'acc_m', ?, ?, ?)").bind(id, `${id}@example.test`, at(0), at(0));
+  return [person("per_m"), person("per_o"), db.prepare("UPDATE tokens SET person_id = 'per_o' WHERE id = 'tok_o'")];
+}
+
+/** What 0025 filled: the person of each call, decision and claim it can tell, and nothing where it can't. */
+async function expectPeopleNamed(db: D1Database): Promise<void> {
+  const activity = await db.prepare("SELECT id, person_id FROM activity WHERE id IN ('act_1', 'act_2', 'act_3', 'act_11', 'act_12') ORDER BY id").all();
+  expect(activity.results).toEqual([
+    { id: "act_1", person_id: null },
+    { id: "act_11", person_id: "per_o" },
+    { id: "act_12", person_id: null },
+    { id: "act_2", person_id: "per_m" },
+    { id: "act_3", person_id: null },
+  ]);
+  const approvals = await db.prepare("SELECT id, decided_by_person_id AS person FROM approvals ORDER BY id").all();
+  expect(approvals.results).toEqual([{ id: "apr_plain", person: null }, { id: "apr_web", person: "per_m" }]);
+  expect(await db.prepare("SELECT assignee_person_id FROM tasks WHERE id = 'tsk_held'").first("assignee_person_id")).toBe("per_o");
+  expect(await db.prepare("SELECT count(*) AS n FROM tasks WHERE assignee_person_id IS NOT NULL").first("n")).toBe(1);
+  expect(await db.prepare("SELECT display_name FROM people WHERE id = 'per_m'").first("display_name")).toBe("");
+  expect(await count(db, "call_actor"), "the migration's caller lived only inside it").toBe(0);
 }
 
 /**
@@ -224,6 +266,7 @@ describe("schema upgrades", () => {
     for (const m of MIGRATIONS.slice(1)) {
       const statements = splitSql(m.sql);
       if (statements.length) await db.batch(statements.map((s) => db.prepare(s)));
+      if (m.name === "0002_people_sessions.sql") await db.batch(olderPeople(db));
       if (m.name === "0003_recurrence_webhooks.sql") await db.batch(olderWebhooks(db));
       if (m.name === "0009_account_moves.sql") await db.prepare("UPDATE accounts SET moving_to = 'DB_1' WHERE id = 'acc_mv'").run();
     }
@@ -250,6 +293,7 @@ describe("schema upgrades", () => {
     expect(key, "an idempotency row from before request_hash keeps its result, with no hash").toEqual({ result: "{}", request_hash: null });
     await expectConsentFilled(db);
     await expectWebhooksUpgraded(db);
+    await expectPeopleNamed(db);
   });
 
   it("0017 fills from the activity the tools write: after the upgrade an agent's reopen_task and unarchive_project refuse what the person closed, and a block unblocked keeps its reason", async () => {

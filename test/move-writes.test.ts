@@ -266,7 +266,7 @@ describe("moving an account under every kind of write and under readers", () => 
           const before = delivered.length;
           const event = newEvent("task.completed", acc.accountId, new Date().toISOString(), {
             task: { id: `tsk_moving${step}`, title: `Hook at ${step}`, status: "done", project_id: null, assignee: null, due_at: null },
-            completed_by: "human", approval_id: null, next_occurrence: null,
+            completed_by: "human", completed_by_person: null, approval_id: null, next_occurrence: null,
           });
           outcomesEvents.set(step, event);
           const r = await deliverEvent(workerEnv, event, 1, Date.now());

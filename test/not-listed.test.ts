@@ -21,7 +21,7 @@ const PEOPLE_ONLY_PHRASE = `${PEOPLE_ONLY.length} people-only tools (only a pers
 const TAIL = ". Calling one of them is refused for the same reason.";
 const NOTHING = `Not listed for this connection: nothing; all ${TOOL_NAMES.length} tools are listed.`;
 
-const base: Principal = { tokenId: "tok_x", accountId: "acc_x", kind: "human", scope: "write", agentId: null, agentName: null, paused: false, label: "x", expiresAt: null };
+const base: Principal = { tokenId: "tok_x", accountId: "acc_x", kind: "human", scope: "write", agentId: null, agentName: null, paused: false, label: "x", expiresAt: null, person: null };
 const PRINCIPALS: Record<string, Principal> = {
   "person write": base,
   "person read": { ...base, scope: "read" },

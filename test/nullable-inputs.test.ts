@@ -45,7 +45,7 @@ function fieldsInside(s: Schema, path: string[], out: Map<string, Schema>): Map<
   return out;
 }
 
-const PERSON: Principal = { tokenId: "tok_nulls", accountId: "acc_nulls", kind: "human", scope: "write", agentId: null, agentName: null, paused: false, label: "nulls", expiresAt: null };
+const PERSON: Principal = { tokenId: "tok_nulls", accountId: "acc_nulls", kind: "human", scope: "write", agentId: null, agentName: null, paused: false, label: "nulls", expiresAt: null, person: null };
 const scope = { env: env as unknown as Env, principal: PERSON, requestId: "req_nulls", waitUntil: () => {} };
 
 describe("null in an input means something, or is refused", () => {

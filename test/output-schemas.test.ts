@@ -120,7 +120,8 @@ describe("every output schema describes the whole answer", () => {
       }
     }
     const getTask = describeAllTools().find((d) => d.name === "approve_task")!.outputSchema as Record<string, any>;
-    expect(Object.keys(getTask.$defs ?? {})).toEqual(["task"]);
+    // The task (the answer's and the next occurrence's), and a person (the approval's decider, a task's human assignee).
+    expect(Object.keys(getTask.$defs ?? {})).toEqual(["task", "decided_by_person"]);
   });
 });
 

@@ -205,7 +205,7 @@ describe("the sending path against web-push-testing", () => {
     await consume(newEvent("run.stale", p.acc.accountId, now, {
       run: { id: "run_00000000000000ac", task_id: task.id, agent: "bot", started_at: now, last_event_at: now }, task: { id: task.id, title: task.title }, stale_after_minutes: 15,
     }), 1);
-    await consume(newEvent("task.completed", p.acc.accountId, now, { task, completed_by: "human", approval_id: null, next_occurrence: null }), 1);
+    await consume(newEvent("task.completed", p.acc.accountId, now, { task, completed_by: "human", completed_by_person: null, approval_id: null, next_occurrence: null }), 1);
     expect(await received(quiet)).toEqual([]);
     expect((await received(all)).map((m) => [m.title, m.url])).toEqual([
       ["Claim lapsed: Nightly import", `/tasks/${task.id}`],

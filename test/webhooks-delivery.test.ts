@@ -19,7 +19,7 @@ const HOUR = 3_600_000;
 function completed(accountId: string, ageMs = 0): TaskgateEvent {
   return newEvent("task.completed", accountId, new Date(Date.now() - ageMs).toISOString(), {
     task: { id: "tsk_00000000000000aa", title: "Done", status: "done", project_id: null, assignee: null, due_at: null },
-    completed_by: "human", approval_id: null, next_occurrence: null,
+    completed_by: "human", completed_by_person: null, approval_id: null, next_occurrence: null,
   });
 }
 

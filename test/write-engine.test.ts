@@ -21,6 +21,7 @@ function contextFor(accountId: string) {
     paused: false,
     label: "engine test",
     expiresAt: null,
+    person: null,
   };
   const committed: TaskgateEvent[] = [];
   return makeContext({ env: env as unknown as Env, principal, requestId: "req_engine", waitUntil: () => {} }, "block_task", {}, null, committed);

@@ -1,5 +1,6 @@
 import type { CursorKey } from "./cursor.ts";
 import { withClient } from "./task-search.ts";
+import { personRef, type PersonRef } from "../domain/principal.ts";
 
 export interface ActivityRow {
   id: string;
@@ -11,6 +12,15 @@ export interface ActivityRow {
   created_at: string;
   /** The app connected through OAuth that made the call; null for a tg_ token or the web console. */
   client: string | null;
+  /** The person who made the call, and their shown name now; null for an agent, the server, or a tg_ token of no person. */
+  person_id: string | null;
+  person_name: string | null;
+}
+
+/** An activity row as the tools show it: its person as one value, `{ id, name }` or null. */
+export function withPerson<R extends { person_id: string | null; person_name: string | null }>(row: R): Omit<R, "person_id" | "person_name"> & { person: PersonRef | null } {
+  const { person_id, person_name, ...rest } = row;
+  return { ...rest, person: personRef(person_id, person_name) };
 }
 
 export interface ActivityFilter {
@@ -33,7 +43,7 @@ export function selectActivity(db: D1Database, accountId: string, f: ActivityFil
   if (f.after) (where.push("(created_at < ? OR (created_at = ? AND id < ?))"), binds.push(f.after.k, f.after.k, f.after.id));
   return db
     .prepare(
-      withClient(`SELECT id, actor, token_id, tool, target_id, summary, created_at FROM activity
+      withClient(`SELECT id, actor, token_id, tool, target_id, summary, created_at, person_id FROM activity
         WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`),
     )
     .bind(...binds, f.limit + 1, accountId);
@@ -67,13 +77,15 @@ export interface NewActivity {
   targetId: string | null;
   summary: string;
   now: string;
+  /** The person who made the call (Principal.person's id); null for an agent, the server, or a tg_ token of no person. */
+  personId: string | null;
 }
 
 /** One row of the audit feed; it rides in the same batch as the change it records. */
 export function insertActivity(db: D1Database, a: NewActivity): D1PreparedStatement {
   return db
-    .prepare("INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-    .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now);
+    .prepare("INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at, person_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now, a.personId);
 }
 
 type SqlPart = { sql: string; binds: unknown[] };
@@ -94,13 +106,13 @@ function renumber(part: SqlPart, offset: number): { sql: string; count: number }
  * (`?` or `?N`) bind `binds`. The plain values stand in should one read nothing.
  */
 export function insertActivityFrom(db: D1Database, a: NewActivity, summary: SqlPart | undefined, target?: SqlPart): D1PreparedStatement {
-  // The row's own eight parameters come first: the parts' are renumbered after them.
-  const t = target ? renumber(target, 8) : null;
-  const s = summary ? renumber(summary, 8 + (t ? target!.binds.length : 0)) : { sql: "?7" };
+  // The row's own nine parameters come first: the parts' are renumbered after them.
+  const t = target ? renumber(target, 9) : null;
+  const s = summary ? renumber(summary, 9 + (t ? target!.binds.length : 0)) : { sql: "?7" };
   return db
     .prepare(
-      `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
-       SELECT ?1, ?2, ?3, ?4, ?5, ${t ? `coalesce((${t.sql}), ?6)` : "?6"}, substr(coalesce((${s.sql}), ?7), 1, 500), ?8`,
+      `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at, person_id)
+       SELECT ?1, ?2, ?3, ?4, ?5, ${t ? `coalesce((${t.sql}), ?6)` : "?6"}, substr(coalesce((${s.sql}), ?7), 1, 500), ?8, ?9`,
     )
-    .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now, ...(target?.binds ?? []), ...(summary?.binds ?? []));
+    .bind(a.id, a.accountId, a.tokenId, a.actor, a.tool, a.targetId, a.summary.slice(0, 500), a.now, a.personId, ...(target?.binds ?? []), ...(summary?.binds ?? []));
 }

@@ -2,6 +2,8 @@ import type { Condition } from "../catalog/tool.ts";
 import { notFound } from "../domain/errors.ts";
 import type { CursorKey } from "./cursor.ts";
 import type { TaskStatus } from "../domain/vocabulary.ts";
+import { personRef, type PersonRef } from "../domain/principal.ts";
+import { personNameOf, personNameSql } from "./people.ts";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "closed", "withdrawn"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -22,13 +24,32 @@ export interface Approval {
   reason: string | null;
   created_at: string;
   decided_at: string | null;
+  /** Which person decided it (id and shown name now), when a person's call did; null otherwise. */
+  decided_by_person: PersonRef | null;
 }
 
-/** `a` is approvals, `t` its (live) task. */
-const APPROVAL_COLUMNS =
-  "a.id, a.task_id, t.title AS task_title, a.kind, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at";
+/** An approval as its queries read it: the person who decided it as two columns, id and shown name (toApproval joins them). */
+export type ApprovalRow<A extends object = Approval> = Omit<A, "decided_by_person"> & { decided_by_person_id: string | null; decided_by_person_name: string | null };
 
-const FROM_LIVE = "FROM approvals a JOIN tasks t ON t.id = a.task_id AND t.account_id = a.account_id AND t.trash_id IS NULL";
+/** A row of an approval query as the tools show it: the person who decided it as one value. */
+export function toApproval<R extends { decided_by_person_id: string | null; decided_by_person_name: string | null }>(
+  row: R,
+): Omit<R, "decided_by_person_id" | "decided_by_person_name"> & { decided_by_person: PersonRef | null } {
+  const { decided_by_person_id, decided_by_person_name, ...rest } = row;
+  return { ...rest, decided_by_person: personRef(decided_by_person_id, decided_by_person_name) };
+}
+
+/** `a` is approvals, `t` its (live) task, `dp` the person who decided it. */
+const APPROVAL_COLUMNS =
+  "a.id, a.task_id, t.title AS task_title, a.kind, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at" +
+  `, a.decided_by_person_id, ${personNameSql("dp")} AS decided_by_person_name`;
+
+const FROM_LIVE =
+  "FROM approvals a JOIN tasks t ON t.id = a.task_id AND t.account_id = a.account_id AND t.trash_id IS NULL LEFT JOIN people dp ON dp.id = a.decided_by_person_id";
+
+/** What an approval's UPDATE … RETURNING gives back (task_title is the caller's to add): the row as decided, with who decided it. */
+export const APPROVAL_RETURNING =
+  `id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at, decided_by_person_id, ${personNameOf("decided_by_person_id")} AS decided_by_person_name`;
 
 export function selectPendingApproval(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
@@ -61,9 +82,9 @@ export async function requireApproval(db: D1Database, accountId: string, id: str
         ${FROM_LIVE} WHERE a.id = ? AND a.account_id = ?`,
     )
     .bind(id, accountId)
-    .first<ApprovalWithTask>();
+    .first<ApprovalRow<ApprovalWithTask>>();
   if (!row) throw notFound("approval", id, "list_pending_approvals lists the open ones, get_task shows a task's pending approval");
-  return row;
+  return toApproval(row);
 }
 
 export interface PendingPage {
@@ -94,6 +115,9 @@ export interface PendingApprovalRow extends Approval {
   task_notes: string;
   project_id: string | null;
   project_name: string | null;
+  /** Which person a `human` task assignee is, and their shown name. */
+  task_assignee_person_id: string | null;
+  task_assignee_person_name: string | null;
 }
 
 /**
@@ -104,7 +128,8 @@ export function selectPendingNewestFirst(db: D1Database, accountId: string, limi
   return db
     .prepare(
       `SELECT ${APPROVAL_COLUMNS}, t.status AS task_status, t.assignee AS task_assignee, substr(t.notes, 1, ?4) AS task_notes,
-              t.project_id, p.name AS project_name
+              t.project_id, p.name AS project_name,
+              t.assignee_person_id AS task_assignee_person_id, ${personNameOf("t.assignee_person_id")} AS task_assignee_person_name
          ${FROM_LIVE} LEFT JOIN projects p ON p.id = t.project_id AND p.account_id = t.account_id
         WHERE a.account_id = ?1 AND a.status = 'pending' ORDER BY a.created_at DESC, a.id DESC LIMIT ?2 OFFSET ?3`,
     )
@@ -150,26 +175,31 @@ export function newApprovalValue(a: NewApproval): Approval {
     reason: null,
     created_at: a.now,
     decided_at: null,
+    decided_by_person: null,
   };
 }
 
-/** Decides a pending approval (approved, rejected or closed); touches nothing already decided. */
-export function decideApproval(
-  db: D1Database,
-  accountId: string,
-  id: string,
-  d: { status: Exclude<ApprovalStatus, "pending">; decidedBy: string; reason: string | null; now: string },
-): D1PreparedStatement {
-  return db
-    .prepare("UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ? WHERE id = ? AND account_id = ? AND status = 'pending'")
-    .bind(d.status, d.decidedBy, d.reason, d.now, id, accountId);
+/** A decision: its status, who decided (`human` or the agent's name) and, a person's, which person. */
+export interface Decision {
+  status: Exclude<ApprovalStatus, "pending">;
+  decidedBy: string;
+  /** The person who decided (Principal.person); null for an agent or a token of no person. */
+  decidedByPerson: PersonRef | null;
+  reason: string | null;
+  now: string;
 }
 
-export function decidedValue(
-  a: Approval,
-  d: { status: Exclude<ApprovalStatus, "pending">; decidedBy: string; reason: string | null; now: string },
-): Approval {
-  return { ...a, status: d.status, decided_by: d.decidedBy, reason: d.reason, decided_at: d.now };
+/** Decides a pending approval (approved, rejected or closed); touches nothing already decided. */
+export function decideApproval(db: D1Database, accountId: string, id: string, d: Decision): D1PreparedStatement {
+  return db
+    .prepare(
+      "UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ?, decided_by_person_id = ? WHERE id = ? AND account_id = ? AND status = 'pending'",
+    )
+    .bind(d.status, d.decidedBy, d.reason, d.now, d.decidedByPerson?.id ?? null, id, accountId);
+}
+
+export function decidedValue(a: Approval, d: Decision): Approval {
+  return { ...a, status: d.status, decided_by: d.decidedBy, reason: d.reason, decided_at: d.now, decided_by_person: d.decidedByPerson };
 }
 
 /** Guard: this approval is still pending. */
@@ -185,14 +215,16 @@ export interface LatestAnswer {
   reason: string | null;
   decided_by: string;
   decided_at: string;
+  decided_by_person: PersonRef | null;
 }
 
-/** The task's latest answered question (null: none answered). */
+/** The task's latest answered question (null: none answered); its row goes through toApproval. */
 export function selectLatestAnswer(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
     .prepare(
-      `SELECT a.id, a.question, CASE a.status WHEN 'approved' THEN 'yes' ELSE 'no' END AS answer, a.reason, a.decided_by, a.decided_at
-         FROM approvals a WHERE a.task_id = ? AND a.account_id = ? AND a.kind = 'question' AND a.status IN ('approved', 'rejected')
+      `SELECT a.id, a.question, CASE a.status WHEN 'approved' THEN 'yes' ELSE 'no' END AS answer, a.reason, a.decided_by, a.decided_at,
+              a.decided_by_person_id, ${personNameSql("dp")} AS decided_by_person_name
+         FROM approvals a LEFT JOIN people dp ON dp.id = a.decided_by_person_id WHERE a.task_id = ? AND a.account_id = ? AND a.kind = 'question' AND a.status IN ('approved', 'rejected')
         ORDER BY a.decided_at DESC, a.id DESC LIMIT 1`,
     )
     .bind(taskId, accountId);

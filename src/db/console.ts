@@ -199,7 +199,7 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
     eventCount: db.prepare(`SELECT count(*) AS n FROM run_events WHERE account_id = ?2 AND run_id = ${latestRun}`).bind(taskId, a),
     history: db
       .prepare(
-        withClient(`SELECT id, actor, token_id, tool, substr(summary, 1, ?3) AS summary, created_at FROM activity
+        withClient(`SELECT id, actor, token_id, tool, substr(summary, 1, ?3) AS summary, created_at, person_id FROM activity
           WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4`),
       )
       .bind(taskId, a, l.lineClip + 1, l.history, a),

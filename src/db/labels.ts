@@ -128,8 +128,8 @@ export function renameLabel(db: D1Database, accountId: string, id: string, name:
 export function renameInTaskHistories(db: D1Database, accountId: string, labelId: string): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at)
-       SELECT 'act_' || lower(hex(randomblob(8))), a.account_id, a.token_id, a.actor, a.tool, tl.task_id, a.summary, a.created_at
+      `INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at, person_id)
+       SELECT 'act_' || lower(hex(randomblob(8))), a.account_id, a.token_id, a.actor, a.tool, tl.task_id, a.summary, a.created_at, a.person_id
          FROM (SELECT * FROM activity WHERE target_id = ?2 AND account_id = ?1 ORDER BY rowid DESC LIMIT 1) a
          CROSS JOIN task_labels tl ON tl.label_id = ?2 AND tl.account_id = ?1
          CROSS JOIN tasks t ON t.id = tl.task_id AND t.account_id = ?1 AND t.trash_id IS NULL`,

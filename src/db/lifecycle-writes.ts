@@ -4,7 +4,9 @@
  * statements that act on the rows as they are.
  */
 import type { Condition } from "../catalog/tool.ts";
-import type { NewApproval } from "./approvals.ts";
+import { APPROVAL_RETURNING, type NewApproval } from "./approvals.ts";
+import { assigneePersonId } from "./tasks.ts";
+import type { PersonRef } from "../domain/principal.ts";
 import { leaseRestartIf } from "./claims.ts";
 import {
   APPROVAL_DECIDED, APPROVAL_ID, APPROVED, ASKED_QUESTION, COMPLETED, COMPLETED_AUTO_OK, COMPLETED_AWAITING, REJECTED, REOPEN_CLOSED, REOPENED, REQUESTED_SIGNOFF, WITHDREW,
@@ -184,25 +186,26 @@ export const REOPENABLE: Condition = { sql: "status IN ('done', 'cancelled', 'aw
 
 /**
  * Decides the task's pending request, if any (a question as `question` says,
- * when given), and returns it as decided (task_title is the caller's to add);
+ * when given), and returns it as decided (task_title is the caller's to add;
+ * the row goes through toApproval);
  * with `onlyIf`, only while that holds of the task (`t`).
  */
 export function decidePendingApproval(
   db: D1Database,
   accountId: string,
   taskId: string,
-  d: Decided & { decidedBy: string; now: string; question?: Decided; onlyIf?: string },
+  d: Decided & { decidedBy: string; decidedByPerson: PersonRef | null; now: string; question?: Decided; onlyIf?: string },
 ): D1PreparedStatement {
   const q = d.question ?? d;
   const only = d.onlyIf ? ` AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = ?7 AND t.account_id = ?8 AND (${d.onlyIf}))` : "";
   return db
     .prepare(
       `UPDATE approvals SET status = CASE kind WHEN 'question' THEN ?2 ELSE ?1 END, decided_by = ?3,
-              reason = CASE kind WHEN 'question' THEN ?5 ELSE ?4 END, decided_at = ?6
+              reason = CASE kind WHEN 'question' THEN ?5 ELSE ?4 END, decided_at = ?6, decided_by_person_id = ?9
         WHERE task_id = ?7 AND account_id = ?8 AND status = 'pending'${only}
-       RETURNING id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at`,
+       RETURNING ${APPROVAL_RETURNING}`,
     )
-    .bind(d.status, q.status, d.decidedBy, d.reason, q.reason, d.now, taskId, accountId);
+    .bind(d.status, q.status, d.decidedBy, d.reason, q.reason, d.now, taskId, accountId, d.decidedByPerson?.id ?? null);
 }
 
 /**
@@ -242,10 +245,17 @@ export const claimable = (caller: string): Condition => ({
   sql: "status IN ('open', 'in_progress') AND (assignee IS NULL OR (assignee = ? AND status = 'open'))",
   binds: [caller],
 });
-/** claim_task sets: the claimant, when its lease runs out and its length (both null for a person's claim, which never lapses). */
-export const claimSet = (claimant: string, lease: { claim_expires_at: string | null; claim_lease_minutes: number | null }): Condition => ({
-  sql: "assignee = ?, status = 'in_progress', claim_expires_at = ?, claim_lease_minutes = ?",
-  binds: [claimant, lease.claim_expires_at, lease.claim_lease_minutes],
+/**
+ * claim_task sets: the claimant, when its lease runs out and its length (both null for a person's claim, which never lapses),
+ * and which person a `human` claimant is (`person`, the caller's; none for an agent).
+ */
+export const claimSet = (
+  claimant: string,
+  lease: { claim_expires_at: string | null; claim_lease_minutes: number | null },
+  person: PersonRef | null,
+): Condition => ({
+  sql: "assignee = ?, status = 'in_progress', claim_expires_at = ?, claim_lease_minutes = ?, assignee_person_id = ?",
+  binds: [claimant, lease.claim_expires_at, lease.claim_lease_minutes, assigneePersonId(claimant, person)],
 });
 
 /** set_auto_ok: the task's auto-OK differs from the choice, and what it sets. */

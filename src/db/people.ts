@@ -77,3 +77,21 @@ export async function completeSetup(
 export function purgeExpiredSetupLinks(db: D1Database, now: string): D1PreparedStatement {
   return db.prepare(`DELETE FROM setup_links WHERE expires_at <= ? AND ${notMoving()}`).bind(now);
 }
+
+/**
+ * The SQL of a person's shown name, over the people row `alias`: the display
+ * name, else the part of the email before the @ (src/domain/principal.ts shownName).
+ */
+export function personNameSql(alias: string): string {
+  return `CASE WHEN trim(${alias}.display_name) <> '' THEN trim(${alias}.display_name) WHEN instr(${alias}.email, '@') > 1 THEN substr(${alias}.email, 1, instr(${alias}.email, '@') - 1) ELSE ${alias}.email END`;
+}
+
+/** The shown name of the person whose id is the SQL `idSql`, as a scalar subquery (null when none). */
+export function personNameOf(idSql: string): string {
+  return `(SELECT ${personNameSql("pn")} FROM people pn WHERE pn.id = ${idSql})`;
+}
+
+/** Sets a person's display name (the console's settings). */
+export function updateDisplayName(db: D1Database, p: { personId: string; accountId: string; name: string; now: string }): D1PreparedStatement {
+  return db.prepare("UPDATE people SET display_name = ?, updated_at = ? WHERE id = ? AND account_id = ?").bind(p.name, p.now, p.personId, p.accountId);
+}

@@ -33,11 +33,11 @@ export function insertOccurrence(db: D1Database, next: NewTask, fromId: string):
 /** The history entry of a task created as the next occurrence (the call's own entry is about the one completed). */
 export function occurrenceActivity(
   db: D1Database,
-  a: { accountId: string; tokenId: string; actor: string; tool: string; taskId: string; summary: string; now: string },
+  a: { accountId: string; tokenId: string; actor: string; tool: string; taskId: string; summary: string; now: string; personId: string | null },
 ): D1PreparedStatement {
   return db
-    .prepare("INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-    .bind(newId(ID_PREFIX.activity), a.accountId, a.tokenId, a.actor, a.tool, a.taskId, a.summary.slice(0, 500), a.now);
+    .prepare("INSERT INTO activity (id, account_id, token_id, actor, tool, target_id, summary, created_at, person_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    .bind(newId(ID_PREFIX.activity), a.accountId, a.tokenId, a.actor, a.tool, a.taskId, a.summary.slice(0, 500), a.now, a.personId);
 }
 
 export const SERIES_SHOWN = 10;

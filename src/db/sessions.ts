@@ -5,6 +5,8 @@ export interface SessionRow {
   person_id: string;
   account_id: string;
   email: string;
+  /** The person's display name ('' when they set none). */
+  display_name: string;
   expires_at: string;
   /** Set while the account moves to another database: its writes are refused until it has moved. */
   moving_to: string | null;
@@ -23,7 +25,7 @@ export function insertSession(
 export async function findSession(db: D1Database, hash: string, now: string): Promise<SessionRow | null> {
   return db
     .prepare(
-      `SELECT s.person_id, s.account_id, p.email, s.expires_at, m.moving_to
+      `SELECT s.person_id, s.account_id, p.email, p.display_name, s.expires_at, m.moving_to
          FROM sessions s JOIN people p ON p.id = s.person_id AND p.account_id = s.account_id
               LEFT JOIN accounts m ON m.id = s.account_id
         WHERE s.hash = ? AND s.expires_at > ?`,

@@ -263,6 +263,7 @@ export const SAVED_TO_CONNECTOR = summary('saved "{title}" to {provider} as {ref
 export const DISCONNECTED = summary("disconnected {provider}; its stored credentials are deleted");
 // a token made in the web console
 export const CREATED_TOKEN_IN_CONSOLE = summary('created token {token} "{label}" ({kind}{agent}, {scope}) in the web console');
+export const SET_DISPLAY_NAME = summary('set the name shown for them to "{name}" in the web console');
 
 /** Every template above, by name, for the test that renders each both ways. */
 export const SUMMARIES: Record<string, Summary<string>> = {
@@ -274,6 +275,6 @@ export const SUMMARIES: Record<string, Summary<string>> = {
   DELETED_COMMENT, CREATED_LABEL, RUN_EVENT, RUN_ENDED, ADDED_STEPS, DELETED_STEP, REORDERED_STEPS, ADDED_SUBTASKS, SUBTASK_ITEM,
   CREATED_TASK, UPDATED_TASK, UPDATED_SETTINGS, SETTING_CHANGE, ASSIGNED, UNASSIGNED, SNOOZED, UNSNOOZED, CREATED_PROJECT, COMMENTED,
   EDITED_STEP, LINKED_EVENT, WITHDREW, ASKED_QUESTION, REQUESTED_SIGNOFF, ANSWERED_QUESTION, ANSWER_REASON, ENDED_APP_CONNECTION,
-  PURGED_SCHEDULED, CREATED_REPEATING, UPDATED_REPEATING, SERIES_ENDS, NEXT_OCCURRENCE, CREATED_OCCURRENCE, SAVED_TO_CONNECTOR, DISCONNECTED, CREATED_TOKEN_IN_CONSOLE,
+  PURGED_SCHEDULED, CREATED_REPEATING, UPDATED_REPEATING, SERIES_ENDS, NEXT_OCCURRENCE, CREATED_OCCURRENCE, SAVED_TO_CONNECTOR, DISCONNECTED, CREATED_TOKEN_IN_CONSOLE, SET_DISPLAY_NAME,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
 } as unknown as Record<string, Summary<string>>;

@@ -5,6 +5,7 @@ import type { CursorKey } from "./cursor.ts";
 import { readBatchInProject } from "./projects.ts";
 import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 import { UNFINISHED, type DependencyRef } from "./dependencies.ts";
+import { personNameSql } from "./people.ts";
 
 /**
  * The task reads beyond list_tasks/get_task: the caller's tasks, full-text
@@ -180,16 +181,21 @@ export interface HistoryRow {
   tool: string;
   summary: string;
   created_at: string;
+  /** The person who made the call, and their shown name now (src/db/activity.ts withPerson). */
+  person_id: string | null;
+  person_name: string | null;
 }
 
 /**
  * Activity entries (a query over `activity` that selects its token_id and is
  * ordered newest first) with the name of the OAuth app that made each call,
- * or null for a tg_ token. Binds one more parameter: the account id.
+ * or null for a tg_ token, and the person's shown name where the query selects
+ * its person_id. Binds one more parameter: the account id.
  */
 export function withClient(activityQuery: string): string {
-  return `SELECT e.*, t.client_name AS client FROM (${activityQuery}) e
+  return `SELECT e.*, t.client_name AS client, ${personNameSql("pp")} AS person_name FROM (${activityQuery}) e
             LEFT JOIN tokens t ON t.id = e.token_id AND t.account_id = ?
+            LEFT JOIN people pp ON pp.id = e.person_id
            ORDER BY e.created_at DESC, e.id DESC`;
 }
 
@@ -205,7 +211,7 @@ export function selectTaskHistory(
   const binds: unknown[] = [taskId, accountId];
   if (after) (where.push("(created_at < ? OR (created_at = ? AND id < ?))"), binds.push(after.k, after.k, after.id));
   return db
-    .prepare(withClient(`SELECT id, actor, token_id, tool, summary, created_at FROM activity
+    .prepare(withClient(`SELECT id, actor, token_id, tool, summary, created_at, person_id FROM activity
         WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`))
     .bind(...binds, limit + 1, accountId);
 }

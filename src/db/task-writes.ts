@@ -8,7 +8,8 @@ import { leaseRestartIf } from "./claims.ts";
 import {
   BLOCKED_TASK, DELETED_SUBTASKS, DELETED_TASK, MOVED_SUBTASKS, MOVED_TASK, NO_PROJECT, sqlLiteral, UNBLOCKED_TASK, type WAITS_ON,
 } from "./summaries.ts";
-import { liveSubtree, SUBTREE_OUTSIDE_PROJECT, TASK_RETURNING } from "./tasks.ts";
+import { assigneePersonId, liveSubtree, SUBTREE_OUTSIDE_PROJECT, TASK_RETURNING } from "./tasks.ts";
+import type { PersonRef } from "../domain/principal.ts";
 
 /** Guard condition: the live task matches `where` (a condition over its columns). */
 export function liveTaskIs(accountId: string, id: string, where: Condition): Condition {
@@ -52,10 +53,17 @@ export const unblockedSummary = (): Condition => UNBLOCKED_TASK.sql({ status: { 
 /** A column differs from the value given. */
 export const differs = (column: "assignee" | "snoozed_until", value: string | null): Condition => ({ sql: `${column} IS NOT ?`, binds: [value] });
 export const setColumn = (column: "assignee" | "snoozed_until", value: string | null): Condition => ({ sql: `${column} = ?`, binds: [value] });
-/** A new assignee with its lease (both null: none, as for a person's assignment); the old one's lease goes with it. */
-export const assignSet = (assignee: string | null, lease: { claim_expires_at: string | null; claim_lease_minutes: number | null }): Condition => ({
-  sql: "assignee = ?, claim_expires_at = ?, claim_lease_minutes = ?",
-  binds: [assignee, lease.claim_expires_at, lease.claim_lease_minutes],
+/**
+ * A new assignee with its lease (both null: none, as for a person's assignment); the old one's lease goes with it.
+ * `person`: the caller's person, recorded as who the assignee is when it is `human` (any other assignee clears it).
+ */
+export const assignSet = (
+  assignee: string | null,
+  lease: { claim_expires_at: string | null; claim_lease_minutes: number | null },
+  person: PersonRef | null,
+): Condition => ({
+  sql: "assignee = ?, claim_expires_at = ?, claim_lease_minutes = ?, assignee_person_id = ?",
+  binds: [assignee, lease.claim_expires_at, lease.claim_lease_minutes, assigneePersonId(assignee, person)],
 });
 
 /** The two tasks of a dependency as refs, in the batch after the change. Binds: id, accountId. */

@@ -2,6 +2,8 @@ import type { Condition } from "../catalog/tool.ts";
 import { notFound, ToolError } from "../domain/errors.ts";
 import type { Schedule } from "../domain/recurrence.ts";
 import { PRIORITIES, type Priority, type TaskStatus } from "../domain/vocabulary.ts";
+import { personRef, type PersonRef } from "../domain/principal.ts";
+import { personNameOf } from "./people.ts";
 
 export type { Priority, TaskStatus };
 
@@ -30,6 +32,9 @@ export interface TaskRow {
   series_id: string | null;
   /** When an agent's claim lease runs out; null: no lease. */
   claim_expires_at: string | null;
+  /** While the assignee is `human`: the person who claimed it or was assigned it, and their shown name now. */
+  assignee_person_id: string | null;
+  assignee_person_name: string | null;
 }
 
 export interface Task {
@@ -43,6 +48,8 @@ export interface Task {
   due_at: string | null;
   estimate_minutes: number | null;
   assignee: string | null;
+  /** Which person a `human` assignee is; null for an agent's or nobody's task, or when no person is known. */
+  assignee_person: PersonRef | null;
   auto_ok: boolean;
   blocked_reason: string | null;
   snoozed_until: string | null;
@@ -58,10 +65,14 @@ export interface Task {
 /** Columns of a task as the tools show it; `t` is the tasks alias. */
 export const TASK_COLUMNS =
   "t.id, t.account_id, t.project_id, t.parent_id, t.title, t.notes, t.status, t.priority, t.due_at, t.estimate_minutes, " +
-  "t.assignee, t.auto_ok, t.blocked_reason, t.snoozed_until, t.version, t.created_by, t.created_at, t.updated_at, t.completed_at, t.recurrence, t.series_id, t.claim_expires_at";
+  "t.assignee, t.auto_ok, t.blocked_reason, t.snoozed_until, t.version, t.created_by, t.created_at, t.updated_at, t.completed_at, t.recurrence, t.series_id, t.claim_expires_at" +
+  `, t.assignee_person_id, ${personNameOf("t.assignee_person_id")} AS assignee_person_name`;
 
 /** The same columns for `RETURNING`, which takes no table alias. */
 export const TASK_RETURNING = TASK_COLUMNS.replace(/t\./g, "");
+
+/** The assignee that is a person (src/domain/claims.ts PERSON_ASSIGNEE). */
+const PERSON = "human";
 
 export function toTask(r: TaskRow): Task {
   return {
@@ -75,6 +86,7 @@ export function toTask(r: TaskRow): Task {
     due_at: r.due_at,
     estimate_minutes: r.estimate_minutes,
     assignee: r.assignee,
+    assignee_person: r.assignee === PERSON ? personRef(r.assignee_person_id, r.assignee_person_name) : null,
     auto_ok: r.auto_ok === 1,
     blocked_reason: r.blocked_reason,
     snoozed_until: r.snoozed_until,
@@ -86,6 +98,11 @@ export function toTask(r: TaskRow): Task {
     recurrence: r.recurrence ? scheduleOf(r.recurrence).rule : null,
     series_id: r.series_id,
   };
+}
+
+/** The person id a task with this assignee records: the person's, when the assignee is `human`; else none. */
+export function assigneePersonId(assignee: string | null, person: PersonRef | null | undefined): string | null {
+  return assignee === PERSON ? person?.id ?? null : null;
 }
 
 /** A stored schedule (tasks.recurrence). */
@@ -122,6 +139,8 @@ export interface NewTask {
   dueAt: string | null;
   estimateMinutes: number | null;
   assignee: string | null;
+  /** Which person a `human` assignee is (ignored for any other assignee). */
+  assigneePerson?: PersonRef | null;
   autoOk: boolean;
   createdBy: string;
   now: string;
@@ -142,12 +161,13 @@ export function insertTask(db: D1Database, t: NewTask, o: { unlessPaused?: boole
   return db
     .prepare(
       `INSERT INTO tasks (id, account_id, project_id, parent_id, title, notes, status, priority, due_at, estimate_minutes,
-                          assignee, auto_ok, version, created_by, created_at, updated_at, recurrence, series_id)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9, ${assignee}, ?11, 1, ?12, ?13, ?14, ?15, ?16)`,
+                          assignee, auto_ok, version, created_by, created_at, updated_at, recurrence, series_id, assignee_person_id)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9, ${assignee}, ?11, 1, ?12, ?13, ?14, ?15, ?16, ?17)`,
     )
     .bind(
       t.id, t.accountId, t.projectId, t.parentId, t.title, t.notes, t.priority, t.dueAt, t.estimateMinutes,
       t.assignee, t.autoOk ? 1 : 0, t.createdBy, t.now, t.now, t.schedule ? JSON.stringify(t.schedule) : null, t.seriesId ?? null,
+      assigneePersonId(t.assignee, t.assigneePerson),
     );
 }
 
@@ -169,15 +189,16 @@ export function insertTaskFrom(
   return db
     .prepare(
       `INSERT INTO tasks (id, account_id, project_id, parent_id, title, notes, status, priority, due_at, estimate_minutes,
-                          assignee, auto_ok, version, created_by, created_at, updated_at, recurrence, series_id)
+                          assignee, auto_ok, version, created_by, created_at, updated_at, recurrence, series_id, assignee_person_id)
        SELECT ?1, ?2, ${project}, ?4, ?5, ?6, 'open', ?7, ?8, ?9, ?10,
               coalesce(?11, ${defaults}, 0),
-              1, ?12, ?13, ?13, ?14, ?15
+              1, ?12, ?13, ?13, ?14, ?15, ?16
        RETURNING ${TASK_RETURNING}`,
     )
     .bind(
       t.id, t.accountId, t.projectId, t.parentId, t.title, t.notes, t.priority, t.dueAt, t.estimateMinutes,
       t.assignee, t.autoOk === null ? null : t.autoOk ? 1 : 0, t.createdBy, t.now, t.schedule ? JSON.stringify(t.schedule) : null, t.seriesId ?? null,
+      assigneePersonId(t.assignee, t.assigneePerson),
     );
 }
 
@@ -204,6 +225,7 @@ export function newTaskValue(t: NewTask): Task {
     due_at: t.dueAt,
     estimate_minutes: t.estimateMinutes,
     assignee: t.assignee,
+    assignee_person: t.assignee === PERSON ? t.assigneePerson ?? null : null,
     auto_ok: t.autoOk,
     blocked_reason: null,
     snoozed_until: null,

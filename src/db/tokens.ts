@@ -2,6 +2,7 @@ import type { Principal, TokenKind, TokenScope } from "../domain/principal.ts";
 import { isTransient } from "./transient.ts";
 import { named } from "../catalog/tool.ts";
 import { batchByName, type NamedResults } from "./batch.ts";
+import { personNameSql } from "./people.ts";
 
 interface PrincipalRow {
   id: string;
@@ -20,6 +21,9 @@ interface PrincipalRow {
   moving_to: string | null;
   agent_policy: string | null;
   token_policy: string | null;
+  /** The person a `human` token acts for (its person_id's row), and their shown name. */
+  person_ref: string | null;
+  person_name: string | null;
 }
 
 export interface ResolvedToken {
@@ -59,8 +63,10 @@ export async function findTokenBeside<T>(
   const lookup = db
     .prepare(
       `SELECT t.id, t.account_id, t.kind, t.scope, t.agent_id, a.name AS agent_name, a.paused_at,
-              t.label, t.expires_at, t.revoked_at, t.last_used_at, t.person_id, t.grant_id, m.moving_to, a.policy AS agent_policy, t.policy AS token_policy
+              t.label, t.expires_at, t.revoked_at, t.last_used_at, t.person_id, t.grant_id, m.moving_to, a.policy AS agent_policy, t.policy AS token_policy,
+              pp.id AS person_ref, ${personNameSql("pp")} AS person_name
          FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id LEFT JOIN accounts m ON m.id = t.account_id
+              LEFT JOIN people pp ON pp.id = t.person_id AND pp.account_id = t.account_id AND t.kind = 'human'
         WHERE t.${column} = ?`,
     )
     .bind(value);
@@ -105,6 +111,7 @@ export async function findTokenBeside<T>(
       expiresAt: row.expires_at,
       ...(row.moving_to ? { moving: true } : {}),
       ...(row.agent_policy || row.token_policy ? { policy: { agent: row.agent_policy, connection: row.token_policy } } : {}),
+      person: row.person_ref ? { id: row.person_ref, name: row.person_name ?? "" } : null,
     },
     revoked: row.revoked_at !== null,
     lastUsedAt: touched ? now : row.last_used_at,

@@ -46,7 +46,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
     due_at: W, estimate_minutes: W, assignee: W, auto_ok: W, blocked_reason: W, status_before_block: L,
     snoozed_until: W, version: B, created_by: B, created_at: B, updated_at: B, completed_at: L, trash_id: L,
     recurrence: W, series_id: B, claim_expires_at: L, claim_lease_minutes: L, closed_by: L,
-    last_block_reason: B, last_block_by: B, last_block_at: B,
+    last_block_reason: B, last_block_by: B, last_block_at: B, assignee_person_id: B,
   },
   task_dependencies: { account_id: B, task_id: W, depends_on_id: W, created_at: B, added_by: B },
   steps: { id: B, account_id: B, task_id: W, position: W, text: W, status: L, created_at: B, updated_at: B, trash_id: L },
@@ -57,7 +57,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   run_events: { id: B, account_id: B, run_id: B, kind: W, message: W, url: W, created_at: B },
   approvals: {
     id: B, account_id: B, task_id: B, kind: L, status: L, question: W, requested_by: B, requested_by_token: B,
-    decided_by: L, reason: W, created_at: B, decided_at: L,
+    decided_by: L, reason: W, created_at: B, decided_at: L, decided_by_person_id: B,
   },
   calendar_links: {
     id: B, account_id: B, task_id: W, provider: W, event_id: W, title: W, starts_at: W, ends_at: W, url: W, created_at: B,
@@ -67,7 +67,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
     id: B, account_id: B, kind: B, target_id: B, title: B, item_count: B, deleted_by: B, deleted_by_token: B,
     deleted_at: B, purge_after: B,
   },
-  activity: { id: B, account_id: B, token_id: B, actor: B, tool: B, target_id: B, summary: B, created_at: B },
+  activity: { id: B, account_id: B, token_id: B, actor: B, tool: B, target_id: B, summary: B, created_at: B, person_id: B },
   idempotency_keys: { account_id: B, token_id: B, tool: B, key: B, result: B, created_at: B, request_hash: B },
   webhooks: { id: B, account_id: B, url: W, events: W, secret: B, secret_prefix: B, created_at: B },
   webhook_deliveries: {
@@ -80,7 +80,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   call_actor: { batch: B, kind: B, name: B, now: B },
   named_task: { task_id: B },
   move_permit: { held: B },
-  people: { id: B, account_id: B, email: W, password_hash: W, created_at: B, updated_at: B },
+  people: { id: B, account_id: B, email: W, password_hash: W, created_at: B, updated_at: B, display_name: W },
   setup_links: { hash: B, person_id: B, account_id: B, created_at: B, expires_at: B, used_at: L },
   sessions: { hash: B, person_id: B, account_id: B, created_at: B, expires_at: B },
   push_subscriptions: {

@@ -6,6 +6,7 @@
  * `enqueueEvents` (src/webhooks/queue.ts) after its own write.
  */
 import { ID_PREFIX, newId } from "./ids.ts";
+import type { PersonRef } from "./principal.ts";
 
 export const EVENT_TYPES = ["approval.requested", "approval.answered", "approval.withdrawn", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -33,6 +34,8 @@ export interface EventData {
     answer: "yes" | "no";
     reason: string | null;
     answered_by: string;
+    /** Which person answered (`{ id, name }`); null when no person is known (a person's token that names none). */
+    answered_by_person: PersonRef | null;
   };
   /** The agent that asked withdrew its request before a person decided it. */
   "approval.withdrawn": {
@@ -43,10 +46,20 @@ export interface EventData {
   "task.completed": {
     task: EventTask;
     completed_by: string;
+    /** Which person completed or approved it, when completed_by is `human`; null for an agent, or when no person is known. */
+    completed_by_person: PersonRef | null;
     approval_id: string | null;
     next_occurrence: { id: string; due_at: string | null } | null;
   };
-  "task.rejected": { task: EventTask; approval_id: string | null; rejected_by: string; reason: string; comment_id: string };
+  "task.rejected": {
+    task: EventTask;
+    approval_id: string | null;
+    rejected_by: string;
+    /** Which person rejected it; null when no person is known. */
+    rejected_by_person: PersonRef | null;
+    reason: string;
+    comment_id: string;
+  };
   "run.stale": {
     run: { id: string; task_id: string; agent: string; started_at: string; last_event_at: string };
     task: { id: string; title: string };

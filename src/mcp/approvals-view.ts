@@ -147,7 +147,8 @@ const SCRIPT = `
     buttons.forEach(function (b) { b.disabled = true; });
     ask("tools/call", { name: yes ? "approve_task" : "reject_task", arguments: args }).then(function (r) {
       if (r && r.isError) throw new Error(textOf(r) || "Refused.");
-      say((q ? (yes ? "Answered yes: " : "Answered no: ") : (yes ? "Approved: " : "Rejected: ")) + item.task_title);
+      var decided = r && r.structuredContent && r.structuredContent.approval, by = decided && decided.decided_by_person;
+      say((q ? (yes ? "Answered yes: " : "Answered no: ") : (yes ? "Approved: " : "Rejected: ")) + item.task_title + (by ? " (by " + by.name + ")" : ""));
       return refresh();
     }).catch(function (e) {
       err.textContent = e.message;

@@ -87,6 +87,7 @@ export function makeContext(
       targetId: write.activity.target,
       summary: write.activity.summary ?? "",
       now,
+      personId: p.person?.id ?? null,
     };
     const fromSql = write.activity.summarySql || write.activity.targetSql;
     return fromSql ? insertActivityFrom(db, a, write.activity.summarySql, write.activity.targetSql) : insertActivity(db, a);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { conflict, forbidden, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
-import { approvalIsPending, decideApproval, decidedValue, requireApproval, selectPendingApproval, type Approval } from "../db/approvals.ts";
+import { approvalIsPending, decideApproval, decidedValue, requireApproval, selectPendingApproval, toApproval, type Approval, type ApprovalRow } from "../db/approvals.ts";
 import { indexComment } from "../db/search-index.ts";
 import { readPendingWithContext } from "../db/inbox.ts";
 import { decisionCommentId, insertTaskComment, readTaskState } from "../db/lifecycle.ts";
@@ -122,7 +122,7 @@ async function withdrawRequest(ctx: ToolContext, taskId: string) {
   return ctx.write({
     subject: `task ${taskId}`,
     apply(miss) {
-      const d = { status: "withdrawn" as const, decidedBy: me, reason: "withdrawn by the one who asked", now };
+      const d = { status: "withdrawn" as const, decidedBy: me, decidedByPerson: p.person, reason: "withdrawn by the one who asked", now };
       return ctx.commit(
         {
           statements: [
@@ -167,7 +167,7 @@ async function withdrawRequest(ctx: ToolContext, taskId: string) {
 /** The task and the request a withdrawal's batch decided. */
 function withdrawal(rows: Rows<"withdrawn" | "task">) {
   const task = toTask(rows.task[0] as TaskRow);
-  return { task, approval: { ...(rows.withdrawn[0] as Omit<Approval, "task_title">), task_title: task.title } as Approval };
+  return { task, approval: { ...toApproval(rows.withdrawn[0] as ApprovalRow<Omit<Approval, "task_title">>), task_title: task.title } as Approval };
 }
 
 const requestApproval = defineTool({
@@ -197,7 +197,7 @@ const requestApproval = defineTool({
       subject: `task ${args.task_id}`,
       // A question about unfinished work, or the sign-off of a task that awaits approval, on a task without a pending request.
       apply(miss) {
-        const made = (rows: Rows<"approval" | "task">) => ({ task: toTask(rows.task[0] as TaskRow), approval: rows.approval[0] as Approval });
+        const made = (rows: Rows<"approval" | "task">) => ({ task: toTask(rows.task[0] as TaskRow), approval: toApproval(rows.approval[0] as ApprovalRow) as Approval });
         return ctx.commit(
           {
             statements: [
@@ -239,7 +239,7 @@ const requestApproval = defineTool({
 function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question: Approval, yes: boolean, reason: string | null, lost: Error, extra: X) {
   const { db, principal: p, now } = ctx;
   const a = p.accountId;
-  const d = { status: yes ? ("approved" as const) : ("rejected" as const), decidedBy: actorName(p), reason, now };
+  const d = { status: yes ? ("approved" as const) : ("rejected" as const), decidedBy: actorName(p), decidedByPerson: p.person, reason, now };
   const task = toTask(t);
   const event = newEvent("approval.answered", a, now, {
     task: eventTask(task),
@@ -247,6 +247,7 @@ function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question
     answer: yes ? "yes" : "no",
     reason,
     answered_by: actorName(p),
+    answered_by_person: p.person,
   });
   return ctx.commit(
     {
@@ -272,8 +273,8 @@ const decisionOutput = z.object({
 /** A decision's batch read back: the task as it is after it, and the approval it decided (none when nothing was pending). */
 function decidedIn(rows: Rows<"decided" | "task">) {
   const task = toTask(rows.task[0] as TaskRow);
-  const decided = rows.decided[0] as Omit<Approval, "task_title"> | undefined;
-  return { task, approval: decided ? ({ ...decided, task_title: task.title } as Approval) : null };
+  const decided = rows.decided[0] as ApprovalRow<Omit<Approval, "task_title">> | undefined;
+  return { task, approval: decided ? ({ ...toApproval(decided), task_title: task.title } as Approval) : null };
 }
 
 const approveTask = defineTool({
@@ -298,7 +299,7 @@ const approveTask = defineTool({
         {
           statements: [
             guard,
-            named("decided", decidePendingApproval(db, a, args.task_id, { status: "approved", decidedBy: me, reason: note, now })),
+            named("decided", decidePendingApproval(db, a, args.task_id, { status: "approved", decidedBy: me, decidedByPerson: p.person, reason: note, now })),
             endTaskRuns(db, a, args.task_id, completedBy(me), now, { onlyIf: done.completes }),
             named("done", setTaskWhere(db, a, args.task_id, done.set, done.where, now)),
             ...next.statements,
@@ -309,7 +310,7 @@ const approveTask = defineTool({
             if (!changes.done) return [];
             const { task, approval } = decidedIn(rows);
             const occurrence = next.next ? { id: next.next.id, due_at: next.next.due_at } : null;
-            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
+            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, completed_by_person: p.person, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
           },
         },
         (rows) => ({ ...decidedIn(rows), next_occurrence: next.next, changed: true }),
@@ -363,7 +364,7 @@ const rejectTask = defineTool({
           {
             statements: [
               ctx.guard(decidableCondition({ taskId: args.task_id, accountId: a, approve: false }), miss),
-              named("decided", decidePendingApproval(db, a, args.task_id, { status: "rejected", decidedBy: me, reason: args.reason, now })),
+              named("decided", decidePendingApproval(db, a, args.task_id, { status: "rejected", decidedBy: me, decidedByPerson: p.person, reason: args.reason, now })),
               setTaskWhere(db, a, args.task_id, rejectSet(now), REJECTABLE_BACK, now),
               insertTaskComment(db, { id: commentId, accountId: a, taskId: args.task_id, authorTokenId: p.tokenId, author: me, body, now }),
               indexComment(db, a, commentId, body),
@@ -373,7 +374,7 @@ const rejectTask = defineTool({
             events: (rows) => {
               const { task, approval } = decidedIn(rows);
               return [
-                newEvent("task.rejected", a, now, { task: eventTask(task), approval_id: approval?.id ?? null, rejected_by: me, reason: args.reason, comment_id: commentId }),
+                newEvent("task.rejected", a, now, { task: eventTask(task), approval_id: approval?.id ?? null, rejected_by: me, rejected_by_person: p.person, reason: args.reason, comment_id: commentId }),
               ];
             },
           },

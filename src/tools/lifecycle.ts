@@ -2,7 +2,7 @@ import { z } from "zod";
 import { conflict } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
-import { APPROVAL_KINDS, APPROVAL_STATUSES, selectPendingApproval, type Approval } from "../db/approvals.ts";
+import { APPROVAL_KINDS, APPROVAL_STATUSES, selectPendingApproval, toApproval, type Approval, type ApprovalRow } from "../db/approvals.ts";
 import { readTaskState } from "../db/lifecycle.ts";
 import { toTask, type Task, type TaskRow } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
@@ -11,7 +11,7 @@ import { AGAIN, defineTool, named, type BatchStep, type Rows } from "../catalog/
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
-import { CLAIM_EXPIRES, taskShape, waitingDecideUrl } from "./shapes.ts";
+import { CLAIM_EXPIRES, personShape, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { completedWith, followUp, type FollowUp } from "./series.ts";
 import { setLiveTask } from "./live-task.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
@@ -32,6 +32,7 @@ export const approvalShape = z.object({
   question: z.string(),
   requested_by: z.string().describe("`human` or the agent's name"),
   decided_by: z.string().nullable(),
+  decided_by_person: personShape.nullable().describe("which person decided it, when decided_by is `human`; null otherwise, or when no person is known"),
   reason: z.string().nullable().describe("why it was rejected or closed, or the approver's note"),
   created_at: z.string(),
   decided_at: z.string().nullable(),
@@ -105,7 +106,7 @@ const completeTask = defineTool({
       const statements: BatchStep<"decided" | "task" | "approval">[] = [
         guard,
         ...(agent ? [insertSignoffAsking(db, created)] : []),
-        named("decided", decidePendingApproval(db, a, args.task_id, { ...decided, decidedBy: me, now, onlyIf: done.completes })),
+        named("decided", decidePendingApproval(db, a, args.task_id, { ...decided, decidedBy: me, decidedByPerson: p.person, now, onlyIf: done.completes })),
         // Done: its running runs end with it.
         endTaskRuns(db, a, args.task_id, completedBy(me), now, { onlyIf: done.completes }),
         setTaskWhere(db, a, args.task_id, done.set, done.where, now),
@@ -116,10 +117,10 @@ const completeTask = defineTool({
       const outcomeOf = (rows: Rows<"decided" | "task" | "approval">) => {
         const task = toTask(rows.task[0] as TaskRow);
         if (task.status === "done") {
-          const d = rows.decided[0] as Omit<Approval, "task_title"> | undefined;
-          return { task, outcome: "completed" as const, approval: d ? ({ ...d, task_title: task.title } as Approval) : null, next_occurrence: next.next, changed: true };
+          const d = rows.decided[0] as ApprovalRow<Omit<Approval, "task_title">> | undefined;
+          return { task, outcome: "completed" as const, approval: d ? ({ ...toApproval(d), task_title: task.title } as Approval) : null, next_occurrence: next.next, changed: true };
         }
-        return { task, outcome: "awaiting_approval" as const, approval: rows.approval[0] as Approval, next_occurrence: null, changed: true };
+        return { task, outcome: "awaiting_approval" as const, approval: toApproval(rows.approval[0] as ApprovalRow) as Approval, next_occurrence: null, changed: true };
       };
       return ctx.commit(
         {
@@ -129,7 +130,7 @@ const completeTask = defineTool({
             const { task, outcome, approval } = outcomeOf(rows);
             if (outcome === "awaiting_approval") return approval.id === created.id ? [approvalRequested(a, now, task, approval)] : [];
             const occurrence = next.next ? { id: next.next.id, due_at: next.next.due_at } : null;
-            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
+            return [newEvent("task.completed", a, now, { task: eventTask(task), completed_by: me, completed_by_person: agent ? null : p.person, approval_id: approval?.id ?? null, next_occurrence: occurrence })];
           },
         },
         outcomeOf,
@@ -193,7 +194,7 @@ const reopenTask = defineTool({
       subject: `task ${args.task_id}`,
       apply(miss) {
         const g = liveTaskIs(a, args.task_id, REOPENABLE);
-        const close = decidePendingApproval(db, a, args.task_id, { status: closingStatus(p), decidedBy: actorName(p), reason: args.reason ?? "task reopened", now });
+        const close = decidePendingApproval(db, a, args.task_id, { status: closingStatus(p), decidedBy: actorName(p), decidedByPerson: p.person, reason: args.reason ?? "task reopened", now });
         return ctx.commit(
           {
             statements: [ctx.guard(g, miss), named("closed", close), named("task", setTask(db, a, args.task_id, REOPEN_SET, now))],
@@ -201,8 +202,8 @@ const reopenTask = defineTool({
           },
           (rows) => {
             const task = toTask(rows.task[0] as TaskRow);
-            const closed = rows.closed[0] as Omit<Approval, "task_title"> | undefined;
-            return { task, closed_approval: closed ? { ...closed, task_title: task.title } : null, changed: true };
+            const closed = rows.closed[0] as ApprovalRow<Omit<Approval, "task_title">> | undefined;
+            return { task, closed_approval: closed ? { ...toApproval(closed), task_title: task.title } : null, changed: true };
           },
         );
       },
@@ -253,7 +254,7 @@ const claimTask = defineTool({
         guard,
         ...(lapse ? [named("notice", noticeLapse(db, { taskId: args.task_id, accountId: a, expiredAt: lapse.expiredAt, eventId, now }))] : []),
         endTaskRuns(db, a, args.task_id, why, now, { keep: me }),
-        named("task", setTask(db, a, args.task_id, claimSet(me, lease), now)),
+        named("task", setTask(db, a, args.task_id, claimSet(me, lease, p.person), now)),
       ];
       const takeover = lapse
         ? CLAIM_TAKEOVER.text({ holder: lapse.holder, expired: lapse.expiredAt, run: lapse.runId ? CLAIM_STALE_RUN.text({ run: lapse.runId }) : "" })

@@ -9,7 +9,8 @@ import { refusal } from "../catalog/permissions.ts";
 import { TOOL_NAMES } from "../catalog/effects.ts";
 import { notListed } from "../catalog/not-listed.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { selectActivity, selectTargetKnown } from "../db/activity.ts";
+import { selectActivity, selectTargetKnown, withPerson, type ActivityRow } from "../db/activity.ts";
+import { personShape } from "./shapes.ts";
 import { assigneeName, cursor, isoTime, limit, toUtc } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
 
@@ -22,6 +23,7 @@ const activityEntry = z.object({
   target_id: z.string().nullable(),
   summary: z.string(),
   created_at: z.string(),
+  person: personShape.nullable().describe("which person made the call when the actor is `human`; null for an agent, or a person's token that names no person"),
 });
 
 const policyRule = z.object({
@@ -184,7 +186,7 @@ const listActivity = defineTool({
       throw notFound("record", args.target_id, "list_activity without target_id shows the ids its entries are about");
     }
     const days = (retention[0] as { activity_retention_days: number } | undefined)?.activity_retention_days ?? ACTIVITY_RETENTION.default;
-    const rows = entries as z.infer<typeof activityEntry>[];
+    const rows = (entries as ActivityRow[]).map(withPerson);
     return { ...page(rows, args.limit, (r) => ({ k: r.created_at, id: r.id })), kept_since: keptSince(ctx.nowMs, days) };
   },
 });

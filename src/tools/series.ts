@@ -2,7 +2,7 @@ import { z } from "zod";
 import { taskStatus } from "./shapes.ts";
 import { invalid } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
-import { actorName } from "../domain/principal.ts";
+import { actorName, personRef } from "../domain/principal.ts";
 import { nextOccurrence, parseRule, RecurrenceError, startSchedule, type RecurrenceProblem, type Schedule } from "../domain/recurrence.ts";
 import type { TaskState } from "../db/lifecycle.ts";
 import { insertOccurrence, occurrenceActivity, SERIES_SHOWN, type OccurrenceRow } from "../db/series.ts";
@@ -78,6 +78,8 @@ export function followUp(ctx: ToolContext, t: TaskRow, timeZone: string): Follow
     dueAt: new Date(occurrence.dueMs).toISOString(),
     estimateMinutes: t.estimate_minutes,
     assignee: t.assignee,
+    // The next occurrence is the same person's, as this one was.
+    assigneePerson: personRef(t.assignee_person_id, t.assignee_person_name),
     autoOk: t.auto_ok === 1,
     createdBy: t.created_by,
     now: ctx.now,
@@ -90,6 +92,7 @@ export function followUp(ctx: ToolContext, t: TaskRow, timeZone: string): Follow
     actor: actorName(p),
     tool: "create_task",
     taskId: next.id,
+    personId: p.person?.id ?? null,
     summary: CREATED_OCCURRENCE.text({ title: t.title, index: occurrence.index, series: t.series_id as string, rule: schedule.rule, after: t.id, due: String(next.dueAt) }),
     now: ctx.now,
   });

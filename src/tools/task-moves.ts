@@ -145,7 +145,7 @@ const assignTask = defineTool({
         return setLiveTask(ctx, miss, {
           taskId: args.task_id,
           where: differs("assignee", args.assignee),
-          set: assignSet(args.assignee, lease),
+          set: assignSet(args.assignee, lease, p.person),
           summary: args.assignee ? ASSIGNED.text({ assignee: args.assignee }) : UNASSIGNED.text(),
           before: [...known, endOthersRuns],
         });

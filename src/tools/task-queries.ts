@@ -14,7 +14,8 @@ import { defineTool } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import { readBatchInProject } from "../db/projects.ts";
 import { assigneeName, cursor, limit, projectId, taskId } from "./schemas.ts";
-import { taskRef, taskShape, waitsOnRef } from "./shapes.ts";
+import { personShape, taskRef, taskShape, waitsOnRef } from "./shapes.ts";
+import { withPerson } from "../db/activity.ts";
 
 const OPEN_STATUSES = ["open", "in_progress", "blocked", "awaiting_approval"] as const;
 const notFoundHint = "list_tasks or search_tasks finds task ids";
@@ -212,6 +213,7 @@ const getTaskHistory = defineTool({
         tool: z.string(),
         summary: z.string(),
         created_at: z.string(),
+        person: personShape.nullable().describe("which person made the call when the actor is `human`; null for an agent, or a person's token that names no person"),
       }),
     ),
     next_cursor: z.string().nullable(),
@@ -223,7 +225,7 @@ const getTaskHistory = defineTool({
       history: selectTaskHistory(db, p.accountId, args.task_id, decodeCursor(args.cursor), args.limit),
     });
     if (task.length === 0) return throwTaskMissing(db, p.accountId, args.task_id, notFoundHint);
-    return page(history as HistoryRow[], args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    return page((history as HistoryRow[]).map(withPerson), args.limit, (r) => ({ k: r.created_at, id: r.id }));
   },
 });
 

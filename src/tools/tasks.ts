@@ -12,7 +12,7 @@ import { indexNewTask, reindexTask } from "../db/search-index.ts";
 import { readBatchInProject, requireProject } from "../db/projects.ts";
 import { selectTaskList, taskDetailStatements } from "../db/task-views.ts";
 import { readBatch } from "../db/batch.ts";
-import { APPROVAL_KINDS, type ApprovalKind, type LatestAnswer } from "../db/approvals.ts";
+import { APPROVAL_KINDS, toApproval, type ApprovalKind, type ApprovalRow, type LatestAnswer } from "../db/approvals.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
 import { AGAIN, defineTool, named, type BatchStep, type ToolContext } from "../catalog/tool.ts";
@@ -21,7 +21,7 @@ import { CREATED_REPEATING, CREATED_TASK, LIST_SEPARATOR, UPDATED_REPEATING, UPD
 import {
   assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
 } from "./schemas.ts";
-import { CLAIM_EXPIRES, runStatus, stepStatus, taskList, taskRef, taskShape, waitsOnRef } from "./shapes.ts";
+import { CLAIM_EXPIRES, personShape, runStatus, stepStatus, taskList, taskRef, taskShape, waitsOnRef } from "./shapes.ts";
 import type { WaitsOnRef } from "../db/dependencies.ts";
 import { selectSeries, selectTimeZone, type OccurrenceRow } from "../db/series.ts";
 import { describeRecurrence, describeSeries, newSeriesId, recurrenceRule, recurrenceView, scheduleFor, seriesView } from "./series.ts";
@@ -83,6 +83,7 @@ const createTask = defineTool({
           dueAt,
           estimateMinutes: args.estimate_minutes ?? null,
           assignee: args.assignee ?? null,
+          assigneePerson: p.person,
           autoOk: args.auto_ok ?? null,
           createdBy: actorName(p),
           now: ctx.now,
@@ -141,6 +142,7 @@ const getTask = defineTool({
         reason: z.string().nullable(),
         decided_by: z.string(),
         decided_at: z.string(),
+        decided_by_person: personShape.nullable().describe("which person answered; null when no person is known"),
       })
       .nullable()
       .describe("a person's answer to the task's latest answered question"),
@@ -175,7 +177,7 @@ const getTask = defineTool({
       latest_comments: comments as R<{ id: string; author: string; body: string; created_at: string }>,
       recent_runs: runs as R<{ id: string; agent: string; status: RunStatus; started_at: string; finished_at: string | null }>,
       pending_approval: (approval[0] as { id: string; kind: ApprovalKind; question: string; requested_by: string; created_at: string } | undefined) ?? null,
-      latest_answer: (answer[0] as LatestAnswer | undefined) ?? null,
+      latest_answer: answer[0] ? (toApproval(answer[0] as ApprovalRow<LatestAnswer>) as LatestAnswer) : null,
       subtask_count: (subtasks[0] as { n: number }).n,
       recurrence: describeRecurrence(row, (zone[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC", ctx.nowMs),
       series: describeSeries(row, series as OccurrenceRow[], (count[0] as { n: number }).n),

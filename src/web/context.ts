@@ -6,6 +6,8 @@ export interface Session {
   personId: string;
   accountId: string;
   email: string;
+  /** The person's shown name: their display name, or their email's part before the @. */
+  name: string;
   /** The value every signed-in form posts as `csrf`. */
   csrfToken: string;
   /** The account is moving to another database: every form is refused until it has moved. */

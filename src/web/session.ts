@@ -2,7 +2,7 @@
  * Signing a person in, for every page (this module is the session API the
  * pages, the consent step and the web console share):
  *
- * - `currentSession(c)` → `{ personId, accountId, email, csrfToken }` or null.
+ * - `currentSession(c)` → `{ personId, accountId, email, name, csrfToken }` or null.
  *   One indexed D1 lookup, remembered for the rest of the request.
  * - `requireSession()` → middleware: signed out → 302 to /signin with a
  *   same-origin `return_to` of this page (GET), so the person comes back here.
@@ -22,6 +22,7 @@ import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { newSecret } from "../db/people-plans.ts";
 import { constantTimeEqualText } from "../domain/passwords.ts";
+import { shownName } from "../domain/principal.ts";
 import { base64url, hashToken, newSecretOf } from "../domain/tokens.ts";
 import { deleteSession, deleteSessionStatement, findSession, insertSession } from "../db/sessions.ts";
 import { accountEnv, isSharded, locateNow, locateSecret, shardsOf } from "../db/shards.ts";
@@ -87,7 +88,7 @@ export async function currentSession(c: WebContext): Promise<Session | null> {
       }
     }
     if (row) {
-      session = { personId: row.person_id, accountId: row.account_id, email: row.email, csrfToken: await csrfFor(secret), shard, ...(row.moving_to ? { moving: true } : {}) };
+      session = { personId: row.person_id, accountId: row.account_id, email: row.email, name: shownName(row.display_name, row.email), csrfToken: await csrfFor(secret), shard, ...(row.moving_to ? { moving: true } : {}) };
       c.set("accountEnv", own);
     }
   }

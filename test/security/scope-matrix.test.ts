@@ -13,7 +13,7 @@ import { connect, createToken, MCP_URL, seedAccount, snapshotDb, workerFetch } f
 type Caller = { label: string; secret: string; principal: Principal };
 
 function principal(p: Partial<Principal>): Principal {
-  return { tokenId: "", accountId: "", kind: "human", scope: "write", agentId: null, agentName: null, paused: false, label: "", expiresAt: null, ...p };
+  return { tokenId: "", accountId: "", kind: "human", scope: "write", agentId: null, agentName: null, paused: false, label: "", expiresAt: null, person: null, ...p };
 }
 
 describe("scope matrix", () => {

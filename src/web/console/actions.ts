@@ -75,7 +75,11 @@ const statusText = (status: unknown) => (status === "in_progress" ? "in progress
 /** What a person is told of an answer to an agent's question: the task stays where it was. */
 function answered(r: Result, answer: "yes" | "no"): string {
   const q = quote(r.approval?.question);
-  if (!r.changed) return `You had already answered ${answer} to ${q}.`;
+  if (!r.changed) {
+    // Answered before, perhaps by another person of the account: the answer names who.
+    const by = r.approval?.decided_by_person?.name;
+    return by ? `${by} had already answered ${answer} to ${q}.` : `You had already answered ${answer} to ${q}.`;
+  }
   const stays = `${quote(r.task?.title)} stays ${statusText(r.task?.status)}`;
   return answer === "yes" ? `Answered yes to ${q}: the agent goes on, and ${stays}.` : `Answered no to ${q}: the agent reads your reason, and ${stays}.`;
 }

@@ -74,6 +74,18 @@ export function actorWord(actor: string): string {
   return actor === "human" ? "you" : actor;
 }
 
+/**
+ * Who did it, where the record names the person: an agent by its name, a person
+ * by their shown name ("(you)" after the reader's own), and a person the record
+ * does not name (a tg_ token of no person, a row from before people were named) as "a person".
+ */
+export function personWord(actor: string, personId: string | null | undefined, personName: string | null | undefined, readerId: string): string {
+  if (actor !== "human") return actor;
+  if (!personId) return "a person";
+  const name = personName || "a person";
+  return personId === readerId ? `${name} (you)` : name;
+}
+
 const FREQ_WORDS: Record<string, [string, string]> = { DAILY: ["day", "days"], WEEKLY: ["week", "weeks"], MONTHLY: ["month", "months"], YEARLY: ["year", "years"] };
 const DAY_WORDS: Record<string, string> = { MO: "Monday", TU: "Tuesday", WE: "Wednesday", TH: "Thursday", FR: "Friday", SA: "Saturday", SU: "Sunday" };
 

@@ -27,6 +27,7 @@ export function webPrincipal(s: Session): Principal {
     label: `web console (${s.email})`,
     expiresAt: null,
     ...(s.moving ? { moving: true } : {}),
+    person: { id: s.personId, name: s.name },
   };
 }
 

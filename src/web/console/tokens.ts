@@ -63,6 +63,7 @@ export async function createTokenFromForm(db: D1Database, p: Principal, form: Fo
     actor: actorName(p),
     tool: "create_token",
     targetId: plan.id,
+    personId: p.person?.id ?? null,
     summary: CREATED_TOKEN_IN_CONSOLE.text({ token: plan.id, label, kind: r.kind, agent: agent ? TOKEN_AGENT.text({ agent }) : "", scope: r.scope }),
     now,
   });

@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { ActivityPage as Data } from "../../../db/console.ts";
 import { TOOL_NAMES, WRITE_TOOLS } from "../../../catalog/effects.ts";
-import { actorWord, clip } from "../format.ts";
+import { clip, personWord } from "../format.ts";
 import { Empty, Field, Shell, When, type View } from "../ui.tsx";
 import { Summary } from "../summary.tsx";
 
@@ -32,7 +32,7 @@ export const ActivityPage: FC<{ view: View; data: Data; query: ActivityQuery; ne
           <Field id="f-actor" label="Who">
             <select id="f-actor" name="actor">
               <option value="">Everyone</option>
-              {data.actors.map((a) => <option value={a} selected={query.actor === a}>{a === "human" ? "You" : a}</option>)}
+              {data.actors.map((a) => <option value={a} selected={query.actor === a}>{a === "human" ? "People" : a}</option>)}
             </select>
           </Field>
           <Field id="f-tool" label="Tool">
@@ -61,7 +61,7 @@ export const ActivityPage: FC<{ view: View; data: Data; query: ActivityQuery; ne
               {data.items.map((e) => (
                 <tr>
                   <td data-label="When"><When view={view} iso={e.created_at} /></td>
-                  <td data-label="Who">{actorWord(e.actor)} <span class="badge">{clip(channelOf(e, webPrefix), 40).text}</span></td>
+                  <td data-label="Who">{personWord(e.actor, e.person_id, e.person_name, view.session.personId)} <span class="badge">{clip(channelOf(e, webPrefix), 40).text}</span></td>
                   <td data-label="Tool"><code>{e.tool}</code></td>
                   <td data-label="What" class="body">
                     <Summary text={clip(e.summary, 300).text} />

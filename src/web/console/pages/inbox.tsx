@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { Inbox, InboxComment, InboxEvent, InboxRun } from "../../../db/inbox.ts";
 import type { PendingApprovalRow } from "../../../db/approvals.ts";
-import { actorWord, clip, plural } from "../format.ts";
+import { actorWord, clip, personWord, plural } from "../format.ts";
 import { Badge, Empty, Shell, When, Written, type View } from "../ui.tsx";
 import { Decide } from "./decide.tsx";
 
@@ -79,7 +79,7 @@ const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events
         <span><Badge status={a.task_status} /></span>
         <span>{a.kind === "question" ? "asked" : "reported done"} by <strong>{actorWord(a.requested_by)}</strong> <When view={view} iso={a.created_at} /></span>
         {a.project_name ? <span>in <Written text={a.project_name} max={80} /></span> : null}
-        {a.task_assignee ? <span>held by {actorWord(a.task_assignee)}</span> : null}
+        {a.task_assignee ? <span>held by {personWord(a.task_assignee, a.task_assignee_person_id, a.task_assignee_person_name, view.session.personId)}</span> : null}
       </p>
       <p class="q"><Written text={question.text} />{question.cut ? <> <a href={`/tasks/${a.task_id}`}>Read all</a></> : null}</p>
       {notes.text ? <p class="body muted"><Written text={notes.text} /></p> : null}

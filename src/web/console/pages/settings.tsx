@@ -5,6 +5,7 @@ import type { PushDevice } from "../../../db/push.ts";
 import { PUSH_SCRIPT_PATH } from "../../pwa.ts";
 import { Act, Button, Field, invalidField, Shell, typed, Written, type View } from "../ui.tsx";
 import { PushSection } from "./settings-push.tsx";
+import { DISPLAY_NAME_MAX } from "../profile.ts";
 
 export interface PushSettings {
   devices: PushDevice[];
@@ -15,6 +16,24 @@ export interface PushSettings {
 export const SettingsPage: FC<{ view: View; settings: AccountSettingsRow; push: PushSettings }> = ({ view, settings, push }) => (
   <Shell view={view} section="settings" title="Settings" script={PUSH_SCRIPT_PATH}>
     <h1>Settings</h1>
+    <section class="card" aria-labelledby="h-you">
+      <h2 id="h-you">You</h2>
+      <form method="post" action="/settings/name" aria-label="Your name">
+        <input type="hidden" name="csrf" value={view.csrf} />
+        <div class="row top">
+          <Field
+            id="s-name" class="grow" label="Your name"
+            hint={<>Shown for your decisions, claims and activity, to people and agents alike (1 to {DISPLAY_NAME_MAX} characters). Signed in as <Written text={view.session.email} />.</>}
+          >
+            <input
+              type="text" id="s-name" name="display_name" value={typed(view, "display_name") ?? view.session.name} required maxlength={DISPLAY_NAME_MAX}
+              aria-describedby="s-name-hint" aria-invalid={invalidField(view, "display_name")}
+            />
+          </Field>
+        </div>
+        <Button kind="primary">Save name</Button>
+      </form>
+    </section>
     <section class="card" aria-labelledby="h-account">
       <h2 id="h-account">{settings.name ? <Written text={settings.name} /> : "Account"}</h2>
       <Act view={view} action="settings" label="Account settings">

@@ -9,6 +9,7 @@ import { requireSession } from "../../session.ts";
 import type { FormFields } from "../actions.ts";
 import { flashCookie } from "../flash.ts";
 import { addPushDeviceFromForm, removePushDeviceFromForm, setPushEventsFromForm } from "../push.ts";
+import { setDisplayNameFromForm } from "../profile.ts";
 import { SettingsPage } from "../pages/settings.tsx";
 import { formLimit, guardedForm, render, sessionOf } from "./shared.tsx";
 
@@ -26,6 +27,15 @@ settingsRoutes.get("/", requireSession(), async (c) => {
     setupError = (e as Error).message;
   }
   return render(c, s, frame, (v) => <SettingsPage view={v} settings={frame.settings} push={{ devices, publicKey, setupError }} />, 200, [], { scripts: true });
+});
+
+/** Settings → your name: saved, or refused with what to fix (the typed name shown again); back to Settings either way. */
+settingsRoutes.post("/name", formLimit, async (c) => {
+  const g = await guardedForm(c);
+  if (g instanceof Response) return g;
+  const r = await setDisplayNameFromForm(envOf(c).DB, g.s, g.form);
+  const flash = "error" in r ? { kind: "error" as const, text: r.error, field: r.field, values: r.values } : { kind: "ok" as const, text: r.ok };
+  return redirect("/settings", { cookies: [flashCookie(c, flash)] });
 });
 
 /** Settings → push devices: add this browser, change a device's events, remove one; each back to Settings with the outcome. */

@@ -4,7 +4,7 @@ import type { TaskPage as Data } from "../../../../db/console.ts";
 import type { TaskRow } from "../../../../db/tasks.ts";
 import { PRIORITIES } from "../../../../domain/vocabulary.ts";
 import { describeRecurrence } from "../../../../tools/series.ts";
-import { actorWord, ruleWords } from "../../format.ts";
+import { actorWord, personWord, ruleWords } from "../../format.ts";
 import { Act, Badge, Button, When, Written, type View } from "../../ui.tsx";
 import { Decide, requestHeading } from "../decide.tsx";
 import { REF_CLIP, TASK_LIMITS } from "./parts.tsx";
@@ -20,7 +20,7 @@ export const Heading: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, data
     <p class="meta">
       <span><Badge status={t.status} /></span>
       <span>priority {PRIORITIES[t.priority] ?? "normal"}</span>
-      {finished(t) ? null : <span>{t.assignee ? <>held by <strong>{actorWord(t.assignee)}</strong>{lapsed(t, view) ? " (claim lapsed)" : null}</> : "unassigned"}</span>}
+      {finished(t) ? null : <span>{t.assignee ? <>held by <strong>{personWord(t.assignee, t.assignee_person_id, t.assignee_person_name, view.session.personId)}</strong>{lapsed(t, view) ? " (claim lapsed)" : null}</> : "unassigned"}</span>}
       {t.due_at ? <span>due <When view={view} iso={t.due_at} /></span> : null}
       <span>created by {actorWord(t.created_by)} <When view={view} iso={t.created_at} /></span>
       {t.blocked_reason && t.status === "blocked" ? <span>blocked: <Written text={t.blocked_reason} max={TASK_LIMITS.lineClip} /></span> : null}

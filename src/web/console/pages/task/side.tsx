@@ -2,7 +2,7 @@
 import type { FC } from "hono/jsx";
 import type { TaskPage as Data } from "../../../../db/console.ts";
 import type { TaskRow } from "../../../../db/tasks.ts";
-import { actorWord, clip, plural } from "../../format.ts";
+import { clip, personWord, plural } from "../../format.ts";
 import { WEB_TOKEN_PREFIX } from "../../respond.ts";
 import { Summary, type Named } from "../../summary.tsx";
 import { Act, Badge, Button, When, Written, type View } from "../../ui.tsx";
@@ -91,7 +91,7 @@ export const History: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, data
       <ol class="log">
         {data.history.map((h) => (
           <li>
-            <When view={view} iso={h.created_at} /> <strong>{actorWord(h.actor)}</strong> <span class="badge">{clip(channelOf(h, WEB_TOKEN_PREFIX), 40).text}</span> <code>{h.tool}</code>
+            <When view={view} iso={h.created_at} /> <strong>{personWord(h.actor, h.person_id, h.person_name, view.session.personId)}</strong> <span class="badge">{clip(channelOf(h, WEB_TOKEN_PREFIX), 40).text}</span> <code>{h.tool}</code>
             <div class="body hint"><Summary text={clip(h.summary, TASK_LIMITS.lineClip).text} taskId={t.id} named={named} pending={data.approval?.id ?? null} /></div>
           </li>
         ))}
