@@ -229,7 +229,15 @@ CREATE TABLE IF NOT EXISTS approvals (
   -- A question about unfinished work (request_approval), answered yes or no and
   -- leaving the task where it is; or a sign-off on finished work (an agent's
   -- complete_task without auto-OK), whose approval completes the task.
-  kind TEXT NOT NULL DEFAULT 'signoff' CHECK (kind IN ('question', 'signoff'))
+  kind TEXT NOT NULL DEFAULT 'signoff' CHECK (kind IN ('question', 'signoff')),
+  -- A question may offer choices (a JSON array of 2 to 8 texts; NULL: a yes/no
+  -- question) and may accept an answer in words (accepts_words = 1). A person's
+  -- answer keeps the choice they picked and the words they wrote, each NULL
+  -- when not given (src/tools/approvals.ts).
+  choices TEXT,
+  accepts_words INTEGER NOT NULL DEFAULT 0,
+  answer_choice TEXT,
+  answer_words TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS approvals_one_pending ON approvals (task_id) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS approvals_account_status ON approvals (account_id, status, created_at);
@@ -1309,4 +1317,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0019_fail_closed.sql'),
   ('0020_named_task.sql'),
   ('0021_spent_refresh_tokens.sql'),
-  ('0022_webhooks_all_events.sql');
+  ('0022_webhooks_all_events.sql'),
+  ('0024_question_choices.sql');

@@ -9,6 +9,12 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const APPROVAL_KINDS = ["question", "signoff"] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
+/** A person's answer to a question by choice or in words (each null when not given). */
+export interface ApprovalAnswer {
+  choice: string | null;
+  words: string | null;
+}
+
 /** An approval as the tools show it, with its task's title. */
 export interface Approval {
   id: string;
@@ -22,11 +28,45 @@ export interface Approval {
   reason: string | null;
   created_at: string;
   decided_at: string | null;
+  /** The choices a question offers; null: a yes/no question (or a sign-off). */
+  choices: string[] | null;
+  /** Whether the question takes an answer in words. */
+  accepts_words: boolean;
+  /** The person's answer by choice or in words; null until one is given. */
+  answer: ApprovalAnswer | null;
 }
+
+/** The columns of a question's choices and answer as stored (choices as a JSON array). */
+export interface ChoiceColumns {
+  choices: string | null;
+  accepts_words: number;
+  answer_choice: string | null;
+  answer_words: string | null;
+}
+
+/** An approval's row as SQL reads it (APPROVAL_COLUMNS, or RETURNING with task_title added). */
+export type ApprovalRow = Omit<Approval, "choices" | "accepts_words" | "answer"> & ChoiceColumns;
+
+type Shown<R extends ChoiceColumns> = Omit<R, keyof ChoiceColumns> & Pick<Approval, "choices" | "accepts_words" | "answer">;
+
+/** A row of an approval as the tools show it: its choices as a list, its answer as one value. */
+export function toApproval<R extends ChoiceColumns>(row: R): Shown<R> {
+  const { choices, accepts_words, answer_choice, answer_words, ...rest } = row;
+  return {
+    ...rest,
+    choices: choices === null || choices === undefined ? null : (JSON.parse(choices) as string[]),
+    accepts_words: accepts_words === 1,
+    answer: answer_choice == null && answer_words == null ? null : { choice: answer_choice ?? null, words: answer_words ?? null },
+  };
+}
+
+/** The choice and answer columns, for a RETURNING (which takes no table alias) or a SELECT over `a`. */
+export const CHOICE_COLUMNS = "choices, accepts_words, answer_choice, answer_words";
 
 /** `a` is approvals, `t` its (live) task. */
 const APPROVAL_COLUMNS =
-  "a.id, a.task_id, t.title AS task_title, a.kind, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at";
+  "a.id, a.task_id, t.title AS task_title, a.kind, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at, " +
+  "a.choices, a.accepts_words, a.answer_choice, a.answer_words";
 
 const FROM_LIVE = "FROM approvals a JOIN tasks t ON t.id = a.task_id AND t.account_id = a.account_id AND t.trash_id IS NULL";
 
@@ -61,9 +101,9 @@ export async function requireApproval(db: D1Database, accountId: string, id: str
         ${FROM_LIVE} WHERE a.id = ? AND a.account_id = ?`,
     )
     .bind(id, accountId)
-    .first<ApprovalWithTask>();
+    .first<ApprovalRow & Pick<ApprovalWithTask, "task_status" | "task_assignee" | "task_auto_ok">>();
   if (!row) throw notFound("approval", id, "list_pending_approvals lists the open ones, get_task shows a task's pending approval");
-  return row;
+  return toApproval(row);
 }
 
 export interface PendingPage {
@@ -125,6 +165,9 @@ export interface NewApproval {
   requestedBy: string;
   requestedByToken: string;
   now: string;
+  /** A question's choices (none: yes/no) and whether it takes words; request_approval's alone. */
+  choices?: string[] | null;
+  acceptsWords?: boolean;
 }
 
 export function insertApproval(db: D1Database, a: NewApproval): D1PreparedStatement {
@@ -150,26 +193,34 @@ export function newApprovalValue(a: NewApproval): Approval {
     reason: null,
     created_at: a.now,
     decided_at: null,
+    choices: a.choices ?? null,
+    accepts_words: a.acceptsWords ?? false,
+    answer: null,
   };
 }
 
-/** Decides a pending approval (approved, rejected or closed); touches nothing already decided. */
-export function decideApproval(
-  db: D1Database,
-  accountId: string,
-  id: string,
-  d: { status: Exclude<ApprovalStatus, "pending">; decidedBy: string; reason: string | null; now: string },
-): D1PreparedStatement {
-  return db
-    .prepare("UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ? WHERE id = ? AND account_id = ? AND status = 'pending'")
-    .bind(d.status, d.decidedBy, d.reason, d.now, id, accountId);
+/** A decision of a pending approval; `answer`, a question's answer by choice or in words. */
+export interface Decision {
+  status: Exclude<ApprovalStatus, "pending">;
+  decidedBy: string;
+  reason: string | null;
+  now: string;
+  answer?: ApprovalAnswer | null;
 }
 
-export function decidedValue(
-  a: Approval,
-  d: { status: Exclude<ApprovalStatus, "pending">; decidedBy: string; reason: string | null; now: string },
-): Approval {
-  return { ...a, status: d.status, decided_by: d.decidedBy, reason: d.reason, decided_at: d.now };
+/** Decides a pending approval (approved, rejected or closed); touches nothing already decided. */
+export function decideApproval(db: D1Database, accountId: string, id: string, d: Decision): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ?, answer_choice = ?, answer_words = ?
+        WHERE id = ? AND account_id = ? AND status = 'pending'`,
+    )
+    .bind(d.status, d.decidedBy, d.reason, d.now, d.answer?.choice ?? null, d.answer?.words ?? null, id, accountId);
+}
+
+export function decidedValue(a: Approval, d: Decision): Approval {
+  const answer = d.answer && (d.answer.choice !== null || d.answer.words !== null) ? d.answer : null;
+  return { ...a, status: d.status, decided_by: d.decidedBy, reason: d.reason, decided_at: d.now, answer };
 }
 
 /** Guard: this approval is still pending. */
@@ -185,17 +236,38 @@ export interface LatestAnswer {
   reason: string | null;
   decided_by: string;
   decided_at: string;
+  /** The choice the person picked, of a question that offered choices. */
+  choice: string | null;
+  /** The person's answer in words. */
+  words: string | null;
 }
 
 /** The task's latest answered question (null: none answered). */
 export function selectLatestAnswer(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
     .prepare(
-      `SELECT a.id, a.question, CASE a.status WHEN 'approved' THEN 'yes' ELSE 'no' END AS answer, a.reason, a.decided_by, a.decided_at
+      `SELECT a.id, a.question, CASE a.status WHEN 'approved' THEN 'yes' ELSE 'no' END AS answer, a.reason, a.decided_by, a.decided_at,
+              a.answer_choice AS choice, a.answer_words AS words
          FROM approvals a WHERE a.task_id = ? AND a.account_id = ? AND a.kind = 'question' AND a.status IN ('approved', 'rejected')
         ORDER BY a.decided_at DESC, a.id DESC LIMIT 1`,
     )
     .bind(taskId, accountId);
+}
+
+/** A pending request as get_task and the console's task page show it. */
+export interface PendingRequest {
+  id: string;
+  kind: ApprovalKind;
+  question: string;
+  requested_by: string;
+  created_at: string;
+  choices: string[] | null;
+  accepts_words: boolean;
+}
+
+/** A pending request's row (taskDetailStatements' `approval`) as shown: its choices as a list. */
+export function toPendingRequest(row: Omit<PendingRequest, "choices" | "accepts_words"> & Pick<ChoiceColumns, "choices" | "accepts_words">): PendingRequest {
+  return { ...row, choices: row.choices === null ? null : (JSON.parse(row.choices) as string[]), accepts_words: row.accepts_words === 1 };
 }
 
 /** Guard: the task has no pending approval. */

@@ -1,4 +1,7 @@
-import { PENDING_APPROVAL_COLUMNS, PENDING_TASK_IDS, pendingPageSql, selectPendingNewestFirst, type Approval, type PendingApprovalRow, type PendingPage } from "./approvals.ts";
+import {
+  PENDING_APPROVAL_COLUMNS, PENDING_TASK_IDS, pendingPageSql, selectPendingNewestFirst, toApproval, type Approval, type ApprovalRow,
+  type PendingApprovalRow, type PendingPage,
+} from "./approvals.ts";
 import { readBatch } from "./batch.ts";
 import { frameOf, frameStatements, type Frame } from "./console.ts";
 import type { RunEventKind, RunStatus } from "./runs.ts";
@@ -99,7 +102,7 @@ export async function readInbox(db: D1Database, accountId: string, l: InboxLimit
   });
   return {
     ...frameOf(r, accountId),
-    approvals: r.approvals as PendingApprovalRow[],
+    approvals: (r.approvals as (Omit<PendingApprovalRow, keyof Approval> & ApprovalRow)[]).map(toApproval),
     runs: r.runs as InboxRun[],
     events: r.events as InboxEvent[],
     comments: r.comments as InboxComment[],
@@ -176,5 +179,5 @@ export async function readPendingWithContext(db: D1Database, accountId: string, 
     byRun.get(e.run_id)?.events.push({ kind: e.kind, message: e.message, created_at: e.created_at });
   }
   const comments = new Map((r.comments as ApprovalComment[]).map((c) => [c.task_id, c]));
-  return { approvals: r.approvals as Approval[], runs, comments };
+  return { approvals: (r.approvals as ApprovalRow[]).map(toApproval), runs, comments };
 }

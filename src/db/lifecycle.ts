@@ -1,4 +1,4 @@
-import { selectLatestDecision, selectPendingApproval, type Approval } from "./approvals.ts";
+import { selectLatestDecision, selectPendingApproval, toApproval, type Approval, type ApprovalRow } from "./approvals.ts";
 import { selectOccurrenceAfter } from "./series.ts";
 import { selectTaskWithTrash, TASK_COLUMNS, taskMissing, type TaskRow, type TaskStatus, type TaskWithTrash } from "./tasks.ts";
 import { readBatch } from "./batch.ts";
@@ -28,8 +28,8 @@ export async function readTaskState(db: D1Database, accountId: string, taskId: s
   if (!row) throw taskMissing(taskId, trashed[0] as TaskWithTrash | undefined);
   return {
     task: row,
-    pending: (pending[0] as Approval | undefined) ?? null,
-    latest: (latest[0] as Approval | undefined) ?? null,
+    pending: pending[0] ? toApproval(pending[0] as ApprovalRow) : null,
+    latest: latest[0] ? toApproval(latest[0] as ApprovalRow) : null,
     timeZone: (account[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC",
     next: (next[0] as TaskRow | undefined) ?? null,
   };
