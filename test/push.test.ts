@@ -134,7 +134,7 @@ describe("the sending path against web-push-testing", () => {
     await addDevice(p, sub);
     const event = newEvent("approval.requested", p.acc.accountId, new Date().toISOString(), {
       task: { id: "tsk_00000000000000aa", title: "Wrong key", status: "in_progress", project_id: null, assignee: null, due_at: null },
-      approval: { id: "apr_00000000000000aa", kind: "question", question: "Is this signed?", requested_by: "bot" },
+      approval: { id: "apr_00000000000000aa", kind: "question", question: "Is this signed?", requested_by: "bot", choices: null, accepts_words: false },
     });
     const wrongKey = { ...workerEnv, VAPID_KEY: newVapidKeyValue() };
     const first = await consume(event, 1, "msg-1", wrongKey);
@@ -166,7 +166,7 @@ describe("the sending path against web-push-testing", () => {
 
     const event = newEvent("approval.requested", p.acc.accountId, new Date().toISOString(), {
       task: { id: "tsk_00000000000000ab", title: "Three devices", status: "in_progress", project_id: null, assignee: null, due_at: null },
-      approval: { id: "apr_00000000000000ab", kind: "signoff", question: "Sign off the report?", requested_by: "bot" },
+      approval: { id: "apr_00000000000000ab", kind: "signoff", question: "Sign off the report?", requested_by: "bot", choices: null, accepts_words: false },
     });
     const first = await consume(event, 1);
     expect(first.retryMessages).toEqual([{ msgId: "msg-1", delaySeconds: 30 }]);

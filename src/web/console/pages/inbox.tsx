@@ -85,7 +85,7 @@ const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events
       {notes.text ? <p class="body muted"><Written text={notes.text} /></p> : null}
       <Runs view={view} a={a} runs={runs} events={events} />
       <LatestComments view={view} comments={comments} />
-      <Decide view={view} kind={a.kind} taskId={a.task_id} id={a.id} name={short} />
+      <Decide view={view} kind={a.kind} taskId={a.task_id} id={a.id} name={short} choices={a.choices} acceptsWords={a.accepts_words} />
     </article>
   );
 };
