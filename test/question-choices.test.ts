@@ -72,7 +72,7 @@ describe.each(ERAS)("questions with choices and words (%s era)", (era) => {
     await sleep(500);
     const events = mine().map((r) => r.event);
     const requested = events.find((e) => e.type === "approval.requested" && e.data.approval.id === asked.approval.id);
-    expect(requested.data.approval).toMatchObject({ choices: CHOICES, accepts_words: false });
+    expect(requested?.data.approval).toMatchObject({ choices: CHOICES, accepts_words: false });
     const answers = events.filter((e) => e.type === "approval.answered");
     expect(answers.map((e) => [e.data.approval.id, e.data.answer, e.data.choice, e.data.words])).toEqual([
       [asked.approval.id, "yes", "Green", null],

@@ -60,7 +60,7 @@ self.addEventListener("push", (event) => {
     body: typeof m.body === "string" ? m.body : "",
     tag: typeof m.tag === "string" ? m.tag : undefined,
     icon: "${ICON_PATH}",
-    data: { url: samePath(m.url), actions: actions },
+    data: actions.length ? { url: samePath(m.url), actions: actions } : { url: samePath(m.url) },
   };
   if (actions.length) options.actions = actions.map((a) => ({ action: a.action, title: a.title }));
   event.waitUntil(self.registration.showNotification(title, options));
