@@ -239,6 +239,14 @@ CREATE TABLE IF NOT EXISTS approvals (
   -- leaving the task where it is; or a sign-off on finished work (an agent's
   -- complete_task without auto-OK), whose approval completes the task.
   kind TEXT NOT NULL DEFAULT 'signoff' CHECK (kind IN ('question', 'signoff')),
+  -- A question may offer choices (a JSON array of 2 to 8 texts; NULL: a yes/no
+  -- question) and may accept an answer in words (accepts_words = 1). A person's
+  -- answer keeps the choice they picked and the words they wrote, each NULL
+  -- when not given (src/tools/approvals.ts).
+  choices TEXT,
+  accepts_words INTEGER NOT NULL DEFAULT 0,
+  answer_choice TEXT,
+  answer_words TEXT,
   -- The person (people.id) who decided it, when decided_by is `human` and the
   -- call was a person's; NULL otherwise, or decided before people were named.
   decided_by_person_id TEXT
@@ -1340,4 +1348,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0021_spent_refresh_tokens.sql'),
   ('0022_webhooks_all_events.sql'),
   ('0023_policies.sql'),
+  ('0024_question_choices.sql'),
   ('0025_person_names.sql');

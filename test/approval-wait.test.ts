@@ -138,6 +138,23 @@ describe("URL elicitation: the person decides in the console, the client's retry
     expect(requestOutput.safeParse(structured).success).toBe(true);
   });
 
+  it("request_approval with choices: the person picks one in the console, and the choice comes back in the call as data", async () => {
+    const p = await signedInPerson();
+    const taskId = await workedTask(p, "Book the flight");
+    const host = await urlClient(p.acc.agent, async () => {
+      const page = await open(p.b, `/tasks/${taskId}`);
+      expect(page.html).toContain("<legend>Pick one</legend>");
+      await act(p.b, `/tasks/${taskId}`, "answer_yes", { task_id: taskId, choice: "Window" });
+      return "accept";
+    });
+    const { structured } = await host.call("request_approval", { task_id: taskId, question: "Window or aisle?", choices: ["Window", "Aisle"] });
+    expect(structured).toMatchObject({
+      approval: { status: "approved", choices: ["Window", "Aisle"], accepts_words: false, answer: { choice: "Window", words: null } },
+      changed: true,
+    });
+    expect(requestOutput.safeParse(structured).success).toBe(true);
+  });
+
   it("a person who declines to open the page: the call answers as today, awaiting approval", async () => {
     const p = await signedInPerson();
     const taskId = await workedTask(p, "Book the room");
@@ -226,6 +243,20 @@ describe("Tasks extension: a task handle that completes when the person decides"
     });
     expect(completeOutput.safeParse(decided.result.result.structuredContent).success).toBe(true);
     expect((await rpc(p.acc.agent, "tasks/cancel", { taskId: handle }, TASKS)).result).toMatchObject({ resultType: "complete" });
+  });
+
+  it("request_approval that takes words: tasks/get completes with the person's words in the approval", async () => {
+    const p = await signedInPerson();
+    const taskId = await workedTask(p, "Write the toast");
+    const first = await rpc(p.acc.agent, "tools/call", { name: "request_approval", arguments: { task_id: taskId, question: "How should it open?", accepts_words: true } }, TASKS);
+    expect(first.result).toMatchObject({ resultType: "task", status: "working" });
+    await act(p.b, `/tasks/${taskId}`, "answer_yes", { task_id: taskId, answer: "With the story of the lost luggage." });
+    const decided = await rpc(p.acc.agent, "tasks/get", { taskId: first.result.taskId }, TASKS);
+    expect(decided.result).toMatchObject({
+      status: "completed",
+      result: { structuredContent: { approval: { status: "approved", accepts_words: true, answer: { choice: null, words: "With the story of the lost luggage." } } } },
+    });
+    expect(requestOutput.safeParse(decided.result.result.structuredContent).success).toBe(true);
   });
 
   it("a handle works only for the token it was given to, and a made-up one is an unknown task", async () => {

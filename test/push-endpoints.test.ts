@@ -180,7 +180,7 @@ describe("delivery: the stored endpoint is checked again", () => {
 
   const question = (accountId: string, n: string) => newEvent("approval.requested", accountId, new Date().toISOString(), {
     task: { id: `tsk_0000000000000${n}`, title: "Stored endpoints", status: "in_progress", project_id: null, assignee: null, due_at: null },
-    approval: { id: `apr_0000000000000${n}`, kind: "question", question: "Is this sent?", requested_by: "bot" },
+    approval: { id: `apr_0000000000000${n}`, kind: "question", question: "Is this sent?", requested_by: "bot", choices: null, accepts_words: false },
   });
 
   it("never fetches a stored endpoint on an internal name: the device keeps the reason as its last failure and is not retried; the others are sent", async () => {

@@ -127,6 +127,26 @@ describe("the sending path against web-push-testing", () => {
     expect(settings.html).not.toContain(sub.clientHash);
   });
 
+  it("a question with choices carries one action per choice, each opening the decide page with that choice picked; a question without has none", async () => {
+    const p = await signedInPerson("Push choices actions");
+    pushNetwork();
+    const sub = await subscribe();
+    await addDevice(p, sub);
+    const agent = await connect(p.acc.agent);
+    const { task } = await agent.ok("create_task", { title: "Lunch order" });
+    await agent.ok("claim_task", { task_id: task.id });
+    const { approval } = await agent.ok("request_approval", { task_id: task.id, question: "Which lunch?", choices: ["Soup", "Salad", "Sandwich"] });
+    await agent.close();
+    await waitFor("the push", async () => (await devicesOf(p))[0]?.last_delivered_at !== null);
+    const [message] = await received(sub);
+    expect(message).toMatchObject({ body: "Which lunch?", url: `/tasks/${task.id}`, tag: approval.id });
+    expect(message.actions).toEqual(["Soup", "Salad", "Sandwich"].map((title, i) => ({ action: `choice-${i}`, title, url: `/tasks/${task.id}?approval=${approval.id}&choice=${i}` })));
+    // The action's page shows that choice picked, for the person to send with the page's form.
+    const { html } = await open(p.b, message.actions[2].url);
+    expect(html).toMatch(new RegExp(`value="Sandwich" id="choice-${approval.id}-2" required="" checked=""`));
+    expect(html.match(/checked=""/g)).toHaveLength(1);
+  });
+
   it("a push signed with another VAPID key is refused by the stand-in (it verifies the signature): recorded as a failure and retried", async () => {
     const p = await signedInPerson("Push VAPID");
     pushNetwork();
@@ -134,7 +154,7 @@ describe("the sending path against web-push-testing", () => {
     await addDevice(p, sub);
     const event = newEvent("approval.requested", p.acc.accountId, new Date().toISOString(), {
       task: { id: "tsk_00000000000000aa", title: "Wrong key", status: "in_progress", project_id: null, assignee: null, due_at: null },
-      approval: { id: "apr_00000000000000aa", kind: "question", question: "Is this signed?", requested_by: "bot" },
+      approval: { id: "apr_00000000000000aa", kind: "question", question: "Is this signed?", requested_by: "bot", choices: null, accepts_words: false },
     });
     const wrongKey = { ...workerEnv, VAPID_KEY: newVapidKeyValue() };
     const first = await consume(event, 1, "msg-1", wrongKey);
@@ -166,7 +186,7 @@ describe("the sending path against web-push-testing", () => {
 
     const event = newEvent("approval.requested", p.acc.accountId, new Date().toISOString(), {
       task: { id: "tsk_00000000000000ab", title: "Three devices", status: "in_progress", project_id: null, assignee: null, due_at: null },
-      approval: { id: "apr_00000000000000ab", kind: "signoff", question: "Sign off the report?", requested_by: "bot" },
+      approval: { id: "apr_00000000000000ab", kind: "signoff", question: "Sign off the report?", requested_by: "bot", choices: null, accepts_words: false },
     });
     const first = await consume(event, 1);
     expect(first.retryMessages).toEqual([{ msgId: "msg-1", delaySeconds: 30 }]);
@@ -288,7 +308,9 @@ describe("Settings: the devices, CSRF, and a page that works without JavaScript"
     expect(sw.headers.get("content-security-policy")).toBe("default-src 'none'");
     const code = await sw.text();
     expect(code).toContain("notificationclick");
-    expect(code).not.toMatch(/actions|fetch\(|approve/);
+    // A choice's action only opens the decide page with it picked: the worker sends nothing anywhere, and decides nothing.
+    expect(code).not.toMatch(/fetch\(|XMLHttpRequest|sendBeacon|approve|answer_yes|choice=/);
+    expect(code).toContain("openPage(event.notification, event.action)");
     const icon = await get("/assets/taskgate-icon.svg");
     expect(icon.headers.get("content-type")).toBe("image/svg+xml");
   });

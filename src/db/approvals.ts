@@ -11,6 +11,12 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const APPROVAL_KINDS = ["question", "signoff"] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
+/** A person's answer to a question by choice or in words (each null when not given). */
+export interface ApprovalAnswer {
+  choice: string | null;
+  words: string | null;
+}
+
 /** An approval as the tools show it, with its task's title. */
 export interface Approval {
   id: string;
@@ -26,30 +32,55 @@ export interface Approval {
   decided_at: string | null;
   /** Which person decided it (id and shown name now), when a person's call did; null otherwise. */
   decided_by_person: PersonRef | null;
+  /** The choices a question offers; null: a yes/no question (or a sign-off). */
+  choices: string[] | null;
+  /** Whether the question takes an answer in words. */
+  accepts_words: boolean;
+  /** The person's answer by choice or in words; null until one is given. */
+  answer: ApprovalAnswer | null;
 }
 
-/** An approval as its queries read it: the person who decided it as two columns, id and shown name (toApproval joins them). */
-export type ApprovalRow<A extends object = Approval> = Omit<A, "decided_by_person"> & { decided_by_person_id: string | null; decided_by_person_name: string | null };
-
-/** A row of an approval query as the tools show it: the person who decided it as one value. */
-export function toApproval<R extends { decided_by_person_id: string | null; decided_by_person_name: string | null }>(
-  row: R,
-): Omit<R, "decided_by_person_id" | "decided_by_person_name"> & { decided_by_person: PersonRef | null } {
-  const { decided_by_person_id, decided_by_person_name, ...rest } = row;
-  return { ...rest, decided_by_person: personRef(decided_by_person_id, decided_by_person_name) };
+/** The columns an approval's shown values are read from: who decided, by id and shown name; the choices as JSON and the answer's two parts. */
+export interface StoredApprovalColumns {
+  decided_by_person_id: string | null;
+  decided_by_person_name: string | null;
+  choices: string | null;
+  accepts_words: number;
+  answer_choice: string | null;
+  answer_words: string | null;
 }
+
+type ShownFields = "decided_by_person" | "choices" | "accepts_words" | "answer";
+
+/** An approval as its queries read it (APPROVAL_COLUMNS, or RETURNING with task_title added); toApproval shows it. */
+export type ApprovalRow<A extends object = Approval> = Omit<A, ShownFields> & StoredApprovalColumns;
+
+/** A row of an approval query as the tools show it: the person who decided it as one value, its choices as a list, its answer as one value. */
+export function toApproval<R extends StoredApprovalColumns>(row: R): Omit<R, keyof StoredApprovalColumns> & Pick<Approval, ShownFields> {
+  const { decided_by_person_id, decided_by_person_name, choices, accepts_words, answer_choice, answer_words, ...rest } = row;
+  return {
+    ...rest,
+    decided_by_person: personRef(decided_by_person_id, decided_by_person_name),
+    choices: choices === null || choices === undefined ? null : (JSON.parse(choices) as string[]),
+    accepts_words: accepts_words === 1,
+    answer: answer_choice == null && answer_words == null ? null : { choice: answer_choice ?? null, words: answer_words ?? null },
+  };
+}
+
+/** The choice and answer columns, for a RETURNING (which takes no table alias) or a SELECT over `a`. */
+export const CHOICE_COLUMNS = "choices, accepts_words, answer_choice, answer_words";
 
 /** `a` is approvals, `t` its (live) task, `dp` the person who decided it. */
 const APPROVAL_COLUMNS =
   "a.id, a.task_id, t.title AS task_title, a.kind, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at" +
-  `, a.decided_by_person_id, ${personNameSql("dp")} AS decided_by_person_name`;
+  `, a.decided_by_person_id, ${personNameSql("dp")} AS decided_by_person_name, a.choices, a.accepts_words, a.answer_choice, a.answer_words`;
 
 const FROM_LIVE =
   "FROM approvals a JOIN tasks t ON t.id = a.task_id AND t.account_id = a.account_id AND t.trash_id IS NULL LEFT JOIN people dp ON dp.id = a.decided_by_person_id";
 
 /** What an approval's UPDATE … RETURNING gives back (task_title is the caller's to add): the row as decided, with who decided it. */
 export const APPROVAL_RETURNING =
-  `id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at, decided_by_person_id, ${personNameOf("decided_by_person_id")} AS decided_by_person_name`;
+  `id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at, decided_by_person_id, ${personNameOf("decided_by_person_id")} AS decided_by_person_name, ${CHOICE_COLUMNS}`;
 
 export function selectPendingApproval(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
@@ -150,6 +181,9 @@ export interface NewApproval {
   requestedBy: string;
   requestedByToken: string;
   now: string;
+  /** A question's choices (none: yes/no) and whether it takes words; request_approval's alone. */
+  choices?: string[] | null;
+  acceptsWords?: boolean;
 }
 
 export function insertApproval(db: D1Database, a: NewApproval): D1PreparedStatement {
@@ -176,10 +210,13 @@ export function newApprovalValue(a: NewApproval): Approval {
     created_at: a.now,
     decided_at: null,
     decided_by_person: null,
+    choices: a.choices ?? null,
+    accepts_words: a.acceptsWords ?? false,
+    answer: null,
   };
 }
 
-/** A decision: its status, who decided (`human` or the agent's name) and, a person's, which person. */
+/** A decision: its status, who decided (`human` or the agent's name) and, a person's, which person; `answer`, a question's answer by choice or in words. */
 export interface Decision {
   status: Exclude<ApprovalStatus, "pending">;
   decidedBy: string;
@@ -187,19 +224,22 @@ export interface Decision {
   decidedByPerson: PersonRef | null;
   reason: string | null;
   now: string;
+  answer?: ApprovalAnswer | null;
 }
 
 /** Decides a pending approval (approved, rejected or closed); touches nothing already decided. */
 export function decideApproval(db: D1Database, accountId: string, id: string, d: Decision): D1PreparedStatement {
   return db
     .prepare(
-      "UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ?, decided_by_person_id = ? WHERE id = ? AND account_id = ? AND status = 'pending'",
+      `UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ?, decided_by_person_id = ?, answer_choice = ?, answer_words = ?
+        WHERE id = ? AND account_id = ? AND status = 'pending'`,
     )
-    .bind(d.status, d.decidedBy, d.reason, d.now, d.decidedByPerson?.id ?? null, id, accountId);
+    .bind(d.status, d.decidedBy, d.reason, d.now, d.decidedByPerson?.id ?? null, d.answer?.choice ?? null, d.answer?.words ?? null, id, accountId);
 }
 
 export function decidedValue(a: Approval, d: Decision): Approval {
-  return { ...a, status: d.status, decided_by: d.decidedBy, reason: d.reason, decided_at: d.now, decided_by_person: d.decidedByPerson };
+  const answer = d.answer && (d.answer.choice !== null || d.answer.words !== null) ? d.answer : null;
+  return { ...a, status: d.status, decided_by: d.decidedBy, reason: d.reason, decided_at: d.now, decided_by_person: d.decidedByPerson, answer };
 }
 
 /** Guard: this approval is still pending. */
@@ -216,18 +256,44 @@ export interface LatestAnswer {
   decided_by: string;
   decided_at: string;
   decided_by_person: PersonRef | null;
+  /** The choice the person picked, of a question that offered choices. */
+  choice: string | null;
+  /** The person's answer in words. */
+  words: string | null;
 }
 
-/** The task's latest answered question (null: none answered); its row goes through toApproval. */
+/** A latest answer as get_task shows it: the person who answered as one value. */
+export function toLatestAnswer(row: Omit<LatestAnswer, "decided_by_person"> & { decided_by_person_id: string | null; decided_by_person_name: string | null }): LatestAnswer {
+  const { decided_by_person_id, decided_by_person_name, ...rest } = row;
+  return { ...rest, decided_by_person: personRef(decided_by_person_id, decided_by_person_name) };
+}
+
+/** The task's latest answered question (null: none answered); its row goes through toLatestAnswer. */
 export function selectLatestAnswer(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
     .prepare(
       `SELECT a.id, a.question, CASE a.status WHEN 'approved' THEN 'yes' ELSE 'no' END AS answer, a.reason, a.decided_by, a.decided_at,
-              a.decided_by_person_id, ${personNameSql("dp")} AS decided_by_person_name
+              a.decided_by_person_id, ${personNameSql("dp")} AS decided_by_person_name, a.answer_choice AS choice, a.answer_words AS words
          FROM approvals a LEFT JOIN people dp ON dp.id = a.decided_by_person_id WHERE a.task_id = ? AND a.account_id = ? AND a.kind = 'question' AND a.status IN ('approved', 'rejected')
         ORDER BY a.decided_at DESC, a.id DESC LIMIT 1`,
     )
     .bind(taskId, accountId);
+}
+
+/** A pending request as get_task and the console's task page show it. */
+export interface PendingRequest {
+  id: string;
+  kind: ApprovalKind;
+  question: string;
+  requested_by: string;
+  created_at: string;
+  choices: string[] | null;
+  accepts_words: boolean;
+}
+
+/** A pending request's row (taskDetailStatements' `approval`) as shown: its choices as a list. */
+export function toPendingRequest(row: Omit<PendingRequest, "choices" | "accepts_words"> & Pick<StoredApprovalColumns, "choices" | "accepts_words">): PendingRequest {
+  return { ...row, choices: row.choices === null ? null : (JSON.parse(row.choices) as string[]), accepts_words: row.accepts_words === 1 };
 }
 
 /** Guard: the task has no pending approval. */

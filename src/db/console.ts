@@ -9,7 +9,7 @@ import { ACTIVITY_RETENTION } from "../domain/retention.ts";
 import { selectActivity, type ActivityFilter, type ActivityRow } from "./activity.ts";
 import { selectAccountSettings, type AccountSettingsRow } from "./account.ts";
 import { selectAgents, fleetStatements, type AgentRow, type AgentWithTokens, type FleetRunRow, type FleetTaskRow } from "./agents.ts";
-import { selectPendingCount, type ApprovalKind } from "./approvals.ts";
+import { selectPendingCount, toPendingRequest, type PendingRequest } from "./approvals.ts";
 import { readBatch } from "./batch.ts";
 import { connectorSql, type ConnectorSummaryRow } from "./connectors.ts";
 import type { CursorKey } from "./cursor.ts";
@@ -93,7 +93,7 @@ export interface TaskPage extends Frame {
   runs: { id: string; agent: string; status: string; started_at: string; finished_at: string | null }[];
   events: RunEvent[];
   eventCount: number;
-  approval: { id: string; kind: ApprovalKind; question: string; requested_by: string; created_at: string } | null;
+  approval: PendingRequest | null;
   history: HistoryRow[];
   /** What the ids in the history name: a question, a run (its agent), a step, a comment (`trashed` when deleted). */
   named: { id: string; kind: "approval" | "run" | "step" | "comment"; text: string; trashed: string | null }[];
@@ -224,7 +224,7 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
     runs: r.runs as P["runs"],
     events: r.events as RunEvent[],
     eventCount: n(r.eventCount),
-    approval: (r.approval[0] as P["approval"] | undefined) ?? null,
+    approval: r.approval[0] ? toPendingRequest(r.approval[0] as Parameters<typeof toPendingRequest>[0]) : null,
     history: r.history as HistoryRow[],
     named: r.named as P["named"],
   };

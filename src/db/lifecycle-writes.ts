@@ -136,9 +136,11 @@ export function setTaskWhere(db: D1Database, accountId: string, id: string, set:
  * request. Its request is a question about unfinished work, or a sign-off of
  * a task that awaits approval.
  */
-export function askableCondition(c: { taskId: string; accountId: string }): Condition {
+export function askableCondition(c: { taskId: string; accountId: string; questionOnly?: boolean }): Condition {
+  // A question with choices or words is never a sign-off: the task must not await approval.
+  const finished = c.questionOnly ? "('done', 'cancelled', 'awaiting_approval')" : "('done', 'cancelled')";
   return {
-    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL AND status NOT IN ('done', 'cancelled') AND NOT ${pendingOf()})`,
+    sql: `EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL AND status NOT IN ${finished} AND NOT ${pendingOf()})`,
     binds: [c.taskId, c.accountId],
   };
 }
@@ -146,14 +148,14 @@ export function askableCondition(c: { taskId: string; accountId: string }): Cond
 /** The kind of request request_approval opens, over the task row. */
 const REQUEST_KIND = "CASE WHEN status = 'awaiting_approval' THEN 'signoff' ELSE 'question' END";
 
-/** request_approval's request, its kind by the task's status. */
+/** request_approval's request, its kind by the task's status (a question's choices and words as asked). */
 export function insertRequest(db: D1Database, a: Omit<NewApproval, "kind" | "taskTitle">): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO approvals (id, account_id, task_id, kind, status, question, requested_by, requested_by_token, created_at)
-       SELECT ?1, ?2, ?3, ${REQUEST_KIND}, 'pending', ?4, ?5, ?6, ?7 FROM tasks WHERE id = ?3 AND account_id = ?2`,
+      `INSERT INTO approvals (id, account_id, task_id, kind, status, question, requested_by, requested_by_token, created_at, choices, accepts_words)
+       SELECT ?1, ?2, ?3, ${REQUEST_KIND}, 'pending', ?4, ?5, ?6, ?7, ?8, ?9 FROM tasks WHERE id = ?3 AND account_id = ?2`,
     )
-    .bind(a.id, a.accountId, a.taskId, a.question, a.requestedBy, a.requestedByToken, a.now);
+    .bind(a.id, a.accountId, a.taskId, a.question, a.requestedBy, a.requestedByToken, a.now, a.choices ? JSON.stringify(a.choices) : null, a.acceptsWords ? 1 : 0);
 }
 
 /** request_approval's summary from the row before: the question asked, or the sign-off requested. */

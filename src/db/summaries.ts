@@ -252,6 +252,9 @@ export const ASKED_QUESTION = summary("asked question {approval}: {question}");
 export const REQUESTED_SIGNOFF = summary("requested sign-off {approval}: {question}");
 export const ANSWERED_QUESTION = summary("answered question {approval}: {answer}{reason}; task stays {status}");
 export const ANSWER_REASON = summary(" ({reason})");
+// a question's answer by choice or in words (approve_task)
+export const ANSWER_CHOICE = summary('chose "{choice}"');
+export const ANSWER_WORDS = summary('in words "{words}"');
 // the app connection a refresh token's reuse ends (the token endpoint)
 export const ENDED_APP_CONNECTION = summary('ended the app connection {token} "{label}": {why}');
 // a recurring task's next occurrence (complete_task, approve_task)
@@ -274,7 +277,8 @@ export const SUMMARIES: Record<string, Summary<string>> = {
   PAUSED_AGENT, RESUMED_AGENT, AGENT_REASON, CLAIMED, CLAIM_TAKEOVER, CLAIM_STALE_RUN, AUTO_OK_ON, AUTO_OK_OFF, EDITED_COMMENT,
   DELETED_COMMENT, CREATED_LABEL, RUN_EVENT, RUN_ENDED, ADDED_STEPS, DELETED_STEP, REORDERED_STEPS, ADDED_SUBTASKS, SUBTASK_ITEM,
   CREATED_TASK, UPDATED_TASK, UPDATED_SETTINGS, SETTING_CHANGE, ASSIGNED, UNASSIGNED, SNOOZED, UNSNOOZED, CREATED_PROJECT, COMMENTED,
-  EDITED_STEP, LINKED_EVENT, WITHDREW, ASKED_QUESTION, REQUESTED_SIGNOFF, ANSWERED_QUESTION, ANSWER_REASON, ENDED_APP_CONNECTION,
-  PURGED_SCHEDULED, CREATED_REPEATING, UPDATED_REPEATING, SERIES_ENDS, NEXT_OCCURRENCE, CREATED_OCCURRENCE, SAVED_TO_CONNECTOR, DISCONNECTED, CREATED_TOKEN_IN_CONSOLE, SET_DISPLAY_NAME,
+  EDITED_STEP, LINKED_EVENT, WITHDREW, ASKED_QUESTION, REQUESTED_SIGNOFF, ANSWERED_QUESTION, ANSWER_REASON, ANSWER_CHOICE, ANSWER_WORDS,
+  ENDED_APP_CONNECTION, PURGED_SCHEDULED, CREATED_REPEATING, UPDATED_REPEATING, SERIES_ENDS, NEXT_OCCURRENCE, CREATED_OCCURRENCE, SAVED_TO_CONNECTOR, DISCONNECTED, CREATED_TOKEN_IN_CONSOLE,
+  SET_DISPLAY_NAME,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
 } as unknown as Record<string, Summary<string>>;

@@ -58,7 +58,9 @@ export function taskDetailStatements(db: D1Database, a: string, taskId: string, 
     runs: db
       .prepare("SELECT r.id, g.name AS agent, r.status, r.started_at, r.finished_at FROM runs r JOIN agents g ON g.id = r.agent_id WHERE r.task_id = ? AND r.account_id = ? ORDER BY r.started_at DESC LIMIT ?")
       .bind(taskId, a, latest),
-    approval: db.prepare("SELECT id, kind, question, requested_by, created_at FROM approvals WHERE task_id = ? AND account_id = ? AND status = 'pending'").bind(taskId, a),
+    approval: db
+      .prepare("SELECT id, kind, question, requested_by, created_at, choices, accepts_words FROM approvals WHERE task_id = ? AND account_id = ? AND status = 'pending'")
+      .bind(taskId, a),
     answer: selectLatestAnswer(db, a, taskId),
     subtasks: db.prepare("SELECT count(*) AS n FROM tasks WHERE parent_id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
     lastBlock: db

@@ -57,7 +57,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   run_events: { id: B, account_id: B, run_id: B, kind: W, message: W, url: W, created_at: B },
   approvals: {
     id: B, account_id: B, task_id: B, kind: L, status: L, question: W, requested_by: B, requested_by_token: B,
-    decided_by: L, reason: W, created_at: B, decided_at: L, decided_by_person_id: B,
+    decided_by: L, reason: W, created_at: B, decided_at: L, choices: W, accepts_words: W, answer_choice: W, answer_words: W, decided_by_person_id: B,
   },
   calendar_links: {
     id: B, account_id: B, task_id: W, provider: W, event_id: W, title: W, starts_at: W, ends_at: W, url: W, created_at: B,

@@ -26,8 +26,16 @@ export interface EventTask {
 }
 
 export interface EventData {
-  "approval.requested": { task: EventTask; approval: { id: string; kind: "question" | "signoff"; question: string; requested_by: string } };
-  /** A person answered an agent's question: yes (go on) or no (with the reason); the task stays where it was. */
+  "approval.requested": {
+    task: EventTask;
+    /** `choices`: what a question offers (null: yes/no); `accepts_words`: whether it takes an answer in words. */
+    approval: { id: string; kind: "question" | "signoff"; question: string; requested_by: string; choices: string[] | null; accepts_words: boolean };
+  };
+  /**
+   * A person answered an agent's question: yes (go on) or no (with the
+   * reason); the task stays where it was. A yes may carry the choice the
+   * person picked and their answer in words (each null when not given).
+   */
   "approval.answered": {
     task: EventTask;
     approval: { id: string; question: string; requested_by: string };
@@ -36,6 +44,8 @@ export interface EventData {
     answered_by: string;
     /** Which person answered (`{ id, name }`); null when no person is known (a person's token that names none). */
     answered_by_person: PersonRef | null;
+    choice: string | null;
+    words: string | null;
   };
   /** The agent that asked withdrew its request before a person decided it. */
   "approval.withdrawn": {

@@ -147,6 +147,13 @@ export function pushDeliveryProblem(endpoint: string, local: boolean): string | 
   return "error" in checked ? `not sent: ${checked.error}. Remove this device` : null;
 }
 
+/** A notification's button: its name, its words, and the page it opens (a path of this origin). */
+export interface PushAction {
+  action: string;
+  title: string;
+  url: string;
+}
+
 /** What the service worker shows: the title, the body, and the page to open (a path of this origin). */
 export interface PushPayload {
   title: string;
@@ -155,16 +162,33 @@ export interface PushPayload {
   url: string;
   /** Replaces an earlier notification about the same thing. */
   tag: string;
+  /**
+   * A question with choices: one button per choice, each opening the decide
+   * page with that choice picked, for the person to send (the service worker
+   * shows as many as the platform allows; tapping elsewhere opens `url`).
+   */
+  actions?: PushAction[];
 }
 
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** How long a choice's button text may be (notification buttons are short). */
+const ACTION_TITLE_MAX = 40;
+
+/** The decide page with a question's choice picked (by its place, for that question only). */
+export const pickedChoiceUrl = (taskId: string, approvalId: string, index: number) => `/tasks/${taskId}?approval=${approvalId}&choice=${index}`;
 
 /** The notification of an event a device chose; null for an event no device is told of. */
 export function pushPayload(event: TaskgateEvent): PushPayload | null {
   if (event.type === "approval.requested") {
     const d = event.data as TaskgateEvent<"approval.requested">["data"];
     const asks = d.approval.kind === "question" ? `${d.approval.requested_by} asks` : `${d.approval.requested_by} asks for sign-off`;
-    return { title: cut(`${asks}: ${d.task.title}`, 120), body: cut(d.approval.question, 500), url: `/tasks/${d.task.id}`, tag: d.approval.id };
+    const payload: PushPayload = { title: cut(`${asks}: ${d.task.title}`, 120), body: cut(d.approval.question, 500), url: `/tasks/${d.task.id}`, tag: d.approval.id };
+    const choices = d.approval.kind === "question" ? d.approval.choices : null;
+    if (choices?.length) {
+      payload.actions = choices.map((c, i) => ({ action: `choice-${i}`, title: cut(c, ACTION_TITLE_MAX), url: pickedChoiceUrl(d.task.id, d.approval.id, i) }));
+    }
+    return payload;
   }
   if (event.type === "claim.lapsed") {
     const d = event.data as TaskgateEvent<"claim.lapsed">["data"];

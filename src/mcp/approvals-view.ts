@@ -23,7 +23,9 @@ h1{font-size:16px;margin:0}h2{font-size:15px;margin:4px 0}
 .box ol{margin:4px 0 0;padding-left:18px}.box li{margin:2px 0;white-space:pre-wrap}
 .who{font-weight:600}
 .acts{display:flex;flex-wrap:wrap;gap:8px;margin-top:8px;align-items:center}
-input{flex:1 1 100%;min-height:36px;padding:6px 8px;border:1px solid var(--bd);border-radius:var(--r);background:var(--bg);color:var(--fg);font:inherit}
+input,textarea{flex:1 1 100%;min-height:36px;padding:6px 8px;border:1px solid var(--bd);border-radius:var(--r);background:var(--bg);color:var(--fg);font:inherit}
+fieldset{flex:1 1 100%;margin:0;padding:4px 8px 6px;border:1px solid var(--bd);border-radius:var(--r)}legend{font-size:13px;font-weight:600;padding:0 4px}
+fieldset label{display:flex;gap:8px;align-items:center;min-height:30px}fieldset input{flex:none;min-height:0;width:auto;margin:0}
 button,a.open{min-height:36px;padding:6px 14px;border-radius:var(--r);border:1px solid var(--bd);background:var(--bg2);color:var(--fg);font:inherit;font-weight:600;cursor:pointer;text-decoration:none;display:inline-flex;align-items:center}
 button.yes{background:var(--ok);border-color:var(--ok);color:#fff}
 button.no{color:var(--no);border-color:var(--no);background:transparent}
@@ -113,14 +115,38 @@ const SCRIPT = `
     }
     var acts = el("div", "acts"), err = el("p", "err");
     if (canDecide) {
+      // A question with choices: one radio button each; one that takes words: a box for them.
+      var given = { picks: [], words: null }, asks = q && (item.choices || item.accepts_words);
+      if (q && item.choices) {
+        var set = el("fieldset");
+        set.append(el("legend", "", item.accepts_words ? "Pick one, or answer in words" : "Pick one"));
+        item.choices.forEach(function (choice, i) {
+          var label = el("label"), radio = el("input");
+          radio.type = "radio";
+          radio.name = "choice-" + item.id;
+          radio.value = choice;
+          given.picks.push(radio);
+          label.append(radio, el("span", "", choice));
+          set.append(label);
+        });
+        acts.append(set);
+      }
+      if (q && item.accepts_words) {
+        given.words = el("textarea");
+        given.words.rows = 2;
+        given.words.maxLength = 2000;
+        given.words.setAttribute("aria-label", "Your answer in words");
+        given.words.placeholder = "Your answer in words";
+        acts.append(given.words);
+      }
       var why = el("input");
       why.placeholder = q ? "Reason (needed to answer no)" : "Reason (needed to reject)";
       why.setAttribute("aria-label", why.placeholder);
       why.maxLength = 2000;
-      var yes = el("button", "yes", q ? "Answer yes" : "Approve"), no = el("button", "no", q ? "Answer no" : "Reject");
+      var yes = el("button", "yes", asks ? "Send answer" : q ? "Answer yes" : "Approve"), no = el("button", "no", q ? "Answer no" : "Reject");
       yes.type = no.type = "button";
-      yes.onclick = function () { decide(item, true, why, [yes, no], err); };
-      no.onclick = function () { decide(item, false, why, [yes, no], err); };
+      yes.onclick = function () { decide(item, true, why, given, [yes, no], err); };
+      no.onclick = function () { decide(item, false, why, given, [yes, no], err); };
       acts.append(why, yes, no);
     }
     if (/^https?:[/][/]/.test(item.decide_url || "")) {
@@ -137,18 +163,27 @@ const SCRIPT = `
     c.append(acts, err);
     return c;
   }
-  function decide(item, yes, why, buttons, err) {
+  function decide(item, yes, why, given, buttons, err) {
     var reason = why.value.trim(), q = item.kind === "question";
+    var picked = given.picks.filter(function (r) { return r.checked; })[0], words = given.words ? given.words.value.trim() : "";
     err.textContent = "";
     if (!yes && !reason) { err.textContent = "Say why in the reason first."; why.focus(); return; }
+    if (yes && q && item.choices && !picked && !words) {
+      err.textContent = item.accepts_words ? "Pick one of the choices, or answer in words, first." : "Pick one of the choices first.";
+      given.picks[0].focus();
+      return;
+    }
+    if (yes && q && !item.choices && item.accepts_words && !words) { err.textContent = "Write your answer first."; given.words.focus(); return; }
     var args = { task_id: item.task_id };
     if (yes && reason) args.note = reason;
+    if (yes && picked) args.choice = picked.value;
+    if (yes && words) args.answer = given.words.value;
     if (!yes) args.reason = reason;
     buttons.forEach(function (b) { b.disabled = true; });
     ask("tools/call", { name: yes ? "approve_task" : "reject_task", arguments: args }).then(function (r) {
       if (r && r.isError) throw new Error(textOf(r) || "Refused.");
       var decided = r && r.structuredContent && r.structuredContent.approval, by = decided && decided.decided_by_person;
-      say((q ? (yes ? "Answered yes: " : "Answered no: ") : (yes ? "Approved: " : "Rejected: ")) + item.task_title + (by ? " (by " + by.name + ")" : ""));
+      say((q ? (yes ? (picked ? "Answered \u201c" + picked.value + "\u201d: " : words ? "Answered in words: " : "Answered yes: ") : "Answered no: ") : (yes ? "Approved: " : "Rejected: ")) + item.task_title + (by ? " (by " + by.name + ")" : ""));
       return refresh();
     }).catch(function (e) {
       err.textContent = e.message;

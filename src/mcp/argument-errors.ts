@@ -97,10 +97,10 @@ export function describeIssues(tool: string, error: z.ZodError, rawArgs: unknown
 
 /**
  * Fields of many lines (a note, a comment's body, a description, a question,
- * a reason, a step's text, a run's message or summary), where newlines and
- * tabs are text; every other text field is one line.
+ * a reason, an answer in words, a step's text, a run's message or summary),
+ * where newlines and tabs are text; every other text field is one line.
  */
-export const MULTILINE_FIELDS = new Set(["body", "content", "description", "message", "note", "notes", "question", "reason", "steps", "summary", "text"]);
+export const MULTILINE_FIELDS = new Set(["answer", "body", "content", "description", "message", "note", "notes", "question", "reason", "steps", "summary", "text"]);
 
 /** C0 and C1 control characters and DEL; `lines` lets tab, newline and carriage return through. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;

@@ -2,7 +2,9 @@ import { z } from "zod";
 import { conflict, forbidden, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
-import { approvalIsPending, decideApproval, decidedValue, requireApproval, selectPendingApproval, toApproval, type Approval, type ApprovalRow } from "../db/approvals.ts";
+import {
+  approvalIsPending, decideApproval, decidedValue, requireApproval, selectPendingApproval, toApproval, type Approval, type ApprovalAnswer, type ApprovalRow,
+} from "../db/approvals.ts";
 import { indexComment } from "../db/search-index.ts";
 import { readPendingWithContext } from "../db/inbox.ts";
 import { decisionCommentId, insertTaskComment, readTaskState } from "../db/lifecycle.ts";
@@ -20,10 +22,79 @@ import {
   approvalCompletion, approvedSummary, askableCondition, decidableCondition, decidePendingApproval, insertRequest, ownPendingRequest, rejectSet,
   REJECTABLE_BACK, rejectedSummary, requestedSummary, setTaskWhere, SIGNOFF_AWAITED, WITHDRAW_SET, withdrewSummary,
 } from "../db/lifecycle-writes.ts";
-import { ANSWER_REASON, ANSWERED_QUESTION, reasonText } from "../db/summaries.ts";
+import { ANSWER_CHOICE, ANSWER_REASON, ANSWER_WORDS, ANSWERED_QUESTION, reasonText } from "../db/summaries.ts";
 import { eventTask, newEvent } from "../domain/events.ts";
 
 const reason = z.string().trim().min(1, "must not be empty").max(REASON_MAX);
+
+/** How many choices a question may offer, and how long each may be. */
+export const CHOICES = { min: 2, max: 8 } as const;
+export const CHOICE_MAX = 100;
+
+const choiceText = z.string().trim().min(1, "must not be empty").max(CHOICE_MAX, `must be at most ${CHOICE_MAX} characters; shorten it`);
+
+/** A question's choices: 2 to 8 short texts, no two the same ignoring case. */
+const choiceList = z
+  .array(choiceText)
+  .min(CHOICES.min, `offer ${CHOICES.min} to ${CHOICES.max} choices (leave choices out for a yes/no question)`)
+  .max(CHOICES.max, `offer at most ${CHOICES.max} choices; merge or drop some`)
+  .superRefine((list, ctx) => {
+    const seen = new Map<string, number>();
+    list.forEach((c, i) => {
+      const key = c.toLowerCase();
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, i);
+      else ctx.addIssue({ code: "custom", message: `choices ${first + 1} and ${i + 1} are the same ("${c}", ignoring case); make each choice different` });
+    });
+  });
+
+/** A list of choices as a message quotes it. */
+const listed = (choices: string[]) => choices.map((c) => JSON.stringify(c)).join(", ");
+
+/** The answer an approve_task call gives a question: a choice, words, both, or neither (a plain yes). */
+const givenAnswer = (choice: string | undefined, words: string | undefined): ApprovalAnswer | null =>
+  choice === undefined && words === undefined ? null : { choice: choice ?? null, words: words ?? null };
+
+/** Refuses an answer the question does not take, saying what it takes. */
+function checkAnswer(q: Approval, given: ApprovalAnswer | null): void {
+  const choice = given?.choice ?? null;
+  const words = given?.words ?? null;
+  const list = q.choices;
+  if (!list) {
+    if (choice !== null) {
+      throw invalid(`choice: question ${q.id} offers no choices; leave choice out and answer yes (approve_task, optionally with answer in words) or no (reject_task with a reason).`);
+    }
+    return;
+  }
+  if (choice !== null && !list.includes(choice)) {
+    const near = list.find((c) => c.toLowerCase() === choice.toLowerCase());
+    throw invalid(
+      `choice: "${choice}" is not one of the choices of question ${q.id}: ${listed(list)}. ${near ? `Did you mean "${near}"? ` : ""}Send one of them exactly as written.`,
+    );
+  }
+  if (words !== null && !q.accepts_words) {
+    throw invalid(`answer: question ${q.id} takes no answer in words; pick one of its choices instead: ${listed(list)} (note keeps a note beside it).`);
+  }
+  if (choice === null && words === null) {
+    throw invalid(
+      q.accepts_words
+        ? `choice: required: question ${q.id} asks you to pick one of ${listed(list)}, or to answer in words (answer); reject_task answers no.`
+        : `choice: required: question ${q.id} asks you to pick one of ${listed(list)}; reject_task answers no.`,
+    );
+  }
+}
+
+/** The answer a person gave, in the activity summary: the choice and the words, or yes/no. */
+function answerWords(yes: boolean, given: ApprovalAnswer | null): string {
+  const parts = [
+    ...(given?.choice != null ? [ANSWER_CHOICE.text({ choice: given.choice })] : []),
+    ...(given?.words != null ? [ANSWER_WORDS.text({ words: given.words })] : []),
+  ];
+  return parts.length ? parts.join(", ") : yes ? "yes" : "no";
+}
+
+/** Two lists of choices the same (null: none). */
+const sameChoices = (a: string[] | null, b: string[] | null) => JSON.stringify(a) === JSON.stringify(b);
 
 /** How much of an agent's text beside an approval the list shows (the console's task page shows it all). */
 const CONTEXT_CLIP = 280;
@@ -167,16 +238,18 @@ async function withdrawRequest(ctx: ToolContext, taskId: string) {
 /** The task and the request a withdrawal's batch decided. */
 function withdrawal(rows: Rows<"withdrawn" | "task">) {
   const task = toTask(rows.task[0] as TaskRow);
-  return { task, approval: { ...toApproval(rows.withdrawn[0] as ApprovalRow<Omit<Approval, "task_title">>), task_title: task.title } as Approval };
+  return { task, approval: toApproval({ ...(rows.withdrawn[0] as Omit<ApprovalRow, "task_title">), task_title: task.title }) as Approval };
 }
 
 const requestApproval = defineTool({
   name: "request_approval",
   description:
-    "Ask a person a yes/no question on unfinished work, one per task (get_task shows the answer), or withdraw your own. Returns approval.",
+    "Ask a person a question on unfinished work, yes/no or with choices and/or an answer in words, one per task (get_task shows the answer), or withdraw your own. Returns approval.",
   input: z.strictObject({
     task_id: taskId,
     question: reason.optional().meta({ detail: "what the person should decide" }),
+    choices: choiceList.optional().describe("2 to 8 answers the person picks one of (none: a yes/no question)"),
+    accepts_words: z.boolean().optional().describe("true: the person may answer in words"),
     withdraw: z.literal(true).optional(),
   }),
   output: z.object({ approval: approvalShape, changed: z.boolean(), decide_url: waitingDecideUrl }),
@@ -185,6 +258,8 @@ const requestApproval = defineTool({
     const a = p.accountId;
     if (args.withdraw) {
       if (args.question !== undefined) throw invalid("question: leave it out with withdraw: true (a withdrawal asks nothing).");
+      if (args.choices !== undefined) throw invalid("choices: leave it out with withdraw: true (a withdrawal asks nothing).");
+      if (args.accepts_words !== undefined) throw invalid("accepts_words: leave it out with withdraw: true (a withdrawal asks nothing).");
       return withdrawRequest(ctx, args.task_id);
     }
     if (args.question === undefined) {
@@ -192,7 +267,13 @@ const requestApproval = defineTool({
       throw invalid("question: required: what the person should decide (or pass withdraw: true to withdraw your pending request).");
     }
     const question = args.question;
-    const request = { id: newId(ID_PREFIX.approval), accountId: a, taskId: args.task_id, question, requestedBy: actorName(p), requestedByToken: p.tokenId, now };
+    const choices = args.choices ?? null;
+    const acceptsWords = args.accepts_words ?? false;
+    // A question with choices or words is about unfinished work: never the sign-off of a task that awaits approval.
+    const questionOnly = choices !== null || acceptsWords;
+    const request = {
+      id: newId(ID_PREFIX.approval), accountId: a, taskId: args.task_id, question, requestedBy: actorName(p), requestedByToken: p.tokenId, now, choices, acceptsWords,
+    };
     return ctx.write({
       subject: `task ${args.task_id}`,
       // A question about unfinished work, or the sign-off of a task that awaits approval, on a task without a pending request.
@@ -201,7 +282,7 @@ const requestApproval = defineTool({
         return ctx.commit(
           {
             statements: [
-              ctx.guard(askableCondition({ taskId: args.task_id, accountId: a }), miss),
+              ctx.guard(askableCondition({ taskId: args.task_id, accountId: a, questionOnly }), miss),
               insertRequest(db, request),
               named("approval", selectPendingApproval(db, a, args.task_id)),
               named("task", selectTaskNow(db, a, args.task_id)),
@@ -219,11 +300,17 @@ const requestApproval = defineTool({
       async diagnose() {
         const { task: t, pending } = await readTaskState(db, a, args.task_id);
         if (pending) {
-          if (pending.question === question) return { approval: pending, changed: false };
+          if (pending.question === question && sameChoices(pending.choices, choices) && pending.accepts_words === acceptsWords) return { approval: pending, changed: false };
           throw alreadyPending(t.id, pending);
         }
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status}; there is nothing left to ask about. reopen_task brings it back first.`);
+        }
+        if (questionOnly && t.status === "awaiting_approval") {
+          throw invalid(
+            `${choices !== null ? "choices" : "accepts_words"}: task ${t.id} awaits a sign-off of finished work, which a person approves or rejects; ` +
+              "choices and words are for a question about unfinished work. Leave them out to request the sign-off.",
+          );
         }
         return AGAIN;
       },
@@ -236,10 +323,15 @@ const requestApproval = defineTool({
  * reason). The question is decided and the task stays where it is; the
  * agent reads the answer in get_task, a receiver in approval.answered.
  */
-function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question: Approval, yes: boolean, reason: string | null, lost: Error, extra: X) {
+function answerQuestion<X extends object>(
+  ctx: ToolContext, t: TaskRow, question: Approval, yes: boolean, reason: string | null, lost: Error, extra: X, given: ApprovalAnswer | null = null,
+) {
   const { db, principal: p, now } = ctx;
   const a = p.accountId;
-  const d = { status: yes ? ("approved" as const) : ("rejected" as const), decidedBy: actorName(p), decidedByPerson: p.person, reason, now };
+  // A yes answers as the question asks (a choice of its choices, words where it takes them); a no is a no, with its reason.
+  if (yes) checkAnswer(question, given);
+  const answer = yes ? given : null;
+  const d = { status: yes ? ("approved" as const) : ("rejected" as const), decidedBy: actorName(p), decidedByPerson: p.person, reason, now, answer };
   const task = toTask(t);
   const event = newEvent("approval.answered", a, now, {
     task: eventTask(task),
@@ -248,11 +340,16 @@ function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question
     reason,
     answered_by: actorName(p),
     answered_by_person: p.person,
+    choice: answer?.choice ?? null,
+    words: answer?.words ?? null,
   });
   return ctx.commit(
     {
       statements: [ctx.guard(approvalIsPending({ approvalId: question.id, accountId: a }), lost), decideApproval(db, a, question.id, d)],
-      activity: { target: t.id, summary: ANSWERED_QUESTION.text({ approval: question.id, answer: yes ? "yes" : "no", reason: reason ? ANSWER_REASON.text({ reason }) : "", status: t.status }) },
+      activity: {
+        target: t.id,
+        summary: ANSWERED_QUESTION.text({ approval: question.id, answer: answerWords(yes, answer), reason: reason ? ANSWER_REASON.text({ reason }) : "", status: t.status }),
+      },
       events: [event],
     },
     // The whole answer goes to commit: an idempotency key records it as the call returns it.
@@ -260,9 +357,10 @@ function answerQuestion<X extends object>(ctx: ToolContext, t: TaskRow, question
   );
 }
 
-/** The same answer again: the task has no pending request and its latest is this answer to a question. */
-const answeredAlready = (t: TaskRow, latest: Approval | null, status: "approved" | "rejected", reason: string | null) =>
-  !!latest && latest.kind === "question" && latest.status === status && latest.reason === reason && t.status !== "awaiting_approval";
+/** The same answer again: the task has no pending request and its latest is this answer to a question (the same choice and words too). */
+const answeredAlready = (t: TaskRow, latest: Approval | null, status: "approved" | "rejected", reason: string | null, given: ApprovalAnswer | null = null) =>
+  !!latest && latest.kind === "question" && latest.status === status && latest.reason === reason && t.status !== "awaiting_approval" &&
+  (latest.answer?.choice ?? null) === (given?.choice ?? null) && (latest.answer?.words ?? null) === (given?.words ?? null);
 
 const decisionOutput = z.object({
   task: taskShape,
@@ -273,16 +371,19 @@ const decisionOutput = z.object({
 /** A decision's batch read back: the task as it is after it, and the approval it decided (none when nothing was pending). */
 function decidedIn(rows: Rows<"decided" | "task">) {
   const task = toTask(rows.task[0] as TaskRow);
-  const decided = rows.decided[0] as ApprovalRow<Omit<Approval, "task_title">> | undefined;
-  return { task, approval: decided ? ({ ...toApproval(decided), task_title: task.title } as Approval) : null };
+  const decided = rows.decided[0] as Omit<ApprovalRow, "task_title"> | undefined;
+  return { task, approval: decided ? (toApproval({ ...decided, task_title: task.title }) as Approval) : null };
 }
 
 const approveTask = defineTool({
   name: "approve_task",
-  description: "Approve a task's pending request: a sign-off completes the task, a question is answered yes. Returns task, approval, next_occurrence.",
+  description:
+    "Approve a task's pending request: a sign-off completes the task, a question is answered yes (with one of its choices, or in words where it takes them). Returns task, approval, next_occurrence.",
   input: z.strictObject({
     task_id: taskId,
     note: reason.optional().meta({ detail: "an optional note kept on the approval" }),
+    choice: choiceText.optional().describe("a question's choice, exactly as offered (required when it offers choices and takes no words)"),
+    answer: reason.optional().describe("an answer in words, to a question that takes words or offers no choices"),
     idempotency_key: idempotencyKey,
   }),
   output: decisionOutput.extend({ next_occurrence: nextOccurrenceShape }),
@@ -291,6 +392,7 @@ const approveTask = defineTool({
     const a = p.accountId;
     const me = actorName(p);
     const note = args.note ?? null;
+    const given = givenAnswer(args.choice, args.answer);
 
     const done = approvalCompletion(now);
     /** The sign-off approved, in one batch: its task done (unless it is already), its running runs ended. */
@@ -319,11 +421,24 @@ const approveTask = defineTool({
 
     return ctx.write({
       subject: `task ${args.task_id}`,
-      apply: (miss) => approve(ctx.guard(decidableCondition({ taskId: args.task_id, accountId: a, approve: true }), miss), NO_FOLLOW_UP),
+      // An answer by choice or in words is a question's alone: it never approves a sign-off, so it starts from the rows.
+      apply: (miss) =>
+        given ? Promise.reject(miss) : approve(ctx.guard(decidableCondition({ taskId: args.task_id, accountId: a, approve: true }), miss), NO_FOLLOW_UP),
       async diagnose(lost) {
         const state = await readTaskState(db, a, args.task_id);
         const { task: t, pending, latest, timeZone } = state;
-        if (pending?.kind === "question") return answerQuestion(ctx, t, pending, true, note, lost, { next_occurrence: null });
+        if (pending?.kind === "question") return answerQuestion(ctx, t, pending, true, note, lost, { next_occurrence: null }, given);
+        if (given) {
+          if (!pending && answeredAlready(t, latest, "approved", note, given)) return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
+          const field = given.choice !== null ? "choice" : "answer";
+          if (pending || t.status === "awaiting_approval") {
+            throw invalid(
+              `${field}: task ${t.id} waits for a sign-off${pending ? ` (${pending.id})` : ""}, which is approved or rejected, not answered by choice or in words; ` +
+                "leave choice and answer out (note keeps a note on the approval).",
+            );
+          }
+          throw conflict(`task ${t.id} has no pending question (it is ${t.status}); nothing to answer. get_task shows its latest answer.`);
+        }
         if (!pending && answeredAlready(t, latest, "approved", note)) {
           return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
         }

@@ -36,6 +36,15 @@ export const approvalShape = z.object({
   reason: z.string().nullable().describe("why it was rejected or closed, or the approver's note"),
   created_at: z.string(),
   decided_at: z.string().nullable(),
+  choices: z.array(z.string()).nullable().describe("the choices a question offers, one of which the person picks; null: a yes/no question"),
+  accepts_words: z.boolean().describe("true when the question takes an answer in words"),
+  answer: z
+    .object({
+      choice: z.string().nullable().describe("the choice the person picked, exactly as offered"),
+      words: z.string().nullable().describe("the person's answer in words"),
+    })
+    .nullable()
+    .describe("the person's answer by choice or in words; null until one is given (a no is status rejected, its reason)"),
 });
 
 /** Why a task's running runs ended when it was completed. */
@@ -57,7 +66,10 @@ export const nextOccurrenceShape = taskShape.nullable().describe("the next occur
 export function approvalRequested(accountId: string, now: string, task: Task, approval: Approval) {
   return newEvent("approval.requested", accountId, now, {
     task: eventTask(task),
-    approval: { id: approval.id, kind: approval.kind, question: approval.question, requested_by: approval.requested_by },
+    approval: {
+      id: approval.id, kind: approval.kind, question: approval.question, requested_by: approval.requested_by,
+      choices: approval.choices, accepts_words: approval.accepts_words,
+    },
   });
 }
 
@@ -117,8 +129,8 @@ const completeTask = defineTool({
       const outcomeOf = (rows: Rows<"decided" | "task" | "approval">) => {
         const task = toTask(rows.task[0] as TaskRow);
         if (task.status === "done") {
-          const d = rows.decided[0] as ApprovalRow<Omit<Approval, "task_title">> | undefined;
-          return { task, outcome: "completed" as const, approval: d ? ({ ...toApproval(d), task_title: task.title } as Approval) : null, next_occurrence: next.next, changed: true };
+          const d = rows.decided[0] as Omit<ApprovalRow, "task_title"> | undefined;
+          return { task, outcome: "completed" as const, approval: d ? toApproval({ ...d, task_title: task.title }) : null, next_occurrence: next.next, changed: true };
         }
         return { task, outcome: "awaiting_approval" as const, approval: toApproval(rows.approval[0] as ApprovalRow) as Approval, next_occurrence: null, changed: true };
       };
@@ -202,8 +214,8 @@ const reopenTask = defineTool({
           },
           (rows) => {
             const task = toTask(rows.task[0] as TaskRow);
-            const closed = rows.closed[0] as ApprovalRow<Omit<Approval, "task_title">> | undefined;
-            return { task, closed_approval: closed ? { ...toApproval(closed), task_title: task.title } : null, changed: true };
+            const closed = rows.closed[0] as Omit<ApprovalRow, "task_title"> | undefined;
+            return { task, closed_approval: closed ? toApproval({ ...closed, task_title: task.title }) : null, changed: true };
           },
         );
       },

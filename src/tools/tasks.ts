@@ -12,7 +12,7 @@ import { indexNewTask, reindexTask } from "../db/search-index.ts";
 import { readBatchInProject, requireProject } from "../db/projects.ts";
 import { selectTaskList, taskDetailStatements } from "../db/task-views.ts";
 import { readBatch } from "../db/batch.ts";
-import { APPROVAL_KINDS, toApproval, type ApprovalKind, type ApprovalRow, type LatestAnswer } from "../db/approvals.ts";
+import { APPROVAL_KINDS, toLatestAnswer, toPendingRequest } from "../db/approvals.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
 import { AGAIN, defineTool, named, type BatchStep, type ToolContext } from "../catalog/tool.ts";
@@ -131,18 +131,28 @@ const getTask = defineTool({
     latest_comments: z.array(z.object({ id: z.string(), author: z.string(), body: z.string(), created_at: z.string() })),
     recent_runs: z.array(z.object({ id: z.string(), agent: z.string(), status: runStatus, started_at: z.string(), finished_at: z.string().nullable() })),
     pending_approval: z
-      .object({ id: z.string(), kind: z.enum(APPROVAL_KINDS), question: z.string(), requested_by: z.string(), created_at: z.string() })
+      .object({
+        id: z.string(),
+        kind: z.enum(APPROVAL_KINDS),
+        question: z.string(),
+        requested_by: z.string(),
+        created_at: z.string(),
+        choices: z.array(z.string()).nullable().describe("the choices a question offers (null: yes/no)"),
+        accepts_words: z.boolean().describe("true when the question takes an answer in words"),
+      })
       .nullable()
       .describe("the request waiting for a person: a question, or a sign-off"),
     latest_answer: z
       .object({
         id: z.string(),
         question: z.string(),
-        answer: z.enum(["yes", "no"]).describe("yes: go on; no: see reason"),
+        answer: z.enum(["yes", "no"]).describe("yes: go on (with choice and words when given); no: see reason"),
         reason: z.string().nullable(),
         decided_by: z.string(),
         decided_at: z.string(),
         decided_by_person: personShape.nullable().describe("which person answered; null when no person is known"),
+        choice: z.string().nullable().describe("the choice the person picked, of a question that offered choices"),
+        words: z.string().nullable().describe("the person's answer in words"),
       })
       .nullable()
       .describe("a person's answer to the task's latest answered question"),
@@ -176,8 +186,8 @@ const getTask = defineTool({
       blocks: blocks as R<{ id: string; title: string; status: TaskStatus }>,
       latest_comments: comments as R<{ id: string; author: string; body: string; created_at: string }>,
       recent_runs: runs as R<{ id: string; agent: string; status: RunStatus; started_at: string; finished_at: string | null }>,
-      pending_approval: (approval[0] as { id: string; kind: ApprovalKind; question: string; requested_by: string; created_at: string } | undefined) ?? null,
-      latest_answer: answer[0] ? (toApproval(answer[0] as ApprovalRow<LatestAnswer>) as LatestAnswer) : null,
+      pending_approval: approval[0] ? toPendingRequest(approval[0] as Parameters<typeof toPendingRequest>[0]) : null,
+      latest_answer: answer[0] ? toLatestAnswer(answer[0] as Parameters<typeof toLatestAnswer>[0]) : null,
       subtask_count: (subtasks[0] as { n: number }).n,
       recurrence: describeRecurrence(row, (zone[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC", ctx.nowMs),
       series: describeSeries(row, series as OccurrenceRow[], (count[0] as { n: number }).n),

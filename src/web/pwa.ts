@@ -27,10 +27,13 @@ const MANIFEST = JSON.stringify({
 });
 
 /**
- * The service worker. A push message is JSON { title, body, url, tag }; the
- * notification has no action buttons, so tapping it only opens `url` (a path
- * of this origin: the task's decide page, which asks to sign in first when
- * needed and comes back). Nothing is ever decided from a notification.
+ * The service worker. A push message is JSON { title, body, url, tag,
+ * actions? }; tapping the notification opens `url` (a path of this origin:
+ * the task's decide page, which asks to sign in first when needed and comes
+ * back). A question with choices carries one action per choice; the platform
+ * shows as many as it allows (Notification.maxActions, none on some), and each
+ * opens the decide page with that choice picked, where the person sends it
+ * with the page's form. Nothing is ever decided from a notification.
  */
 export const SERVICE_WORKER = `"use strict";
 self.addEventListener("install", () => self.skipWaiting());
@@ -48,19 +51,31 @@ self.addEventListener("push", (event) => {
     m = {};
   }
   const title = typeof m.title === "string" && m.title ? m.title : "Taskgate";
-  event.waitUntil(
-    self.registration.showNotification(title, {
-      body: typeof m.body === "string" ? m.body : "",
-      tag: typeof m.tag === "string" ? m.tag : undefined,
-      icon: "${ICON_PATH}",
-      data: { url: samePath(m.url) },
-    }),
-  );
+  const max = (self.Notification && Notification.maxActions) || 0;
+  const actions = (Array.isArray(m.actions) ? m.actions : [])
+    .filter((a) => a && typeof a.action === "string" && typeof a.title === "string")
+    .slice(0, max)
+    .map((a) => ({ action: a.action, title: a.title, url: samePath(a.url) }));
+  const options = {
+    body: typeof m.body === "string" ? m.body : "",
+    tag: typeof m.tag === "string" ? m.tag : undefined,
+    icon: "${ICON_PATH}",
+    data: actions.length ? { url: samePath(m.url), actions: actions } : { url: samePath(m.url) },
+  };
+  if (actions.length) options.actions = actions.map((a) => ({ action: a.action, title: a.title }));
+  event.waitUntil(self.registration.showNotification(title, options));
 });
 
+/** The page a tap opens: an action's (a choice picked), or the notification's own. */
+function pageOf(notification, action) {
+  const data = notification.data || {};
+  const chosen = action && Array.isArray(data.actions) ? data.actions.find((a) => a.action === action) : null;
+  return samePath(chosen ? chosen.url : data.url);
+}
+
 /** Opens the notification's page: a tab of Taskgate that shows it is focused, another is navigated there, or a new window opens. */
-function openPage(notification) {
-  const url = new URL(samePath(notification.data && notification.data.url), self.location.origin).href;
+function openPage(notification, action) {
+  const url = new URL(pageOf(notification, action), self.location.origin).href;
   const focus = (c) => (c && "focus" in c ? c.focus().catch(() => c) : c);
   return self.clients.matchAll({ type: "window" }).then((open) => {
     const showing = open.find((c) => c.url === url);
@@ -72,7 +87,7 @@ function openPage(notification) {
 
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
-  event.waitUntil(openPage(event.notification));
+  event.waitUntil(openPage(event.notification, event.action));
 });
 `;
 

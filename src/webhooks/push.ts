@@ -25,8 +25,9 @@ export const PUSH_TTL_SECONDS = 24 * 3600;
 async function sendOne(target: PushTarget, payload: PushPayload, vapid: VapidKeys): Promise<PushOutcome> {
   const fail = (error: string): PushOutcome => ({ target, result: "failed", error });
   try {
+    const { actions, ...shown } = payload;
     const built = await buildPushPayload(
-      { data: { ...payload }, options: { ttl: PUSH_TTL_SECONDS } },
+      { data: actions ? { ...shown, actions: actions.map((a) => ({ ...a })) } : shown, options: { ttl: PUSH_TTL_SECONDS } },
       { endpoint: target.endpoint, expirationTime: null, keys: { p256dh: target.p256dh, auth: target.auth } },
       { subject: target.origin, publicKey: vapid.publicKey, privateKey: vapid.privateKey },
     );

@@ -222,6 +222,42 @@ describe.each(["modern", "legacy"] as const)("the approvals view in a host (%s)"
     await person.close();
   });
 
+  it("a question with choices is answered by picking one, a question in words by writing; the agent reads both answers as data", async () => {
+    const bot = await mcp(tokens.agent, era);
+    const person = await mcp(tokens.person, era);
+    const venue = (await bot.ok("create_task", { title: `Book the venue (${era})` })).task;
+    const pick = (await bot.ok("request_approval", { task_id: venue.id, question: "Which hall?", choices: ["Hall <A>", "Hall B", "Hall C"] })).approval;
+    const speech = (await bot.ok("create_task", { title: `Write the speech (${era})` })).task;
+    const words = (await bot.ok("request_approval", { task_id: speech.id, question: "What should it end with?", accepts_words: true })).approval;
+
+    const h = await host(person, await person.call("list_pending_approvals"), "light", `a person's connection (${person.protocol})`);
+    try {
+      const chooser = card(h.frame, venue.title);
+      await chooser.waitFor();
+      const group = chooser.getByRole("group", { name: "Pick one" });
+      expect(await group.getByRole("radio").count()).toBe(3);
+      // Sending without a pick says what is missing and calls nothing.
+      await chooser.getByRole("button", { name: "Send answer" }).click();
+      await chooser.getByText("Pick one of the choices first.").waitFor();
+      await group.getByRole("radio", { name: "Hall <A>" }).check();
+      await chooser.getByRole("button", { name: "Send answer" }).click();
+      await h.frame.getByText(`Answered \u201cHall <A>\u201d: ${venue.title}`).waitFor();
+      await chooser.waitFor({ state: "detached" });
+
+      const writer = card(h.frame, speech.title);
+      await writer.getByRole("textbox", { name: "Your answer in words" }).fill("A thank-you to the volunteers.");
+      await writer.getByRole("button", { name: "Send answer" }).click();
+      await h.frame.getByText(`Answered in words: ${speech.title}`).waitFor();
+      expect(await h.problems()).toEqual([]);
+    } finally {
+      await h.close();
+    }
+    expect((await bot.ok("get_approval", { approval_id: pick.id })).approval.answer).toEqual({ choice: "Hall <A>", words: null });
+    expect((await bot.ok("get_task", { task_id: speech.id })).latest_answer).toMatchObject({ id: words.id, answer: "yes", choice: null, words: "A thank-you to the volunteers." });
+    await bot.close();
+    await person.close();
+  });
+
   it("an agent's connection shows the cards without decide buttons; its forged approve_task is refused; a result sent again redraws the view", async () => {
     const bot = await mcp(tokens.agent, era);
     const task = (await bot.ok("create_task", { title: `Publish the changelog (${era})` })).task;

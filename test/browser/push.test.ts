@@ -100,16 +100,17 @@ async function deliver(payload: object): Promise<void> {
   await cdp.send("ServiceWorker.deliverPushMessage", { origin: base, registrationId: registrationId as string, data: JSON.stringify(payload) });
 }
 
-/** The click on a notification the worker showed, through the worker's own notificationclick handler. */
-async function clickNotification(shown: { title: string; data: { url: string } }): Promise<void> {
+/** The click on a notification the worker showed (on one of its buttons: `action`), through the worker's own notificationclick handler. */
+async function clickNotification(shown: { title: string; data: { url: string } }, action = ""): Promise<void> {
   const worker = context.serviceWorkers()[0];
-  await worker.evaluate((n) => {
+  await worker.evaluate(([n, a]) => {
     const event = new Event("notificationclick") as any;
     let closed = false;
     event.notification = { ...n, close: () => (closed = true) };
+    event.action = a;
     event.waitUntil = (p: Promise<unknown>) => p.then(() => ((self as any).__clicked = closed));
     self.dispatchEvent(event);
-  }, shown);
+  }, [shown, action] as const);
 }
 
 describe("the service worker", () => {
@@ -144,6 +145,29 @@ describe("the service worker", () => {
     expect(pending.items.map((a) => a.task_id)).toContain(taskId);
     expect(await context.serviceWorkers()[0].evaluate(() => (self as any).__clicked)).toBe(true);
     expect(csp).toEqual([]);
+  });
+
+  it("a question with choices shows one button per choice, as many as the platform allows; a button opens the decide page with that choice picked", async () => {
+    const base = taskgate().base;
+    await page.goto(`${base}/settings`);
+    await watchNotifications();
+    const { task } = await agent.ok("create_task", { title: "Team lunch" });
+    await agent.ok("claim_task", { task_id: task.id });
+    const { approval } = await agent.ok("request_approval", { task_id: task.id, question: "Where for lunch?", choices: ["Noodles", "Tacos", "Curry"] });
+    const actions = ["Noodles", "Tacos", "Curry"].map((title, i) => ({ action: `choice-${i}`, title, url: `/tasks/${task.id}?approval=${approval.id}&choice=${i}` }));
+    await deliver({ title: "deploy-bot asks: Team lunch", body: "Where for lunch?", url: `/tasks/${task.id}`, tag: approval.id, actions });
+    let shown: Awaited<ReturnType<typeof notifications>> = [];
+    await expect.poll(async () => (shown = [...shown, ...(await notifications())]).length, { timeout: 20_000 }).toBe(1);
+    const max = await context.serviceWorkers()[0].evaluate(() => (self as any).Notification?.maxActions ?? 0);
+    expect(shown[0].actions).toEqual(actions.slice(0, max).map(({ action, title }) => ({ action, title })));
+
+    // The second choice's button (its page is the same whatever the platform shows): the choice picked, nothing decided.
+    await clickNotification(shown[0], "choice-1");
+    await expect.poll(() => page.url(), { timeout: 20_000 }).toBe(`${base}/tasks/${task.id}?approval=${approval.id}&choice=1`);
+    expect(await page.getByRole("group", { name: "Pick one" }).getByRole("radio", { name: "Tacos" }).isChecked()).toBe(true);
+    expect((await agent.ok("get_approval", { approval_id: approval.id })).approval.status).toBe("pending");
+    await page.getByRole("button", { name: "Send answer" }).click();
+    await expect.poll(async () => (await agent.ok("get_approval", { approval_id: approval.id })).approval.answer, { timeout: 20_000 }).toEqual({ choice: "Tacos", words: null });
   });
 
   it("Settings lists a subscribed device with its choices, last delivery and a Remove button (docs/images/settings-push.png)", async () => {

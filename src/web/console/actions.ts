@@ -75,14 +75,24 @@ const statusText = (status: unknown) => (status === "in_progress" ? "in progress
 /** What a person is told of an answer to an agent's question: the task stays where it was. */
 function answered(r: Result, answer: "yes" | "no"): string {
   const q = quote(r.approval?.question);
+  // A yes given by choice or in words is told as what was given.
+  const given = answer === "yes" && r.approval?.answer ? r.approval.answer : null;
+  const said = given ? [given.choice != null ? quote(given.choice) : null, given.words != null ? "in words" : null].filter(Boolean).join(" and ") : answer;
   if (!r.changed) {
     // Answered before, perhaps by another person of the account: the answer names who.
     const by = r.approval?.decided_by_person?.name;
-    return by ? `${by} had already answered ${answer} to ${q}.` : `You had already answered ${answer} to ${q}.`;
+    return by ? `${by} had already answered ${said} to ${q}.` : `You had already answered ${said} to ${q}.`;
   }
   const stays = `${quote(r.task?.title)} stays ${statusText(r.task?.status)}`;
+  if (given) return `Answered ${said} to ${q}: the agent reads your answer, and ${stays}.`;
   return answer === "yes" ? `Answered yes to ${q}: the agent goes on, and ${stays}.` : `Answered no to ${q}: the agent reads your reason, and ${stays}.`;
 }
+
+/** A question's answer from its form: the choice picked and the words written, each only when given (words keep their lines). */
+const answerFields = (f: FormFields) => {
+  const words = f.answer?.[0];
+  return { ...opt(f, "choice"), ...(words !== undefined && words.trim() !== "" ? { answer: words } : {}) };
+};
 
 export const ACTIONS: Record<string, ActionSpec> = {
   approve: {
@@ -100,7 +110,12 @@ export const ACTIONS: Record<string, ActionSpec> = {
         : `Rejected ${quote(r.task?.title)}: it is back ${statusText(r.task?.status)}, and your reason is a comment the agent reads.`,
     labels: { reason: "Reason" },
   },
-  answer_yes: { tool: "approve_task", args: (f) => ({ task_id: one(f, "task_id") }), done: (r) => answered(r, "yes") },
+  answer_yes: {
+    tool: "approve_task",
+    args: (f) => ({ task_id: one(f, "task_id"), ...answerFields(f) }),
+    done: (r) => answered(r, "yes"),
+    labels: { choice: "Choice", answer: "Your answer" },
+  },
   answer_no: { tool: "reject_task", args: (f) => ({ task_id: one(f, "task_id"), reason: one(f, "reason") ?? "" }), done: (r) => answered(r, "no"), labels: { reason: "Reason" } },
   comment: {
     tool: "comment_on_task",

@@ -75,6 +75,10 @@ main>.actions{margin:0 0 1rem}
 .actions form+form{margin-top:0}
 .reject{display:flex;gap:.5rem;flex:1 1 18rem;align-items:flex-start}
 .reject textarea{min-height:2.4rem;field-sizing:content}
+.answer{flex:1 1 18rem}
+.answer fieldset{border:1px solid var(--line);border-radius:8px;margin:0 0 .5rem;padding:.2rem .7rem .5rem}
+.answer legend{font-weight:600;font-size:.85rem}
+.answer textarea{margin-bottom:.5rem}
 table{width:100%;border-collapse:collapse;background:var(--card)}
 th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.8rem;color:var(--muted);font-weight:600;text-transform:uppercase;letter-spacing:.03em}

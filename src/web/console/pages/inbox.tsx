@@ -85,7 +85,7 @@ const Approval: FC<{ view: View; a: PendingApprovalRow; runs: InboxRun[]; events
       {notes.text ? <p class="body muted"><Written text={notes.text} /></p> : null}
       <Runs view={view} a={a} runs={runs} events={events} />
       <LatestComments view={view} comments={comments} />
-      <Decide view={view} kind={a.kind} taskId={a.task_id} id={a.id} name={short} />
+      <Decide view={view} kind={a.kind} taskId={a.task_id} id={a.id} name={short} choices={a.choices} acceptsWords={a.accepts_words} />
     </article>
   );
 };
@@ -108,7 +108,7 @@ export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view
       <p class="muted">
         {inbox.pendingCount === 0
           ? "Nothing waits for you."
-          : `${plural(inbox.pendingCount, "request")} waiting for you, newest first: a question is answered yes or no and leaves the task where it is; a sign-off's approval completes it.`}
+          : `${plural(inbox.pendingCount, "request")} waiting for you, newest first: a question is answered yes or no (or by its choices, or in words) and leaves the task where it is; a sign-off's approval completes it.`}
       </p>
       {inbox.approvals.length === 0 && inbox.pendingCount === 0 ? (
         <Empty>When an agent asks you a question, or finishes a task that needs your sign-off, it shows up here.</Empty>

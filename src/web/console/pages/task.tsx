@@ -15,14 +15,15 @@ import { Comments, Notes, Runs, Steps } from "./task/work.tsx";
 
 export { TASK_LIMITS } from "./task/parts.tsx";
 
-export const TaskPage: FC<{ view: View; data: Data }> = ({ view, data }) => {
+/** `picked`: the place of a choice to show picked in the waiting question's answer (from a notification's button). */
+export const TaskPage: FC<{ view: View; data: Data; picked?: number | null }> = ({ view, data, picked = null }) => {
   const t = data.task as TaskRow;
   return (
     <Shell view={view} section="tasks" title={clip(t.title, 80).text}>
       <Heading view={view} data={data} t={t} />
       <Repeats view={view} t={t} />
       <Lifecycle view={view} t={t} />
-      <Approval view={view} data={data} t={t} />
+      <Approval view={view} data={data} t={t} picked={picked} />
       <div class="split">
         <div>
           <Notes t={t} />

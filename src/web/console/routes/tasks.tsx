@@ -36,7 +36,10 @@ tasksRoutes.get("/:id", requireSession(), async (c) => {
       </MessagePage>
     ), 404);
   }
-  return render(c, s, data, (v) => <TaskPage view={v} data={data} />);
+  // A choice picked from a push notification's button (?approval=…&choice=N): shown picked on this question only, for the person to send.
+  const choice = c.req.query("choice");
+  const picked = data.approval && c.req.query("approval") === data.approval.id && /^[0-7]$/.test(choice ?? "") ? Number(choice) : null;
+  return render(c, s, data, (v) => <TaskPage view={v} data={data} picked={picked} />);
 });
 
 tasksRoutes.get("/:id/text/:part", requireSession(), async (c) => {

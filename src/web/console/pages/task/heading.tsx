@@ -56,7 +56,7 @@ export const Lifecycle: FC<{ view: View; t: TaskRow }> = ({ view, t }) => {
 };
 
 /** The question or sign-off waiting on the task, with the person's answer to give; nothing when none waits. */
-export const Approval: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, data, t }) => {
+export const Approval: FC<{ view: View; data: Data; t: TaskRow; picked?: number | null }> = ({ view, data, t, picked = null }) => {
   const approval = data.approval;
   if (!approval) return null;
   return (
@@ -64,7 +64,7 @@ export const Approval: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, dat
       <h2 id="h-approval">{requestHeading(approval.kind)}</h2>
       <p class="meta"><span>asked by <strong>{actorWord(approval.requested_by)}</strong> <When view={view} iso={approval.created_at} /></span></p>
       <p class="q"><Written text={approval.question} /></p>
-      <Decide view={view} kind={approval.kind} taskId={t.id} id={approval.id} />
+      <Decide view={view} kind={approval.kind} taskId={t.id} id={approval.id} choices={approval.choices} acceptsWords={approval.accepts_words} picked={picked} />
     </section>
   );
 };
