@@ -79,7 +79,7 @@ describe.each(ERAS)("per-agent policy (%s)", (era) => {
     expect(r.meta[POLICY_KEY]).toEqual({ decision: "deny", rule: "connection rule 1: deny delete_label", reason: "Denied by this connection's policy." });
     expect(await snapshotDb()).toBe(before);
     const who = await c.ok("whoami");
-    expect(who.policy.deny).toEqual([{ tool: "delete_label", rule: "connection rule 1: deny delete_label", reason: "Denied by this connection's policy." }]);
+    expect(who.policy.deny).toEqual([{ tool: "delete_label", rule: "connection rule 1: deny delete_label" }]);
     expect(who.policy.ask.map((a: any) => a.tool).sort()).toEqual(TOOL_NAMES.filter((t) => !HUMAN_TOOLS.has(t) && t !== "delete_label" && (DESTRUCTIVE_TOOLS.has(t) || OPEN_WORLD_TOOLS.has(t))).sort());
     expect(who.policy.in_words).toContain("Denied (not listed): delete_label.");
     expect(who.policy.rules.map((r: any) => [r.source, r.decision])).toEqual([["agent", "ask"], ["agent", "ask"], ["connection", "deny"]]);

@@ -72,7 +72,7 @@ describe("webhook events through the queue", () => {
     }
     const byType = (t: string) => got.filter((r) => r.event.type === t).map((r) => r.event.data);
     expect(byType("approval.requested")).toContainEqual(
-      expect.objectContaining({ approval: { id: first.approval.id, kind: "signoff", question: "tagged v1.0", requested_by: acc.agentName }, task: expect.objectContaining({ id: task.id, status: "awaiting_approval" }) }),
+      expect.objectContaining({ approval: { id: first.approval.id, kind: "signoff", question: "tagged v1.0", requested_by: acc.agentName, choices: null, accepts_words: false }, task: expect.objectContaining({ id: task.id, status: "awaiting_approval" }) }),
     );
     expect(byType("approval.answered")).toEqual([
       {

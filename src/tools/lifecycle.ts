@@ -32,19 +32,13 @@ export const approvalShape = z.object({
   question: z.string(),
   requested_by: z.string().describe("`human` or the agent's name"),
   decided_by: z.string().nullable(),
-  decided_by_person: personShape.nullable().describe("which person decided it, when decided_by is `human`; null otherwise, or when no person is known"),
+  decided_by_person: personShape.nullable().describe("which person, when decided_by is `human`"),
   reason: z.string().nullable().describe("why it was rejected or closed, or the approver's note"),
   created_at: z.string(),
   decided_at: z.string().nullable(),
-  choices: z.array(z.string()).nullable().describe("the choices a question offers, one of which the person picks; null: a yes/no question"),
-  accepts_words: z.boolean().describe("true when the question takes an answer in words"),
-  answer: z
-    .object({
-      choice: z.string().nullable().describe("the choice the person picked, exactly as offered"),
-      words: z.string().nullable().describe("the person's answer in words"),
-    })
-    .nullable()
-    .describe("the person's answer by choice or in words; null until one is given (a no is status rejected, its reason)"),
+  choices: z.array(z.string()).nullable().describe("a question's choices; null: yes or no"),
+  accepts_words: z.boolean(),
+  answer: z.object({ choice: z.string().nullable(), words: z.string().nullable() }).nullable().describe("by choice or in words; null until given (a no: status rejected)"),
 });
 
 /** Why a task's running runs ended when it was completed. */

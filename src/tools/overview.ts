@@ -23,17 +23,17 @@ const activityEntry = z.object({
   target_id: z.string().nullable(),
   summary: z.string(),
   created_at: z.string(),
-  person: personShape.nullable().describe("which person made the call when the actor is `human`; null for an agent, or a person's token that names no person"),
+  person: personShape.nullable().describe("which person, when the actor is `human`"),
 });
 
 const policyRule = z.object({
-  source: z.enum(["agent", "connection"]).describe("the agent's rule (all its connections) or this connection's own (it only narrows)"),
+  source: z.enum(["agent", "connection"]),
   decision: z.enum(POLICY_DECISIONS),
   effect: z.enum(POLICY_EFFECTS).nullable(),
   toolset: z.string().nullable(),
   tool: z.string().nullable(),
-  project: z.string().nullable().describe("the rule holds only for calls that reach this project"),
-  outside_project: z.string().nullable().describe("the rule holds only for calls that reach anything outside this project"),
+  project: z.string().nullable(),
+  outside_project: z.string().nullable(),
   words: z.string(),
 });
 
@@ -47,7 +47,7 @@ const reachedRow = z.object({
   subtasks: z.number().nullable(),
 });
 
-const decidedTool = z.object({ tool: z.string(), rule: z.string(), reason: z.string() });
+const decidedTool = z.object({ tool: z.string(), rule: z.string() });
 
 const whoami = defineTool({
   name: "whoami",
@@ -85,15 +85,15 @@ const whoami = defineTool({
     not_listed: z.string().describe("which tools this connection's tools/list leaves out and why, as the server's instructions say"),
     policy: z
       .object({
-        preset: z.enum(["trusted", "careful", "read_only"]).nullable().describe("the preset the rules are, when they are one"),
+        preset: z.enum(["trusted", "careful", "read_only"]).nullable(),
         in_words: z.string(),
-        rules: z.array(policyRule).describe("evaluated deny, then ask, then allow; the most specific rule names each decision"),
+        rules: z.array(policyRule).describe("evaluated deny, then ask, then allow"),
         ask: z.array(decidedTool).describe("tools that wait for the person's approval"),
-        deny: z.array(decidedTool).describe("tools denied wherever they reach: not listed"),
-        by_project: z.array(decidedTool.extend({ decision: z.enum(POLICY_DECISIONS), project: z.string(), outside: z.boolean() })).describe("decisions that hold only in (or outside) a project"),
+        deny: z.array(decidedTool).describe("tools denied (not listed)"),
+        by_project: z.array(decidedTool.extend({ decision: z.enum(POLICY_DECISIONS), project: z.string(), outside: z.boolean() })),
       })
       .nullable()
-      .describe("an agent's policy; null for a person"),
+      .describe("null for a person"),
     dry_run: z
       .object({
         tool: z.string(),
@@ -102,9 +102,9 @@ const whoami = defineTool({
         reason: z.string(),
         would_change: z.string(),
         arguments_valid: z.boolean(),
-        problem: z.string().nullable().describe("what to fix in the arguments"),
+        problem: z.string().nullable(),
         writes: z.boolean(),
-        touches: z.array(reachedRow).describe("for a write: the rows its arguments name (nothing is written)"),
+        touches: z.array(reachedRow).describe("a write's rows its arguments name"),
       })
       .nullable(),
   }),
@@ -140,9 +140,9 @@ function policyInWords(policy: Policy, ctx: ToolContext) {
   }));
   const callable = TOOL_NAMES.filter((t) => ctx.selection.tools.has(t) && refusal(ctx.principal, t) === null);
   const decided = [...decideAll(policy, callable)];
-  const ask = decided.filter(([, d]) => d.decision === "ask").map(([tool, d]) => ({ tool, rule: d.rule, reason: d.reason }));
-  const deny = decided.filter(([, d]) => d.decision === "deny").map(([tool, d]) => ({ tool, rule: d.rule, reason: d.reason }));
-  const byProject = decided.flatMap(([tool, d]) => (d.where ?? []).map((w) => ({ tool, decision: w.decision, rule: w.rule, reason: w.reason, project: w.project, outside: w.outside })));
+  const ask = decided.filter(([, d]) => d.decision === "ask").map(([tool, d]) => ({ tool, rule: d.rule }));
+  const deny = decided.filter(([, d]) => d.decision === "deny").map(([tool, d]) => ({ tool, rule: d.rule }));
+  const byProject = decided.flatMap(([tool, d]) => (d.where ?? []).map((w) => ({ tool, decision: w.decision, rule: w.rule, project: w.project, outside: w.outside })));
   const preset = presetOf([...policy.agent, ...policy.connection]);
   const parts = rules.length === 0 ? ["No rules: every tool this token's scope allows runs without asking."] : [`${rules.length} rule${rules.length === 1 ? "" : "s"}: ${rules.map((r) => `${r.source} ${r.words}`).join("; ")}.`];
   if (ask.length) parts.push(`Waits for the person's approval: ${ask.map((a) => a.tool).join(", ")}.`);

@@ -10,10 +10,7 @@ export const runStatus = z.enum(RUN_STATUSES);
 export const runEventKind = z.enum(RUN_EVENT_KINDS);
 
 /** A person of the account, as outputs name one: the id and the name shown for them now. */
-export const personShape = z.object({
-  id: z.string().describe("the person's id"),
-  name: z.string().describe("the name they set in the console's settings, else their email's part before the @"),
-});
+export const personShape = z.object({ id: z.string(), name: z.string().describe("as set in the console, else the email's part before the @") });
 
 /** A task named in another record's answer. */
 export const taskRef = z.object({ id: z.string(), title: z.string(), status: taskStatus });
@@ -29,7 +26,7 @@ export const taskShape = z.object({
   due_at: z.string().nullable(),
   estimate_minutes: z.number().nullable(),
   assignee: z.string().nullable(),
-  assignee_person: personShape.nullable().describe("while the assignee is `human`: which person claimed it or was assigned it (null when no person is known)"),
+  assignee_person: personShape.nullable().describe("which person, while the assignee is `human`"),
   auto_ok: z.boolean().describe("whether an agent may complete it without a person's approval"),
   blocked_reason: z.string().nullable(),
   snoozed_until: z.string().nullable(),

@@ -213,7 +213,7 @@ const getTaskHistory = defineTool({
         tool: z.string(),
         summary: z.string(),
         created_at: z.string(),
-        person: personShape.nullable().describe("which person made the call when the actor is `human`; null for an agent, or a person's token that names no person"),
+        person: personShape.nullable().describe("which person, when the actor is `human`"),
       }),
     ),
     next_cursor: z.string().nullable(),

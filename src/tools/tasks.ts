@@ -150,7 +150,7 @@ const getTask = defineTool({
         reason: z.string().nullable(),
         decided_by: z.string(),
         decided_at: z.string(),
-        decided_by_person: personShape.nullable().describe("which person answered; null when no person is known"),
+        decided_by_person: personShape.nullable().describe("which person answered"),
         choice: z.string().nullable().describe("the choice the person picked, of a question that offered choices"),
         words: z.string().nullable().describe("the person's answer in words"),
       })
