@@ -82,6 +82,8 @@ describe("webhook events through the queue", () => {
         reason: "yes, the .com one",
         answered_by: "human",
         answered_by_person: null, // a person's tg_ token names no person
+        choice: null,
+        words: null,
       },
     ]);
     expect(byType("task.rejected")[0]).toMatchObject({ task: { id: task.id, status: "in_progress" }, rejected_by: "human", reason: "the changelog is missing" });
