@@ -22,11 +22,13 @@ export interface Approval {
   reason: string | null;
   created_at: string;
   decided_at: string | null;
+  /** What a pending action (src/db/pending-actions.ts) adds; null for a question or a sign-off. */
+  action: null;
 }
 
 /** `a` is approvals, `t` its (live) task. */
 const APPROVAL_COLUMNS =
-  "a.id, a.task_id, t.title AS task_title, a.kind, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at";
+  "a.id, a.task_id, t.title AS task_title, a.kind, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at, NULL AS action";
 
 const FROM_LIVE = "FROM approvals a JOIN tasks t ON t.id = a.task_id AND t.account_id = a.account_id AND t.trash_id IS NULL";
 
@@ -150,6 +152,7 @@ export function newApprovalValue(a: NewApproval): Approval {
     reason: null,
     created_at: a.now,
     decided_at: null,
+    action: null,
   };
 }
 

@@ -200,7 +200,7 @@ export function decidePendingApproval(
       `UPDATE approvals SET status = CASE kind WHEN 'question' THEN ?2 ELSE ?1 END, decided_by = ?3,
               reason = CASE kind WHEN 'question' THEN ?5 ELSE ?4 END, decided_at = ?6
         WHERE task_id = ?7 AND account_id = ?8 AND status = 'pending'${only}
-       RETURNING id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at`,
+       RETURNING id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at, NULL AS action`,
     )
     .bind(d.status, q.status, d.decidedBy, d.reason, q.reason, d.now, taskId, accountId);
 }

@@ -29,36 +29,39 @@ export function idsNamed(args: Record<string, unknown>): string[] {
 const CLIP = 120;
 
 /**
- * Each named row of the account with its project, in one read (ids the
- * account does not hold are left out). `?1` the account, `?2` the ids as JSON.
+ * Each named row of the account with its project, in one round trip: one
+ * statement per kind of row (D1 allows few terms in a compound SELECT), ids
+ * the account does not hold left out. `?1` the account, `?2` the ids as JSON.
  */
-const REACHED_SQL = `
-WITH ids(id) AS (SELECT value FROM json_each(?2)),
-rows AS (
-  SELECT 'project' AS kind, p.id, p.name AS name, p.id AS project_id, NULL AS status, NULL AS task_id
-    FROM projects p JOIN ids ON ids.id = p.id WHERE p.account_id = ?1
-  UNION ALL SELECT 'task', t.id, t.title, t.project_id, t.status, t.id FROM tasks t JOIN ids ON ids.id = t.id WHERE t.account_id = ?1
-  UNION ALL SELECT 'step', s.id, s.text, t.project_id, s.status, t.id FROM steps s JOIN ids ON ids.id = s.id JOIN tasks t ON t.id = s.task_id WHERE s.account_id = ?1
-  UNION ALL SELECT 'comment', c.id, c.body, t.project_id, NULL, t.id FROM comments c JOIN ids ON ids.id = c.id JOIN tasks t ON t.id = c.task_id WHERE c.account_id = ?1
-  UNION ALL SELECT 'run', r.id, coalesce(r.summary, 'run of ' || t.title), t.project_id, r.status, t.id FROM runs r JOIN ids ON ids.id = r.id JOIN tasks t ON t.id = r.task_id WHERE r.account_id = ?1
-  UNION ALL SELECT 'approval', a.id, a.question, t.project_id, a.status, t.id FROM approvals a JOIN ids ON ids.id = a.id JOIN tasks t ON t.id = a.task_id WHERE a.account_id = ?1
-  UNION ALL SELECT 'calendar_link', l.id, l.title, t.project_id, NULL, t.id FROM calendar_links l JOIN ids ON ids.id = l.id JOIN tasks t ON t.id = l.task_id WHERE l.account_id = ?1
-  UNION ALL SELECT 'label', l.id, l.name, NULL, NULL, NULL FROM labels l JOIN ids ON ids.id = l.id WHERE l.account_id = ?1
-  UNION ALL SELECT 'trash_item', x.id, x.title,
-         CASE x.kind WHEN 'project' THEN x.target_id WHEN 'task' THEN (SELECT project_id FROM tasks WHERE id = x.target_id)
-                     ELSE (SELECT t.project_id FROM tasks t WHERE t.id = (SELECT task_id FROM steps WHERE id = x.target_id UNION ALL SELECT task_id FROM comments WHERE id = x.target_id LIMIT 1)) END,
-         NULL, NULL
-    FROM trash x JOIN ids ON ids.id = x.id WHERE x.account_id = ?1
-)
+const REACHED_KINDS = [
+  "SELECT 'project' AS kind, p.id, p.name AS name, p.id AS project_id, NULL AS status FROM projects p JOIN ids ON ids.id = p.id WHERE p.account_id = ?1",
+  "SELECT 'task', t.id, t.title, t.project_id, t.status FROM tasks t JOIN ids ON ids.id = t.id WHERE t.account_id = ?1",
+  "SELECT 'step', s.id, s.text, t.project_id, s.status FROM steps s JOIN ids ON ids.id = s.id JOIN tasks t ON t.id = s.task_id WHERE s.account_id = ?1",
+  "SELECT 'comment', c.id, c.body, t.project_id, NULL FROM comments c JOIN ids ON ids.id = c.id JOIN tasks t ON t.id = c.task_id WHERE c.account_id = ?1",
+  "SELECT 'run', r.id, coalesce(r.summary, 'run of ' || t.title), t.project_id, r.status FROM runs r JOIN ids ON ids.id = r.id JOIN tasks t ON t.id = r.task_id WHERE r.account_id = ?1",
+  "SELECT 'approval', a.id, a.question, t.project_id, a.status FROM approvals a JOIN ids ON ids.id = a.id JOIN tasks t ON t.id = a.task_id WHERE a.account_id = ?1",
+  "SELECT 'calendar_link', l.id, l.title, t.project_id, NULL FROM calendar_links l JOIN ids ON ids.id = l.id JOIN tasks t ON t.id = l.task_id WHERE l.account_id = ?1",
+  "SELECT 'label', l.id, l.name, NULL, NULL FROM labels l JOIN ids ON ids.id = l.id WHERE l.account_id = ?1",
+  `SELECT 'trash_item', x.id, x.title,
+          CASE x.kind WHEN 'project' THEN x.target_id WHEN 'task' THEN (SELECT project_id FROM tasks WHERE id = x.target_id)
+                      ELSE (SELECT t.project_id FROM tasks t WHERE t.id = coalesce((SELECT task_id FROM steps WHERE id = x.target_id), (SELECT task_id FROM comments WHERE id = x.target_id))) END,
+          NULL
+     FROM trash x JOIN ids ON ids.id = x.id WHERE x.account_id = ?1`,
+];
+
+const reachedSql = (rows: string) => `
+WITH ids(id) AS (SELECT value FROM json_each(?2)), r(kind, id, name, project_id, status) AS (${rows})
 SELECT r.kind, r.id, substr(r.name, 1, ${CLIP}) AS name, r.project_id, p.name AS project_name, r.status,
        CASE r.kind WHEN 'task' THEN (SELECT count(*) FROM tasks c WHERE c.parent_id = r.id AND c.account_id = ?1 AND c.trash_id IS NULL) END AS subtasks
-  FROM rows r LEFT JOIN projects p ON p.id = r.project_id AND p.account_id = ?1`;
+  FROM r LEFT JOIN projects p ON p.id = r.project_id AND p.account_id = ?1`;
 
-/** The rows a call names, in one read; none when it names no id. */
+/** The rows a call names, in one round trip; none when it names no id. */
 export async function rowsReached(db: D1Database, accountId: string, args: Record<string, unknown>): Promise<ReachedRow[]> {
   const ids = idsNamed(args);
   if (ids.length === 0) return [];
-  const { results } = await db.prepare(REACHED_SQL).bind(accountId, JSON.stringify(ids)).all<ReachedRow>();
+  const json = JSON.stringify(ids);
+  const read = await db.batch(REACHED_KINDS.map((rows) => db.prepare(reachedSql(rows)).bind(accountId, json)));
+  const results = read.flatMap((r) => r.results as unknown as ReachedRow[]);
   const order = new Map(ids.map((id, i) => [id, i]));
   return results.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
 }

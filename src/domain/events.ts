@@ -7,7 +7,7 @@
  */
 import { ID_PREFIX, newId } from "./ids.ts";
 
-export const EVENT_TYPES = ["approval.requested", "approval.answered", "approval.withdrawn", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
+export const EVENT_TYPES = ["approval.requested", "approval.answered", "approval.withdrawn", "approval.decided", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(s: string): s is EventType {
@@ -25,7 +25,25 @@ export interface EventTask {
 }
 
 export interface EventData {
-  "approval.requested": { task: EventTask; approval: { id: string; kind: "question" | "signoff"; question: string; requested_by: string } };
+  /**
+   * An agent asks: a question, a sign-off, or a pending action (a call its
+   * policy asks about, which names its tool in `action`; its task is null
+   * when the call names none).
+   */
+  "approval.requested": {
+    task: EventTask | null;
+    approval: { id: string; kind: "question" | "signoff" | "action"; question: string; requested_by: string };
+    action?: { tool: string; title: string; arguments_in_words: string; expires_at: string };
+  };
+  /** A person decided a pending action: approved (the call ran once, as the agent; `result` is its answer) or rejected (nothing ran). */
+  "approval.decided": {
+    task: EventTask | null;
+    approval: { id: string; kind: "action"; requested_by: string; tool: string; title: string };
+    decision: "approved" | "rejected";
+    decided_by: string;
+    note: string | null;
+    result: { is_error: boolean; text: string; structured_content: Record<string, unknown> | null } | null;
+  };
   /** A person answered an agent's question: yes (go on) or no (with the reason); the task stays where it was. */
   "approval.answered": {
     task: EventTask;

@@ -163,8 +163,18 @@ const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` 
 export function pushPayload(event: TaskgateEvent): PushPayload | null {
   if (event.type === "approval.requested") {
     const d = event.data as TaskgateEvent<"approval.requested">["data"];
+    // A pending action: the tool's title first, the arguments in words, and the page that decides it.
+    if (d.action) {
+      return {
+        title: cut(`${d.approval.requested_by} asks to run: ${d.action.title}`, 120),
+        body: cut(`${d.action.arguments_in_words}. Approve or reject before ${d.action.expires_at.slice(0, 16).replace("T", " ")} UTC.`, 500),
+        url: `/approvals/${d.approval.id}`,
+        tag: d.approval.id,
+      };
+    }
     const asks = d.approval.kind === "question" ? `${d.approval.requested_by} asks` : `${d.approval.requested_by} asks for sign-off`;
-    return { title: cut(`${asks}: ${d.task.title}`, 120), body: cut(d.approval.question, 500), url: `/tasks/${d.task.id}`, tag: d.approval.id };
+    const task = d.task ?? { id: "", title: "" };
+    return { title: cut(`${asks}: ${task.title}`, 120), body: cut(d.approval.question, 500), url: `/tasks/${task.id}`, tag: d.approval.id };
   }
   if (event.type === "claim.lapsed") {
     const d = event.data as TaskgateEvent<"claim.lapsed">["data"];

@@ -19,7 +19,7 @@ import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema 
 import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "../catalog/contract.ts";
 import { decide, dependsOnProject, policyKey, policyOf, POLICY_KEY, toolPolicy, type Policy, type PolicyVerdict } from "../catalog/policy.ts";
 import { projectsOf, rowsReached } from "../db/policy.ts";
-import { askPerson, deniedByPolicy, whatWouldChange } from "./pending-actions.ts";
+import { approvedKey, askPerson, deniedByPolicy, runApproved, whatWouldChange } from "./pending-actions.ts";
 import type { DryRun } from "../catalog/policy.ts";
 
 export interface ToolDescriptor {
@@ -302,7 +302,8 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
     if (verdict.decision === "ask") return askPerson(scope, tool.name, args, verdict);
   }
 
-  const key = WRITE_TOOLS.has(tool.name) && typeof args.idempotency_key === "string" ? args.idempotency_key : null;
+  // An approved pending action runs under a key of its approval: a second run (a second approve, a retry after a crash) replays the first.
+  const key = !WRITE_TOOLS.has(tool.name) ? null : scope.approved ? approvedKey(scope.approved.approvalId) : typeof args.idempotency_key === "string" ? args.idempotency_key : null;
   const p = scope.principal;
   const idem: Idempotency | null = key
     ? { scope: { accountId: p.accountId, tokenId: p.tokenId, tool: name, key }, requestHash: await requestHash(args) }
@@ -313,7 +314,10 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       if (earlier) return earlier;
     }
     const committed: TaskgateEvent[] = [];
-    const ctx = makeContext(scope, tool.name, args, idem, committed, { dryRun: (t, a) => dryRun(scope, t, a) });
+    const ctx = makeContext(scope, tool.name, args, idem, committed, {
+      dryRun: (t, a) => dryRun(scope, t, a),
+      runApproved: (action) => runApproved(scope, action, callTool),
+    });
     let result: Record<string, unknown>;
     try {
       result = (await tool.handler(ctx, args)) as Record<string, unknown>;

@@ -12,6 +12,7 @@ import { decodeCursor, page } from "../db/cursor.ts";
 import { selectActivity, selectTargetKnown } from "../db/activity.ts";
 import { assigneeName, cursor, isoTime, limit, toUtc } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
+import { reachedRow } from "./shapes.ts";
 
 const activityEntry = z.object({
   id: z.string(),
@@ -35,15 +36,6 @@ const policyRule = z.object({
   words: z.string(),
 });
 
-const reachedRow = z.object({
-  kind: z.enum(["project", "task", "step", "comment", "run", "approval", "label", "calendar_link", "trash_item"]),
-  id: z.string(),
-  name: z.string(),
-  project_id: z.string().nullable(),
-  project_name: z.string().nullable(),
-  status: z.string().nullable(),
-  subtasks: z.number().nullable(),
-});
 
 const decidedTool = z.object({ tool: z.string(), rule: z.string(), reason: z.string() });
 
