@@ -77,7 +77,7 @@ describe.each(ERAS)("pending actions (%s)", (era) => {
     // The person sees the call, its arguments in words, what it touches.
     const got = await t.person.ok("get_approval", { approval_id: id });
     expect(got.approval).toMatchObject({ kind: "action", status: "pending", task_id: task.task.id, task_title: "Old draft", requested_by: "bot" });
-    expect(got.approval.action).toMatchObject({ tool: "delete_task", title: expect.any(String), arguments: { task_id: task.task.id }, result: null, ran_at: null });
+    expect(got.approval.action).toMatchObject({ tool: "delete_task", title: expect.any(String), arguments: JSON.stringify({ task_id: task.task.id }), result: null, ran_at: null });
     expect(got.approval.action.touches).toEqual([expect.objectContaining({ kind: "task", id: task.task.id, name: "Old draft" })]);
     expect(got.approval.action.arguments_in_words).toContain("Old draft");
     expect(got.decide_url).toBe(`https://taskgate.test/approvals/${id}`);
@@ -108,14 +108,16 @@ describe.each(ERAS)("pending actions (%s)", (era) => {
     const approved = await t.person.ok("approve_task", { approval_id: id, note: "fine" });
     expect(approved.changed).toBe(true);
     expect(approved.approval).toMatchObject({ id, kind: "action", status: "approved", decided_by: "human", reason: "fine" });
-    expect(approved.approval.action.result).toMatchObject({ is_error: false, structured_content: { trash_id: expect.stringMatching(/^trs_/), already_in_trash: false } });
+    expect(approved.approval.action.result.is_error).toBe(false);
+    const trashed = JSON.parse(approved.approval.action.result.text);
+    expect(trashed).toMatchObject({ trash_id: expect.stringMatching(/^trs_/), already_in_trash: false });
     expect(await trashCount(t.person, task.task.id)).toBe(1);
     // The trash item is the agent's deletion: it ran as the agent.
     const trash = await t.person.ok("list_trash", {});
     expect(trash.items.find((i: { target_id: string }) => i.target_id === task.task.id)).toMatchObject({ deleted_by: "bot" });
     const seen = await t.agent.ok("get_approval", { approval_id: id });
     expect(seen.approval.status).toBe("approved");
-    expect(seen.approval.action.result.structured_content.trash_id).toBe(approved.approval.action.result.structured_content.trash_id);
+    expect(JSON.parse(seen.approval.action.result.text).trash_id).toBe(trashed.trash_id);
     const again = await t.person.ok("approve_task", { approval_id: id });
     expect(again.changed).toBe(false);
     expect(again.approval.action.result).toEqual(approved.approval.action.result);
@@ -134,7 +136,7 @@ describe.each(ERAS)("pending actions (%s)", (era) => {
     await asServer(env.DB, env.DB.prepare("UPDATE pending_actions SET result = NULL, ran_at = NULL WHERE id = ?").bind(id));
     const again = await t.person.ok("approve_task", { approval_id: id });
     expect(again.changed).toBe(false);
-    expect(again.approval.action.result.structured_content.trash_id).toBe(first.approval.action.result.structured_content.trash_id);
+    expect(JSON.parse(again.approval.action.result.text).trash_id).toBe(JSON.parse(first.approval.action.result.text).trash_id);
     expect(await trashCount(t.person, task.task.id)).toBe(1);
     await t.close();
   });

@@ -70,14 +70,15 @@ export interface ActionResult {
 export interface ActionView {
   tool: string;
   title: string;
-  arguments: Record<string, unknown>;
+  /** Canonical JSON. */
+  arguments: string;
   arguments_in_words: string;
   rule: string;
   reason: string;
   touches: ReachedRow[];
   expires_at: string;
   ran_at: string | null;
-  result: { is_error: boolean; text: string; structured_content: Record<string, unknown> | null } | null;
+  result: { is_error: boolean; text: string } | null;
 }
 
 export interface ActionApproval {
@@ -136,14 +137,12 @@ function parsed<T>(text: string | null, fallback: T): T {
 }
 
 /** The stored CallToolResult, in the shape an approval shows it. */
-export function resultView(text: string | null): ActionView["result"] {
-  const r = parsed<ActionResult | null>(text, null);
+export function resultView(stored: string | null): ActionView["result"] {
+  const r = parsed<ActionResult | null>(stored, null);
   if (!r) return null;
-  return {
-    is_error: r.isError === true,
-    text: (r.content ?? []).map((c) => c.text ?? "").filter(Boolean).join("\n"),
-    structured_content: r.structuredContent ?? null,
-  };
+  // A success's text is the JSON of its structured result (the registry writes it so).
+  const text = r.structuredContent && !r.isError ? JSON.stringify(r.structuredContent) : (r.content ?? []).map((c) => c.text ?? "").filter(Boolean).join("\n");
+  return { is_error: r.isError === true, text };
 }
 
 /** A pending action as an approval of kind `action`, as of `now`. */
@@ -167,7 +166,7 @@ export function actionApproval(row: PendingActionRow & { task_title?: string | n
     action: {
       tool: row.tool,
       title,
-      arguments: args,
+      arguments: row.arguments,
       arguments_in_words: words,
       rule: row.rule,
       reason: row.reason,

@@ -42,7 +42,8 @@ export interface EventData {
     decision: "approved" | "rejected";
     decided_by: string;
     note: string | null;
-    result: { is_error: boolean; text: string; structured_content: Record<string, unknown> | null } | null;
+    /** The call's answer: for a success, its text is the JSON of the tool's result. */
+    result: { is_error: boolean; text: string } | null;
   };
   /** A person answered an agent's question: yes (go on) or no (with the reason); the task stays where it was. */
   "approval.answered": {

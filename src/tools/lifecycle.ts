@@ -26,35 +26,32 @@ export const REASON_MAX = 2000;
 /** What a pending action holds: the call an agent's policy asked the person about, and once approved and run, its result. */
 export const actionShape = z.object({
   tool: z.string(),
-  title: z.string().describe("the tool's title"),
-  arguments: z.record(z.string(), z.unknown()).describe("the call's arguments, exactly as it runs once approved"),
+  title: z.string(),
+  arguments: z.string().describe("JSON, run as is once approved"),
   arguments_in_words: z.string(),
-  rule: z.string().describe("the policy rule that asked"),
+  rule: z.string(),
   reason: z.string(),
-  touches: z.array(reachedRow).describe("the rows the call names, as they were when it asked"),
-  expires_at: z.string().describe("until when a person may approve it; then it expires and nothing runs"),
+  touches: z.array(reachedRow).describe("the rows it names, when asked"),
+  expires_at: z.string(),
   ran_at: z.string().nullable(),
-  result: z
-    .object({ is_error: z.boolean(), text: z.string(), structured_content: z.record(z.string(), z.unknown()).nullable() })
-    .nullable()
-    .describe("once approved and run: the call's own answer (its structured content in the tool's output shape)"),
+  result: z.object({ is_error: z.boolean(), text: z.string().describe("a success: its result as JSON") }).nullable().describe("once run: the call's answer"),
 });
 
 export const approvalShape = z.object({
   id: z.string(),
-  task_id: z.string().nullable().describe("null only for a pending action that names no task"),
+  task_id: z.string().nullable().describe("null: an action naming no task"),
   task_title: z.string().nullable(),
   kind: z
     .enum([...APPROVAL_KINDS, "action"])
-    .describe("question: about unfinished work, answered yes or no (the task stays where it is); signoff: approving completes the task; action: a call the agent's policy holds for approval, run once approved"),
-  status: z.enum([...APPROVAL_STATUSES, "expired"]).describe("expired: a pending action nobody decided in time (nothing ran)"),
+    .describe("question: about unfinished work, answered yes or no (the task stays where it is); signoff: approving completes the task; action: a call held by the agent's policy, run once approved"),
+  status: z.enum([...APPROVAL_STATUSES, "expired"]),
   question: z.string(),
   requested_by: z.string().describe("`human` or the agent's name"),
   decided_by: z.string().nullable(),
   reason: z.string().nullable().describe("why it was rejected or closed, or the approver's note"),
   created_at: z.string(),
   decided_at: z.string().nullable(),
-  action: actionShape.nullable().describe("for a pending action (kind action): the call, what it touches, and its result once run; null otherwise"),
+  action: actionShape.nullable(),
 });
 
 /** Why a task's running runs ended when it was completed. */

@@ -93,20 +93,23 @@ export async function approveAction(ctx: ToolContext, first: PendingActionWithTa
   let row = first;
   let changed = false;
   if (effectiveStatus(row, now) === "pending") {
-    const lost = new Error("decided meanwhile");
-    try {
-      await ctx.commitWithResults({
-        statements: [
-          ctx.guard(actionIsDecidable({ id: row.id, accountId: a, now }), lost),
-          decideAction(db, a, row.id, { status: "approved", decidedBy: actorName(p), decidedByToken: p.tokenId, note, now }),
-        ],
-        activity: { target: row.task_id ?? row.id, summary: `approved ${toolTitle(row.tool)} (${row.tool}) asked by ${row.requested_by}: ${row.id}${note ? ` (${note})` : ""}` },
-      });
-      changed = true;
-    } catch (e) {
-      if (e !== lost) throw e;
-    }
-    row = await read(ctx, row.id);
+    const id = row.id;
+    changed = await ctx.write({
+      subject: `pending action ${id}`,
+      apply: async (miss) => {
+        await ctx.commitWithResults({
+          statements: [
+            ctx.guard(actionIsDecidable({ id, accountId: a, now }), miss),
+            decideAction(db, a, id, { status: "approved", decidedBy: actorName(p), decidedByToken: p.tokenId, note, now }),
+          ],
+          activity: { target: row.task_id ?? id, summary: `approved ${toolTitle(row.tool)} (${row.tool}) asked by ${row.requested_by}: ${id}${note ? ` (${note})` : ""}` },
+        });
+        return true;
+      },
+      // Decided (or expired) meanwhile: read again below and answered as it is.
+      diagnose: async () => false,
+    });
+    row = await read(ctx, id);
   }
   const status = effectiveStatus(row, now);
   if (status === "expired") await markExpired(ctx, row);
@@ -121,26 +124,29 @@ export async function rejectAction(ctx: ToolContext, first: PendingActionWithTas
   const a = p.accountId;
   let row = first;
   if (effectiveStatus(row, now) === "pending") {
-    const lost = new Error("decided meanwhile");
-    try {
-      const { rows } = await ctx.commitWithResults({
-        statements: [
-          ctx.guard(actionIsDecidable({ id: row.id, accountId: a, now }), lost),
-          decideAction(db, a, row.id, { status: "rejected", decidedBy: actorName(p), decidedByToken: p.tokenId, note: reason, now }),
-          named("action", selectPendingAction(db, a, row.id)),
-        ],
-        activity: { target: row.task_id ?? row.id, summary: `rejected ${toolTitle(row.tool)} (${row.tool}) asked by ${row.requested_by}: ${row.id}: ${reason}` },
-        events: (r) => {
-          const now2 = r.action[0] as PendingActionWithTask;
-          return [actionDecided(a, now, now2, actionApproval(now2, now))];
-        },
-      });
-      const decided = rows.action[0] as PendingActionWithTask;
-      return { task: await taskOf(ctx, decided), approval: actionApproval(decided, now), comment_id: null, changed: true };
-    } catch (e) {
-      if (e !== lost) throw e;
-    }
-    row = await read(ctx, row.id);
+    const id = row.id;
+    const decided = await ctx.write({
+      subject: `pending action ${id}`,
+      apply: async (miss) => {
+        const { rows } = await ctx.commitWithResults({
+          statements: [
+            ctx.guard(actionIsDecidable({ id, accountId: a, now }), miss),
+            decideAction(db, a, id, { status: "rejected", decidedBy: actorName(p), decidedByToken: p.tokenId, note: reason, now }),
+            named("action", selectPendingAction(db, a, id)),
+          ],
+          activity: { target: row.task_id ?? id, summary: `rejected ${toolTitle(row.tool)} (${row.tool}) asked by ${row.requested_by}: ${id}: ${reason}` },
+          events: (r) => {
+            const after = r.action[0] as PendingActionWithTask;
+            return [actionDecided(a, now, after, actionApproval(after, now))];
+          },
+        });
+        return rows.action[0] as PendingActionWithTask;
+      },
+      // Decided (or expired) meanwhile: read again below and answered as it is.
+      diagnose: async () => null,
+    });
+    if (decided) return { task: await taskOf(ctx, decided), approval: actionApproval(decided, now), comment_id: null, changed: true };
+    row = await read(ctx, id);
   }
   const view = actionApproval(row, now);
   if (view.status === "expired") await markExpired(ctx, row);
