@@ -85,9 +85,14 @@ export function pendingPageSql(accountId: string, opts: PendingPage, columns: st
 
 export const PENDING_APPROVAL_COLUMNS = APPROVAL_COLUMNS;
 
-/** How many approvals of live tasks wait for a person: `{ n }`. */
+/** How many approvals of live tasks wait for a person, and how many pending actions (not expired): `{ n, actions }`. */
 export function selectPendingCount(db: D1Database, accountId: string): D1PreparedStatement {
-  return db.prepare(`SELECT count(*) AS n ${FROM_LIVE} WHERE a.account_id = ? AND a.status = 'pending'`).bind(accountId);
+  return db
+    .prepare(
+      `SELECT (SELECT count(*) ${FROM_LIVE} WHERE a.account_id = ?1 AND a.status = 'pending') AS n,
+              (SELECT count(*) FROM pending_actions x WHERE x.account_id = ?1 AND x.status = 'pending' AND x.expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS actions`,
+    )
+    .bind(accountId);
 }
 
 export interface PendingApprovalRow extends Approval {

@@ -89,11 +89,22 @@ const SCRIPT = `
     s.items.forEach(function (item) { list.append(card(item, s.can_decide === true)); });
   }
   function card(item, canDecide) {
-    var c = el("article", "card"), q = item.kind === "question";
-    c.setAttribute("data-task", item.task_id);
+    var c = el("article", "card"), q = item.kind === "question", act = item.kind === "action" && item.action;
+    if (item.task_id) c.setAttribute("data-task", item.task_id);
+    if (act) c.setAttribute("data-approval", item.id);
     var top = el("div", "meta");
-    top.append(el("span", "kind", q ? "Question" : "Sign-off"), " from ", el("span", "who", item.requested_by), " · waiting " + since(item.created_at));
-    c.append(top, el("h2", "", item.task_title), el("p", "q", item.question));
+    top.append(el("span", "kind", act ? "Action" : q ? "Question" : "Sign-off"), " from ", el("span", "who", item.requested_by), " · waiting " + since(item.created_at));
+    if (act) {
+      c.append(top, el("h2", "", "Run: " + act.title), el("p", "q", act.arguments_in_words));
+      if (act.touches && act.touches.length) {
+        var ul = el("ul");
+        act.touches.forEach(function (t) { ul.append(el("li", "", t.kind.replace("_", " ") + " " + t.name + (t.project_name ? " (in " + t.project_name + ")" : "") + (t.subtasks ? ", with " + t.subtasks + " subtask(s)" : ""))); });
+        c.append(el("p", "", "It would touch:"), ul);
+      }
+      c.append(el("p", "", act.reason + " Expires " + act.expires_at.slice(0, 16).replace("T", " ") + " UTC; nothing runs unless approved."));
+    } else {
+      c.append(top, el("h2", "", item.task_title), el("p", "q", item.question));
+    }
     var run = item.run;
     if (run) {
       var box = el("div", "box");
@@ -117,7 +128,7 @@ const SCRIPT = `
       why.placeholder = q ? "Reason (needed to answer no)" : "Reason (needed to reject)";
       why.setAttribute("aria-label", why.placeholder);
       why.maxLength = 2000;
-      var yes = el("button", "yes", q ? "Answer yes" : "Approve"), no = el("button", "no", q ? "Answer no" : "Reject");
+      var yes = el("button", "yes", q ? "Answer yes" : act ? "Approve and run" : "Approve"), no = el("button", "no", q ? "Answer no" : "Reject");
       yes.type = no.type = "button";
       yes.onclick = function () { decide(item, true, why, [yes, no], err); };
       no.onclick = function () { decide(item, false, why, [yes, no], err); };
@@ -141,13 +152,13 @@ const SCRIPT = `
     var reason = why.value.trim(), q = item.kind === "question";
     err.textContent = "";
     if (!yes && !reason) { err.textContent = "Say why in the reason first."; why.focus(); return; }
-    var args = { task_id: item.task_id };
+    var args = item.kind === "action" ? { approval_id: item.id } : { task_id: item.task_id };
     if (yes && reason) args.note = reason;
     if (!yes) args.reason = reason;
     buttons.forEach(function (b) { b.disabled = true; });
     ask("tools/call", { name: yes ? "approve_task" : "reject_task", arguments: args }).then(function (r) {
       if (r && r.isError) throw new Error(textOf(r) || "Refused.");
-      say((q ? (yes ? "Answered yes: " : "Answered no: ") : (yes ? "Approved: " : "Rejected: ")) + item.task_title);
+      say((q ? (yes ? "Answered yes: " : "Answered no: ") : (yes ? "Approved: " : "Rejected: ")) + (item.kind === "action" ? item.action.title : item.task_title));
       return refresh();
     }).catch(function (e) {
       err.textContent = e.message;
