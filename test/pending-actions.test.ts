@@ -13,6 +13,9 @@ import { asServer, connect, ERAS, MCP_URL, seedAccount, workerFetch, type Era, t
 import { POLICY_PRESETS, rulesText } from "../src/catalog/policy.ts";
 import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { scheduled } from "../src/jobs.ts";
+import { act, flashOn, open, signedInPerson, type Person } from "./console.helpers.ts";
+import { ORIGIN } from "./web-helpers.ts";
+import { checkOutput } from "./output-check.ts";
 
 /** An account whose agent (bot) has the Careful preset: it asks before destructive and open-world tools. */
 async function careful(era: Era, name: string) {
@@ -214,5 +217,146 @@ describe.each(ERAS)("pending actions (%s)", (era) => {
     expect(approved.approval.action.result).toMatchObject({ is_error: true, text: expect.stringMatching(/paused/) });
     expect(await trashCount(t.person, task.task.id)).toBe(0);
     await t.close();
+  });
+});
+
+/** A signed-in person whose agent (bot) has the Careful preset. */
+async function carefulPerson(name: string): Promise<Person> {
+  const p = await signedInPerson(name);
+  await env.DB.prepare("UPDATE agents SET policy = ? WHERE account_id = ?").bind(rulesText(POLICY_PRESETS.careful.rules), p.acc.accountId).run();
+  forgetResolvedTokens();
+  return p;
+}
+
+async function personTask(p: Person, title: string): Promise<string> {
+  const person = await connect(p.acc.human);
+  const { task } = await person.ok("create_task", { title });
+  await person.close();
+  return task.id as string;
+}
+
+describe("the console: the inbox and the action's own page show what would happen; the person decides there", () => {
+  it("approve from the decide page: it runs once, as the agent; the page then shows the outcome", async () => {
+    const p = await carefulPerson("Console action");
+    const taskId = await personTask(p, "Quarterly draft");
+    const agent = await connect(p.acc.agent);
+    const id = idIn(await agent.fails("delete_task", { task_id: taskId }));
+    const inbox = await open(p.b, "/");
+    expect(inbox.res.status).toBe(200);
+    expect(inbox.html).toContain("1 action waiting for your approval");
+    expect(inbox.html).toContain("Delete task");
+    expect(inbox.html).toContain("Quarterly draft");
+    expect(inbox.html).toContain(`href="/approvals/${id}"`);
+    const page = await open(p.b, `/approvals/${id}`);
+    expect(page.res.status).toBe(200);
+    expect(page.html).toContain("What would happen");
+    expect(page.html).toContain("Quarterly draft");
+    expect(page.html).toContain("Approve and run");
+    const res = await act(p.b, `/approvals/${id}`, "approve_action", { approval_id: id });
+    expect(res.status).toBe(303);
+    expect(await flashOn(p.b, `/approvals/${id}`)).toMatch(/^ok: Approved “Delete task”: it ran once, as bot\./);
+    const after = await open(p.b, `/approvals/${id}`);
+    expect(after.html).toContain("Outcome");
+    expect(after.html).not.toContain("Approve and run");
+    expect((await agent.ok("get_approval", { approval_id: id })).approval.status).toBe("approved");
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM trash WHERE account_id = ? AND target_id = ?").bind(p.acc.accountId, taskId).first<{ n: number }>())?.n).toBe(1);
+    await agent.close();
+  });
+
+  it("reject from the inbox: nothing runs; an unknown id is a 404", async () => {
+    const p = await carefulPerson("Console reject");
+    const taskId = await personTask(p, "Keep this");
+    const agent = await connect(p.acc.agent);
+    const id = idIn(await agent.fails("delete_task", { task_id: taskId }));
+    expect((await act(p.b, "/", "reject_action", { approval_id: id, reason: "Not yet." })).status).toBe(303);
+    expect(await flashOn(p.b, "/")).toMatch(/^ok: Rejected “Delete task”: nothing ran/);
+    expect((await agent.ok("get_approval", { approval_id: id })).approval).toMatchObject({ status: "rejected", reason: "Not yet." });
+    expect((await open(p.b, "/approvals/apr_0000000000000000")).res.status).toBe(404);
+    await agent.close();
+  });
+});
+
+const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+
+/** A raw 2026-07-28 JSON-RPC request, as a host without the SDK sends it; returns the parsed body. */
+async function rpc(secret: string, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = {}): Promise<any> {
+  const name = method === "tools/call" ? (params.name as string) : (params.taskId as string | undefined);
+  const res = await workerFetch(MCP_URL, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${secret}`, "content-type": "application/json", accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name ? { "mcp-name": name } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0", id: 1, method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": { name: "raw-host", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": capabilities,
+        },
+      },
+    }),
+  });
+  return res.json();
+}
+
+describe("2026-07-28: the same wait as a sign-off, resolving to the call's own result", () => {
+  it("Tasks extension: tasks/get is working until the person approves, then completed with delete_task's own result", async () => {
+    const p = await carefulPerson("Tasks action");
+    const taskId = await personTask(p, "Archive me");
+    const first = await rpc(p.acc.agent, "tools/call", { name: "delete_task", arguments: { task_id: taskId } }, TASKS);
+    expect(first.result).toMatchObject({ resultType: "task", status: "working", taskId: expect.any(String) });
+    expect(first.result.statusMessage).toMatch(new RegExp(`${ORIGIN}/approvals/apr_[0-9a-z]{16}`));
+    const handle: string = first.result.taskId;
+    const id = /apr_[0-9a-z]{16}/.exec(first.result.statusMessage)![0];
+    expect((await rpc(p.acc.agent, "tasks/get", { taskId: handle }, TASKS)).result).toMatchObject({ status: "working" });
+    expect((await act(p.b, `/approvals/${id}`, "approve_action", { approval_id: id })).status).toBe(303);
+    const done = await rpc(p.acc.agent, "tasks/get", { taskId: handle }, TASKS);
+    expect(done.result).toMatchObject({ status: "completed", result: { structuredContent: { trash_id: expect.stringMatching(/^trs_/), already_in_trash: false } } });
+    expect(done.result.result.isError).toBeUndefined();
+    checkOutput("delete_task", done.result.result.structuredContent);
+    // Asked again, the same answer: it ran once.
+    const again = await rpc(p.acc.agent, "tasks/get", { taskId: handle }, TASKS);
+    expect(again.result.result.structuredContent.trash_id).toBe(done.result.result.structuredContent.trash_id);
+  });
+
+  it("Tasks extension: rejected, the task completes with an error result and nothing ran", async () => {
+    const p = await carefulPerson("Tasks reject");
+    const taskId = await personTask(p, "Not this one");
+    const first = await rpc(p.acc.agent, "tools/call", { name: "delete_task", arguments: { task_id: taskId } }, TASKS);
+    const id = /apr_[0-9a-z]{16}/.exec(first.result.statusMessage)![0];
+    await act(p.b, `/approvals/${id}`, "reject_action", { approval_id: id, reason: "Keep it." });
+    const done = await rpc(p.acc.agent, "tasks/get", { taskId: first.result.taskId }, TASKS);
+    expect(done.result).toMatchObject({ status: "completed", result: { isError: true } });
+    expect(done.result.result.content[0].text).toMatch(/rejected by human: Keep it\./);
+  });
+
+  it("URL elicitation: the host opens the action's page, the person approves, the retry returns delete_task's result", async () => {
+    const p = await carefulPerson("URL action");
+    const taskId = await personTask(p, "Old notes");
+    const client = new Client({ name: "host-with-url-elicitation", version: "1.0.0" }, { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: "auto" } });
+    const seen: { url?: string; message: string }[] = [];
+    client.setRequestHandler("elicitation/create", async (request) => {
+      const e = request.params as { url?: string; message: string };
+      seen.push(e);
+      const path = new URL(e.url!).pathname;
+      const page = await open(p.b, path);
+      expect(page.html).toContain("Old notes");
+      if (seen.length === 2) await act(p.b, path, "approve_action", { approval_id: path.split("/").pop()! });
+      return { action: "accept" };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: workerFetch, requestInit: { headers: { authorization: `Bearer ${p.acc.agent}` } } }));
+    expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    await client.listTools();
+    const r = (await client.callTool({ name: "delete_task", arguments: { task_id: taskId } })) as { isError?: boolean; structuredContent?: Record<string, any> };
+    expect(seen).toHaveLength(2);
+    expect(seen[0].url).toMatch(new RegExp(`^${ORIGIN}/approvals/apr_`));
+    expect(seen[0].message).toMatch(/must approve delete_task/);
+    expect(r.isError).not.toBe(true);
+    expect(r.structuredContent).toMatchObject({ trash_id: expect.stringMatching(/^trs_/), already_in_trash: false });
+    checkOutput("delete_task", r.structuredContent);
+    await client.close();
   });
 });
