@@ -31,11 +31,11 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
     id: B, name: W, time_zone: W, default_auto_ok: W, trash_retention_days: W, activity_retention_days: W, created_at: B, updated_at: B,
     moving_to: B,
   },
-  agents: { id: B, account_id: B, name: W, paused_at: L, paused_by: L, last_seen_at: B, created_at: B },
+  agents: { id: B, account_id: B, name: W, paused_at: L, paused_by: L, last_seen_at: B, created_at: B, policy: W },
   tokens: {
     id: B, account_id: B, kind: W, scope: W, agent_id: W, label: W, hash: B, prefix: B, created_at: B,
     expires_at: W, revoked_at: L, last_used_at: B,
-    person_id: B, client_id: B, client_name: W, redirect_uri: W, grant_id: B,
+    person_id: B, client_id: B, client_name: W, redirect_uri: W, grant_id: B, policy: W,
   },
   projects: {
     id: B, account_id: B, name: W, description: W, default_auto_ok: W, archived_at: L, archived_by: L,
@@ -58,6 +58,11 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   approvals: {
     id: B, account_id: B, task_id: B, kind: L, status: L, question: W, requested_by: B, requested_by_token: B,
     decided_by: L, reason: W, created_at: B, decided_at: L,
+  },
+  pending_actions: {
+    id: B, account_id: B, agent_id: B, token_id: B, requested_by: B, tool: B, arguments: B, arguments_hash: B, task_id: B, project_id: B,
+    rule: B, reason: B, preview: B, status: L, decided_by: L, decided_by_token: L, decided_at: L, note: W, result: B, ran_at: B,
+    created_at: B, expires_at: B,
   },
   calendar_links: {
     id: B, account_id: B, task_id: W, provider: W, event_id: W, title: W, starts_at: W, ends_at: W, url: W, created_at: B,
