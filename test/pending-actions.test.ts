@@ -208,6 +208,17 @@ describe.each(ERAS)("pending actions (%s)", (era) => {
     await t.close();
   });
 
+  it("a policy that denies the call by the time it is approved refuses the run, and that refusal is its result", async () => {
+    const t = await careful(era, `pa-denied-${era}`);
+    const task = await t.person.ok("create_task", { title: "Policy changed" });
+    const id = idIn(await t.agent.fails("delete_task", { task_id: task.task.id }));
+    await env.DB.prepare("UPDATE agents SET policy = ? WHERE account_id = ? AND name = 'bot'").bind(rulesText(POLICY_PRESETS.read_only.rules), t.acc.accountId).run();
+    const approved = await t.person.ok("approve_task", { approval_id: id });
+    expect(approved.approval.action.result).toMatchObject({ is_error: true, text: expect.stringMatching(/denied/) });
+    expect(await trashCount(t.person, task.task.id)).toBe(0);
+    await t.close();
+  });
+
   it("a paused agent's approved action is refused, and that refusal is its result", async () => {
     const t = await careful(era, `pa-paused-${era}`);
     const task = await t.person.ok("create_task", { title: "Paused" });

@@ -296,10 +296,11 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
   const consentFields = scope.principal.kind === "agent" && WRITE_TOOLS.has(tool.name) ? consentFieldsIn(args) : [];
   if (consentFields.length) return errorResult(consentFieldRefusal(tool.name, consentFields));
   // The agent's policy: denied, nothing runs; asked, the call waits as a pending action the person decides.
-  if (scope.principal.kind === "agent" && !scope.approved) {
+  // A pending action a person approved runs without asking again, unless the policy denies it by now.
+  if (scope.principal.kind === "agent") {
     const verdict = await policyVerdict(scope, tool.name, args);
     if (verdict.decision === "deny") return deniedByPolicy(tool.name, verdict);
-    if (verdict.decision === "ask") return askPerson(scope, tool.name, args, verdict);
+    if (verdict.decision === "ask" && !scope.approved) return askPerson(scope, tool.name, args, verdict);
   }
 
   // An approved pending action runs under a key of its approval: a second run (a second approve, a retry after a crash) replays the first.
