@@ -243,7 +243,7 @@ export async function dryRun(scope: CallScope, name: string, rawArgs: unknown): 
   const policy = policyOf(p);
   const rows = writes || dependsOnProject(policy, tool.name) ? await rowsReached(scope.env.DB, p.accountId, valid) : [];
   const verdict = p.kind === "agent" ? decide(policy, tool.name, dependsOnProject(policy, tool.name) ? projectsOf(rows) : undefined) : null;
-  const told = verdict ?? { decision: "allow" as const, rule: "person: no policy", reason: `${tool.name} is a person's to call; a policy binds agents only.`, source: "default" as const, index: 0 };
+  const told = verdict ?? { decision: "allow" as const, rule: "person: no policy", reason: `${tool.name} is a person's to call; a policy holds agents only.`, source: "default" as const, index: 0 };
   return {
     ...base,
     decision: told.decision,
