@@ -117,7 +117,7 @@ describe("the webhooks page", () => {
 
     const listed = (await open(p.b, "/webhooks")).html;
     expect(listed).toContain('<td data-label="Events">all events</td>');
-    expect(listed).toContain('<td data-label="Events">approval.requested, approval.answered, approval.withdrawn, task.completed, task.rejected, claim.lapsed</td>');
+    expect(listed).toContain('<td data-label="Events">approval.requested, approval.answered, approval.withdrawn, approval.decided, task.completed, task.rejected, claim.lapsed</td>');
   });
 
   it("shows each endpoint's stored delivery outcomes and its latest failure", async () => {
