@@ -219,6 +219,22 @@ describe.each(ERAS)("pending actions (%s)", (era) => {
     await t.close();
   });
 
+  it("approval_id of a question decides it as task_id does; the queue pages questions and actions together, oldest first", async () => {
+    const t = await careful(era, `pa-mixed-${era}`);
+    const a = await t.agent.ok("create_task", { title: "Asked about" });
+    const asked = await t.agent.ok("request_approval", { task_id: a.task.id, question: "Go on?" });
+    const b = await t.person.ok("create_task", { title: "To delete" });
+    const id = idIn(await t.agent.fails("delete_task", { task_id: b.task.id }));
+    const first = await t.person.ok("list_pending_approvals", { limit: 1 });
+    expect(first.items.map((i: { id: string }) => i.id)).toEqual([asked.approval.id]);
+    const second = await t.person.ok("list_pending_approvals", { limit: 1, cursor: first.next_cursor });
+    expect(second.items.map((i: { id: string; kind: string }) => [i.id, i.kind])).toEqual([[id, "action"]]);
+    expect(second.items[0].run).toBeNull();
+    const answered = await t.person.ok("approve_task", { approval_id: asked.approval.id });
+    expect(answered.approval).toMatchObject({ id: asked.approval.id, kind: "question", status: "approved", action: null });
+    await t.close();
+  });
+
   it("a paused agent's approved action is refused, and that refusal is its result", async () => {
     const t = await careful(era, `pa-paused-${era}`);
     const task = await t.person.ok("create_task", { title: "Paused" });
