@@ -255,6 +255,43 @@ CREATE UNIQUE INDEX IF NOT EXISTS approvals_one_pending ON approvals (task_id) W
 CREATE INDEX IF NOT EXISTS approvals_account_status ON approvals (account_id, status, created_at);
 CREATE INDEX IF NOT EXISTS approvals_task ON approvals (task_id, created_at);
 
+-- A call an agent's policy asks the person about (src/catalog/policy.ts "ask"):
+-- nothing ran; the call waits here, as the agent made it, for a person to
+-- approve it (the server then runs it once, as the agent, and keeps its
+-- result) or reject it. It is a third kind of approval beside questions and
+-- sign-offs (an `apr_` id, so get_approval finds both). One waits per
+-- connection, tool and arguments: the identical call again answers with it.
+-- After expires_at it is expired, whether or not the daily job marked it.
+CREATE TABLE IF NOT EXISTS pending_actions (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  requested_by TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  arguments TEXT NOT NULL,
+  arguments_hash TEXT NOT NULL,
+  task_id TEXT,
+  project_id TEXT,
+  rule TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  preview TEXT NOT NULL DEFAULT '[]',
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'rejected', 'expired', 'withdrawn')),
+  decided_by TEXT,
+  decided_by_token TEXT,
+  -- The person (people.id) who decided it, when a person's call did.
+  decided_by_person_id TEXT,
+  decided_at TEXT,
+  note TEXT,
+  result TEXT,
+  ran_at TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS pending_actions_one_call ON pending_actions (token_id, tool, arguments_hash) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS pending_actions_account_status ON pending_actions (account_id, status, created_at);
+CREATE INDEX IF NOT EXISTS pending_actions_expiry ON pending_actions (status, expires_at);
+
 CREATE TABLE IF NOT EXISTS calendar_links (
   id TEXT PRIMARY KEY,
   account_id TEXT NOT NULL,
@@ -610,6 +647,23 @@ BEGIN
   SELECT RAISE(ABORT, 'taskgate:decision');
 END;
 
+-- C3 for a pending action: only a person approves or rejects it; the agent
+-- that asked may withdraw it, and one past its expiry is marked expired by
+-- anyone. An agent's batch opens one only as pending.
+CREATE TRIGGER IF NOT EXISTS consent_action_decision BEFORE UPDATE OF status ON pending_actions
+WHEN OLD.status = 'pending' AND NEW.status <> 'pending'
+  AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent'
+                AND NOT (NEW.status = 'withdrawn' AND name = OLD.requested_by)
+                AND NOT (NEW.status = 'expired' AND OLD.expires_at <= call_actor.now))
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:decision');
+END;
+CREATE TRIGGER IF NOT EXISTS consent_action_new BEFORE INSERT ON pending_actions
+WHEN NEW.status <> 'pending' AND EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:decision');
+END;
+
 -- C4: agents do not undo what a person decided: a task a person completed,
 -- approved or cancelled, an item a person trashed, a project a person archived.
 CREATE TRIGGER IF NOT EXISTS consent_closed_by AFTER UPDATE OF status ON tasks
@@ -856,6 +910,18 @@ BEGIN
   SELECT RAISE(ABORT, 'taskgate:nocaller');
 END;
 CREATE TRIGGER IF NOT EXISTS nocaller_trash_delete BEFORE DELETE ON trash WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_pending_actions_insert BEFORE INSERT ON pending_actions WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_pending_actions_update BEFORE UPDATE ON pending_actions WHEN NOT EXISTS (SELECT 1 FROM call_actor)
+BEGIN
+  SELECT RAISE(ABORT, 'taskgate:nocaller');
+END;
+CREATE TRIGGER IF NOT EXISTS nocaller_pending_actions_delete BEFORE DELETE ON pending_actions WHEN NOT EXISTS (SELECT 1 FROM call_actor)
 BEGIN
   SELECT RAISE(ABORT, 'taskgate:nocaller');
 END;
@@ -1171,6 +1237,18 @@ CREATE TRIGGER IF NOT EXISTS move_fence_approvals_delete BEFORE DELETE ON approv
 BEGIN
   SELECT RAISE(ABORT, 'account moving: try again shortly');
 END;
+CREATE TRIGGER IF NOT EXISTS move_fence_pending_actions_insert BEFORE INSERT ON pending_actions WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = NEW.account_id) IS NOT NULL
+BEGIN
+  SELECT RAISE(ABORT, 'account moving: try again shortly');
+END;
+CREATE TRIGGER IF NOT EXISTS move_fence_pending_actions_update BEFORE UPDATE ON pending_actions WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
+BEGIN
+  SELECT RAISE(ABORT, 'account moving: try again shortly');
+END;
+CREATE TRIGGER IF NOT EXISTS move_fence_pending_actions_delete BEFORE DELETE ON pending_actions WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
+BEGIN
+  SELECT RAISE(ABORT, 'account moving: try again shortly');
+END;
 CREATE TRIGGER IF NOT EXISTS move_fence_calendar_links_insert BEFORE INSERT ON calendar_links WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = NEW.account_id) IS NOT NULL
 BEGIN
   SELECT RAISE(ABORT, 'account moving: try again shortly');
@@ -1349,4 +1427,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0022_webhooks_all_events.sql'),
   ('0023_policies.sql'),
   ('0024_question_choices.sql'),
-  ('0025_person_names.sql');
+  ('0025_person_names.sql'),
+  ('0026_pending_actions.sql');

@@ -1,7 +1,7 @@
 /**
  * The Worker's `scheduled` and `queue` handlers (src/index.ts wires them).
  * Crons (wrangler.toml): every minute, run.stale and claim.lapsed detection; the daily one,
- * the trash purge, the sign-in records (ended sessions, expired setup links,
+ * the trash purge, the marking of pending actions past their expiry, the sign-in records (ended sessions, expired setup links,
  * old failed sign-ins), the pruning of delivery records older than 30 days,
  * the removal of OAuth client registrations that never led to a grant, of
  * the spent refresh tokens of expired grants (in the first database, which
@@ -12,6 +12,7 @@ import { purgeExpiredActivity } from "./db/retention.ts";
 import { purgeSpentRefreshTokens } from "./db/refresh-tokens.ts";
 import { accountEnv, directoryOf, shardsOf } from "./db/shards.ts";
 import { purgeExpiredTrash } from "./db/trash.ts";
+import { expirePendingActions } from "./db/pending-actions.ts";
 import { purgeFinishedDeliveries } from "./db/webhooks-d1.ts";
 import { purgePushDeliveries } from "./db/push.ts";
 import type { Env } from "./env.ts";
@@ -42,6 +43,7 @@ export async function scheduled(controller: ScheduledController, env: Env, ctx: 
   }
   const now = new Date(nowMs).toISOString();
   each("purgeExpiredTrash", (e) => purgeExpiredTrash(e.DB, now));
+  each("expirePendingActions", (e) => expirePendingActions(e.DB, now));
   each("purgeSignInRecords", (e) => purgeSignInRecords(e.DB, new Date(nowMs)));
   ctx.waitUntil(logged("removeUnusedRegistrations", removeUnusedRegistrations(env, nowMs)));
   ctx.waitUntil(

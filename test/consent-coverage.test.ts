@@ -33,6 +33,7 @@ const CHILD_TABLES_EXEMPT: Record<string, string> = {
   comments: "comments stay open to everyone (C1)",
   named_task: "stores nothing: a call's named task, refused by consent_named_task when another holds it",
   claim_lapse_notices: "the server's own notices",
+  pending_actions: "a call waiting for a person names its task but is no part of it: run once approved, it meets every rule then (C3 holds its decision)",
 };
 
 async function all<T>(sql: string, ...binds: unknown[]): Promise<T[]> {
@@ -171,6 +172,12 @@ const WRITES: Record<(typeof GUARDED)[number], TableWrites> = {
     insert: "INSERT INTO labels (id, account_id, name, created_at) VALUES ('lbl_nocaller0000001', ?1, 'nocaller', ?7)",
     update: "UPDATE labels SET name = 'nocaller too' WHERE id = 'lbl_nocaller0000001' AND account_id = ?1",
     delete: "DELETE FROM labels WHERE id = 'lbl_nocaller0000001' AND account_id = ?1",
+  },
+  pending_actions: {
+    insert: `INSERT INTO pending_actions (id, account_id, agent_id, token_id, requested_by, tool, arguments, arguments_hash, rule, reason, created_at, expires_at)
+             VALUES ('apr_nocaller0000002', ?1, ?5, ?6, 'bot', 'delete_task', '{}', 'x', 'r', 'r', ?7, ?7)`,
+    update: "UPDATE pending_actions SET note = 'y' WHERE id = 'apr_nocaller0000002' AND account_id = ?1",
+    delete: "DELETE FROM pending_actions WHERE id = 'apr_nocaller0000002' AND account_id = ?1",
   },
   trash: {
     insert: `INSERT INTO trash (id, account_id, kind, target_id, title, deleted_by, deleted_by_token, deleted_at, purge_after)

@@ -113,11 +113,11 @@ describe("the webhooks page", () => {
     expect(await stored("https://hooks.example.test/every-box")).toBe("all");
     // The page's own default leaves run.stale unticked: that is a choice, kept as the list.
     await addAndShow(p, "https://hooks.example.test/default-boxes", boxes.filter((t) => t !== "run.stale"));
-    expect(await stored("https://hooks.example.test/default-boxes")).toBe("approval.requested,approval.answered,approval.withdrawn,task.completed,task.rejected,claim.lapsed");
+    expect(await stored("https://hooks.example.test/default-boxes")).toBe("approval.requested,approval.answered,approval.withdrawn,approval.decided,task.completed,task.rejected,claim.lapsed");
 
     const listed = (await open(p.b, "/webhooks")).html;
     expect(listed).toContain('<td data-label="Events">all events</td>');
-    expect(listed).toContain('<td data-label="Events">approval.requested, approval.answered, approval.withdrawn, task.completed, task.rejected, claim.lapsed</td>');
+    expect(listed).toContain('<td data-label="Events">approval.requested, approval.answered, approval.withdrawn, approval.decided, task.completed, task.rejected, claim.lapsed</td>');
   });
 
   it("shows each endpoint's stored delivery outcomes and its latest failure", async () => {

@@ -5,7 +5,20 @@ import { describeAllTools, detailedInputSchema } from "../src/mcp/registry.ts";
 import { HUMAN_TOOLS, WRITE_TOOLS, type ToolName } from "../src/catalog/effects.ts";
 import { connect, seedAccount, snapshotDb, type SeededAccount, type TestClient } from "./helpers.ts";
 import { connectApp, fakeUpstream, json, unexpected } from "./connectors-fakes.ts";
-import { exampleArgs, type IdPool } from "./tool-args.ts";
+import { exampleArgs, exampleValue, type IdPool } from "./tool-args.ts";
+
+/**
+ * A call's example arguments: its required fields, and for a tool that names
+ * its target by one of two optional ids (approve_task: task_id or approval_id),
+ * the task_id.
+ */
+function argsOf(name: string, pool: IdPool, variant: number): Record<string, unknown> {
+  const schema = detailedInputSchema(name);
+  const args = exampleArgs(schema, pool, variant);
+  const props = (schema.properties ?? {}) as Record<string, any>;
+  if (props.task_id && props.approval_id && args.task_id === undefined && args.approval_id === undefined) args.task_id = exampleValue("task_id", props.task_id, pool, variant);
+  return args;
+}
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -90,8 +103,8 @@ describe("an idempotency key belongs to one set of arguments, on every append to
       await prepare(d.name, { agent: agentClient, human }, pool);
       const agent = callerOf(d.name, { agent: agentClient, human });
       const key = `key-${d.name}`;
-      const first = { ...exampleArgs(detailedInputSchema(d.name), pool, 0), idempotency_key: key };
-      const other = { ...exampleArgs(detailedInputSchema(d.name), pool, 1), idempotency_key: key };
+      const first = { ...argsOf(d.name, pool, 0), idempotency_key: key };
+      const other = { ...argsOf(d.name, pool, 1), idempotency_key: key };
       expect(canonicalJson(first), "the two variants differ").not.toBe(canonicalJson(other));
 
       const result = await agent.ok(d.name, first);
@@ -126,7 +139,7 @@ describe("an idempotency key belongs to one set of arguments, on every append to
       await prepare(d.name, { agent, human }, pool);
       const caller = callerOf(d.name, { agent, human });
       const key = `race-${d.name}`;
-      const variants = [0, 1].map((v) => ({ ...exampleArgs(detailedInputSchema(d.name), pool, v), idempotency_key: key }));
+      const variants = [0, 1].map((v) => ({ ...argsOf(d.name, pool, v), idempotency_key: key }));
       const before = (await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE account_id = ?").bind(acc.accountId).first<{ n: number }>())!.n;
       const calls = Array.from({ length: 10 }, (_, i) => i % 2);
       const results = await Promise.all(calls.map((v) => caller.call(d.name, variants[v])));

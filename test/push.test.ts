@@ -11,6 +11,9 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { claimLapsedEvent, newEvent } from "../src/domain/events.ts";
 import { listPushDevices } from "../src/db/push.ts";
+import { actionApproval, actionRequested, findPendingAction } from "../src/db/pending-actions.ts";
+import { POLICY_PRESETS, rulesText } from "../src/catalog/policy.ts";
+import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { parseVapidKey } from "../src/domain/push.ts";
 import { newVapidKeyValue } from "../scripts/lib/demo.ts";
 import { connect } from "./helpers.ts";
@@ -210,6 +213,26 @@ describe("the sending path against web-push-testing", () => {
     expect((await consume(event, 4)).retryMessages).toEqual([]);
     // 1 (gone: 410) + 3 (flaky: 500, 500, 201) + 1 (steady: 201).
     expect(sent.filter((s) => s.url.startsWith(`https://${PUSH_HOST}/notify/`))).toHaveLength(5);
+  });
+
+  it("an agent's call held for approval reaches the device with the tool's title and opens its decide page", async () => {
+    const p = await signedInPerson("Push action");
+    pushNetwork();
+    const sub = await subscribe();
+    await addDevice(p, sub);
+    await env.DB.prepare("UPDATE agents SET policy = ? WHERE account_id = ?").bind(rulesText(POLICY_PRESETS.careful.rules), p.acc.accountId).run();
+    forgetResolvedTokens();
+    const person = await connect(p.acc.human);
+    const { task } = await person.ok("create_task", { title: "Old invoices" });
+    const agent = await connect(p.acc.agent);
+    const id = /pending action (apr_[0-9a-z]+)/.exec(await agent.fails("delete_task", { task_id: task.id }))![1];
+    await Promise.all([person.close(), agent.close()]);
+    const row = (await findPendingAction(env.DB, p.acc.accountId, id))!;
+    const event = actionRequested(p.acc.accountId, row.created_at, row, actionApproval(row, row.created_at));
+    expect((await consume(event, 1)).retryMessages).toEqual([]);
+    const [message] = await received(sub);
+    expect(message).toMatchObject({ title: "bot asks to run: Delete task", url: `/approvals/${id}`, tag: id });
+    expect(message.body).toContain("Old invoices");
   });
 
   it("each device gets only the events it chose: claim lapsed and run stale are opt-in", async () => {

@@ -182,7 +182,7 @@ describe("endpoints", () => {
     await expect(req("not a url")).rejects.toThrow(/^url: "not a url" is not a URL/);
     await expect(req("https://user:pass@x.example.test/")).rejects.toThrow(/^url: must not carry a user name or password/);
     await expect(req("https://x.example.test/#frag")).rejects.toThrow(/^url: must not have a #fragment/);
-    await expect(req("https://x.example.test/", "task.done,task.completed")).rejects.toThrow(/^events: task.done is not an event; the events are approval.requested, approval.answered, approval.withdrawn, task.completed, task.rejected, run.stale, claim.lapsed/);
+    await expect(req("https://x.example.test/", "task.done,task.completed")).rejects.toThrow(/^events: task.done is not an event; the events are approval.requested, approval.answered, approval.withdrawn, approval.decided, task.completed, task.rejected, run.stale, claim.lapsed/);
     await expect(req("https://x.example.test/", " , ")).rejects.toThrow(WebhookInputError);
     expect((await req("https://x.example.test/", "all")).webhook.events).toBe("all");
     expect((await req("https://x.example.test/", "task.rejected, approval.requested")).webhook.events).toEqual(["approval.requested", "task.rejected"]);

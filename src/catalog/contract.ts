@@ -30,6 +30,8 @@ export const FINGERPRINT_KEY = "dev.taskgate/fingerprint";
 export const CATALOG_KEY = "dev.taskgate/catalog";
 /** A connection's policy decision for a tool (src/catalog/policy.ts): told beside the tool, never in its hints. */
 export const POLICY_KEY = "dev.taskgate/policy";
+/** A call the policy asks about: the pending action it became (outcome, approval id, decide link, expiry), beside an isError answer. */
+export const PENDING_ACTION_KEY = "dev.taskgate/pending_action";
 export const USER_INTERACTION_KEY = "anthropic/requiresUserInteraction";
 
 /** The one `ui://` resource: the approvals view (MCP Apps). */

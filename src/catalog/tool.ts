@@ -119,6 +119,30 @@ export interface ToolContext {
   waitUntil(promise: Promise<unknown>): void;
   /** Would this call be allowed for this caller, and what would it reach? The registry answers without running it (whoami's dry run). */
   dryRun(tool: string, args: unknown): Promise<DryRun>;
+  /**
+   * Runs a pending action a person approved: exactly as the agent asked it,
+   * as the agent (its connection resolved again now), once. The registry
+   * answers with the call's own result (a refusal when the connection is
+   * revoked or its agent paused).
+   */
+  runApproved(action: ApprovedAction): Promise<ApprovedResult>;
+}
+
+/** A pending action a person approved, to be run. */
+export interface ApprovedAction {
+  id: string;
+  accountId: string;
+  tokenId: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+/** What the approved call answered (an MCP CallToolResult). */
+export interface ApprovedResult {
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
 }
 
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {

@@ -38,6 +38,8 @@ export interface Approval {
   accepts_words: boolean;
   /** The person's answer by choice or in words; null until one is given. */
   answer: ApprovalAnswer | null;
+  /** What a pending action (src/db/pending-actions.ts) adds; null for a question or a sign-off. */
+  action: null;
 }
 
 /** The columns an approval's shown values are read from: who decided, by id and shown name; the choices as JSON and the answer's two parts. */
@@ -73,14 +75,14 @@ export const CHOICE_COLUMNS = "choices, accepts_words, answer_choice, answer_wor
 /** `a` is approvals, `t` its (live) task, `dp` the person who decided it. */
 const APPROVAL_COLUMNS =
   "a.id, a.task_id, t.title AS task_title, a.kind, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at" +
-  `, a.decided_by_person_id, ${personNameSql("dp")} AS decided_by_person_name, a.choices, a.accepts_words, a.answer_choice, a.answer_words`;
+  `, a.decided_by_person_id, ${personNameSql("dp")} AS decided_by_person_name, a.choices, a.accepts_words, a.answer_choice, a.answer_words, NULL AS action`;
 
 const FROM_LIVE =
   "FROM approvals a JOIN tasks t ON t.id = a.task_id AND t.account_id = a.account_id AND t.trash_id IS NULL LEFT JOIN people dp ON dp.id = a.decided_by_person_id";
 
 /** What an approval's UPDATE … RETURNING gives back (task_title is the caller's to add): the row as decided, with who decided it. */
 export const APPROVAL_RETURNING =
-  `id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at, decided_by_person_id, ${personNameOf("decided_by_person_id")} AS decided_by_person_name, ${CHOICE_COLUMNS}`;
+  `id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at, decided_by_person_id, ${personNameOf("decided_by_person_id")} AS decided_by_person_name, ${CHOICE_COLUMNS}, NULL AS action`;
 
 export function selectPendingApproval(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
@@ -135,9 +137,14 @@ export function pendingPageSql(accountId: string, opts: PendingPage, columns: st
 
 export const PENDING_APPROVAL_COLUMNS = APPROVAL_COLUMNS;
 
-/** How many approvals of live tasks wait for a person: `{ n }`. */
+/** How many approvals of live tasks wait for a person, and how many pending actions (not expired): `{ n, actions }`. */
 export function selectPendingCount(db: D1Database, accountId: string): D1PreparedStatement {
-  return db.prepare(`SELECT count(*) AS n ${FROM_LIVE} WHERE a.account_id = ? AND a.status = 'pending'`).bind(accountId);
+  return db
+    .prepare(
+      `SELECT (SELECT count(*) ${FROM_LIVE} WHERE a.account_id = ?1 AND a.status = 'pending') AS n,
+              (SELECT count(*) FROM pending_actions x WHERE x.account_id = ?1 AND x.status = 'pending' AND x.expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS actions`,
+    )
+    .bind(accountId);
 }
 
 export interface PendingApprovalRow extends Approval {
@@ -213,6 +220,7 @@ export function newApprovalValue(a: NewApproval): Approval {
     choices: a.choices ?? null,
     accepts_words: a.acceptsWords ?? false,
     answer: null,
+    action: null,
   };
 }
 

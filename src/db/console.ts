@@ -22,7 +22,10 @@ import { TASK_COLUMNS, type TaskRow } from "./tasks.ts";
 import { selectTrashRows, type TrashRow } from "./trash.ts";
 
 export interface Frame {
+  /** Everything that waits for the person: approvals of live tasks and pending actions. */
   pendingCount: number;
+  /** Of those, the approvals (questions and sign-offs), which the inbox pages through. */
+  approvalCount: number;
   settings: AccountSettingsRow;
 }
 
@@ -34,7 +37,8 @@ export function frameOf(r: { count: unknown[]; settings: unknown[] }, accountId:
   const settings = (r.settings[0] as AccountSettingsRow | undefined) ?? {
     id: accountId, name: "", time_zone: "UTC", default_auto_ok: 0, trash_retention_days: 30, activity_retention_days: ACTIVITY_RETENTION.default, updated_at: "",
   };
-  return { pendingCount: (r.count[0] as { n: number }).n, settings };
+  const count = r.count[0] as { n: number; actions: number };
+  return { pendingCount: count.n + count.actions, approvalCount: count.n, settings };
 }
 
 /** Only the frame: for pages whose data comes from elsewhere. */

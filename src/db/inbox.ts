@@ -2,6 +2,10 @@ import {
   PENDING_APPROVAL_COLUMNS, PENDING_TASK_IDS, pendingPageSql, selectPendingNewestFirst, toApproval, type Approval, type ApprovalRow, type PendingApprovalRow, type PendingPage,
 } from "./approvals.ts";
 import { readBatch } from "./batch.ts";
+import { selectOpenActionsNewestFirst, type PendingActionWithTask } from "./pending-actions.ts";
+
+/** How many pending actions the inbox's first page shows (each has its own page). */
+const INBOX_ACTIONS = 20;
 import { frameOf, frameStatements, type Frame } from "./console.ts";
 import type { RunEventKind, RunStatus } from "./runs.ts";
 
@@ -44,6 +48,8 @@ export interface InboxComment {
 
 export interface Inbox extends Frame {
   approvals: PendingApprovalRow[];
+  /** Pending actions waiting for the person, newest first (the first page only). */
+  actions: PendingActionWithTask[];
   runs: InboxRun[];
   events: InboxEvent[];
   comments: InboxComment[];
@@ -72,6 +78,7 @@ export async function readInbox(db: D1Database, accountId: string, l: InboxLimit
   const r = await readBatch(db, {
     ...frameStatements(db, accountId),
     approvals: selectPendingNewestFirst(db, accountId, l.approvals, l.offset, clip),
+    actions: selectOpenActionsNewestFirst(db, accountId, new Date().toISOString(), l.offset === 0 ? INBOX_ACTIONS : 0),
     runs: db
       .prepare(
         `WITH shown AS (${TASK_RUNS})
@@ -102,6 +109,7 @@ export async function readInbox(db: D1Database, accountId: string, l: InboxLimit
   return {
     ...frameOf(r, accountId),
     approvals: (r.approvals as ApprovalRow<PendingApprovalRow>[]).map(toApproval) as PendingApprovalRow[],
+    actions: r.actions as PendingActionWithTask[],
     runs: r.runs as InboxRun[],
     events: r.events as InboxEvent[],
     comments: r.comments as InboxComment[],

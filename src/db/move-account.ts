@@ -33,7 +33,7 @@ export interface SqlDb {
  */
 export const ACCOUNT_TABLES = [
   "accounts", "agents", "tokens", "projects", "tasks", "task_dependencies", "steps", "comments", "labels", "task_labels",
-  "runs", "run_events", "approvals", "calendar_links", "connectors", "trash", "activity", "idempotency_keys",
+  "runs", "run_events", "approvals", "pending_actions", "calendar_links", "connectors", "trash", "activity", "idempotency_keys",
   "webhooks", "webhook_deliveries", "stale_run_notices", "claim_lapse_notices", "people", "setup_links", "sessions",
   "push_subscriptions", "push_deliveries",
 ] as const;

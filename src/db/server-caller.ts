@@ -16,6 +16,8 @@ import type { Sql } from "./provisioning.ts";
 export const SERVER_WRITERS = {
   /** The daily purge of trash items past their retention (src/db/trash.ts). */
   purge: "server:purge",
+  /** The daily marking of pending actions past their expiry (src/db/pending-actions.ts). */
+  expire: "server:expire",
   /** An account's copy to another database (src/db/move-account.ts). */
   move: "server:move",
   /** The benchmarks' seeding (bench/). */

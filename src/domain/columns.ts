@@ -59,6 +59,11 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
     id: B, account_id: B, task_id: B, kind: L, status: L, question: W, requested_by: B, requested_by_token: B,
     decided_by: L, reason: W, created_at: B, decided_at: L, choices: W, accepts_words: W, answer_choice: W, answer_words: W, decided_by_person_id: B,
   },
+  pending_actions: {
+    id: B, account_id: B, agent_id: B, token_id: B, requested_by: B, tool: B, arguments: B, arguments_hash: B, task_id: B, project_id: B,
+    rule: B, reason: B, preview: B, status: L, decided_by: L, decided_by_token: L, decided_at: L, note: W, result: B, ran_at: B,
+    created_at: B, expires_at: B,
+  },
   calendar_links: {
     id: B, account_id: B, task_id: W, provider: W, event_id: W, title: W, starts_at: W, ends_at: W, url: W, created_at: B,
   },

@@ -39,7 +39,7 @@ export interface ConsentRule {
 export const TASK_PART_TABLES = ["steps", "runs", "approvals", "task_labels", "calendar_links", "task_dependencies"] as const;
 
 /** The tables a batch writes only with its caller recorded. */
-export const FAIL_CLOSED_TABLES = ["tasks", "projects", ...TASK_PART_TABLES, "labels", "trash"] as const;
+export const FAIL_CLOSED_TABLES = ["tasks", "projects", ...TASK_PART_TABLES, "labels", "trash", "pending_actions"] as const;
 
 const partTriggers = TASK_PART_TABLES.flatMap((t) => [`consent_${t}_insert`, `consent_${t}_update`, `consent_${t}_delete`]);
 
@@ -64,6 +64,12 @@ export const CONSENT_RULES: readonly ConsentRule[] = [
     ],
   },
   { rule: "C3", says: "a pending request is decided only by a person; its asker may withdraw it", code: "decision", triggers: ["consent_decision"] },
+  {
+    rule: "C3",
+    says: "a pending action (a call the agent's policy asks about) is approved or rejected only by a person; its asker may withdraw it, and an agent opens one only as pending",
+    code: "decision",
+    triggers: ["consent_action_decision", "consent_action_new"],
+  },
   {
     rule: "C4",
     says: "agents undo no decision of a person: what a person closed, trashed or archived, and a project the person archived takes nothing new from agents",

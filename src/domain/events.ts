@@ -8,7 +8,7 @@
 import { ID_PREFIX, newId } from "./ids.ts";
 import type { PersonRef } from "./principal.ts";
 
-export const EVENT_TYPES = ["approval.requested", "approval.answered", "approval.withdrawn", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
+export const EVENT_TYPES = ["approval.requested", "approval.answered", "approval.withdrawn", "approval.decided", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(s: string): s is EventType {
@@ -26,10 +26,26 @@ export interface EventTask {
 }
 
 export interface EventData {
+  /**
+   * An agent asks: a question, a sign-off, or a pending action (a call its
+   * policy asks about, which names its tool in `action`; its task is null
+   * when the call names none). A question's `choices` (null: yes/no) and
+   * `accepts_words` (whether it takes an answer in words) come with it.
+   */
   "approval.requested": {
-    task: EventTask;
-    /** `choices`: what a question offers (null: yes/no); `accepts_words`: whether it takes an answer in words. */
-    approval: { id: string; kind: "question" | "signoff"; question: string; requested_by: string; choices: string[] | null; accepts_words: boolean };
+    task: EventTask | null;
+    approval: { id: string; kind: "question" | "signoff" | "action"; question: string; requested_by: string; choices: string[] | null; accepts_words: boolean };
+    action?: { tool: string; title: string; arguments_in_words: string; expires_at: string };
+  };
+  /** A person decided a pending action: approved (the call ran once, as the agent; `result` is its answer) or rejected (nothing ran). */
+  "approval.decided": {
+    task: EventTask | null;
+    approval: { id: string; kind: "action"; requested_by: string; tool: string; title: string };
+    decision: "approved" | "rejected";
+    decided_by: string;
+    note: string | null;
+    /** The call's answer: for a success, its text is the JSON of the tool's result. */
+    result: { is_error: boolean; text: string } | null;
   };
   /**
    * A person answered an agent's question: yes (go on) or no (with the

@@ -182,11 +182,21 @@ export const pickedChoiceUrl = (taskId: string, approvalId: string, index: numbe
 export function pushPayload(event: TaskgateEvent): PushPayload | null {
   if (event.type === "approval.requested") {
     const d = event.data as TaskgateEvent<"approval.requested">["data"];
+    // A pending action: the tool's title first, the arguments in words, and the page that decides it.
+    if (d.action) {
+      return {
+        title: cut(`${d.approval.requested_by} asks to run: ${d.action.title}`, 120),
+        body: cut(`${d.action.arguments_in_words}. Approve or reject before ${d.action.expires_at.slice(0, 16).replace("T", " ")} UTC.`, 500),
+        url: `/approvals/${d.approval.id}`,
+        tag: d.approval.id,
+      };
+    }
     const asks = d.approval.kind === "question" ? `${d.approval.requested_by} asks` : `${d.approval.requested_by} asks for sign-off`;
-    const payload: PushPayload = { title: cut(`${asks}: ${d.task.title}`, 120), body: cut(d.approval.question, 500), url: `/tasks/${d.task.id}`, tag: d.approval.id };
-    const choices = d.approval.kind === "question" ? d.approval.choices : null;
-    if (choices?.length) {
-      payload.actions = choices.map((c, i) => ({ action: `choice-${i}`, title: cut(c, ACTION_TITLE_MAX), url: pickedChoiceUrl(d.task.id, d.approval.id, i) }));
+    const task = d.task ?? { id: "", title: "" };
+    const payload: PushPayload = { title: cut(`${asks}: ${task.title}`, 120), body: cut(d.approval.question, 500), url: `/tasks/${task.id}`, tag: d.approval.id };
+    const choices = d.approval.kind === "question" && d.task ? d.approval.choices : null;
+    if (choices?.length && d.task) {
+      payload.actions = choices.map((c, i) => ({ action: `choice-${i}`, title: cut(c, ACTION_TITLE_MAX), url: pickedChoiceUrl(task.id, d.approval.id, i) }));
     }
     return payload;
   }

@@ -19,6 +19,7 @@ import { RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import { APPROVALS_VIEW_URI } from "../catalog/contract.ts";
 import { APPROVALS_VIEW_HTML } from "./approvals-view.ts";
 import { refuseUnknownCursor } from "./one-page.ts";
+import { actionDecidePath, pendingActionOf, PENDING_ACTION_KEY } from "./pending-actions.ts";
 
 
 /** The view asks for nothing beyond its own document: no other origin to connect to or load from. */
@@ -60,8 +61,26 @@ export function serveAppView(server: {
 export const decidePageOf = (origin: string, taskId: string) => `${origin}/tasks/${taskId}`;
 
 interface PendingLike {
-  task_id: string;
+  id: string;
+  kind?: string;
+  task_id: string | null;
   status: string;
+}
+
+/** Where a person decides an approval: a pending action on its own page, a question or sign-off on its task's. */
+const decidePageOfApproval = (origin: string, a: PendingLike) =>
+  a.kind === "action" || a.task_id === null ? `${origin}${actionDecidePath(a.id)}` : decidePageOf(origin, a.task_id);
+
+/** A call that waits as a pending action: its decide link in `_meta` and in a sentence of its text. */
+function withActionLink(result: CallToolResult, origin: string): CallToolResult {
+  const waiting = pendingActionOf(result);
+  if (!waiting) return result;
+  const url = `${origin}${actionDecidePath(waiting.approval_id)}`;
+  return {
+    ...result,
+    content: [...result.content, { type: "text", text: `A person decides it in Taskgate: ${url}` }],
+    _meta: { ...result._meta, [PENDING_ACTION_KEY]: { ...waiting, decide_url: url } },
+  };
 }
 
 /**
@@ -71,19 +90,20 @@ interface PendingLike {
  * of list_pending_approvals. Everything else unchanged.
  */
 export function withDecideLink(name: string, result: CallToolResult, origin: string): CallToolResult {
+  if (result.isError) return withActionLink(result, origin);
   const s = result.structuredContent as Record<string, unknown> | undefined;
-  if (result.isError || !s) return result;
+  if (!s) return result;
   let structured: Record<string, unknown>;
   let said: string | null = null;
   if (name === "complete_task" || name === "request_approval") {
     const approval = s.approval as PendingLike | null | undefined;
-    const url = approval?.status === "pending" ? decidePageOf(origin, approval.task_id) : null;
+    const url = approval?.status === "pending" ? decidePageOfApproval(origin, approval) : null;
     structured = { ...s, decide_url: url };
     if (url) said = `A person decides this approval in Taskgate: ${url}`;
   } else if (name === "get_approval") {
-    structured = { ...s, decide_url: decidePageOf(origin, (s.approval as PendingLike).task_id) };
+    structured = { ...s, decide_url: decidePageOfApproval(origin, s.approval as PendingLike) };
   } else if (name === "list_pending_approvals") {
-    structured = { ...s, items: (s.items as PendingLike[]).map((item) => ({ ...item, decide_url: decidePageOf(origin, item.task_id) })) };
+    structured = { ...s, items: (s.items as PendingLike[]).map((item) => ({ ...item, decide_url: decidePageOfApproval(origin, item) })) };
   } else {
     return result;
   }

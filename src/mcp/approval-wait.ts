@@ -29,6 +29,8 @@ import { ToolError } from "../domain/errors.ts";
 import type { CallScope } from "./registry.ts";
 import { callScopeOf } from "./auth-info.ts";
 import { withDecideLink } from "./app-view.ts";
+import { actionDecidePath, pendingActionOf } from "./pending-actions.ts";
+import { effectiveStatus, findPendingAction, type PendingActionWithTask } from "../db/pending-actions.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
@@ -38,9 +40,13 @@ type WaitingTool = (typeof WAITING_TOOLS)[number];
 
 /** What a call left waiting: the signed payload of a requestState or a task handle. */
 export interface Wait {
-  tool: WaitingTool;
+  /** The tool called: complete_task or request_approval, or for a pending action the tool its policy held. */
+  tool: string;
   approval: string;
+  /** The task whose approval waits ("" for a pending action). */
   task: string;
+  /** A pending action (a call the agent's policy asks about), decided on its own page. */
+  action?: true;
 }
 
 /** How long a requestState stays good (the client retries well within it; each round signs a fresh one). */
@@ -106,10 +112,40 @@ export function waitModeOf(ctx: ServerContext): "task" | "url" | null {
 
 /** The approval a successful call left pending, read from its result; null when nothing waits. */
 export function waitOf(name: string, result: CallToolResult): Wait | null {
+  const held = pendingActionOf(result);
+  if (held) return { tool: name, approval: held.approval_id, task: "", action: true };
   if (result.isError || !(WAITING_TOOLS as readonly string[]).includes(name)) return null;
   const approval = (result.structuredContent as { approval?: Approval | null } | undefined)?.approval;
   if (!approval || approval.status !== "pending") return null;
   return { tool: name as WaitingTool, approval: approval.id, task: approval.task_id };
+}
+
+/** The page where a person decides what this call waits on. */
+const pageOf = (origin: string, w: Wait) => (w.action ? `${origin}${actionDecidePath(w.approval)}` : `${origin}/tasks/${w.task}`);
+
+/**
+ * A pending action's call as of now: the approved call's own result once it
+ * ran (the tool's result shape), an error result when it was rejected, expired
+ * or withdrawn (nothing ran), null while it waits.
+ */
+function actionAnswer(row: PendingActionWithTask, now: string): { result: CallToolResult | null; decidedAt: string | null } {
+  const status = effectiveStatus(row, now);
+  if (status === "pending" || (status === "approved" && row.result === null)) return { result: null, decidedAt: null };
+  if (status === "approved") return { result: JSON.parse(row.result as string) as CallToolResult, decidedAt: row.ran_at ?? row.decided_at };
+  const why =
+    status === "rejected"
+      ? `rejected by ${row.decided_by ?? "a person"}${row.note ? `: ${row.note}` : ""}`
+      : status === "expired"
+        ? `expired at ${row.expires_at} before a person decided it`
+        : "withdrawn";
+  return {
+    result: { content: [{ type: "text" as const, text: `Not run: pending action ${row.id} (${row.tool}) was ${why}. get_approval shows it; calling again asks anew.` }], isError: true },
+    decidedAt: row.decided_at ?? row.expires_at,
+  };
+}
+
+async function readAction(scope: CallScope, w: Wait): Promise<PendingActionWithTask | null> {
+  return findPendingAction(scope.env.DB, scope.principal.accountId, w.approval);
 }
 
 /** The approval and its task as they are now; null when the task is gone (deleted). */
@@ -139,7 +175,8 @@ function answerNow(w: Wait, approval: ApprovalWithTask, row: TaskRow): CallToolR
   return { content: [{ type: "text", text: said }, { type: "text", text: JSON.stringify(result) }], structuredContent: result };
 }
 
-const goneMessage = (w: Wait) => `Task ${w.task} was deleted before a person decided approval ${w.approval}.`;
+const goneMessage = (w: Wait) =>
+  w.action ? `Pending action ${w.approval} is no longer there.` : `Task ${w.task} was deleted before a person decided approval ${w.approval}.`;
 
 function gone(w: Wait): CallToolResult {
   return { content: [{ type: "text", text: goneMessage(w) }], isError: true };
@@ -152,8 +189,10 @@ async function askPerson(codecs: Codecs, ctx: ServerContext, origin: string, w: 
   return inputRequired({
     inputRequests: {
       [elicitationKey(w)]: inputRequired.elicitUrl({
-        message: `A person must decide approval ${w.approval} of task ${w.task} before this call can finish. Open Taskgate to read it and approve or reject it.`,
-        url: `${origin}/tasks/${w.task}`,
+        message: w.action
+          ? `A person must approve ${w.tool} (pending action ${w.approval}) before it runs. Open Taskgate to read what it would do and approve or reject it.`
+          : `A person must decide approval ${w.approval} of task ${w.task} before this call can finish. Open Taskgate to read it and approve or reject it.`,
+        url: pageOf(origin, w),
       }),
     },
     requestState: await codecs.state.mint(w, ctx),
@@ -175,7 +214,9 @@ async function taskHandle(codecs: Codecs, ctx: ServerContext, origin: string, w:
 }
 
 const waitingMessage = (origin: string, w: Wait) =>
-  `Waiting for a person to decide approval ${w.approval} of task ${w.task}: ${origin}/tasks/${w.task}`;
+  w.action
+    ? `Waiting for a person to approve ${w.tool} (pending action ${w.approval}): ${pageOf(origin, w)}`
+    : `Waiting for a person to decide approval ${w.approval} of task ${w.task}: ${pageOf(origin, w)}`;
 
 /**
  * The first answer of a call: a wait becomes an input_required URL request or
@@ -193,7 +234,7 @@ export async function firstAnswer(
   const mode = w ? waitModeOf(ctx) : null;
   if (!w || !mode) return result;
   if (mode === "url") return askPerson(codecs, ctx, origin, w);
-  const createdAt = (result.structuredContent as { approval: Approval }).approval.created_at;
+  const createdAt = w.action ? new Date().toISOString() : (result.structuredContent as { approval: Approval }).approval.created_at;
   return taskHandle(codecs, ctx, origin, w, createdAt);
 }
 
@@ -211,6 +252,7 @@ export async function retryAnswer(
   w: Wait,
   call: { name: string; args: unknown },
 ): Promise<CallToolResult | InputRequiredResult> {
+  if (w.action) return retryAction(codecs, ctx, scope, origin, w, call);
   const taskArg = (call.args as { task_id?: unknown } | undefined)?.task_id;
   if (call.name !== w.tool || taskArg !== w.task) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `This requestState belongs to ${w.tool} on task ${w.task}; retry that call with it, or call again without it.`);
@@ -238,9 +280,49 @@ export async function retryAnswer(
   return askPerson(codecs, ctx, origin, w);
 }
 
+/**
+ * A retry of a call held as a pending action: the approved call's own result
+ * once it ran, an error result once rejected or expired, the same URL request
+ * until then (the call itself is not made again: the server runs it once).
+ */
+async function retryAction(
+  codecs: Codecs,
+  ctx: ServerContext,
+  scope: CallScope,
+  origin: string,
+  w: Wait,
+  call: { name: string; args: unknown },
+): Promise<CallToolResult | InputRequiredResult> {
+  if (call.name !== w.tool) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `This requestState belongs to ${w.tool} (pending action ${w.approval}); retry that call with it, or call again without it.`);
+  }
+  const row = await readAction(scope, w);
+  if (!row) return gone(w);
+  const { result } = actionAnswer(row, new Date().toISOString());
+  if (result) return result;
+  const response = inputResponse(ctx.mcpReq.inputResponses, elicitationKey(w));
+  if (response.kind === "elicit" && response.action !== "accept") {
+    return { content: [{ type: "text" as const, text: `Not run yet: ${w.tool} waits for a person's approval (pending action ${w.approval}); get_approval shows the decision.` }], isError: true };
+  }
+  return askPerson(codecs, ctx, origin, w);
+}
+
+/** tasks/get for a call held as a pending action: working until it ran (or was refused), then completed with its result. */
+async function actionTaskState(scope: CallScope, origin: string, w: Wait, taskId: string) {
+  const base = { taskId, ttlMs: HANDLE_TTL_SECONDS * 1000, pollIntervalMs: POLL_INTERVAL_MS };
+  const row = await readAction(scope, w);
+  const nowIso = new Date().toISOString();
+  if (!row) return { ...base, status: "cancelled", statusMessage: goneMessage(w), createdAt: nowIso, lastUpdatedAt: nowIso };
+  const { result, decidedAt } = actionAnswer(row, nowIso);
+  if (!result) return { ...base, status: "working", statusMessage: waitingMessage(origin, w), createdAt: row.created_at, lastUpdatedAt: row.decided_at ?? row.created_at };
+  const said = result.isError ? (result.content[0] as { text: string }).text : `A person approved pending action ${row.id}; ${w.tool} ran once, as asked.`;
+  return { ...base, status: "completed", statusMessage: said, createdAt: row.created_at, lastUpdatedAt: decidedAt ?? row.created_at, result };
+}
+
 /** tasks/get: the task of a waiting call, as SEP-2663 shapes it (completed with the call's result once decided). */
 export async function taskState(codecs: Codecs, ctx: ServerContext, scope: CallScope, origin: string, taskId: string) {
   const w = await verifiedHandle(codecs, ctx, taskId);
+  if (w.action) return actionTaskState(scope, origin, w, taskId);
   const now = await readWait(scope, w);
   const base = { taskId, ttlMs: HANDLE_TTL_SECONDS * 1000, pollIntervalMs: POLL_INTERVAL_MS };
   if (!now) {

@@ -91,11 +91,22 @@ const SCRIPT = `
     s.items.forEach(function (item) { list.append(card(item, s.can_decide === true)); });
   }
   function card(item, canDecide) {
-    var c = el("article", "card"), q = item.kind === "question";
-    c.setAttribute("data-task", item.task_id);
+    var c = el("article", "card"), q = item.kind === "question", act = item.kind === "action" && item.action;
+    if (item.task_id) c.setAttribute("data-task", item.task_id);
+    if (act) c.setAttribute("data-approval", item.id);
     var top = el("div", "meta");
-    top.append(el("span", "kind", q ? "Question" : "Sign-off"), " from ", el("span", "who", item.requested_by), " · waiting " + since(item.created_at));
-    c.append(top, el("h2", "", item.task_title), el("p", "q", item.question));
+    top.append(el("span", "kind", act ? "Action" : q ? "Question" : "Sign-off"), " from ", el("span", "who", item.requested_by), " · waiting " + since(item.created_at));
+    if (act) {
+      c.append(top, el("h2", "", "Run: " + act.title), el("p", "q", act.arguments_in_words));
+      if (act.touches && act.touches.length) {
+        var ul = el("ul");
+        act.touches.forEach(function (t) { ul.append(el("li", "", t.kind.replace("_", " ") + " " + t.name + (t.project_name ? " (in " + t.project_name + ")" : "") + (t.subtasks ? ", with " + t.subtasks + " subtask(s)" : ""))); });
+        c.append(el("p", "", "It would touch:"), ul);
+      }
+      c.append(el("p", "", act.reason + " Expires " + act.expires_at.slice(0, 16).replace("T", " ") + " UTC; nothing runs unless approved."));
+    } else {
+      c.append(top, el("h2", "", item.task_title), el("p", "q", item.question));
+    }
     var run = item.run;
     if (run) {
       var box = el("div", "box");
@@ -143,7 +154,7 @@ const SCRIPT = `
       why.placeholder = q ? "Reason (needed to answer no)" : "Reason (needed to reject)";
       why.setAttribute("aria-label", why.placeholder);
       why.maxLength = 2000;
-      var yes = el("button", "yes", asks ? "Send answer" : q ? "Answer yes" : "Approve"), no = el("button", "no", q ? "Answer no" : "Reject");
+      var yes = el("button", "yes", asks ? "Send answer" : q ? "Answer yes" : act ? "Approve and run" : "Approve"), no = el("button", "no", q ? "Answer no" : "Reject");
       yes.type = no.type = "button";
       yes.onclick = function () { decide(item, true, why, given, [yes, no], err); };
       no.onclick = function () { decide(item, false, why, given, [yes, no], err); };
@@ -174,7 +185,7 @@ const SCRIPT = `
       return;
     }
     if (yes && q && !item.choices && item.accepts_words && !words) { err.textContent = "Write your answer first."; given.words.focus(); return; }
-    var args = { task_id: item.task_id };
+    var args = item.kind === "action" ? { approval_id: item.id } : { task_id: item.task_id };
     if (yes && reason) args.note = reason;
     if (yes && picked) args.choice = picked.value;
     if (yes && words) args.answer = given.words.value;
@@ -183,7 +194,7 @@ const SCRIPT = `
     ask("tools/call", { name: yes ? "approve_task" : "reject_task", arguments: args }).then(function (r) {
       if (r && r.isError) throw new Error(textOf(r) || "Refused.");
       var decided = r && r.structuredContent && r.structuredContent.approval, by = decided && decided.decided_by_person;
-      say((q ? (yes ? (picked ? "Answered \u201c" + picked.value + "\u201d: " : words ? "Answered in words: " : "Answered yes: ") : "Answered no: ") : (yes ? "Approved: " : "Rejected: ")) + item.task_title + (by ? " (by " + by.name + ")" : ""));
+      say((q ? (yes ? (picked ? "Answered \u201c" + picked.value + "\u201d: " : words ? "Answered in words: " : "Answered yes: ") : "Answered no: ") : (yes ? "Approved: " : "Rejected: ")) + (item.kind === "action" ? item.action.title : item.task_title) + (by ? " (by " + by.name + ")" : ""));
       return refresh();
     }).catch(function (e) {
       err.textContent = e.message;

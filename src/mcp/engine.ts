@@ -54,10 +54,11 @@ interface Guard {
  * call's arguments, which a consent refusal reads to name what it reached.
  */
 /** What the registry lends a call's context: the answers that need the whole catalog. */
-export type ContextHooks = Pick<ToolContext, "dryRun">;
+export type ContextHooks = Pick<ToolContext, "dryRun" | "runApproved">;
 
 const NO_HOOKS: ContextHooks = {
   dryRun: () => Promise.reject(new Error("No registry hooks were given to this context.")),
+  runApproved: () => Promise.reject(new Error("No registry hooks were given to this context.")),
 };
 
 export function makeContext(

@@ -19,7 +19,7 @@ import { announcedInput, announcedOutput, detailedSchema, type JsonObjectSchema 
 import { CATALOG_KEY, catalogFingerprint, describedFor, fingerprinted, toolMeta } from "../catalog/contract.ts";
 import { decide, dependsOnProject, personVerdict, policyKey, policyOf, POLICY_KEY, toolPolicy, type Policy, type PolicyVerdict } from "../catalog/policy.ts";
 import { projectsOf, rowsReached } from "../db/policy.ts";
-import { askPerson, deniedByPolicy, whatWouldChange } from "./pending-actions.ts";
+import { approvedKey, askPerson, deniedByPolicy, runApproved, whatWouldChange } from "./pending-actions.ts";
 import type { DryRun } from "../catalog/policy.ts";
 
 export interface ToolDescriptor {
@@ -296,13 +296,15 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
   const consentFields = scope.principal.kind === "agent" && WRITE_TOOLS.has(tool.name) ? consentFieldsIn(args) : [];
   if (consentFields.length) return errorResult(consentFieldRefusal(tool.name, consentFields));
   // The agent's policy: denied, nothing runs; asked, the call waits as a pending action the person decides.
-  if (scope.principal.kind === "agent" && !scope.approved) {
+  // A pending action a person approved runs without asking again, unless the policy denies it by now.
+  if (scope.principal.kind === "agent") {
     const verdict = await policyVerdict(scope, tool.name, args);
     if (verdict.decision === "deny") return deniedByPolicy(tool.name, verdict);
-    if (verdict.decision === "ask") return askPerson(scope, tool.name, args, verdict);
+    if (verdict.decision === "ask" && !scope.approved) return askPerson(scope, tool.name, args, verdict);
   }
 
-  const key = WRITE_TOOLS.has(tool.name) && typeof args.idempotency_key === "string" ? args.idempotency_key : null;
+  // An approved pending action runs under a key of its approval: a second run (a second approve, a retry after a crash) replays the first.
+  const key = !WRITE_TOOLS.has(tool.name) ? null : scope.approved ? approvedKey(scope.approved.approvalId) : typeof args.idempotency_key === "string" ? args.idempotency_key : null;
   const p = scope.principal;
   const idem: Idempotency | null = key
     ? { scope: { accountId: p.accountId, tokenId: p.tokenId, tool: name, key }, requestHash: await requestHash(args) }
@@ -313,7 +315,10 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
       if (earlier) return earlier;
     }
     const committed: TaskgateEvent[] = [];
-    const ctx = makeContext(scope, tool.name, args, idem, committed, { dryRun: (t, a) => dryRun(scope, t, a) });
+    const ctx = makeContext(scope, tool.name, args, idem, committed, {
+      dryRun: (t, a) => dryRun(scope, t, a),
+      runApproved: (action) => runApproved(scope, action, callTool),
+    });
     let result: Record<string, unknown>;
     try {
       result = (await tool.handler(ctx, args)) as Record<string, unknown>;

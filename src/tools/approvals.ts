@@ -23,6 +23,8 @@ import {
   REJECTABLE_BACK, rejectedSummary, requestedSummary, setTaskWhere, SIGNOFF_AWAITED, WITHDRAW_SET, withdrewSummary,
 } from "../db/lifecycle-writes.ts";
 import { ANSWER_CHOICE, ANSWER_REASON, ANSWER_WORDS, ANSWERED_QUESTION, reasonText } from "../db/summaries.ts";
+import { approveAction, decisionTarget, rejectAction } from "./pending-actions.ts";
+import { actionApproval, findPendingAction, selectOpenActionsPage, type PendingActionWithTask } from "../db/pending-actions.ts";
 import { eventTask, newEvent } from "../domain/events.ts";
 
 const reason = z.string().trim().min(1, "must not be empty").max(REASON_MAX);
@@ -131,11 +133,18 @@ const listPending = defineTool({
     const a = ctx.principal.accountId;
     if (args.project_id) await requireProject(ctx.db, a, args.project_id);
     const opts = { projectId: args.project_id, after: decodeCursor(args.cursor), limit: args.limit };
-    const found = await readPendingWithContext(ctx.db, a, opts, { eventsPerRun: RUN_TAIL, clip: CONTEXT_CLIP });
-    const { items, next_cursor } = page(found.approvals, args.limit, (r) => ({ k: r.created_at, id: r.id }));
+    const [found, actions] = await Promise.all([
+      readPendingWithContext(ctx.db, a, opts, { eventsPerRun: RUN_TAIL, clip: CONTEXT_CLIP }),
+      selectOpenActionsPage(ctx.db, a, opts, ctx.now).all<PendingActionWithTask>(),
+    ]);
+    // Questions, sign-offs and pending actions in one queue, oldest first.
+    const merged = [...found.approvals, ...actions.results.map((r) => actionApproval(r, ctx.now))].sort((x, y) =>
+      x.created_at === y.created_at ? (x.id < y.id ? -1 : x.id > y.id ? 1 : 0) : x.created_at < y.created_at ? -1 : 1,
+    );
+    const { items, next_cursor } = page(merged, args.limit, (r) => ({ k: r.created_at, id: r.id }));
     const withContext = items.map((approval) => {
-      const run = found.runs.get(approval.task_id);
-      const comment = found.comments.get(approval.task_id);
+      const run = approval.task_id === null ? undefined : found.runs.get(approval.task_id);
+      const comment = approval.task_id === null ? undefined : found.comments.get(approval.task_id);
       return {
         ...approval,
         run: run
@@ -155,15 +164,27 @@ const listPending = defineTool({
 
 const getApproval = defineTool({
   name: "get_approval",
-  description: "One approval (pending or decided) with its question, decision and reason, and its task.",
+  description:
+    "One approval (pending or decided) with its question, decision and reason, and its task; for a pending action, the call, what it touches and, once approved, its result.",
   input: z.strictObject({ approval_id: approvalId }),
   output: z.object({
     approval: approvalShape,
-    task: z.object({ id: z.string(), title: z.string(), status: taskStatus, assignee: z.string().nullable(), auto_ok: z.boolean() }),
+    task: z
+      .object({ id: z.string(), title: z.string(), status: taskStatus, assignee: z.string().nullable(), auto_ok: z.boolean() })
+      .nullable()
+      .describe("null only for a pending action that names no task, or whose task is gone"),
     decide_url: decideUrl,
   }),
   async handler(ctx, args) {
     const a = ctx.principal.accountId;
+    const action = await findPendingAction(ctx.db, a, args.approval_id);
+    if (action) {
+      const t = action.task_id && action.task_title !== null && action.task_status !== null ? action : null;
+      return {
+        approval: actionApproval(action, ctx.now),
+        task: t && { id: t.task_id as string, title: t.task_title as string, status: t.task_status!, assignee: t.task_assignee, auto_ok: t.task_auto_ok === 1 },
+      };
+    }
     const { task_status, task_assignee, task_auto_ok, ...approval } = await requireApproval(ctx.db, a, args.approval_id);
     return {
       approval,
@@ -363,7 +384,7 @@ const answeredAlready = (t: TaskRow, latest: Approval | null, status: "approved"
   (latest.answer?.choice ?? null) === (given?.choice ?? null) && (latest.answer?.words ?? null) === (given?.words ?? null);
 
 const decisionOutput = z.object({
-  task: taskShape,
+  task: taskShape.nullable().describe("the task as it is after the decision (for a pending action: the task it names, null when none or gone)"),
   approval: approvalShape.nullable().describe("the approval decided by this call (or the earlier decision when nothing changed)"),
   changed: z.boolean(),
 });
@@ -378,20 +399,29 @@ function decidedIn(rows: Rows<"decided" | "task">) {
 const approveTask = defineTool({
   name: "approve_task",
   description:
-    "Approve a task's pending request: a sign-off completes the task, a question is answered yes (with one of its choices, or in words where it takes them). Returns task, approval, next_occurrence.",
+    "Approve a task's pending request (task_id: a sign-off completes the task, a question is answered yes, by choice or in words where it asks) or a pending action (approval_id: the agent's call runs once, as asked). Returns task, approval, next_occurrence.",
   input: z.strictObject({
-    task_id: taskId,
+    task_id: taskId.optional().meta({ detail: "the task whose pending question or sign-off you approve; or give approval_id" }),
+    approval_id: approvalId.optional().meta({ detail: "a pending action (or any pending approval) to approve; or give task_id" }),
     note: reason.optional().meta({ detail: "an optional note kept on the approval" }),
     choice: choiceText.optional().describe("a question's choice, exactly as offered (required when it offers choices and takes no words)"),
     answer: reason.optional().describe("an answer in words, to a question that takes words or offers no choices"),
     idempotency_key: idempotencyKey,
   }),
   output: decisionOutput.extend({ next_occurrence: nextOccurrenceShape }),
-  async handler(ctx, args) {
+  async handler(ctx, input) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
     const me = actorName(p);
-    const note = args.note ?? null;
+    const note = input.note ?? null;
+    const target = await decisionTarget(ctx, "approve_task", input);
+    if (target.kind === "action") {
+      if (input.choice !== undefined || input.answer !== undefined) {
+        throw invalid("choice, answer: leave them out for a pending action: it is approved as the agent asked it; choices and words answer a question.");
+      }
+      return approveAction(ctx, target.row, note);
+    }
+    const args = { ...input, task_id: target.taskId };
     const given = givenAnswer(args.choice, args.answer);
 
     const done = approvalCompletion(now);
@@ -462,13 +492,21 @@ const rejectionComment = (reason: string) => `Rejected: ${reason}`;
 
 const rejectTask = defineTool({
   name: "reject_task",
-  description: "Reject a task's pending request: a sign-off goes back to in_progress (reason as a comment), a question is answered no. Returns task.",
-  input: z.strictObject({ task_id: taskId, reason: reason.meta({ detail: "what must change; the agent reads it as a comment" }) }),
-  output: decisionOutput.extend({ comment_id: z.string().nullable().describe("the comment holding a rejected sign-off's reason (null for a question)") }),
-  async handler(ctx, args) {
+  description:
+    "Reject a task's pending request (task_id: a sign-off goes back to in_progress, reason as a comment; a question is answered no) or a pending action (approval_id: nothing runs). Returns task.",
+  input: z.strictObject({
+    task_id: taskId.optional().meta({ detail: "the task whose pending question or sign-off you reject; or give approval_id" }),
+    approval_id: approvalId.optional().meta({ detail: "a pending action (or any pending approval) to reject; or give task_id" }),
+    reason: reason.meta({ detail: "what must change; the agent reads it" }),
+  }),
+  output: decisionOutput.extend({ comment_id: z.string().nullable().describe("the comment holding a rejected sign-off's reason (null for a question or an action)") }),
+  async handler(ctx, input) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
     const me = actorName(p);
+    const target = await decisionTarget(ctx, "reject_task", input);
+    if (target.kind === "action") return rejectAction(ctx, target.row, input.reason);
+    const args = { ...input, task_id: target.taskId };
     return ctx.write({
       subject: `task ${args.task_id}`,
       // The sign-off rejected (or none pending, the task no longer awaits one): back in progress, the reason as a comment the agent reads.

@@ -11,7 +11,7 @@ import { AGAIN, defineTool, named, type BatchStep, type Rows } from "../catalog/
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent } from "../domain/events.ts";
 import { idempotencyKey, taskId } from "./schemas.ts";
-import { CLAIM_EXPIRES, personShape, taskShape, waitingDecideUrl } from "./shapes.ts";
+import { CLAIM_EXPIRES, personShape, reachedRow, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { completedWith, followUp, type FollowUp } from "./series.ts";
 import { setLiveTask } from "./live-task.ts";
 import { liveTaskIs, selectTaskNow, setTask, taskSummary } from "../db/task-writes.ts";
@@ -23,12 +23,28 @@ import { AUTO_OK_OFF, AUTO_OK_ON, CLAIM_STALE_RUN, CLAIM_TAKEOVER, CLAIMED, reas
 
 export const REASON_MAX = 2000;
 
+/** What a pending action holds: the call an agent's policy asked the person about, and once approved and run, its result. */
+export const actionShape = z.object({
+  tool: z.string(),
+  title: z.string(),
+  arguments: z.string().describe("JSON, run as is once approved"),
+  arguments_in_words: z.string(),
+  rule: z.string(),
+  reason: z.string(),
+  touches: z.array(reachedRow).describe("the rows it names, when asked"),
+  expires_at: z.string(),
+  ran_at: z.string().nullable(),
+  result: z.object({ is_error: z.boolean(), text: z.string().describe("a success: its result as JSON") }).nullable().describe("once run: the call's answer"),
+});
+
 export const approvalShape = z.object({
   id: z.string(),
-  task_id: z.string(),
-  task_title: z.string(),
-  kind: z.enum(APPROVAL_KINDS).describe("question: about unfinished work, answered yes or no (the task stays where it is); signoff: approving completes the task"),
-  status: z.enum(APPROVAL_STATUSES),
+  task_id: z.string().nullable().describe("null: an action naming no task"),
+  task_title: z.string().nullable(),
+  kind: z
+    .enum([...APPROVAL_KINDS, "action"])
+    .describe("question: about unfinished work, answered yes or no (the task stays where it is); signoff: approving completes the task; action: a call held by the agent's policy, run once approved"),
+  status: z.enum([...APPROVAL_STATUSES, "expired"]),
   question: z.string(),
   requested_by: z.string().describe("`human` or the agent's name"),
   decided_by: z.string().nullable(),
@@ -39,6 +55,7 @@ export const approvalShape = z.object({
   choices: z.array(z.string()).nullable().describe("a question's choices; null: yes or no"),
   accepts_words: z.boolean(),
   answer: z.object({ choice: z.string().nullable(), words: z.string().nullable() }).nullable().describe("by choice or in words; null until given (a no: status rejected)"),
+  action: actionShape.nullable(),
 });
 
 /** Why a task's running runs ended when it was completed. */

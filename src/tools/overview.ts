@@ -13,6 +13,7 @@ import { selectActivity, selectTargetKnown, withPerson, type ActivityRow } from 
 import { personShape } from "./shapes.ts";
 import { assigneeName, cursor, isoTime, limit, toUtc } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
+import { reachedRow } from "./shapes.ts";
 
 const activityEntry = z.object({
   id: z.string(),
@@ -37,15 +38,6 @@ const policyRule = z.object({
   words: z.string(),
 });
 
-const reachedRow = z.object({
-  kind: z.enum(["project", "task", "step", "comment", "run", "approval", "label", "calendar_link", "trash_item"]),
-  id: z.string(),
-  name: z.string(),
-  project_id: z.string().nullable(),
-  project_name: z.string().nullable(),
-  status: z.string().nullable(),
-  subtasks: z.number().nullable(),
-});
 
 const decidedTool = z.object({ tool: z.string(), rule: z.string() });
 

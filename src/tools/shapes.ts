@@ -68,3 +68,14 @@ export const waitsOnRef = z.object({
   status: taskStatus,
   trash_id: z.string().nullable().describe("the trash item holding it (restore_from_trash brings it back), or null"),
 });
+
+/** A row a call names, as a person recognises it (a dry run's and a pending action's `touches`). */
+export const reachedRow = z.object({
+  kind: z.enum(["project", "task", "step", "comment", "run", "approval", "label", "calendar_link", "trash_item"]),
+  id: z.string(),
+  name: z.string(),
+  project_id: z.string().nullable(),
+  project_name: z.string().nullable(),
+  status: z.string().nullable(),
+  subtasks: z.number().nullable(),
+});

@@ -56,7 +56,7 @@ describe("the webhooks page in Chromium", () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(await pageText(page)).toContain("it is shown only once");
     const row = page.locator("tbody tr", { hasText: "https://hooks.example.com/taskgate" });
-    expect(await row.locator('td[data-label="Events"]').innerText()).toBe("approval.withdrawn, task.completed, claim.lapsed");
+    expect(await row.locator('td[data-label="Events"]').innerText()).toBe("approval.withdrawn, approval.decided, task.completed, claim.lapsed");
     await screenshot(page, "console-webhook-added");
 
     await page.reload();

@@ -110,6 +110,22 @@ export const ACTIONS: Record<string, ActionSpec> = {
         : `Rejected ${quote(r.task?.title)}: it is back ${statusText(r.task?.status)}, and your reason is a comment the agent reads.`,
     labels: { reason: "Reason" },
   },
+  approve_action: {
+    tool: "approve_task",
+    args: (f) => ({ approval_id: one(f, "approval_id") }),
+    done: (r) => {
+      const what = quote(r.approval?.action?.title);
+      const result = r.approval?.action?.result as { is_error: boolean; text: string } | null | undefined;
+      if (!r.changed) return `${what} was already approved; it ran once.`;
+      return result?.is_error ? `Approved ${what}, but it was refused when it ran: ${result.text}` : `Approved ${what}: it ran once, as ${r.approval?.requested_by}.`;
+    },
+  },
+  reject_action: {
+    tool: "reject_task",
+    args: (f) => ({ approval_id: one(f, "approval_id"), reason: one(f, "reason") ?? "" }),
+    done: (r) => (r.changed ? `Rejected ${quote(r.approval?.action?.title)}: nothing ran, and the agent reads your reason.` : `${quote(r.approval?.action?.title)} was already rejected.`),
+    labels: { reason: "Reason" },
+  },
   answer_yes: {
     tool: "approve_task",
     args: (f) => ({ task_id: one(f, "task_id"), ...answerFields(f) }),

@@ -15,6 +15,7 @@ import { actRoutes } from "./routes/act.ts";
 import { activityRoutes } from "./routes/activity.tsx";
 import { agentsRoutes } from "./routes/agents.tsx";
 import { appsRoutes } from "./routes/apps.tsx";
+import { approvalsRoutes } from "./routes/approvals.tsx";
 import { inboxRoutes } from "./routes/inbox.tsx";
 import { settingsRoutes } from "./routes/settings.tsx";
 import { tasksRoutes } from "./routes/tasks.tsx";
@@ -24,6 +25,7 @@ import { webhooksRoutes } from "./routes/webhooks.tsx";
 export function consoleRoutes(web: Hono<WebEnv>): void {
   web.route("/", inboxRoutes);
   web.route("/tasks", tasksRoutes);
+  web.route("/approvals", approvalsRoutes);
   web.route("/agents", agentsRoutes);
   web.route("/apps", appsRoutes);
   web.route("/webhooks", webhooksRoutes);

@@ -4,6 +4,7 @@ import type { PendingApprovalRow } from "../../../db/approvals.ts";
 import { actorWord, clip, personWord, plural } from "../format.ts";
 import { Badge, Empty, Shell, When, Written, type View } from "../ui.tsx";
 import { Decide } from "./decide.tsx";
+import { ActionCard } from "./action.tsx";
 
 export const INBOX_LIMITS = { approvals: 8, runsPerTask: 5, eventsPerRun: 6, commentsPerTask: 2, clip: 240 };
 const QUESTION_CLIP = 800;
@@ -101,7 +102,7 @@ const Pager: FC<{ page: number; more: boolean }> = ({ page, more }) =>
 
 export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view, inbox, page }) => {
   const shownFrom = (page - 1) * INBOX_LIMITS.approvals;
-  const more = inbox.pendingCount > shownFrom + inbox.approvals.length;
+  const more = inbox.approvalCount > shownFrom + inbox.approvals.length;
   return (
     <Shell view={view} section="inbox" title="Inbox">
       <h1>Inbox</h1>
@@ -112,6 +113,13 @@ export const InboxPage: FC<{ view: View; inbox: Inbox; page: number }> = ({ view
       </p>
       {inbox.approvals.length === 0 && inbox.pendingCount === 0 ? (
         <Empty>When an agent asks you a question, or finishes a task that needs your sign-off, it shows up here.</Empty>
+      ) : null}
+      {inbox.actions.length ? (
+        <section aria-label="Actions waiting for your approval">
+          <h2>{plural(inbox.actions.length, "action")} waiting for your approval</h2>
+          <p class="muted">An agent's policy holds these calls for you: approved, one runs once, as the agent; rejected or left to expire, nothing runs.</p>
+          {inbox.actions.map((row) => <ActionCard view={view} row={row} />)}
+        </section>
       ) : null}
       {inbox.approvals.map((a) => (
         <Approval

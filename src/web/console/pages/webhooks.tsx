@@ -8,7 +8,8 @@ import { newFormId } from "../once.ts";
 import { Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
 
 const EVENT_HINTS: Record<(typeof EVENT_TYPES)[number], string> = {
-  "approval.requested": "an agent asks a person a question or to sign off",
+  "approval.requested": "an agent asks a person a question or to sign off, or asks to run a call its policy holds for approval",
+  "approval.decided": "a person approved (the call ran) or rejected a call an agent's policy held for approval",
   "approval.answered": "a person answers an agent's question (yes or no)",
   "approval.withdrawn": "the agent that asked withdraws its question or sign-off before a person decides",
   "task.completed": "a task is done",
