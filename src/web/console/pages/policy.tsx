@@ -151,7 +151,7 @@ const DecisionTable: FC<{ policy: Policy; projects: PolicyProject[] }> = ({ poli
                 <td data-label="Tool"><code>{tool}</code> <span class="hint">{TOOL_TITLES[tool as ToolName]}</span></td>
                 <td data-label="Decision"><DecisionBadge decision={v.decision} /></td>
                 <td data-label="Why">
-                  {withProjectNames(v.rule, names)}
+                  {v.source === "default" ? <span class="muted">No rule covers it.</span> : withProjectNames(v.rule, names)}
                   {(v.where ?? []).map((w) => (
                     <div class="hint">
                       {w.outside ? "Outside" : "In"} project {names.has(w.project) ? `“${names.get(w.project)}”` : w.project}: <DecisionBadge decision={w.decision} /> ({withProjectNames(w.rule, names)})
