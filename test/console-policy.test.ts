@@ -172,12 +172,12 @@ describe("a connection's own policy", () => {
 
     // A person's own token has no policy to set.
     const human = await open(p.b, `/apps/tokens/${p.acc.tokenIds.human}/policy`);
-    expect(human.html).toContain("a policy binds only agents");
+    expect(human.html).toContain("a policy holds only for agents");
     expect(human.html).not.toContain('name="preset"');
     const before = await policyRows(p.acc.accountId);
     const refused = await p.b.post(`/apps/tokens/${p.acc.tokenIds.human}/policy`, { csrf: field(human.html, "csrf"), form_id: crypto.randomUUID(), was: "", op: "preset", preset: "careful" });
     expect(refused.status).toBe(303);
-    expect(await flashOn(p.b, `/apps/tokens/${p.acc.tokenIds.human}/policy`)).toBe("error: This token acts as you, and a policy binds only agents; nothing was changed.");
+    expect(await flashOn(p.b, `/apps/tokens/${p.acc.tokenIds.human}/policy`)).toBe("error: This token acts as you, and a policy holds only for agents; nothing was changed.");
     expect(await policyRows(p.acc.accountId)).toBe(before);
     await Promise.all([mine.close(), theirs.close()]);
   });
@@ -217,7 +217,7 @@ describe("presets at creation", () => {
     const { html } = await open(p.b, "/apps");
     await p.b.post("/apps/tokens", { csrf: field(html, "csrf"), form_id: crypto.randomUUID(), kind: "human", scope: "write", policy: "careful" });
     expect(await flashOn(p.b, "/apps")).toBe(
-      "error: Its own policy: Careful binds only a token that acts as an agent; a token that acts as you is limited by its scope alone. Choose Trusted, or An agent. Nothing was created.",
+      "error: Its own policy: Careful holds only for a token that acts as an agent; a token that acts as you is limited by its scope alone. Choose Trusted, or An agent. Nothing was created.",
     );
     await p.b.post("/apps/tokens", { csrf: field(html, "csrf"), form_id: crypto.randomUUID(), kind: "agent", agent: "x", scope: "write", policy: "lenient" });
     expect(await flashOn(p.b, "/apps")).toBe("error: Its own policy: choose Trusted, Careful or Read only. Nothing was created.");

@@ -60,7 +60,7 @@ export async function createTokenFromForm(db: D1Database, p: Principal, form: Fo
   const preset = one(form, "policy") ?? "trusted";
   if (!isPolicyPreset(preset)) return { error: "Its own policy: choose Trusted, Careful or Read only. Nothing was created." };
   if (r.kind === "human" && preset !== "trusted") {
-    return { error: `Its own policy: ${POLICY_PRESETS[preset].title} binds only a token that acts as an agent; a token that acts as you is limited by its scope alone. Choose Trusted, or An agent. Nothing was created.` };
+    return { error: `Its own policy: ${POLICY_PRESETS[preset].title} holds only for a token that acts as an agent; a token that acts as you is limited by its scope alone. Choose Trusted, or An agent. Nothing was created.` };
   }
   const policy = r.kind === "agent" ? rulesText(POLICY_PRESETS[preset].rules) : null;
   const now = new Date().toISOString();

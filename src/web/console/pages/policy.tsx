@@ -229,7 +229,7 @@ export const TokenPolicyPage: FC<{ view: View; data: TokenData }> = ({ view, dat
         <p class="hint"><a href="/apps">Apps &amp; tokens</a> ›</p>
         <h1>Connection policy</h1>
         <Empty>
-          {t ? "This token acts as you: a policy binds only agents. " : "There is no such token or connection in this account. "}
+          {t ? "This token acts as you: a policy holds only for agents. " : "There is no such token or connection in this account. "}
           <a href="/apps">Apps &amp; tokens</a> lists them.
         </Empty>
       </Shell>

@@ -64,7 +64,7 @@ appsRoutes.post("/tokens/:id/policy", formLimit, async (c) => {
   const data = await readTokenPolicyPage(envOf(c).DB, g.s.accountId, TOKEN_ID.test(id) ? id : "");
   const t = data.token;
   if (!t || t.kind !== "agent" || !t.agent_name || t.revoked_at !== null) {
-    const why = !t ? "There is no such token or connection in this account" : t.kind !== "agent" ? "This token acts as you, and a policy binds only agents" : "This connection is revoked";
+    const why = !t ? "There is no such token or connection in this account" : t.kind !== "agent" ? "This token acts as you, and a policy holds only for agents" : "This connection is revoked";
     return redirect(t ? tokenPolicyPath(t.id) : "/apps", { cookies: [flashCookie(c, { kind: "error", text: `${why}; nothing was changed.` })] });
   }
   const target = { kind: "connection" as const, id: t.id, agent: t.agent_name, label: t.client_name ?? t.label, stored: t.policy };
