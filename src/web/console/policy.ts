@@ -130,8 +130,8 @@ const POLICY_PRESET_TITLES = Object.values(POLICY_PRESETS).map((p) => p.title).j
 
 /** Whose policy a form changes: an agent's, or one of its connections' own. */
 export type PolicyTarget =
-  | { kind: "agent"; id: string; agent: string; stored: string | null }
-  | { kind: "connection"; id: string; agent: string; label: string; stored: string | null };
+  | { kind: "agent"; id: string; agent: string }
+  | { kind: "connection"; id: string; agent: string; label: string };
 
 export type Saved = { ok: string } | { error: string; field?: string };
 

@@ -50,7 +50,7 @@ agentsRoutes.post("/:name/policy", formLimit, async (c) => {
   const name = c.req.param("name");
   const data = await readAgentPolicyPage(envOf(c).DB, g.s.accountId, AGENT_NAME.test(name) ? name : "", new Date().toISOString());
   if (!data.agent) return redirect("/agents", { cookies: [flashCookie(c, { kind: "error", text: `There is no agent ${name.slice(0, 63)} in this account; nothing was changed.` })] });
-  const target = { kind: "agent" as const, id: data.agent.id, agent: data.agent.name, stored: data.agent.policy };
+  const target = { kind: "agent" as const, id: data.agent.id, agent: data.agent.name };
   const saved = await savePolicyFromForm(envOf(c).DB, webPrincipal(g.s), target, g.form, data.projects);
   const back = agentPolicyPath(data.agent.name);
   if ("error" in saved) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: saved.error, ...(saved.field ? { field: saved.field } : {}), values: typedValues(formShown(g.form)) })] });

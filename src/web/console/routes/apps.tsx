@@ -67,7 +67,7 @@ appsRoutes.post("/tokens/:id/policy", formLimit, async (c) => {
     const why = !t ? "There is no such token or connection in this account" : t.kind !== "agent" ? "This token acts as you, and a policy holds only for agents" : "This connection is revoked";
     return redirect(t ? tokenPolicyPath(t.id) : "/apps", { cookies: [flashCookie(c, { kind: "error", text: `${why}; nothing was changed.` })] });
   }
-  const target = { kind: "connection" as const, id: t.id, agent: t.agent_name, label: t.client_name ?? t.label, stored: t.policy };
+  const target = { kind: "connection" as const, id: t.id, agent: t.agent_name, label: t.client_name ?? t.label };
   const saved = await savePolicyFromForm(envOf(c).DB, webPrincipal(g.s), target, g.form, data.projects);
   const back = tokenPolicyPath(t.id);
   if ("error" in saved) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: saved.error, ...(saved.field ? { field: saved.field } : {}), values: typedValues(formShown(g.form)) })] });
