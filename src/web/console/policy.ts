@@ -171,6 +171,7 @@ export async function savePolicyFromForm(db: D1Database, p: Principal, target: P
     actor: actorName(p),
     tool,
     targetId: target.id,
+    personId: p.person?.id ?? null,
     summary:
       target.kind === "agent"
         ? SET_AGENT_POLICY.text({ agent: target.agent, policy: feed })
