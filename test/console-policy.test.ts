@@ -111,11 +111,11 @@ describe("an agent's policy, edited in the console", () => {
     expect((await told(agent)).has("update_task")).toBe(true);
     expect((await agent.ok("whoami")).policy).toMatchObject({ preset: "trusted", rules: [] });
 
-    const feed = await env.DB.prepare("SELECT token_id, actor, target_id, summary FROM activity WHERE account_id = ? AND tool = 'set_agent_policy' ORDER BY created_at, id")
+    const feed = await env.DB.prepare("SELECT token_id, actor, target_id, person_id, summary FROM activity WHERE account_id = ? AND tool = 'set_agent_policy' ORDER BY created_at, id")
       .bind(p.acc.accountId)
-      .all<{ token_id: string; actor: string; target_id: string; summary: string }>();
+      .all<{ token_id: string; actor: string; target_id: string; person_id: string | null; summary: string }>();
     expect(feed.results).toHaveLength(5);
-    expect(feed.results[0]).toMatchObject({ token_id: `web_${p.personId}`, actor: "human" });
+    expect(feed.results[0]).toMatchObject({ token_id: `web_${p.personId}`, actor: "human", person_id: p.personId });
     expect(feed.results[0].summary).toBe(
       "set the policy of agent bot in the web console: Careful (ask the person before destructive tools; ask the person before tools that reach connected apps)",
     );
