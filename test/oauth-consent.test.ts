@@ -101,12 +101,12 @@ describe("the consent page as it first appears never gives a self-registered app
       expect(res.status).toBe(400);
       expect(res.headers.get("location")).toBeNull();
       expect(fields.find(([k]) => k === "act_as"), "no one is chosen for whom the app acts as").toBeUndefined();
-      expect(checkedRadios(html)).toEqual({ access: "read", tools: "all" });
+      expect(checkedRadios(html)).toEqual({ access: "read", tools: "all", policy: "trusted" });
       const again = await res.text();
       expect(again).toContain("Choose who the app acts as: One of my agents, or Myself. Nothing was allowed.");
       expect(again).not.toMatch(/\bat \w+ \(|TypeError|Error:/);
       // The same choices, still nobody chosen: pressing Allow on this page again is refused the same way.
-      expect(checkedRadios(again)).toEqual({ access: "read", tools: "all" });
+      expect(checkedRadios(again)).toEqual({ access: "read", tools: "all", policy: "trusted" });
       for (const value of ["agent", "self"]) expect(again).toMatch(new RegExp(`<input type="radio" id="act_as_${value}" name="act_as" value="${value}" required`));
       const twice = await post(s.browser, submitted(again, "Allow"));
       expect(twice.status).toBe(400);
@@ -138,6 +138,25 @@ describe("the consent page as it first appears never gives a self-registered app
     });
     expect(decide.status).toBe(403);
     expect(decide.headers.get("www-authenticate")).toContain("insufficient_scope");
+  });
+
+  it("a policy preset holds only for an app that acts as an agent: Careful with Myself is refused, nothing granted; Careful with an agent is stored on its row", async () => {
+    const s = await signedIn();
+    const { clientId, redirectUri } = await registerClient("Claude");
+    const { challenge } = await pkce();
+    const html = await (await s.browser.get(authorizePath({ clientId, redirectUri, challenge, scope: "tasks:read tasks:write" }))).text();
+    expect(html).toContain("If it acts as an agent, it works");
+    const base = submitted(html, "Allow").filter(([k]) => k !== "act_as" && k !== "policy");
+    const refused = await post(s.browser, [...base, ["act_as", "self"], ["policy", "careful"]]);
+    expect(refused.status).toBe(400);
+    const again = await refused.text();
+    expect(again).toContain("Careful holds only for an app that acts as one of your agents; acting as you, an app is limited only by what it may do. Choose One of my agents, or Trusted.");
+    expect(checkedRadios(again)).toMatchObject({ act_as: "self", policy: "careful" });
+    expect(await grants(s.personId)).toEqual([]);
+    const unknown = await post(s.browser, [...submitted(again, "Allow").filter(([k]) => k !== "policy"), ["policy", "lenient"]]);
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain("If it acts as an agent: choose Trusted, Careful or Read only.");
+    expect(await grants(s.personId)).toEqual([]);
   });
 
   it("Deny needs no choice: the form as it first appears, with Deny pressed, goes back to the app with access_denied", async () => {
@@ -183,7 +202,7 @@ describe("what the consent page says", () => {
     expect(html).toContain("Published by <strong>app.example.com</strong>");
     expect(html).not.toContain("Not verified");
     // Its first appearance is just as safe: nobody chosen, Read only.
-    expect(checkedRadios(html)).toEqual({ access: "read", tools: "all" });
+    expect(checkedRadios(html)).toEqual({ access: "read", tools: "all", policy: "trusted" });
   });
 
   it("next to Myself, in plain words, what only a person may do: every human-only tool, each once", async () => {

@@ -58,6 +58,8 @@ export interface Choice {
   /** Which tools the app sees (the page's default: all). */
   tools?: "all" | "agent" | "chosen";
   toolsets?: string[];
+  /** The policy preset of an app that acts as an agent (the page's default: trusted). */
+  policy?: "trusted" | "careful" | "read_only";
 }
 
 /** The consent page's form fields, as the page rendered them. */
@@ -80,6 +82,7 @@ export async function consent(b: Browser, p: AuthorizeParams, choice: Choice): P
     access: choice.access,
     tools: choice.tools,
     toolset: choice.toolsets,
+    policy: choice.policy,
     decision: "allow",
   });
   expect(res.status, await res.clone().text()).toBe(302);

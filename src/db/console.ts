@@ -273,6 +273,8 @@ export interface AgentsPage extends Frame {
   runs: FleetRunRow[];
   held: FleetTaskRow[];
   tokens: AgentWithTokens[];
+  /** Each agent's rules as stored (src/catalog/policy.ts), by name. */
+  policies: { name: string; policy: string | null }[];
 }
 
 /**
@@ -291,6 +293,7 @@ export async function readAgentsPage(
     runs,
     held,
     tokens: selectAgents(db, accountId, q.now, q.afterName ? { k: q.afterName, id: "" } : null, q.limit),
+    policies: db.prepare("SELECT name, policy FROM agents WHERE account_id = ? AND name > ? AND policy IS NOT NULL ORDER BY name LIMIT ?").bind(accountId, q.afterName, q.limit + 1),
   });
   return {
     ...frameOf(r, accountId),
@@ -298,6 +301,7 @@ export async function readAgentsPage(
     runs: r.runs as FleetRunRow[],
     held: r.held as FleetTaskRow[],
     tokens: r.tokens as AgentWithTokens[],
+    policies: r.policies as AgentsPage["policies"],
   };
 }
 
@@ -306,6 +310,8 @@ export interface AppsPage extends Frame {
   agents: { name: string; paused_at: string | null }[];
   /** Where each app connected by URL sends its access, by token id: what tells two apps of one name apart. */
   redirects: { id: string; client_id: string; redirect_uri: string }[];
+  /** The live agent tokens with rules of their own (src/catalog/policy.ts), by token id. */
+  policies: { id: string; policy: string }[];
 }
 
 const REDIRECTS_SHOWN = 500;
@@ -320,12 +326,16 @@ export async function readAppsPage(db: D1Database, accountId: string): Promise<A
     redirects: db
       .prepare("SELECT id, client_id, redirect_uri FROM tokens WHERE account_id = ? AND client_id IS NOT NULL AND redirect_uri IS NOT NULL ORDER BY created_at DESC LIMIT ?")
       .bind(accountId, REDIRECTS_SHOWN),
+    policies: db
+      .prepare("SELECT id, policy FROM tokens WHERE account_id = ? AND kind = 'agent' AND policy IS NOT NULL AND revoked_at IS NULL ORDER BY created_at DESC LIMIT ?")
+      .bind(accountId, REDIRECTS_SHOWN),
   });
   return {
     ...frameOf(r, accountId),
     connectors: r.connectors as ConnectorSummaryRow[],
     agents: r.agents as AppsPage["agents"],
     redirects: r.redirects as AppsPage["redirects"],
+    policies: r.policies as AppsPage["policies"],
   };
 }
 

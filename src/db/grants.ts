@@ -20,6 +20,8 @@ export interface GrantRecord {
   clientId: string;
   clientName: string;
   redirectUri: string;
+  /** An agent connection's own policy rules as stored (src/catalog/policy.ts), or null: none. */
+  policy?: string | null;
   now: string;
   /** Until the code is exchanged, the row expires with it. */
   pendingUntil: string;
@@ -57,12 +59,12 @@ export function recordGrantStatements(db: D1Database, g: GrantRecord, replaced: 
     db
       .prepare(
         `INSERT INTO tokens (id, account_id, kind, scope, agent_id, label, hash, prefix, created_at, expires_at,
-                             person_id, client_id, client_name, redirect_uri)
-         VALUES (?, ?, ?, ?, (SELECT id FROM agents WHERE account_id = ? AND name = ?), ?, ?, '', ?, ?, ?, ?, ?, ?)`,
+                             person_id, client_id, client_name, redirect_uri, policy)
+         VALUES (?, ?, ?, ?, (SELECT id FROM agents WHERE account_id = ? AND name = ?), ?, ?, '', ?, ?, ?, ?, ?, ?, ?)`,
       )
       .bind(
         g.tokenId, g.accountId, g.kind, g.scope, g.accountId, g.agent, g.clientName.slice(0, 200), `oauth:${g.tokenId}`,
-        g.now, g.pendingUntil, g.personId, g.clientId, g.clientName.slice(0, 200), g.redirectUri,
+        g.now, g.pendingUntil, g.personId, g.clientId, g.clientName.slice(0, 200), g.redirectUri, g.kind === "agent" ? (g.policy ?? null) : null,
       ),
   );
   for (const id of replaced) {

@@ -99,6 +99,8 @@ export interface TokenRequest {
   expiresAt?: string | null;
   /** The database the account lives in (DB, DB_1, …), when the caller knows it: the token carries it. */
   shard?: string;
+  /** An agent token's own policy rules as stored (src/catalog/policy.ts rulesText); absent or null: none. */
+  policy?: string | null;
 }
 
 export interface PlannedToken {
@@ -125,9 +127,9 @@ export async function planToken(req: TokenRequest, now: string): Promise<Planned
     });
   }
   statements.push({
-    sql: `INSERT INTO tokens (id, account_id, kind, scope, agent_id, label, hash, prefix, created_at, expires_at)
-          VALUES (?, ?, ?, ?, (SELECT id FROM agents WHERE account_id = ? AND name = ?), ?, ?, ?, ?, ?)`,
-    params: [id, req.accountId, req.kind, req.scope, req.accountId, req.agent ?? null, label, hash, displayPrefix(secret), now, req.expiresAt ?? null],
+    sql: `INSERT INTO tokens (id, account_id, kind, scope, agent_id, label, hash, prefix, created_at, expires_at, policy)
+          VALUES (?, ?, ?, ?, (SELECT id FROM agents WHERE account_id = ? AND name = ?), ?, ?, ?, ?, ?, ?)`,
+    params: [id, req.accountId, req.kind, req.scope, req.accountId, req.agent ?? null, label, hash, displayPrefix(secret), now, req.expiresAt ?? null, req.kind === "agent" ? (req.policy ?? null) : null],
   });
   return { id, secret, statements };
 }

@@ -267,6 +267,9 @@ export const DISCONNECTED = summary("disconnected {provider}; its stored credent
 // a token made in the web console
 export const CREATED_TOKEN_IN_CONSOLE = summary('created token {token} "{label}" ({kind}{agent}, {scope}) in the web console');
 export const SET_DISPLAY_NAME = summary('set the name shown for them to "{name}" in the web console');
+// the console's policy pages (src/web/console/policy.ts)
+export const SET_AGENT_POLICY = summary("set the policy of agent {agent} in the web console: {policy}");
+export const SET_CONNECTION_POLICY = summary('set the own policy of connection {token} "{label}" (agent {agent}) in the web console: {policy}');
 
 /** Every template above, by name, for the test that renders each both ways. */
 export const SUMMARIES: Record<string, Summary<string>> = {
@@ -279,6 +282,6 @@ export const SUMMARIES: Record<string, Summary<string>> = {
   CREATED_TASK, UPDATED_TASK, UPDATED_SETTINGS, SETTING_CHANGE, ASSIGNED, UNASSIGNED, SNOOZED, UNSNOOZED, CREATED_PROJECT, COMMENTED,
   EDITED_STEP, LINKED_EVENT, WITHDREW, ASKED_QUESTION, REQUESTED_SIGNOFF, ANSWERED_QUESTION, ANSWER_REASON, ANSWER_CHOICE, ANSWER_WORDS,
   ENDED_APP_CONNECTION, PURGED_SCHEDULED, CREATED_REPEATING, UPDATED_REPEATING, SERIES_ENDS, NEXT_OCCURRENCE, CREATED_OCCURRENCE, SAVED_TO_CONNECTOR, DISCONNECTED, CREATED_TOKEN_IN_CONSOLE,
-  SET_DISPLAY_NAME,
+  SET_DISPLAY_NAME, SET_AGENT_POLICY, SET_CONNECTION_POLICY,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
 } as unknown as Record<string, Summary<string>>;

@@ -13,6 +13,7 @@ import type { Hono } from "hono";
 import { oauthScopesFor } from "../domain/grants.ts";
 import { AGENT_NAME } from "../db/provisioning.ts";
 import { TOOLSETS } from "../catalog/toolsets.ts";
+import { isPolicyPreset, POLICY_PRESETS, rulesText } from "../catalog/policy.ts";
 import { agentNames } from "../db/grants.ts";
 import { envOf, type Session, type WebContext, type WebEnv } from "../web/context.ts";
 import { ConsentPage, type ConsentDefaults } from "../web/consent.tsx";
@@ -62,7 +63,7 @@ function redirectOrigin(uri: string): string[] {
  * app asked for, so pressing Allow at once never gives an app the person's
  * write standing.
  */
-const FIRST_CHOICES: ConsentDefaults = { actAs: null, agentName: "", access: "read", tools: "all", toolsets: [] };
+const FIRST_CHOICES: ConsentDefaults = { actAs: null, agentName: "", access: "read", tools: "all", toolsets: [], policy: "trusted" };
 
 async function consentPage(
   c: WebContext,
@@ -98,19 +99,32 @@ function parseChoice(form: Record<string, unknown>): Parsed {
   const tools = form.tools === "agent" || form.tools === "chosen" ? form.tools : form.tools === "all" || form.tools === undefined ? "all" : null;
   const checked = (Array.isArray(form.toolset) ? form.toolset : form.toolset === undefined ? [] : [form.toolset]).filter((t): t is string => typeof t === "string");
   const known = checked.filter((t) => TOOLSETS.some((s) => s.name === t));
-  const defaults: ConsentDefaults = { actAs, agentName: agentName.slice(0, 63), access: access ?? "read", tools: tools ?? "all", toolsets: known };
+  const policyField = form.policy === undefined || form.policy === "" ? "trusted" : form.policy;
+  const policy = typeof policyField === "string" && isPolicyPreset(policyField) ? policyField : null;
+  const defaults: ConsentDefaults = { actAs, agentName: agentName.slice(0, 63), access: access ?? "read", tools: tools ?? "all", toolsets: known, policy: policy ?? "trusted" };
   if (!actAs) return { ok: false, error: "Choose who the app acts as: One of my agents, or Myself. Nothing was allowed.", defaults };
   if (!access) return { ok: false, error: "Choose what the app may do: Read only, or Read and write.", defaults };
   if (!tools) return { ok: false, error: "Choose which tools the app sees: every tool, an agent's working loop, or the toolsets you tick.", defaults };
   if (known.length !== checked.length) return { ok: false, error: "Toolsets: tick only the toolsets listed on this page.", defaults };
   if (tools === "chosen" && known.length === 0) return { ok: false, error: "Toolsets: tick at least one toolset, or choose Every tool.", defaults };
   const toolsets = tools === "agent" ? ["agent"] : tools === "chosen" ? TOOLSETS.map((s) => s.name).filter((n) => known.includes(n)) : undefined;
-  if (actAs === "self") return { ok: true, choice: { kind: "human", agent: null, scope: access, ...(toolsets ? { toolsets } : {}) } };
+  if (!policy) return { ok: false, error: "If it acts as an agent: choose Trusted, Careful or Read only.", defaults };
+  if (actAs === "self") {
+    if (policy !== "trusted") {
+      return {
+        ok: false,
+        error: `${POLICY_PRESETS[policy].title} holds only for an app that acts as one of your agents; acting as you, an app is limited only by what it may do. Choose One of my agents, or Trusted.`,
+        defaults,
+      };
+    }
+    return { ok: true, choice: { kind: "human", agent: null, scope: access, ...(toolsets ? { toolsets } : {}) } };
+  }
   if (!agentName) return { ok: false, error: "Agent name: type the name of the agent the app acts as (an existing one or a new one).", defaults };
   if (!AGENT_NAME.test(agentName) || agentName === "human") {
     return { ok: false, error: "Agent name: use lowercase letters, digits, _ . - (up to 63 characters, starting with a letter or digit), e.g. claude-code.", defaults };
   }
-  return { ok: true, choice: { kind: "agent", agent: agentName, scope: access, ...(toolsets ? { toolsets } : {}) } };
+  const rules = rulesText(POLICY_PRESETS[policy].rules);
+  return { ok: true, choice: { kind: "agent", agent: agentName, scope: access, ...(toolsets ? { toolsets } : {}), ...(rules ? { policy: rules } : {}) } };
 }
 
 export function authorizeRoutes(web: Hono<WebEnv>): void {

@@ -45,6 +45,8 @@ export interface ConsentChoice {
   scope: TokenScope;
   /** The toolsets the app sees (absent: every tool the scope allows). */
   toolsets?: string[];
+  /** An agent connection's own policy rules as stored (a preset chosen at consent); absent: none. */
+  policy?: string;
 }
 
 /**
@@ -96,6 +98,7 @@ export async function completeGrant(
         clientId: request.clientId,
         clientName,
         redirectUri: request.redirectUri,
+        policy: choice.kind === "agent" ? (choice.policy ?? null) : null,
         now: new Date(nowMs).toISOString(),
         pendingUntil: new Date(nowMs + PENDING_GRANT_SECONDS * 1000).toISOString(),
       },

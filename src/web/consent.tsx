@@ -16,6 +16,7 @@ import { READ_SCOPE, WRITE_SCOPE } from "../domain/grants.ts";
 import { PROVIDER_NAMES, PROVIDERS } from "../domain/providers.ts";
 import { inWords } from "../domain/words.ts";
 import { PRESETS, TOOLSETS } from "../catalog/toolsets.ts";
+import { POLICY_PRESET_NAMES, POLICY_PRESETS, type PolicyPreset } from "../catalog/policy.ts";
 import { HUMAN_TOOLS, TOOL_NAMES, TOOL_TITLES, WRITE_TOOLS, type ToolName } from "../catalog/effects.ts";
 import { Layout, Notice } from "./layout.tsx";
 import type { Session } from "./context.ts";
@@ -36,6 +37,8 @@ export interface ConsentDefaults {
   /** Which tools the app sees: all, the agent preset, or the chosen toolsets. */
   tools: "all" | "agent" | "chosen";
   toolsets: string[];
+  /** The policy of an app that acts as an agent: a preset (Trusted: its agent's rules alone, as before presets). */
+  policy: PolicyPreset;
 }
 
 const AGENT_PRESET = PRESETS.find((p) => p.name === "agent");
@@ -171,6 +174,21 @@ export function ConsentPage(props: {
                 for an app you use yourself.
               </p>
             </div>
+          </fieldset>
+          <fieldset>
+            <legend>If it acts as an agent, it works</legend>
+            {POLICY_PRESET_NAMES.map((n) => (
+              <label for={`policy_${n}`}>
+                <input type="radio" id={`policy_${n}`} name="policy" value={n} checked={defaults.policy === n} aria-describedby={`policy_${n}_means`} />
+                <span>
+                  <strong>{POLICY_PRESETS[n].title}</strong>: <span id={`policy_${n}_means`}>{n === "trusted" ? "everything its access and the agent's own rules allow, without asking you." : POLICY_PRESETS[n].description.replace(/^./, (c) => c.toLowerCase())}</span>
+                </span>
+              </label>
+            ))}
+            <p class="muted">
+              This holds for this app's connection only, on top of the agent's own rules, which you set on the agent's page of your console; it can
+              narrow them, never widen them. Acting as you, an app is limited by what it may do (below) alone.
+            </p>
           </fieldset>
           <fieldset>
             <legend>It may</legend>

@@ -136,8 +136,8 @@ describe("every page at desktop and phone width", () => {
           if (width === "desktop") expect(boxes[0]?.y).toBe(boxes[1]?.y);
         }
         if (name === "apps") {
-          // The token form's labels start on one line (desktop) or at one left edge (phone).
-          const labels = await Promise.all((await page.getByRole("form", { name: "Create a token" }).locator("label").all()).map((l) => l.boundingBox()));
+          // The token form's field labels start on one line (desktop) or at one left edge (phone); its preset choice follows them.
+          const labels = await Promise.all((await page.getByRole("form", { name: "Create a token" }).locator(".row label").all()).map((l) => l.boundingBox()));
           expect(labels.length).toBe(4);
           const edge = width === "desktop" ? "y" : "x";
           expect(new Set(labels.map((b) => b?.[edge])).size, `token form labels at ${width}`).toBe(1);

@@ -124,6 +124,14 @@ details summary{cursor:pointer;font-weight:600}
 .kv{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}
 .kv dt{color:var(--muted)}.kv dd{margin:0}
 .pager{display:flex;justify-content:flex-end;margin:.5rem 0}
+.s-allow{background:var(--ok-bg);color:#146038}.s-ask{background:var(--warn-bg);color:var(--warn)}.s-deny{background:var(--bad-bg);color:var(--bad)}
+.rules{padding-left:1.4rem;margin:.3rem 0 .6rem}.rules li{margin:.25rem 0}
+label.choice{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;font-size:.95rem;margin:.35rem 0}
+label.choice input{margin-top:.3rem}
+.choice>span{display:block}.choice .hint{display:block;font-weight:400}
+.pick{display:flex;flex-wrap:wrap;gap:.2rem .8rem;align-items:center;margin:.2rem 0}
+.pick label{margin:0}.pick select{flex:1 1 14rem;width:auto;min-width:0;max-width:100%}
+main fieldset{min-width:0}
 @media (max-width:720px){
  .split{grid-template-columns:1fr}
  header.top nav{order:3;flex-basis:100%;overflow:visible}

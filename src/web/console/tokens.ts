@@ -11,6 +11,7 @@ import { insertIdempotent } from "../../db/idempotency.ts";
 import { ID_PREFIX, newId } from "../../domain/ids.ts";
 import { actorName, type Principal } from "../../domain/principal.ts";
 import { AGENT_NAME, planToken } from "../../db/provisioning.ts";
+import { isPolicyPreset, POLICY_PRESETS, rulesText } from "../../catalog/policy.ts";
 import { one, type FormFields } from "./actions.ts";
 import { formAlreadyUsed, formOnce } from "./once.ts";
 
@@ -37,6 +38,8 @@ export interface CreatedToken {
   kind: "human" | "agent";
   scope: "read" | "write";
   agent: string | null;
+  /** The preset of its own policy, when it has one (Careful, Read only). */
+  policy?: string;
 }
 
 /** `shard`: the database the person's account lives in, named in the secret so that its calls ask no directory. */
@@ -53,8 +56,15 @@ export async function createTokenFromForm(db: D1Database, p: Principal, form: Fo
   if (!parsed.success) return { error: parsed.error.issues[0]?.message ?? "The token form is incomplete." };
   const r = parsed.data;
   const agent = r.kind === "agent" ? r.agent : null;
+  // Its own policy: a preset's rules on the token row (Trusted, the default: none, as before presets).
+  const preset = one(form, "policy") ?? "trusted";
+  if (!isPolicyPreset(preset)) return { error: "Its own policy: choose Trusted, Careful or Read only. Nothing was created." };
+  if (r.kind === "human" && preset !== "trusted") {
+    return { error: `Its own policy: ${POLICY_PRESETS[preset].title} holds only for a token that acts as an agent; a token that acts as you is limited by its scope alone. Choose Trusted, or An agent. Nothing was created.` };
+  }
+  const policy = r.kind === "agent" ? rulesText(POLICY_PRESETS[preset].rules) : null;
   const now = new Date().toISOString();
-  const plan = await planToken({ accountId: p.accountId, kind: r.kind, scope: r.scope, agent: agent ?? undefined, label: r.label, shard }, now);
+  const plan = await planToken({ accountId: p.accountId, kind: r.kind, scope: r.scope, agent: agent ?? undefined, label: r.label, shard, policy }, now);
   const label = r.label ?? (agent ? `${agent} (${r.scope})` : `human (${r.scope})`);
   const activity = insertActivity(db, {
     id: newId(ID_PREFIX.activity),
@@ -80,5 +90,5 @@ export async function createTokenFromForm(db: D1Database, p: Principal, form: Fo
     }
     throw e;
   }
-  return { token: { secret: plan.secret, label, kind: r.kind, scope: r.scope, agent } };
+  return { token: { secret: plan.secret, label, kind: r.kind, scope: r.scope, agent, ...(policy ? { policy: POLICY_PRESETS[preset].title } : {}) } };
 }

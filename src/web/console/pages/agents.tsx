@@ -2,6 +2,8 @@ import type { FC } from "hono/jsx";
 import type { AgentsPage as Data } from "../../../db/console.ts";
 import { clip } from "../format.ts";
 import { Act, Badge, Button, Empty, Shell, When, Written, type View } from "../ui.tsx";
+import { policyName, rulesOf } from "../policy.ts";
+import { agentPolicyPath } from "./policy.tsx";
 
 /** Agents per page, and runs and tasks of each kind shown per agent (totals say how many more). */
 export const AGENTS_PAGE = { agents: 10, perAgent: 4 };
@@ -9,6 +11,7 @@ const TITLE_CLIP = 80;
 
 export const AgentsPage: FC<{ view: View; data: Data; staleMinutes: number; nextAfter: string | null; first: boolean }> = ({ view, data, staleMinutes, nextAfter, first }) => {
   const tokens = new Map(data.tokens.map((t) => [t.id, t.active_tokens]));
+  const policies = new Map(data.policies.map((p) => [p.name, p.policy]));
   return (
     <Shell view={view} section="agents" title="Agents">
       <h1>Agents</h1>
@@ -31,6 +34,7 @@ export const AgentsPage: FC<{ view: View; data: Data; staleMinutes: number; next
                 <dl class="kv">
                   <dt>Last seen</dt><dd><When view={view} iso={g.last_seen_at} /></dd>
                   <dt>Working tokens</dt><dd>{tokens.get(g.id) ?? 0}</dd>
+                  <dt>Policy</dt><dd><a href={agentPolicyPath(g.name)} aria-label={`Policy of ${g.name}: ${policyName(rulesOf(policies.get(g.name) ?? null))}`}>{policyName(rulesOf(policies.get(g.name) ?? null))}</a></dd>
                   {paused ? <><dt>Paused</dt><dd><When view={view} iso={g.paused_at} /> by {g.paused_by === "human" ? "you" : g.paused_by}</dd></> : null}
                 </dl>
                 <h3>Current runs{(runs.find((r) => r.stale !== 1)?.total ?? 0) > current.length ? ` (${current.length} of ${runs.find((r) => r.stale !== 1)?.total})` : ""}</h3>

@@ -5,6 +5,9 @@ import { claudeDesktopConfig, cursorConfig, vscodeConfig } from "../../../domain
 import { clip, statusWord } from "../format.ts";
 import { newFormId } from "../once.ts";
 import { Act, Badge, Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
+import { POLICY_PRESET_NAMES, POLICY_PRESETS } from "../../../catalog/policy.ts";
+import { policyName, rulesOf } from "../policy.ts";
+import { tokenPolicyPath } from "./policy.tsx";
 
 /** A tg_ token or an app's OAuth grant, as list_tokens shows it. */
 export interface TokenItem {
@@ -31,6 +34,8 @@ export interface NewToken {
   kind: "human" | "agent";
   scope: "read" | "write";
   agent: string | null;
+  /** Its own policy's preset, when it has one. */
+  policy?: string;
 }
 
 /** Where an app's access goes: the host of its redirect URI (what tells two apps of one name apart). */
@@ -43,11 +48,11 @@ function hostOf(uri: string | undefined): string | null {
   }
 }
 
-const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean; redirects: Map<string, string> }> = ({ view, items, revocable, redirects }) => (
+const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean; redirects: Map<string, string>; policies: Map<string, string> }> = ({ view, items, revocable, redirects, policies }) => (
   <div class="table">
     <table class="stack">
       <thead>
-        <tr><th scope="col">Name</th><th scope="col">Acts as</th><th scope="col">Scope</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Last used</th>{revocable ? <th scope="col"><span class="sr">Revoke</span></th> : null}</tr>
+        <tr><th scope="col">Name</th><th scope="col">Acts as</th><th scope="col">Scope</th><th scope="col">Own policy</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Last used</th>{revocable ? <th scope="col"><span class="sr">Revoke</span></th> : null}</tr>
       </thead>
       <tbody>
         {items.map((t) => (
@@ -66,6 +71,13 @@ const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean; redire
             </td>
             <td data-label="Acts as">{t.kind === "agent" ? <>agent <strong>{t.agent}</strong></> : "you"}</td>
             <td data-label="Scope">{t.scope === "write" ? "read and write" : "read only"}</td>
+            <td data-label="Own policy">
+              {t.kind === "agent" ? (
+                <a href={tokenPolicyPath(t.id)} aria-label={`Policy of ${nameOf(t)}: ${policies.has(t.id) ? policyName(rulesOf(policies.get(t.id) ?? null)) : "no rules of its own"}`}>
+                  {policies.has(t.id) ? policyName(rulesOf(policies.get(t.id) ?? null)) : "none"}
+                </a>
+              ) : <span class="muted">not an agent</span>}
+            </td>
             <td data-label="State"><Badge status={t.state} /></td>
             <td data-label="Created"><When view={view} iso={t.created_at} /></td>
             <td data-label="Last used"><When view={view} iso={t.last_used_at} /></td>
@@ -87,7 +99,7 @@ const Created: FC<{ t: NewToken; mcpUrl: string }> = ({ t, mcpUrl }) => (
   <section class="card created" aria-labelledby="h-new-token">
     <h2 id="h-new-token">Your new token</h2>
     <p>
-      <strong><Written text={t.label} /></strong>: {t.kind === "agent" ? `agent ${t.agent}` : "you"}, {t.scope === "write" ? "read and write" : "read only"}.
+      <strong><Written text={t.label} /></strong>: {t.kind === "agent" ? `agent ${t.agent}` : "you"}, {t.scope === "write" ? "read and write" : "read only"}{t.policy ? `, its own policy ${t.policy}` : ""}.
       Copy it now: it is shown only once and Taskgate keeps only its hash.
     </p>
     <pre class="secret" aria-label="Token">{t.secret}</pre>
@@ -157,6 +169,7 @@ const Connectors: FC<{ view: View; data: Data; setupError: string | null }> = ({
 const Tokens: FC<{ view: View; data: Data; tokens: TokenListing }> = ({ view, data, tokens }) => {
   const live = tokens.items.filter((t) => t.state === "active");
   const redirects = new Map(data.redirects.map((r) => [r.id, r.redirect_uri]));
+  const policies = new Map(data.policies.map((r) => [r.id, r.policy]));
   const ended = tokens.items.filter((t) => t.state !== "active");
   const tokensHref = (cursor: string | null) => {
     const p = new URLSearchParams();
@@ -169,12 +182,16 @@ const Tokens: FC<{ view: View; data: Data; tokens: TokenListing }> = ({ view, da
     <>
       <h2>Connections and tokens</h2>
       <p class="hint">Everything that can call Taskgate for this account: apps you connected by URL (OAuth) and tg_ tokens. Revoking ends access at once.</p>
+      <p class="hint">
+        A connection that acts as an agent follows the agent's policy (Agents); its own policy can only narrow that, for this connection alone: an
+        allow of its own never outweighs the agent's ask or deny.
+      </p>
       {tokens.error ? <p class="notice error">{tokens.error}</p> : null}
-      {live.length ? <TokenRows view={view} items={live} revocable={true} redirects={redirects} /> : <Empty>No working tokens or connections{tokens.next ? " on this page" : ""}.</Empty>}
+      {live.length ? <TokenRows view={view} items={live} revocable={true} redirects={redirects} policies={policies} /> : <Empty>No working tokens or connections{tokens.next ? " on this page" : ""}.</Empty>}
       {ended.length ? (
         <>
           <h3>Revoked and expired</h3>
-          <TokenRows view={view} items={ended} revocable={false} redirects={redirects} />
+          <TokenRows view={view} items={ended} revocable={false} redirects={redirects} policies={policies} />
         </>
       ) : null}
       <nav class="pager" aria-label="More tokens">
@@ -213,9 +230,22 @@ const CreateToken: FC<{ view: View; data: Data }> = ({ view, data }) => (
         <Field id="k-label" label="Label" class="grow">
           <input type="text" id="k-label" name="label" maxlength={100} placeholder="e.g. CI on main" />
         </Field>
-        <div class="end"><Button kind="primary">Create token</Button></div>
       </div>
       <p class="hint" id="k-agent-hint">Agent name (for a token that acts as an agent): an existing agent or a new one, in lowercase letters, digits, _ . -</p>
+      <fieldset>
+        <legend>Its own policy (a token that acts as an agent)</legend>
+        {POLICY_PRESET_NAMES.map((n) => (
+          <label for={`k-policy-${n}`} class="choice">
+            <input type="radio" id={`k-policy-${n}`} name="policy" value={n} checked={n === "trusted"} aria-describedby={`k-policy-${n}-means`} />
+            <span>
+              <strong>{POLICY_PRESETS[n].title}</strong>
+              <span class="hint" id={`k-policy-${n}-means`}>{n === "trusted" ? "Its agent's policy alone decides: everything the token's scope and the agent's rules allow, without asking." : POLICY_PRESETS[n].description}</span>
+            </span>
+          </label>
+        ))}
+        <p class="hint">It only narrows the agent's policy, for this token alone; change it later on the token's policy page.</p>
+      </fieldset>
+      <div class="actions"><Button kind="primary">Create token</Button></div>
     </form>
   </section>
 );

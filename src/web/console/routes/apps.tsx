@@ -6,9 +6,14 @@ import { importConnectorKey } from "../../../domain/crypto.ts";
 import { envOf, originOf, type WebEnv } from "../../context.ts";
 import { redirect } from "../../render.ts";
 import { requireSession } from "../../session.ts";
-import { flashCookie } from "../flash.ts";
+import { flashCookie, typedValues } from "../flash.ts";
+import { readTokenPolicyPage } from "../../../db/policy-edits.ts";
+import { formShown, savePolicyFromForm } from "../policy.ts";
+import { TokenPolicyPage, tokenPolicyPath } from "../pages/policy.tsx";
 import { showOnNextPage, takeShown } from "../once.ts";
 import { callScope, webPrincipal } from "../respond.ts";
+
+const TOKEN_ID = /^tok_[0-9a-z]{4,40}$/;
 import { createTokenFromForm } from "../tokens.ts";
 import { AppsPage, type NewToken, type TokenItem } from "../pages/apps.tsx";
 import { formLimit, guardedForm, render, sessionOf, textOf } from "./shared.tsx";
@@ -42,4 +47,29 @@ appsRoutes.post("/tokens", formLimit, async (c) => {
   const made = await createTokenFromForm(envOf(c).DB, webPrincipal(g.s), g.form, g.s.shard);
   if ("error" in made) return redirect("/apps", { cookies: [flashCookie(c, { kind: "error", text: made.error })] });
   return redirect("/apps", { cookies: [await showOnNextPage(c, "token", made.token)] });
+});
+
+/** A connection's own policy (an agent's token or app): its rules beside its agent's, what each tool decides, and the forms that change them. */
+appsRoutes.get("/tokens/:id/policy", requireSession(), async (c) => {
+  const s = await sessionOf(c);
+  const id = c.req.param("id");
+  const data = await readTokenPolicyPage(envOf(c).DB, s.accountId, TOKEN_ID.test(id) ? id : "");
+  return render(c, s, data, (v) => <TokenPolicyPage view={v} data={data} />, data.token ? 200 : 404);
+});
+
+appsRoutes.post("/tokens/:id/policy", formLimit, async (c) => {
+  const g = await guardedForm(c);
+  if (g instanceof Response) return g;
+  const id = c.req.param("id");
+  const data = await readTokenPolicyPage(envOf(c).DB, g.s.accountId, TOKEN_ID.test(id) ? id : "");
+  const t = data.token;
+  if (!t || t.kind !== "agent" || !t.agent_name || t.revoked_at !== null) {
+    const why = !t ? "There is no such token or connection in this account" : t.kind !== "agent" ? "This token acts as you, and a policy holds only for agents" : "This connection is revoked";
+    return redirect(t ? tokenPolicyPath(t.id) : "/apps", { cookies: [flashCookie(c, { kind: "error", text: `${why}; nothing was changed.` })] });
+  }
+  const target = { kind: "connection" as const, id: t.id, agent: t.agent_name, label: t.client_name ?? t.label };
+  const saved = await savePolicyFromForm(envOf(c).DB, webPrincipal(g.s), target, g.form, data.projects);
+  const back = tokenPolicyPath(t.id);
+  if ("error" in saved) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: saved.error, ...(saved.field ? { field: saved.field } : {}), values: typedValues(formShown(g.form)) })] });
+  return redirect(back, { cookies: [flashCookie(c, { kind: "ok", text: saved.ok })] });
 });
