@@ -1097,7 +1097,7 @@ CREATE TRIGGER IF NOT EXISTS move_fence_agents_insert BEFORE INSERT ON agents WH
 BEGIN
   SELECT RAISE(ABORT, 'account moving: try again shortly');
 END;
-CREATE TRIGGER IF NOT EXISTS move_fence_agents_update BEFORE UPDATE OF id, account_id, name, paused_at, paused_by, created_at ON agents WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
+CREATE TRIGGER IF NOT EXISTS move_fence_agents_update BEFORE UPDATE OF id, account_id, name, paused_at, paused_by, created_at, policy ON agents WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
 BEGIN
   SELECT RAISE(ABORT, 'account moving: try again shortly');
 END;
@@ -1109,7 +1109,7 @@ CREATE TRIGGER IF NOT EXISTS move_fence_tokens_insert BEFORE INSERT ON tokens WH
 BEGIN
   SELECT RAISE(ABORT, 'account moving: try again shortly');
 END;
-CREATE TRIGGER IF NOT EXISTS move_fence_tokens_update BEFORE UPDATE OF id, account_id, kind, scope, agent_id, label, hash, prefix, created_at, expires_at, revoked_at, person_id, client_id, client_name, redirect_uri, grant_id ON tokens WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
+CREATE TRIGGER IF NOT EXISTS move_fence_tokens_update BEFORE UPDATE OF id, account_id, kind, scope, agent_id, label, hash, prefix, created_at, expires_at, revoked_at, person_id, client_id, client_name, redirect_uri, grant_id, policy ON tokens WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
 BEGIN
   SELECT RAISE(ABORT, 'account moving: try again shortly');
 END;

@@ -263,12 +263,15 @@ export interface ListedTool {
   name: string;
   title?: string;
   annotations?: Record<string, unknown>;
+  _meta?: Record<string, any>;
 }
 
 export interface CallResult {
   isError: boolean;
   text: string;
   structured: Record<string, any>;
+  /** The result's `_meta` (a policy's decision, a pending action). */
+  meta: Record<string, any>;
 }
 
 export interface McpSession {
@@ -285,7 +288,7 @@ export interface McpSession {
 
 function toResult(r: any): CallResult {
   const text = (r.content ?? []).filter((c: any) => c.type === "text").map((c: any) => c.text).join("\n");
-  return { isError: r.isError === true, text, structured: r.structuredContent ?? {} };
+  return { isError: r.isError === true, text, structured: r.structuredContent ?? {}, meta: r._meta ?? {} };
 }
 
 /** What a session needs of either SDK's Client. */

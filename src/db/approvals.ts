@@ -38,8 +38,6 @@ export interface Approval {
   accepts_words: boolean;
   /** The person's answer by choice or in words; null until one is given. */
   answer: ApprovalAnswer | null;
-  /** What a pending action (src/db/pending-actions.ts) adds; null for a question or a sign-off. */
-  action: null;
 }
 
 /** The columns an approval's shown values are read from: who decided, by id and shown name; the choices as JSON and the answer's two parts. */
@@ -75,14 +73,14 @@ export const CHOICE_COLUMNS = "choices, accepts_words, answer_choice, answer_wor
 /** `a` is approvals, `t` its (live) task, `dp` the person who decided it. */
 const APPROVAL_COLUMNS =
   "a.id, a.task_id, t.title AS task_title, a.kind, a.status, a.question, a.requested_by, a.decided_by, a.reason, a.created_at, a.decided_at" +
-  `, a.decided_by_person_id, ${personNameSql("dp")} AS decided_by_person_name, a.choices, a.accepts_words, a.answer_choice, a.answer_words, NULL AS action`;
+  `, a.decided_by_person_id, ${personNameSql("dp")} AS decided_by_person_name, a.choices, a.accepts_words, a.answer_choice, a.answer_words`;
 
 const FROM_LIVE =
   "FROM approvals a JOIN tasks t ON t.id = a.task_id AND t.account_id = a.account_id AND t.trash_id IS NULL LEFT JOIN people dp ON dp.id = a.decided_by_person_id";
 
 /** What an approval's UPDATE … RETURNING gives back (task_title is the caller's to add): the row as decided, with who decided it. */
 export const APPROVAL_RETURNING =
-  `id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at, decided_by_person_id, ${personNameOf("decided_by_person_id")} AS decided_by_person_name, ${CHOICE_COLUMNS}, NULL AS action`;
+  `id, task_id, kind, status, question, requested_by, decided_by, reason, created_at, decided_at, decided_by_person_id, ${personNameOf("decided_by_person_id")} AS decided_by_person_name, ${CHOICE_COLUMNS}`;
 
 export function selectPendingApproval(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
   return db
@@ -107,17 +105,25 @@ export interface ApprovalWithTask extends Approval {
   task_auto_ok: number | null;
 }
 
-/** An approval of a live task, with that task's current state; not found otherwise. */
-export async function requireApproval(db: D1Database, accountId: string, id: string): Promise<ApprovalWithTask> {
-  const row = await db
+/** An approval of a live task with that task's current state (no row: none such). */
+export function selectApprovalWithTask(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db
     .prepare(
       `SELECT ${APPROVAL_COLUMNS}, t.status AS task_status, t.assignee AS task_assignee, t.auto_ok AS task_auto_ok
         ${FROM_LIVE} WHERE a.id = ? AND a.account_id = ?`,
     )
-    .bind(id, accountId)
-    .first<ApprovalRow<ApprovalWithTask>>();
+    .bind(id, accountId);
+}
+
+/** selectApprovalWithTask's row as shown; not found when it read none. */
+export function approvalWithTask(row: unknown, id: string): ApprovalWithTask {
   if (!row) throw notFound("approval", id, "list_pending_approvals lists the open ones, get_task shows a task's pending approval");
-  return toApproval(row);
+  return toApproval(row as ApprovalRow<ApprovalWithTask>);
+}
+
+/** An approval of a live task, with that task's current state; not found otherwise. */
+export async function requireApproval(db: D1Database, accountId: string, id: string): Promise<ApprovalWithTask> {
+  return approvalWithTask(await selectApprovalWithTask(db, accountId, id).first(), id);
 }
 
 export interface PendingPage {
@@ -220,7 +226,6 @@ export function newApprovalValue(a: NewApproval): Approval {
     choices: a.choices ?? null,
     accepts_words: a.acceptsWords ?? false,
     answer: null,
-    action: null,
   };
 }
 

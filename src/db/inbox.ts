@@ -147,7 +147,14 @@ export interface PendingWithContext {
  * in one round trip. Texts come cut to `clip` characters plus one, so the
  * reader can mark what it shortened.
  */
-export async function readPendingWithContext(db: D1Database, accountId: string, opts: PendingPage, l: { eventsPerRun: number; clip: number }): Promise<PendingWithContext> {
+export async function readPendingWithContext(
+  db: D1Database,
+  accountId: string,
+  opts: PendingPage,
+  l: { eventsPerRun: number; clip: number },
+  /** Another read of the same page in the same round trip (the pending actions beside the approvals): its rows come back as `also`. */
+  also?: D1PreparedStatement,
+): Promise<PendingWithContext & { also: unknown[] }> {
   const clip = l.clip + 1;
   const page = pendingPageSql(accountId, opts, PENDING_APPROVAL_COLUMNS);
   const ids = pendingPageSql(accountId, opts, "a.task_id");
@@ -178,6 +185,7 @@ export async function readPendingWithContext(db: D1Database, accountId: string, 
                            FROM (${ids.sql}) p)`,
       )
       .bind(clip, accountId, ...ids.binds),
+    ...((also ? { also } : {}) as { also: D1PreparedStatement }),
   });
   const runs = new Map<string, ApprovalRun>();
   for (const run of r.runs as Omit<ApprovalRun, "events">[]) runs.set(run.task_id, { ...run, events: [] });
@@ -186,5 +194,5 @@ export async function readPendingWithContext(db: D1Database, accountId: string, 
     byRun.get(e.run_id)?.events.push({ kind: e.kind, message: e.message, created_at: e.created_at });
   }
   const comments = new Map((r.comments as ApprovalComment[]).map((c) => [c.task_id, c]));
-  return { approvals: (r.approvals as ApprovalRow[]).map(toApproval) as Approval[], runs, comments };
+  return { approvals: (r.approvals as ApprovalRow[]).map(toApproval) as Approval[], runs, comments, also: r.also ?? [] };
 }

@@ -270,6 +270,11 @@ export const SET_DISPLAY_NAME = summary('set the name shown for them to "{name}"
 // the console's policy pages (src/web/console/policy.ts)
 export const SET_AGENT_POLICY = summary("set the policy of agent {agent} in the web console: {policy}");
 export const SET_CONNECTION_POLICY = summary('set the own policy of connection {token} "{label}" (agent {agent}) in the web console: {policy}');
+// pending actions: a call an agent's policy asks about (src/mcp/pending-actions.ts, src/tools/pending-actions.ts)
+export const ASKED_ACTION = summary("asked the person to approve {title} ({tool}): {action}");
+export const ACTION_EXPIRED = summary("pending action {action} ({tool}) expired before a person decided it; nothing ran");
+export const APPROVED_ACTION = summary("approved {title} ({tool}) asked by {agent}: {action}{note}");
+export const REJECTED_ACTION = summary("rejected {title} ({tool}) asked by {agent}: {action}: {reason}");
 
 /** Every template above, by name, for the test that renders each both ways. */
 export const SUMMARIES: Record<string, Summary<string>> = {
@@ -282,6 +287,6 @@ export const SUMMARIES: Record<string, Summary<string>> = {
   CREATED_TASK, UPDATED_TASK, UPDATED_SETTINGS, SETTING_CHANGE, ASSIGNED, UNASSIGNED, SNOOZED, UNSNOOZED, CREATED_PROJECT, COMMENTED,
   EDITED_STEP, LINKED_EVENT, WITHDREW, ASKED_QUESTION, REQUESTED_SIGNOFF, ANSWERED_QUESTION, ANSWER_REASON, ANSWER_CHOICE, ANSWER_WORDS,
   ENDED_APP_CONNECTION, PURGED_SCHEDULED, CREATED_REPEATING, UPDATED_REPEATING, SERIES_ENDS, NEXT_OCCURRENCE, CREATED_OCCURRENCE, SAVED_TO_CONNECTOR, DISCONNECTED, CREATED_TOKEN_IN_CONSOLE,
-  SET_DISPLAY_NAME, SET_AGENT_POLICY, SET_CONNECTION_POLICY,
+  SET_DISPLAY_NAME, SET_AGENT_POLICY, SET_CONNECTION_POLICY, ASKED_ACTION, ACTION_EXPIRED, APPROVED_ACTION, REJECTED_ACTION,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
 } as unknown as Record<string, Summary<string>>;

@@ -61,7 +61,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   },
   pending_actions: {
     id: B, account_id: B, agent_id: B, token_id: B, requested_by: B, tool: B, arguments: B, arguments_hash: B, task_id: B, project_id: B,
-    rule: B, reason: B, preview: B, status: L, decided_by: L, decided_by_token: L, decided_at: L, note: W, result: B, ran_at: B,
+    rule: B, reason: B, preview: B, status: L, decided_by: L, decided_by_token: L, decided_by_person_id: L, decided_at: L, note: W, result: B, ran_at: B,
     created_at: B, expires_at: B,
   },
   calendar_links: {

@@ -4,6 +4,7 @@
  * (ask). src/catalog/policy.ts decides; this answers the agent, and runs the
  * call once a person approved it (src/tools/approvals.ts decides).
  */
+import { ASKED_ACTION } from "../db/summaries.ts";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolName } from "../catalog/effects.ts";
 import { POLICY_KEY, verdictSentence, type PolicyVerdict } from "../catalog/policy.ts";
@@ -118,7 +119,7 @@ export async function askPerson(scope: CallScope, tool: ToolName, args: Record<s
   const row = await ctx.commit(
     {
       statements: [expireSameCall(db, action), insertPendingAction(db, action), named("action", selectWaitingCall(db, same))],
-      activity: { target: action.taskId ?? action.id, summary: `asked the person to approve ${toolTitle(tool)} (${tool}): ${action.id}` },
+      activity: { target: action.taskId ?? action.id, summary: ASKED_ACTION.text({ title: toolTitle(tool), tool, action: action.id }) },
       events: (rows) => {
         const made = rows.action[0] as PendingActionWithTask | undefined;
         return made && made.id === action.id ? [actionRequested(p.accountId, now, made, actionApproval(made, now))] : [];

@@ -3,7 +3,7 @@ import { conflict, forbidden, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import {
-  approvalIsPending, decideApproval, decidedValue, requireApproval, selectPendingApproval, toApproval, type Approval, type ApprovalAnswer, type ApprovalRow,
+  approvalIsPending, decideApproval, decidedValue, approvalWithTask, selectApprovalWithTask, selectPendingApproval, toApproval, type Approval, type ApprovalAnswer, type ApprovalRow,
 } from "../db/approvals.ts";
 import { indexComment } from "../db/search-index.ts";
 import { readPendingWithContext } from "../db/inbox.ts";
@@ -16,7 +16,7 @@ import { approvalId, cursor, idempotencyKey, limit, nextCursor, projectId, taskI
 import { decideUrl, runEventKind, runStatus, taskShape, taskStatus, waitingDecideUrl } from "./shapes.ts";
 import { completedWith, followUp, type FollowUp } from "./series.ts";
 import { endTaskRuns } from "../db/runs.ts";
-import { approvalRequested, approvalShape, completedBy, nextOccurrenceShape, NO_FOLLOW_UP, REASON_MAX } from "./lifecycle.ts";
+import { approvalRequested, approvalShape, asAnyApproval, requestShape, completedBy, nextOccurrenceShape, NO_FOLLOW_UP, REASON_MAX } from "./lifecycle.ts";
 import { selectTaskNow, taskSummary } from "../db/task-writes.ts";
 import {
   approvalCompletion, approvedSummary, askableCondition, decidableCondition, decidePendingApproval, insertRequest, ownPendingRequest, rejectSet,
@@ -24,7 +24,8 @@ import {
 } from "../db/lifecycle-writes.ts";
 import { ANSWER_CHOICE, ANSWER_REASON, ANSWER_WORDS, ANSWERED_QUESTION, reasonText } from "../db/summaries.ts";
 import { approveAction, decisionTarget, rejectAction } from "./pending-actions.ts";
-import { actionApproval, findPendingAction, selectOpenActionsPage, type PendingActionWithTask } from "../db/pending-actions.ts";
+import { actionApproval, selectOpenActionsPage, selectPendingAction, type PendingActionWithTask } from "../db/pending-actions.ts";
+import { readBatch } from "../db/batch.ts";
 import { eventTask, newEvent } from "../domain/events.ts";
 
 const reason = z.string().trim().min(1, "must not be empty").max(REASON_MAX);
@@ -133,12 +134,10 @@ const listPending = defineTool({
     const a = ctx.principal.accountId;
     if (args.project_id) await requireProject(ctx.db, a, args.project_id);
     const opts = { projectId: args.project_id, after: decodeCursor(args.cursor), limit: args.limit };
-    const [found, actions] = await Promise.all([
-      readPendingWithContext(ctx.db, a, opts, { eventsPerRun: RUN_TAIL, clip: CONTEXT_CLIP }),
-      selectOpenActionsPage(ctx.db, a, opts, ctx.now).all<PendingActionWithTask>(),
-    ]);
-    // Questions, sign-offs and pending actions in one queue, oldest first.
-    const merged = [...found.approvals, ...actions.results.map((r) => actionApproval(r, ctx.now))].sort((x, y) =>
+    // Questions, sign-offs and pending actions in one queue, oldest first, read in one round trip.
+    const found = await readPendingWithContext(ctx.db, a, opts, { eventsPerRun: RUN_TAIL, clip: CONTEXT_CLIP }, selectOpenActionsPage(ctx.db, a, opts, ctx.now));
+    const actions = found.also as PendingActionWithTask[];
+    const merged = [...found.approvals.map(asAnyApproval), ...actions.map((r) => actionApproval(r, ctx.now))].sort((x, y) =>
       x.created_at === y.created_at ? (x.id < y.id ? -1 : x.id > y.id ? 1 : 0) : x.created_at < y.created_at ? -1 : 1,
     );
     const { items, next_cursor } = page(merged, args.limit, (r) => ({ k: r.created_at, id: r.id }));
@@ -177,7 +176,9 @@ const getApproval = defineTool({
   }),
   async handler(ctx, args) {
     const a = ctx.principal.accountId;
-    const action = await findPendingAction(ctx.db, a, args.approval_id);
+    // The id names an approval or a pending action: both looked up in one round trip.
+    const read = await readBatch(ctx.db, { action: selectPendingAction(ctx.db, a, args.approval_id), approval: selectApprovalWithTask(ctx.db, a, args.approval_id) });
+    const action = read.action[0] as PendingActionWithTask | undefined;
     if (action) {
       const t = action.task_id && action.task_title !== null && action.task_status !== null ? action : null;
       return {
@@ -185,9 +186,9 @@ const getApproval = defineTool({
         task: t && { id: t.task_id as string, title: t.task_title as string, status: t.task_status!, assignee: t.task_assignee, auto_ok: t.task_auto_ok === 1 },
       };
     }
-    const { task_status, task_assignee, task_auto_ok, ...approval } = await requireApproval(ctx.db, a, args.approval_id);
+    const { task_status, task_assignee, task_auto_ok, ...approval } = approvalWithTask(read.approval[0], args.approval_id);
     return {
-      approval,
+      approval: asAnyApproval(approval),
       task: { id: approval.task_id, title: approval.task_title, status: task_status, assignee: task_assignee, auto_ok: task_auto_ok === 1 },
     };
   },
@@ -273,7 +274,7 @@ const requestApproval = defineTool({
     accepts_words: z.boolean().optional().describe("true: the person may answer in words"),
     withdraw: z.literal(true).optional(),
   }),
-  output: z.object({ approval: approvalShape, changed: z.boolean(), decide_url: waitingDecideUrl }),
+  output: z.object({ approval: requestShape, changed: z.boolean(), decide_url: waitingDecideUrl }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
@@ -374,7 +375,7 @@ function answerQuestion<X extends object>(
       events: [event],
     },
     // The whole answer goes to commit: an idempotency key records it as the call returns it.
-    { task, approval: decidedValue(question, d), changed: true, ...extra },
+    { task, approval: asAnyApproval(decidedValue(question, d)), changed: true, ...extra },
   );
 }
 
@@ -393,7 +394,7 @@ const decisionOutput = z.object({
 function decidedIn(rows: Rows<"decided" | "task">) {
   const task = toTask(rows.task[0] as TaskRow);
   const decided = rows.decided[0] as Omit<ApprovalRow, "task_title"> | undefined;
-  return { task, approval: decided ? (toApproval({ ...decided, task_title: task.title }) as Approval) : null };
+  return { task, approval: decided ? asAnyApproval(toApproval({ ...decided, task_title: task.title }) as Approval) : null };
 }
 
 const approveTask = defineTool({
@@ -459,7 +460,7 @@ const approveTask = defineTool({
         const { task: t, pending, latest, timeZone } = state;
         if (pending?.kind === "question") return answerQuestion(ctx, t, pending, true, note, lost, { next_occurrence: null }, given);
         if (given) {
-          if (!pending && answeredAlready(t, latest, "approved", note, given)) return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
+          if (!pending && answeredAlready(t, latest, "approved", note, given)) return { task: toTask(t), approval: latest && asAnyApproval(latest), next_occurrence: null, changed: false };
           const field = given.choice !== null ? "choice" : "answer";
           if (pending || t.status === "awaiting_approval") {
             throw invalid(
@@ -470,10 +471,10 @@ const approveTask = defineTool({
           throw conflict(`task ${t.id} has no pending question (it is ${t.status}); nothing to answer. get_task shows its latest answer.`);
         }
         if (!pending && answeredAlready(t, latest, "approved", note)) {
-          return { task: toTask(t), approval: latest, next_occurrence: null, changed: false };
+          return { task: toTask(t), approval: latest && asAnyApproval(latest), next_occurrence: null, changed: false };
         }
         // Approved already (or done another way): answered as the first call was, with the occurrence it created, from the same read.
-        if (t.status === "done" && !pending) return { task: toTask(t), approval: latest, next_occurrence: completedWith(state).next_occurrence, changed: false };
+        if (t.status === "done" && !pending) return { task: toTask(t), approval: latest && asAnyApproval(latest), next_occurrence: completedWith(state).next_occurrence, changed: false };
         if (!pending && t.status !== "awaiting_approval") {
           throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to approve. As a person, complete_task completes it directly.`);
         }
@@ -541,7 +542,7 @@ const rejectTask = defineTool({
           if (latest?.status === "rejected" && latest.reason === args.reason && t.status !== "done" && t.status !== "cancelled") {
             // The rejection already made: answered as it was, with the comment it wrote.
             const commentId = latest.decided_at ? await decisionCommentId(db, a, t.id, rejectionComment(args.reason), latest.decided_at) : null;
-            return { task: toTask(t), approval: latest, comment_id: commentId, changed: false };
+            return { task: toTask(t), approval: latest && asAnyApproval(latest), comment_id: commentId, changed: false };
           }
           throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to reject. comment_on_task adds a note instead.`);
         }

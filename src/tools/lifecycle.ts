@@ -27,36 +27,42 @@ export const REASON_MAX = 2000;
 export const actionShape = z.object({
   tool: z.string(),
   title: z.string(),
-  arguments: z.string().describe("JSON, run as is once approved"),
+  arguments: z.string().describe("JSON"),
   arguments_in_words: z.string(),
   rule: z.string(),
   reason: z.string(),
-  touches: z.array(reachedRow).describe("the rows it names, when asked"),
+  touches: z.array(reachedRow),
   expires_at: z.string(),
   ran_at: z.string().nullable(),
-  result: z.object({ is_error: z.boolean(), text: z.string().describe("a success: its result as JSON") }).nullable().describe("once run: the call's answer"),
+  result: z.object({ is_error: z.boolean(), text: z.string() }).nullable().describe("once run; a success's text is its result as JSON"),
 });
 
-export const approvalShape = z.object({
+/** A question or a sign-off, as the tools that open or close one answer it (complete_task, request_approval, reopen_task). */
+export const requestShape = z.object({
   id: z.string(),
-  task_id: z.string().nullable().describe("null: an action naming no task"),
+  task_id: z.string().nullable(),
   task_title: z.string().nullable(),
   kind: z
     .enum([...APPROVAL_KINDS, "action"])
-    .describe("question: about unfinished work, answered yes or no (the task stays where it is); signoff: approving completes the task; action: a call held by the agent's policy, run once approved"),
+    .describe("action: a call the agent's policy holds, run once approved"),
   status: z.enum([...APPROVAL_STATUSES, "expired"]),
   question: z.string(),
-  requested_by: z.string().describe("`human` or the agent's name"),
+  requested_by: z.string(),
   decided_by: z.string().nullable(),
   decided_by_person: personShape.nullable().describe("which person, when decided_by is `human`"),
-  reason: z.string().nullable().describe("why it was rejected or closed, or the approver's note"),
+  reason: z.string().nullable().describe("why rejected or closed, or the approver's note"),
   created_at: z.string(),
   decided_at: z.string().nullable(),
   choices: z.array(z.string()).nullable().describe("a question's choices; null: yes or no"),
   accepts_words: z.boolean(),
-  answer: z.object({ choice: z.string().nullable(), words: z.string().nullable() }).nullable().describe("by choice or in words; null until given (a no: status rejected)"),
-  action: actionShape.nullable(),
+  answer: z.object({ choice: z.string().nullable(), words: z.string().nullable() }).nullable().describe("null until given"),
 });
+
+/** Any approval, as the tools that list and decide them answer it: a question, a sign-off or a pending action. */
+export const approvalShape = requestShape.extend({ action: actionShape.nullable() });
+
+/** A question's or a sign-off's approval among all kinds (the pending action's part empty). */
+export const asAnyApproval = <A extends object>(a: A): A & { action: null } => ({ ...a, action: null });
 
 /** Why a task's running runs ended when it was completed. */
 export const completedBy = (who: string) => `the task was completed by ${who}`;
@@ -95,7 +101,7 @@ const completeTask = defineTool({
   output: z.object({
     task: taskShape,
     outcome: z.enum(["completed", "awaiting_approval", "rejected"]).describe("rejected only in the answer to a host that waited for the person"),
-    approval: approvalShape.nullable().describe("the approval this call opened, reused or decided"),
+    approval: requestShape.nullable().describe("the approval this call opened, reused or decided"),
     next_occurrence: nextOccurrenceShape,
     changed: z.boolean(),
     decide_url: waitingDecideUrl,
@@ -209,7 +215,7 @@ const reopenTask = defineTool({
     task_id: taskId,
     reason: z.string().trim().min(1).max(REASON_MAX).optional().meta({ detail: "why; recorded in the history and on a closed approval" }),
   }),
-  output: z.object({ task: taskShape, closed_approval: approvalShape.nullable(), changed: z.boolean() }),
+  output: z.object({ task: taskShape, closed_approval: requestShape.nullable(), changed: z.boolean() }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;

@@ -96,7 +96,7 @@ const whoami = defineTool({
         arguments_valid: z.boolean(),
         problem: z.string().nullable(),
         writes: z.boolean(),
-        touches: z.array(reachedRow).describe("a write's rows its arguments name"),
+        touches: z.array(reachedRow),
       })
       .nullable(),
   }),

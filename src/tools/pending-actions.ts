@@ -6,6 +6,7 @@
  * run: ctx.runApproved), and its result is kept; deciding again applies
  * nothing and answers with what is kept. Rejected or expired, nothing runs.
  */
+import { ACTION_EXPIRED, ANSWER_REASON, APPROVED_ACTION, REJECTED_ACTION } from "../db/summaries.ts";
 import { conflict, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { named, type ToolContext } from "../catalog/tool.ts";
@@ -60,7 +61,7 @@ async function markExpired(ctx: ToolContext, row: PendingActionWithTask): Promis
   if (row.status !== "pending") return;
   await ctx.commitWithResults({
     statements: [expireAction(ctx.db, ctx.principal.accountId, row.id, ctx.now)],
-    activity: { target: row.task_id ?? row.id, summary: `pending action ${row.id} (${row.tool}) expired before a person decided it; nothing ran` },
+    activity: { target: row.task_id ?? row.id, summary: ACTION_EXPIRED.text({ action: row.id, tool: row.tool }) },
   });
 }
 
@@ -102,7 +103,7 @@ export async function approveAction(ctx: ToolContext, first: PendingActionWithTa
             ctx.guard(actionIsDecidable({ id, accountId: a, now }), miss),
             decideAction(db, a, id, { status: "approved", decidedBy: actorName(p), decidedByToken: p.tokenId, decidedByPerson: p.person, note, now }),
           ],
-          activity: { target: row.task_id ?? id, summary: `approved ${toolTitle(row.tool)} (${row.tool}) asked by ${row.requested_by}: ${id}${note ? ` (${note})` : ""}` },
+          activity: { target: row.task_id ?? id, summary: APPROVED_ACTION.text({ title: toolTitle(row.tool), tool: row.tool, agent: row.requested_by, action: id, note: note ? ANSWER_REASON.text({ reason: note }) : "" }) },
         });
         return true;
       },
@@ -134,7 +135,7 @@ export async function rejectAction(ctx: ToolContext, first: PendingActionWithTas
             decideAction(db, a, id, { status: "rejected", decidedBy: actorName(p), decidedByToken: p.tokenId, decidedByPerson: p.person, note: reason, now }),
             named("action", selectPendingAction(db, a, id)),
           ],
-          activity: { target: row.task_id ?? id, summary: `rejected ${toolTitle(row.tool)} (${row.tool}) asked by ${row.requested_by}: ${id}: ${reason}` },
+          activity: { target: row.task_id ?? id, summary: REJECTED_ACTION.text({ title: toolTitle(row.tool), tool: row.tool, agent: row.requested_by, action: id, reason }) },
           events: (r) => {
             const after = r.action[0] as PendingActionWithTask;
             return [actionDecided(a, now, after, actionApproval(after, now))];

@@ -10,7 +10,7 @@ export const runStatus = z.enum(RUN_STATUSES);
 export const runEventKind = z.enum(RUN_EVENT_KINDS);
 
 /** A person of the account, as outputs name one: the id and the name shown for them now. */
-export const personShape = z.object({ id: z.string(), name: z.string().describe("as set in the console, else the email's part before the @") });
+export const personShape = z.object({ id: z.string(), name: z.string() });
 
 /** A task named in another record's answer. */
 export const taskRef = z.object({ id: z.string(), title: z.string(), status: taskStatus });
@@ -26,17 +26,17 @@ export const taskShape = z.object({
   due_at: z.string().nullable(),
   estimate_minutes: z.number().nullable(),
   assignee: z.string().nullable(),
-  assignee_person: personShape.nullable().describe("which person, while the assignee is `human`"),
-  auto_ok: z.boolean().describe("whether an agent may complete it without a person's approval"),
+  assignee_person: personShape.nullable().describe("the person, when `human`"),
+  auto_ok: z.boolean().describe("an agent may complete it without approval"),
   blocked_reason: z.string().nullable(),
   snoozed_until: z.string().nullable(),
-  version: z.number().describe("increases with every change; pass as expected_version to update_task"),
+  version: z.number().describe("pass as expected_version to update_task"),
   created_by: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
   completed_at: z.string().nullable(),
-  recurrence: z.string().nullable().describe("the RRULE it repeats by (account's time zone); null if it doesn't"),
-  series_id: z.string().nullable().describe("the series of a recurring task's occurrences"),
+  recurrence: z.string().nullable().describe("RRULE, in the account's time zone"),
+  series_id: z.string().nullable().describe("a recurring task's series"),
 });
 
 export const taskList = z.object({ items: z.array(taskShape), next_cursor: z.string().nullable() });
@@ -71,7 +71,7 @@ export const waitsOnRef = z.object({
 
 /** A row a call names, as a person recognises it (a dry run's and a pending action's `touches`). */
 export const reachedRow = z.object({
-  kind: z.enum(["project", "task", "step", "comment", "run", "approval", "label", "calendar_link", "trash_item"]),
+  kind: z.string().describe("project, task, step, comment, run, approval, label, calendar_link or trash_item"),
   id: z.string(),
   name: z.string(),
   project_id: z.string().nullable(),
