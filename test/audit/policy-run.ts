@@ -18,7 +18,7 @@
 import { env } from "cloudflare:workers";
 import { HUMAN_TOOLS, TOOL_NAMES, WRITE_TOOLS, type ToolName } from "../../src/catalog/effects.ts";
 import { POLICY_KEY, rulesText, type PolicyRule } from "../../src/catalog/policy.ts";
-import { connect, createToken, type Era, type TestClient, type ToolCallResult } from "../helpers.ts";
+import { asServer, connect, createToken, type Era, type TestClient, type ToolCallResult } from "../helpers.ts";
 import { closeWorld, openWorld, type Path, type World } from "./harness.ts";
 import { describeChange, diff, restoreAccount, snapshotAccount, substantive, type Change, type Snapshot } from "./observe.ts";
 import { TASK_SCENARIOS } from "./scenarios-tasks.ts";
@@ -172,7 +172,9 @@ export async function auditPolicyTool(p: PolicyAudit, tool: ToolName): Promise<P
   if (!approved.changes.some((c) => c.table === "pending_actions" && c.column === "status" && c.to === "approved")) breach("the approval did not mark the action approved");
   const twice = await seen(person, "approve_task", { approval_id });
   for (const c of outside(twice.changes)) breach(`deciding again: ${describeChange(c)}`);
-  if (JSON.stringify(twice.r.structured) !== JSON.stringify(approved.r.structured)) breach("deciding again answered differently from the approval");
+  const resultOf = (r: ToolCallResult) => JSON.stringify((r.structured.approval as { action?: { result?: unknown } } | undefined)?.action?.result ?? null);
+  if (twice.r.isError || twice.r.structured.changed !== false) breach(`deciding again did not answer "nothing changed": ${twice.r.text.slice(0, 200)}`);
+  if (resultOf(twice.r) !== resultOf(approved.r) || resultOf(approved.r) === "null") breach("deciding again did not answer with the kept result of the one run");
 
   // Rejected, and expired: nothing runs.
   const rejectArgs = await fresh(p, tool);
@@ -185,7 +187,7 @@ export async function auditPolicyTool(p: PolicyAudit, tool: ToolName): Promise<P
   const expireArgs = await fresh(p, tool);
   const toExpire = ((await seen(p.ask, tool, expireArgs)).r.meta[PENDING_KEY] as { approval_id?: string } | undefined)?.approval_id;
   if (toExpire) {
-    await env.DB.prepare("UPDATE pending_actions SET expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), toExpire).run();
+    await asServer(env.DB, env.DB.prepare("UPDATE pending_actions SET expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), toExpire));
     const late = await seen(person, "approve_task", { approval_id: toExpire });
     if (!late.r.isError) breach("an expired action was approved");
     for (const c of outside(late.changes)) breach(`approving an expired action: ${describeChange(c)}`);
