@@ -63,11 +63,15 @@ const VALUES: Record<string, () => unknown> = {
   kind: () => "note",
   outcome: () => "succeeded",
   confirm: () => true,
+  choices: () => ["Go ahead", "Wait for me"],
 };
 
 /** Arguments left out: they choose another form of the same call (keys, versions, alternatives). */
-const LEFT_OUT = new Set(["idempotency_key", "expected_version", "all", "withdraw", "target", "cursor", "limit"]);
-const ALTERNATIVES: Partial<Record<ToolName, string[]>> = { unlink_calendar_event: ["provider", "event_id"] };
+const LEFT_OUT = new Set(["idempotency_key", "expected_version", "all", "withdraw", "target", "cursor", "limit", "choice", "answer"]);
+// A decision names a task's request here; a pending action by its approval_id is the policy situations' (policy-run.ts).
+const ALTERNATIVES: Partial<Record<ToolName, string[]>> = {
+  unlink_calendar_event: ["provider", "event_id"], approve_task: ["approval_id"], reject_task: ["approval_id"],
+};
 
 type Schema = { type?: string | string[]; enum?: unknown[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; anyOf?: Schema[]; format?: string };
 
