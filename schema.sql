@@ -46,8 +46,9 @@ CREATE TABLE IF NOT EXISTS tokens (
   expires_at TEXT,
   revoked_at TEXT,
   last_used_at TEXT,
-  -- An app connected through OAuth: the person who consented, the client and its
-  -- redirect URI, and the provider's grant (set when the code is exchanged). NULL for tg_ tokens.
+  -- The person a person's token acts for: who consented, for an app connected
+  -- through OAuth (with the client, its redirect URI and the provider's grant, set
+  -- when the code is exchanged; NULL for tg_ tokens), or who made it in the console.
   person_id TEXT,
   client_id TEXT,
   client_name TEXT,

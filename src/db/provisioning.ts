@@ -101,6 +101,8 @@ export interface TokenRequest {
   shard?: string;
   /** An agent token's own policy rules as stored (src/catalog/policy.ts rulesText); absent or null: none. */
   policy?: string | null;
+  /** For a person's token made by that person (the console): who it acts for, so its decisions name them. */
+  personId?: string | null;
 }
 
 export interface PlannedToken {
@@ -127,9 +129,12 @@ export async function planToken(req: TokenRequest, now: string): Promise<Planned
     });
   }
   statements.push({
-    sql: `INSERT INTO tokens (id, account_id, kind, scope, agent_id, label, hash, prefix, created_at, expires_at, policy)
-          VALUES (?, ?, ?, ?, (SELECT id FROM agents WHERE account_id = ? AND name = ?), ?, ?, ?, ?, ?, ?)`,
-    params: [id, req.accountId, req.kind, req.scope, req.accountId, req.agent ?? null, label, hash, displayPrefix(secret), now, req.expiresAt ?? null, req.kind === "agent" ? (req.policy ?? null) : null],
+    sql: `INSERT INTO tokens (id, account_id, kind, scope, agent_id, label, hash, prefix, created_at, expires_at, policy, person_id)
+          VALUES (?, ?, ?, ?, (SELECT id FROM agents WHERE account_id = ? AND name = ?), ?, ?, ?, ?, ?, ?, ?)`,
+    params: [
+      id, req.accountId, req.kind, req.scope, req.accountId, req.agent ?? null, label, hash, displayPrefix(secret), now, req.expiresAt ?? null,
+      req.kind === "agent" ? (req.policy ?? null) : null, req.kind === "human" ? (req.personId ?? null) : null,
+    ],
   });
   return { id, secret, statements };
 }

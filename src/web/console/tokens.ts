@@ -64,7 +64,7 @@ export async function createTokenFromForm(db: D1Database, p: Principal, form: Fo
   }
   const policy = r.kind === "agent" ? rulesText(POLICY_PRESETS[preset].rules) : null;
   const now = new Date().toISOString();
-  const plan = await planToken({ accountId: p.accountId, kind: r.kind, scope: r.scope, agent: agent ?? undefined, label: r.label, shard, policy }, now);
+  const plan = await planToken({ accountId: p.accountId, kind: r.kind, scope: r.scope, agent: agent ?? undefined, label: r.label, shard, policy, personId: r.kind === "human" ? (p.person?.id ?? null) : null }, now);
   const label = r.label ?? (agent ? `${agent} (${r.scope})` : `human (${r.scope})`);
   const activity = insertActivity(db, {
     id: newId(ID_PREFIX.activity),
