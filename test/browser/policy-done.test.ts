@@ -71,7 +71,7 @@ describe.each(["modern", "legacy"] as const)("a Careful agent, from the console 
 
     // The person's name, then the agent connected with Careful, and a token of the person's own for their host.
     await page.goto(`${base}/settings`);
-    await page.getByLabel("Your name").fill(name);
+    await page.fill("#s-name", name);
     await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Save name" }).click()]);
     const agentSecret = await createToken(page, { kind: "agent", agent: "release-bot", preset: "careful", label: `release-bot (${era})` });
     const personSecret = await createToken(page, { kind: "human", label: `Ada's host (${era})` });
@@ -109,7 +109,7 @@ describe.each(["modern", "legacy"] as const)("a Careful agent, from the console 
       await shown.waitFor();
       const text = await shown.innerText();
       expect(text).toContain("Delete task");
-      expect(text).toContain("2 subtasks");
+      expect(text).toContain(`task ${task.title}, with 2 subtask(s)`);
       await screenshot(h.page, `pending-action-card-${era}`);
       await shown.getByRole("button", { name: "Approve and run" }).click();
       await h.frame.getByText(/^Approved: Delete task/).waitFor();
@@ -132,7 +132,16 @@ describe.each(["modern", "legacy"] as const)("a Careful agent, from the console 
     await page.check("#r-tool-on");
     await page.selectOption("#r-tool", "delete_label");
     await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Add rule" }).click()]);
-    await expect.poll(async () => (await agent.listTools()).some((t) => t.name === "delete_label"), { timeout: 15_000 }).toBe(false);
+    // A new connection asks (a 2026-07-28 client keeps a list for the time the server allows).
+    const listsDeleteLabel = async () => {
+      const fresh = await connect(`${base}/mcp`, agentSecret, era);
+      try {
+        return (await fresh.listTools()).some((t) => t.name === "delete_label");
+      } finally {
+        await fresh.close();
+      }
+    };
+    await expect.poll(listsDeleteLabel, { timeout: 15_000 }).toBe(false);
     const who = (await agent.ok("whoami")).policy;
     expect(who.deny).toEqual([{ tool: "delete_label", rule: "agent rule 1: deny delete_label" }]);
     expect(who.in_words).toContain("Denied (not listed): delete_label.");
@@ -144,7 +153,7 @@ describe.each(["modern", "legacy"] as const)("a Careful agent, from the console 
     const q2 = (await agent.ok("request_approval", { task_id: subject.id, question: "What should the subject line say?", accepts_words: true })).approval;
     await page.goto(`${base}/tasks/${colour.id}`);
     await page.getByLabel("Green", { exact: true }).check();
-    await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: /^Send the answer to the question on/ }).click()]);
+    await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: /^Send (the )?answer/ }).click()]);
     const words = "Launch week: what is new in Taskgate";
     const h2 = await host(person, await person.call("list_pending_approvals"), "dark", `Ada's host (${person.protocol})`);
     try {
