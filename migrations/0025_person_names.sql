@@ -26,7 +26,18 @@ UPDATE activity SET person_id = substr(token_id, 5)
    AND tool NOT IN ('sign_in_failed', 'sign_in_throttled')
    AND EXISTS (SELECT 1 FROM people p WHERE p.id = substr(activity.token_id, 5) AND p.account_id = activity.account_id);
 
--- A person's call through an app connected with OAuth: the token names the person who consented.
+-- A person's tg_ token made in the console acts for who made it (as one made now does):
+-- its create_token row, by web_<person id>, says who.
+UPDATE tokens SET person_id = (
+    SELECT substr(e.token_id, 5) FROM activity e
+     WHERE e.account_id = tokens.account_id AND e.target_id = tokens.id AND e.tool = 'create_token' AND e.token_id LIKE 'web\_%' ESCAPE '\'
+     ORDER BY e.created_at LIMIT 1)
+ WHERE kind = 'human' AND person_id IS NULL AND grant_id IS NULL AND client_id IS NULL
+   AND EXISTS (SELECT 1 FROM activity e JOIN people p ON p.id = substr(e.token_id, 5) AND p.account_id = e.account_id
+                WHERE e.account_id = tokens.account_id AND e.target_id = tokens.id AND e.tool = 'create_token' AND e.token_id LIKE 'web\_%' ESCAPE '\');
+
+-- A person's call through an app connected with OAuth, or with a token the person made in the console:
+-- the token names the person.
 UPDATE activity SET person_id = (SELECT t.person_id FROM tokens t WHERE t.id = activity.token_id AND t.account_id = activity.account_id)
  WHERE person_id IS NULL AND actor = 'human'
    AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = activity.token_id AND t.account_id = activity.account_id AND t.kind = 'human' AND t.person_id IS NOT NULL);

@@ -117,6 +117,12 @@ function olderVersionRows(db: D1Database): D1PreparedStatement[] {
       .bind(at(0), at(5)),
     act("act_11", "tok_o", "human", "claim_task", "tsk_held", 5),
     act("act_12", "web_per_m", "human", "sign_in_failed", "per_m", 6),
+    // A person's tg_ token the person made in the console (its create_token row says who), and a call made with it.
+    db
+      .prepare("INSERT INTO tokens (id, account_id, kind, scope, hash, prefix, label, created_at) VALUES ('tok_c', 'acc_m', 'human', 'write', 'h4', 'tg_c', 'mine', ?)")
+      .bind(at(1)),
+    act("act_13", "web_per_m", "human", "create_token", "tok_c", 1),
+    act("act_14", "tok_c", "human", "comment_on_task", "tsk_held", 6),
   ];
 }
 
@@ -129,14 +135,18 @@ function olderPeople(db: D1Database): D1PreparedStatement[] {
 
 /** What 0025 filled: the person of each call, decision and claim it can tell, and nothing where it can't. */
 async function expectPeopleNamed(db: D1Database): Promise<void> {
-  const activity = await db.prepare("SELECT id, person_id FROM activity WHERE id IN ('act_1', 'act_2', 'act_3', 'act_11', 'act_12') ORDER BY id").all();
+  const activity = await db.prepare("SELECT id, person_id FROM activity WHERE id IN ('act_1', 'act_2', 'act_3', 'act_11', 'act_12', 'act_14') ORDER BY id").all();
   expect(activity.results).toEqual([
     { id: "act_1", person_id: null },
     { id: "act_11", person_id: "per_o" },
     { id: "act_12", person_id: null },
+    { id: "act_14", person_id: "per_m" },
     { id: "act_2", person_id: "per_m" },
     { id: "act_3", person_id: null },
   ]);
+  // A person's tg_ token made in the console acts for who made it; one made otherwise (the admin CLI) for no one.
+  const tokens = await db.prepare("SELECT id, person_id FROM tokens WHERE id IN ('tok_c', 'tok_h', 'tok_o') ORDER BY id").all();
+  expect(tokens.results).toEqual([{ id: "tok_c", person_id: "per_m" }, { id: "tok_h", person_id: null }, { id: "tok_o", person_id: "per_o" }]);
   const approvals = await db.prepare("SELECT id, decided_by_person_id AS person FROM approvals ORDER BY id").all();
   expect(approvals.results).toEqual([{ id: "apr_plain", person: null }, { id: "apr_web", person: "per_m" }]);
   expect(await db.prepare("SELECT assignee_person_id FROM tasks WHERE id = 'tsk_held'").first("assignee_person_id")).toBe("per_o");
