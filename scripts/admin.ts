@@ -4,6 +4,7 @@
  * directory with `wrangler dev --persist-to DIR`), or --remote.
  * Prints one line of JSON on stdout; messages go to stderr; bad arguments exit 2.
  */
+import { isPolicyPreset, POLICY_PRESET_NAMES, POLICY_PRESETS, rulesText } from "../src/catalog/policy.ts";
 import { parseArgs } from "node:util";
 import { parseIsoTime } from "../src/domain/dates.ts";
 import { EVENT_TYPES } from "../src/domain/events.ts";
@@ -24,6 +25,7 @@ Commands:
   create-account --name NAME                               (in the database with the most room)
   migrate                                                  (applies new migrations to every database)
   create-token   --account ID --kind human|agent --scope read|write [--agent NAME] [--label TEXT] [--expires ISO]
+                 [--policy trusted|careful|read_only]            (an agent token's own policy preset; default trusted)
   invite         --account ID --email EMAIL [--url BASE]   (prints a one-time setup link, valid 7 days)
   list-tokens    --account ID                              (tg_ tokens and apps connected through OAuth)
   revoke-token   --id ID
@@ -56,6 +58,9 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
       if (Date.parse(parsed.value) <= Date.now()) throw new UsageError("--expires must be in the future");
       expires = parsed.value;
     }
+    const preset = typeof values.policy === "string" ? values.policy : "trusted";
+    if (!isPolicyPreset(preset)) throw new UsageError(`--policy must be one of ${POLICY_PRESET_NAMES.join(", ")}`);
+    if (kind !== "agent" && preset !== "trusted") throw new UsageError("--policy is only for --kind agent: a policy binds agents, never a person");
     let plan;
     try {
       plan = await planToken(
@@ -66,6 +71,7 @@ const commands: Record<string, (values: Values, target: Target) => Promise<unkno
           agent: typeof values.agent === "string" ? values.agent : undefined,
           label: typeof values.label === "string" ? values.label : undefined,
           expiresAt: expires ?? null,
+          policy: rulesText(POLICY_PRESETS[preset].rules),
           // The secret names the account's database, so a call finds it without asking the directory.
           shard: target.database ?? "DB",
         },
@@ -131,6 +137,7 @@ async function main(argv: string[]): Promise<number> {
         agent: { type: "string" },
         label: { type: "string" },
         expires: { type: "string" },
+        policy: { type: "string" },
         id: { type: "string" },
         email: { type: "string" },
         url: { type: "string" },

@@ -201,6 +201,18 @@ async function main(): Promise<void> {
 
   sessions.push(...(await oauthFlows(checks, stack, accountId)));
 
+  await checks.run("admin CLI create-token --policy careful: the agent's list asks before delete_task, and its call waits for the person", async () => {
+    const t = await stack.admin(["create-token", "--account", accountId, "--kind", "agent", "--scope", "write", "--agent", "careful-bot", "--policy", "careful"]);
+    const careful = await connect(`${stack.base}/mcp`, t.token, "legacy");
+    sessions.push(careful);
+    const told = (await careful.listTools()).find((tool) => tool.name === "delete_task")?._meta?.["dev.taskgate/policy"];
+    equal(told?.decision, "ask", "delete_task's decision");
+    const task = (await careful.ok("create_task", { title: "Careful with this one" })).task;
+    const asked = await careful.call("delete_task", { task_id: task.id });
+    assert(asked.isError && asked.meta["dev.taskgate/pending_action"]?.outcome === "awaiting_approval", `delete_task waits as a pending action: ${asked.text}`);
+    equal((await careful.ok("get_task", { task_id: task.id })).task.id, task.id, "the task, still there");
+  });
+
   // The read tokens have served their checks: revoke_token of the catalog revokes them, one in each era.
   const main = { id: accountId, human: tokens["human write"], agent: tokens["agent write"], agentName: AGENT, spares: [tokenIds["human read"], tokenIds["agent read"]] };
   await shardChecks(checks, stack, accountIds, main, sessions);
