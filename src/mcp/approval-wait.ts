@@ -275,10 +275,18 @@ export async function retryAnswer(
     };
   }
   if (now.approval.status !== "pending") return answerNow(w, now.approval, now.task);
-  const response = inputResponse(ctx.mcpReq.inputResponses, elicitationKey(w));
-  if (response.kind === "elicit" && response.action !== "accept") return answerNow(w, now.approval, now.task);
+  if (declined(ctx, w)) return answerNow(w, now.approval, now.task);
   return askPerson(codecs, ctx, origin, w);
 }
+
+/** Whether the host's person declined to open the page this state asked for. */
+function declined(ctx: ServerContext, w: Wait): boolean {
+  const response = inputResponse(ctx.mcpReq.inputResponses, elicitationKey(w));
+  return response.kind === "elicit" && response.action !== "accept";
+}
+
+/** What every tasks/get answer of a handle carries. */
+const handleBase = (taskId: string) => ({ taskId, ttlMs: HANDLE_TTL_SECONDS * 1000, pollIntervalMs: POLL_INTERVAL_MS });
 
 /**
  * A retry of a call held as a pending action: the approved call's own result
@@ -300,8 +308,7 @@ async function retryAction(
   if (!row) return gone(w);
   const { result } = actionAnswer(row, new Date().toISOString());
   if (result) return result;
-  const response = inputResponse(ctx.mcpReq.inputResponses, elicitationKey(w));
-  if (response.kind === "elicit" && response.action !== "accept") {
+  if (declined(ctx, w)) {
     return { content: [{ type: "text" as const, text: `Not run yet: ${w.tool} waits for a person's approval (pending action ${w.approval}); get_approval shows the decision.` }], isError: true };
   }
   return askPerson(codecs, ctx, origin, w);
@@ -309,7 +316,7 @@ async function retryAction(
 
 /** tasks/get for a call held as a pending action: working until it ran (or was refused), then completed with its result. */
 async function actionTaskState(scope: CallScope, origin: string, w: Wait, taskId: string) {
-  const base = { taskId, ttlMs: HANDLE_TTL_SECONDS * 1000, pollIntervalMs: POLL_INTERVAL_MS };
+  const base = handleBase(taskId);
   const row = await readAction(scope, w);
   const nowIso = new Date().toISOString();
   if (!row) return { ...base, status: "cancelled", statusMessage: goneMessage(w), createdAt: nowIso, lastUpdatedAt: nowIso };
@@ -324,7 +331,7 @@ export async function taskState(codecs: Codecs, ctx: ServerContext, scope: CallS
   const w = await verifiedHandle(codecs, ctx, taskId);
   if (w.action) return actionTaskState(scope, origin, w, taskId);
   const now = await readWait(scope, w);
-  const base = { taskId, ttlMs: HANDLE_TTL_SECONDS * 1000, pollIntervalMs: POLL_INTERVAL_MS };
+  const base = handleBase(taskId);
   if (!now) {
     return { ...base, status: "cancelled", statusMessage: goneMessage(w), createdAt: new Date().toISOString(), lastUpdatedAt: new Date().toISOString() };
   }
