@@ -4,38 +4,12 @@
  * it worked. The tool itself validates, decides and records (through the
  * registry, exactly as for an MCP call); a refusal shows the tool's message.
  */
-import type { ToolName } from "../../catalog/effects.ts";
+import { bool, one, opt, quote, statusText, utcWords, type ActionSpec, type FormFields, type Result } from "./action-spec.ts";
+import { PROJECT_ACTIONS } from "./actions/projects.ts";
+import { TASK_EDIT_ACTIONS } from "./actions/task-edit.ts";
+import { TASK_PART_ACTIONS } from "./actions/task-parts.ts";
 
-/** A submitted form: each field's values (repeated fields keep all of them). */
-export type FormFields = Record<string, string[]>;
-
-export const one = (f: FormFields, name: string): string | undefined => {
-  const v = f[name]?.[0]?.trim();
-  return v ? v : undefined;
-};
-
-type Result = Record<string, any>;
-
-export interface ActionSpec {
-  tool: ToolName;
-  args(f: FormFields): Record<string, unknown>;
-  done(r: Result, f: FormFields): string;
-  /** Where to go after success when it is not back to the page the form was on. */
-  after?(r: Result, f: FormFields): string | null;
-  /** The form's label of each tool argument it fills, so a refusal names the field the person sees. */
-  labels?: Record<string, string>;
-}
-
-const quote = (s: unknown) => `“${String(s ?? "")}”`;
-
-/** An argument passed only when the field was filled in, so the tool's own rules decide about the rest. */
-const opt = (f: FormFields, name: string, as = name) => {
-  const v = one(f, name);
-  return v === undefined ? {} : { [as]: v };
-};
-
-const bool = (v: string | undefined): boolean | string | undefined =>
-  v === "true" || v === "on" ? true : v === "false" || v === "off" ? false : v;
+export { one, type ActionSpec, type FormFields };
 
 /** A project form's auto-OK choice: `account` (the account's default; on an edit, null), `on` or `off`. */
 function autoOkChoice(f: FormFields, edit: boolean): Record<string, boolean | null> {
@@ -46,9 +20,6 @@ function autoOkChoice(f: FormFields, edit: boolean): Record<string, boolean | nu
 
 const autoOkWords = (v: unknown) =>
   v === null || v === undefined ? "its new tasks follow the account's auto-OK default" : v ? "its new tasks start with auto-OK on" : "its new tasks start with auto-OK off";
-
-/** "2026-12-07 09:00 UTC": a time in a message made before the page that shows it. */
-const utcWords = (iso: unknown) => (typeof iso === "string" ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "later");
 
 const ARGUMENT_ERROR = /^Invalid arguments for [a-z_]+\. ([\s\S]*)\. Fix (?:this field|these fields) and call again \(tools\/list has the input schema\)\.$/;
 
@@ -69,8 +40,6 @@ export function personRefusal(text: string, spec: ActionSpec): { text: string; f
   const said = lines.map((l) => l.said).join(". ");
   return { text: `${said}${/[.?!]$/.test(said) ? "" : "."} Nothing was saved; correct ${lines.length === 1 ? "it" : "them"} and send again.`, field: lines[0]?.field };
 }
-
-const statusText = (status: unknown) => (status === "in_progress" ? "in progress" : String(status ?? ""));
 
 /** What a person is told of an answer to an agent's question: the task stays where it was. */
 function answered(r: Result, answer: "yes" | "no"): string {
@@ -95,6 +64,9 @@ const answerFields = (f: FormFields) => {
 };
 
 export const ACTIONS: Record<string, ActionSpec> = {
+  ...TASK_EDIT_ACTIONS,
+  ...TASK_PART_ACTIONS,
+  ...PROJECT_ACTIONS,
   approve: {
     tool: "approve_task",
     args: (f) => ({ task_id: one(f, "task_id"), ...opt(f, "note") }),

@@ -1,0 +1,42 @@
+/**
+ * What a console action is, as data (ActionSpec), and the small readers its
+ * specs share: a submitted form's fields, one field, an optional argument.
+ * The actions themselves are in actions.ts and actions/ (one file an area).
+ */
+import type { ToolName } from "../../catalog/effects.ts";
+
+/** A submitted form: each field's values (repeated fields keep all of them). */
+export type FormFields = Record<string, string[]>;
+
+export const one = (f: FormFields, name: string): string | undefined => {
+  const v = f[name]?.[0]?.trim();
+  return v ? v : undefined;
+};
+
+export type Result = Record<string, any>;
+
+export interface ActionSpec {
+  tool: ToolName;
+  args(f: FormFields): Record<string, unknown>;
+  done(r: Result, f: FormFields): string;
+  /** Where to go after success when it is not back to the page the form was on. */
+  after?(r: Result, f: FormFields): string | null;
+  /** The form's label of each tool argument it fills, so a refusal names the field the person sees. */
+  labels?: Record<string, string>;
+}
+
+export const quote = (s: unknown) => `“${String(s ?? "")}”`;
+
+/** An argument passed only when the field was filled in, so the tool's own rules decide about the rest. */
+export const opt = (f: FormFields, name: string, as = name) => {
+  const v = one(f, name);
+  return v === undefined ? {} : { [as]: v };
+};
+
+export const bool = (v: string | undefined): boolean | string | undefined =>
+  v === "true" || v === "on" ? true : v === "false" || v === "off" ? false : v;
+
+/** "2026-12-07 09:00 UTC": a time in a message made before the page that shows it. */
+export const utcWords = (iso: unknown) => (typeof iso === "string" ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "later");
+
+export const statusText = (status: unknown) => (status === "in_progress" ? "in progress" : String(status ?? ""));
