@@ -163,7 +163,7 @@ describe("a connection's own policy", () => {
     expect((await told(theirs)).get("create_task")).toMatchObject({ decision: "allow" });
     expect(await tokenPolicy(other.id), "another connection keeps what it had").toBeNull();
     const shown = unescape((await open(p.b, "/apps")).html);
-    expect(shown).toContain(`aria-label="Policy of bot (write): Read only"`);
+    expect(shown).toContain(`>Read only<span class="sr"> (the own policy of bot (write))</span></a>`);
 
     const feed = await env.DB.prepare("SELECT summary FROM activity WHERE account_id = ? AND tool = 'set_connection_policy' ORDER BY created_at DESC, id DESC")
       .bind(p.acc.accountId)

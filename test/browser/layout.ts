@@ -94,3 +94,59 @@ export function headerLook(page: Page): Promise<HeaderLook> {
     };
   });
 }
+
+/**
+ * The page walked by keyboard alone: Tab from the top until focus comes round
+ * again. Returns the visible controls (links, buttons, fields, summaries) that
+ * Tab never reached, and those it reached without a visible focus (no outline
+ * and no shadow while focused); both [] when every control is usable by
+ * keyboard. `max` bounds the walk. The page is left scrolled to the top.
+ */
+export async function keyboardWalk(page: Page, max = 600): Promise<{ unreached: string[]; unseen: string[]; reached: number }> {
+  const total = await page.evaluate(() => {
+    const controls = Array.from(document.querySelectorAll<HTMLElement>("a[href],button,input:not([type=hidden]),select,textarea,summary,[tabindex]"))
+      .filter((el) => el.tabIndex >= 0 && !(el as HTMLButtonElement).disabled && el.checkVisibility({ visibilityProperty: true }) && !(el.closest("details:not([open])") && el.tagName !== "SUMMARY"));
+    controls.forEach((el, i) => el.setAttribute("data-kb", String(i)));
+    (document.activeElement as HTMLElement | null)?.blur();
+    // Each focus as Tab moves it: which control, and whether its focus shows.
+    const log: { kb: number; visible: boolean; what: string }[] = [];
+    (window as unknown as { __kb: typeof log }).__kb = log;
+    document.addEventListener("focusin", (e) => {
+      const el = e.target as HTMLElement;
+      const s = getComputedStyle(el);
+      const visible = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== "none";
+      const what = `${el.tagName.toLowerCase()} “${(el.getAttribute("aria-label") ?? el.textContent ?? (el as HTMLInputElement).name ?? "").trim().slice(0, 40)}”`;
+      log.push({ kb: el.hasAttribute("data-kb") ? Number(el.getAttribute("data-kb")) : -1, visible, what });
+    });
+    return controls.length;
+  });
+  // Tab in runs of 25, until a control is focused a second time (the walk came round) or `max`.
+  for (let pressed = 0; pressed < max; ) {
+    for (let i = 0; i < 25; i++, pressed++) await page.keyboard.press("Tab");
+    const round = await page.evaluate(() => {
+      const log = (window as unknown as { __kb: { kb: number }[] }).__kb;
+      return new Set(log.map((l) => l.kb)).size < log.length;
+    });
+    if (round) break;
+  }
+  return page.evaluate((total) => {
+    const log = (window as unknown as { __kb: { kb: number; visible: boolean; what: string }[] }).__kb;
+    const seen = new Set<number>();
+    const unseen: string[] = [];
+    for (const l of log) {
+      if (seen.has(l.kb)) break;
+      seen.add(l.kb);
+      if (!l.visible) unseen.push(l.what);
+    }
+    const reached = (el: Element) => seen.has(Number(el.getAttribute("data-kb")));
+    // A radio group is one stop for Tab (its arrows move within it): reached when one of its radios was.
+    const groupReached = (el: HTMLElement) => el instanceof HTMLInputElement && el.type === "radio" &&
+      Array.from(document.querySelectorAll<HTMLInputElement>("input[type=radio][data-kb]")).some((r) => r.name === el.name && r.form === el.form && reached(r));
+    const unreached = Array.from(document.querySelectorAll<HTMLElement>("[data-kb]"))
+      .filter((el) => !reached(el) && !groupReached(el))
+      .map((el) => `${el.tagName.toLowerCase()} “${(el.getAttribute("aria-label") ?? el.textContent ?? "").trim().slice(0, 40)}”`);
+    (document.activeElement as HTMLElement | null)?.blur();
+    window.scrollTo(0, 0);
+    return { unreached: unreached.slice(0, 10), unseen: unseen.slice(0, 10), reached: Math.min(seen.size, total) };
+  }, total);
+}

@@ -11,7 +11,7 @@
  * images, docs/images/inbox.png and docs/images/consent.png:
  *   SAVE_DOC_IMAGES=1 npx vitest run --config vitest.browser.config.ts test/browser/screens.test.ts
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -19,9 +19,10 @@ import { launchBrowser, newPersonContext, SCREENSHOT_DIR } from "../../scripts/l
 import { ROOT } from "../../scripts/lib/d1.ts";
 import { connect, type McpSession } from "../../scripts/lib/e2e-harness.ts";
 import { setPassword } from "../../scripts/lib/oauth-pages.ts";
+import { seriousViolations } from "./axe.ts";
 import { adminCli, taskgate } from "./context.ts";
 import { authorizationUrl, discover, register } from "./oauth-client.ts";
-import { brokenNames, headerLook, horizontalOverflow, lineCount, placeholderFits, type HeaderLook } from "./layout.ts";
+import { brokenNames, headerLook, horizontalOverflow, keyboardWalk, lineCount, placeholderFits, type HeaderLook } from "./layout.ts";
 
 const PASSWORD = "correct horse battery";
 const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
@@ -30,6 +31,10 @@ const DIR = join(SCREENSHOT_DIR, "screens");
 
 let browser: Browser;
 const contexts: BrowserContext[] = [];
+/** axe's serious and critical findings on each page at each width ("inbox-phone"), written to screens/axe.json beside the screenshots. */
+const axeFound: Record<string, string[]> = {};
+/** How many controls Tab reached on each page (desktop). */
+const keyboard: Record<string, number> = {};
 const sessions: McpSession[] = [];
 
 beforeAll(async () => {
@@ -59,6 +64,14 @@ async function shoot(page: Page, name: string, width: Width, url?: string): Prom
   }
   expect(await horizontalOverflow(page), `${name} at ${width}: elements wider than the screen`).toEqual([]);
   expect(await brokenNames(page), `${name} at ${width}: names broken inside a word`).toEqual([]);
+  axeFound[`${name}-${width}`] = await seriousViolations(page);
+  if (width === "desktop") {
+    // By keyboard alone: Tab reaches every control, each with a visible focus.
+    const walk = await keyboardWalk(page);
+    expect(walk.unreached, `${name}: controls Tab never reaches`).toEqual([]);
+    expect(walk.unseen, `${name}: controls focused without a visible focus`).toEqual([]);
+    keyboard[name] = walk.reached;
+  }
   await page.screenshot({ path: join(DIR, `${name}-${width}.png`), fullPage: true });
 }
 
@@ -80,19 +93,25 @@ async function seed(base: string, accountId: string) {
   await agent.ok("label_task", { task_id: task.id, labels: ["release", "docs"] });
   await agent.ok("comment_on_task", { task_id: task.id, body: "The changelog link points at the draft branch until the tag exists." });
   await agent.ok("complete_task", { task_id: task.id, note: "Are the release notes good to publish?" });
-  const { task: asked } = await agent.ok("create_task", { project_id: project.id, title: "Renew the example.com domain", priority: "urgent" });
-  await agent.ok("request_approval", { task_id: asked.id, question: "Renew for 1 year at $12 or 3 years at $33? I would take 3 years." });
+  const { task: asked_ } = await agent.ok("create_task", { project_id: project.id, title: "Renew the example.com domain", priority: "urgent" });
+  const { approval } = await agent.ok("request_approval", { task_id: asked_.id, question: "Renew for 1 year at $12 or 3 years at $33? I would take 3 years." });
   await agent.ok("create_task", { project_id: project.id, title: "Pick photos for the pricing page", due_at: new Date(Date.now() + 2 * 86_400_000).toISOString() });
   const { task: gone } = await agent.ok("create_task", { title: "Old draft of the launch post" });
   await agent.ok("delete_task", { task_id: gone.id });
-  return { taskId: task.id as string };
+  // An agent whose policy asks before destructive tools: its delete waits as a pending action with a page of its own.
+  const careful = await adminCli(["create-token", "--account", accountId, "--kind", "agent", "--scope", "write", "--agent", "tidy-bot", "--label", "tidy-bot", "--policy", "careful"]);
+  const tidy = await connect(`${base}/mcp`, careful.token, "modern");
+  sessions.push(tidy);
+  const asked = await tidy.call("delete_task", { task_id: asked_.id });
+  const pendingId = (asked.meta["dev.taskgate/pending_action"] as { approval_id: string }).approval_id;
+  return { taskId: task.id as string, projectId: project.id as string, approvalId: approval.id as string, pendingId, tokenId: bot.id as string };
 }
 
 describe("every page at desktop and phone width", () => {
   it("is captured, fits the screen and keeps its layout", async () => {
     const base = taskgate().base;
     const account = await adminCli(["create-account", "--name", "Acme Studio"]);
-    const { taskId } = await seed(base, account.id);
+    const { taskId, projectId, pendingId, tokenId } = await seed(base, account.id);
     const email = `screens.${Date.now().toString(36)}@example.com`;
     const invite = await adminCli(["invite", "--account", account.id, "--email", email, "--url", base]);
 
@@ -113,6 +132,8 @@ describe("every page at desktop and phone width", () => {
     const pages: [string, string][] = [
       ["inbox", "/"], ["tasks", "/tasks"], ["task", `/tasks/${taskId}`], ["agents", "/agents"], ["apps", "/apps"],
       ["webhooks", "/webhooks"], ["trash", "/trash"], ["activity", "/activity"], ["settings", "/settings"],
+      ["project", `/tasks?project=${projectId}`], ["decide", `/approvals/${pendingId}`], ["task-notes", `/tasks/${taskId}/text/notes`],
+      ["agent-policy", "/agents/release-bot/policy"], ["token-policy", `/apps/tokens/${tokenId}/policy`],
     ];
     for (const width of ["desktop", "phone"] as const) {
       for (const [name, path] of pages) {
@@ -130,7 +151,7 @@ describe("every page at desktop and phone width", () => {
         }
         if (name === "agents") {
           const buttons = await page.getByRole("button", { name: /^(Pause|Resume) / }).all();
-          expect(buttons.length).toBe(2);
+          expect(buttons.length).toBe(3);
           const boxes = await Promise.all(buttons.map((b) => b.boundingBox()));
           // Side by side on a desktop, the two cards' buttons sit on one line.
           if (width === "desktop") expect(boxes[0]?.y).toBe(boxes[1]?.y);
@@ -175,6 +196,11 @@ describe("every page at desktop and phone width", () => {
       expect(none).toBeNull();
       expect(signinBar, `sign-in header at ${width}`).toEqual(bar);
     }
+
+    // axe-core: no serious or critical violation on any page at either width.
+    writeFileSync(join(DIR, "axe.json"), JSON.stringify({ axe: axeFound, keyboard }, null, 2));
+    expect(Object.keys(axeFound).length).toBeGreaterThan(30);
+    expect(Object.fromEntries(Object.entries(axeFound).filter(([, v]) => v.length)), "axe: serious or critical violations").toEqual({});
 
     if (process.env.SAVE_DOC_IMAGES === "1") {
       const out = join(ROOT, "docs", "images");

@@ -10,7 +10,7 @@ const CONSOLE_CSS = `
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--ink);font-size:15px;line-height:1.5}
 a{color:var(--accent)}
-a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,summary:focus-visible{outline:3px solid #9aaaff;outline-offset:2px}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,summary:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 h4{font-size:.9rem;font-weight:600;margin:.6rem 0 .2rem}
 .skip{position:absolute;left:-999px;top:0;background:var(--card);padding:.5rem 1rem;z-index:2}
@@ -45,9 +45,9 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .s-open{background:#eceff3}.s-in_progress,.s-running{background:var(--info-bg);color:#2a3eb1}
 .s-blocked,.s-failed,.s-auth_failed,.s-revoked,.s-expired{background:var(--bad-bg);color:var(--bad)}
 .s-awaiting_approval,.s-paused,.s-pending{background:var(--warn-bg);color:var(--warn)}
-.s-done,.s-succeeded,.s-active,.s-connected,.s-approved{background:var(--ok-bg);color:var(--ok)}
-.s-cancelled,.s-not_connected,.s-closed,.s-step_pending,.s-step_skipped{background:#f1f2f4;color:#6b7380}
-.s-step_in_progress{background:var(--info-bg);color:#2a3eb1}.s-step_done{background:var(--ok-bg);color:var(--ok)}
+.s-done,.s-succeeded,.s-active,.s-connected,.s-approved{background:var(--ok-bg);color:#146038}
+.s-cancelled,.s-not_connected,.s-closed,.s-step_pending,.s-step_skipped{background:#f1f2f4;color:#555d69}
+.s-step_in_progress{background:var(--info-bg);color:#2a3eb1}.s-step_done{background:var(--ok-bg);color:#146038}
 .s-rejected{background:var(--bad-bg);color:var(--bad)}
 .meta{display:flex;flex-wrap:wrap;gap:.35rem .9rem;color:var(--muted);font-size:.85rem;margin:.2rem 0 .6rem}
 .row{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
@@ -115,7 +115,7 @@ table.tasks td:not([data-label=Task]){white-space:nowrap}
 .filters .row>div.buttons{flex:0 0 auto;display:flex;gap:.5rem}
 .tabs{display:flex;flex-wrap:wrap;gap:.3rem;margin:0 0 .8rem;padding:0;list-style:none}
 .tabs a{display:block;padding:.25rem .7rem;border-radius:99px;border:1px solid var(--line);background:var(--card);text-decoration:none;color:var(--ink);font-size:.9rem}
-.tabs a[aria-current=page]{background:var(--ink);color:#fff;border-color:var(--ink)}
+.tabs a[aria-current=page]{background:var(--ink);color:#fff;border-color:var(--ink)}.tabs a[aria-current=page] .muted{color:#d5dae1}
 .empty{color:var(--muted);text-align:center;padding:2rem 1rem}
 .steps{padding-left:1.3rem;margin:.3rem 0}
 .steps .done{text-decoration:line-through;color:var(--muted)}

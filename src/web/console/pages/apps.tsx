@@ -73,8 +73,8 @@ const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean; redire
             <td data-label="Scope">{t.scope === "write" ? "read and write" : "read only"}</td>
             <td data-label="Own policy">
               {t.kind === "agent" ? (
-                <a href={tokenPolicyPath(t.id)} aria-label={`Policy of ${nameOf(t)}: ${policies.has(t.id) ? policyName(rulesOf(policies.get(t.id) ?? null)) : "no rules of its own"}`}>
-                  {policies.has(t.id) ? policyName(rulesOf(policies.get(t.id) ?? null)) : "none"}
+                <a href={tokenPolicyPath(t.id)}>
+                  {policies.has(t.id) ? policyName(rulesOf(policies.get(t.id) ?? null)) : "none"}<span class="sr"> (the own policy of {nameOf(t)})</span>
                 </a>
               ) : <span class="muted">not an agent</span>}
             </td>
