@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { asServer, connect, createToken } from "./helpers.ts";
 import { open, signedInPerson, unescape } from "./console.helpers.ts";
+import { Summary } from "../src/web/console/summary.tsx";
 
 const ID = /\b(apr|run|stp|cmt|tsk|prj|trs|tok)_[0-9a-z]{16}\b/g;
 const text = (html: string) => unescape(html.replace(/<[^>]+>/g, ""));
@@ -190,5 +191,24 @@ describe("history and activity entries", () => {
     expect(activity).not.toContain(`claimed by ${p.acc.agentName}`);
     await agent.close();
     await person.close();
+  });
+});
+
+describe("a summary as rendered", () => {
+  const render = async (props: Parameters<typeof Summary>[0]) => text(String(await (Summary(props) as unknown as Promise<string> | string)));
+  const apr = "apr_0123456789abcdef";
+  const named = new Map([[apr, { id: apr, kind: "approval" as const, text: 'Use "fast" mode?', trashed: null, task_id: "tsk_0123456789abcdef", pending: 1 }]]);
+
+  it("a question with quotes in it is said once", async () => {
+    expect(await render({ text: `asked question ${apr}: Use "fast" mode?`, tool: "request_approval", taskId: "tsk_0123456789abcdef", named })).toBe("asked question “Use \"fast\" mode?”");
+  });
+
+  it("without a lookup (a question since purged) the id is a word, the question said once", async () => {
+    expect(await render({ text: `asked question ${apr}: Ship it?`, tool: "request_approval", target: "tsk_0123456789abcdef" })).toBe("asked question: Ship it?");
+  });
+
+  it("new labels not found among those listed are said as stored", async () => {
+    expect(await render({ text: 'labelled "a, b", "c" (new: a, b, x)', tool: "label_task" })).toBe('labelled "a, b" (new), "c" (new: x)');
+    expect(await render({ text: 'labelled "\u202Eevil" (new: \u202Eevil)', tool: "label_task" })).toBe('labelled "\u202Eevil" (new)');
   });
 });

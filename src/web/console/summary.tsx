@@ -183,5 +183,7 @@ export const Summary: FC<SummaryProps> = (p) => {
     }
     out.push(<a href={href}>{word}</a>);
   }
+  // New names not found among those listed (a name with ", " in it, a cut summary): said as stored.
+  if (fresh) out.push(" (new: ", ...plain(fresh), ")");
   return <bdi class="sum">{out}</bdi>;
 };
