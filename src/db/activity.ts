@@ -32,8 +32,8 @@ export interface ActivityFilter {
   limit: number;
 }
 
-/** The account's audit feed, newest first, filtered, with the OAuth app of each call; fetches limit + 1 rows. */
-export function selectActivity(db: D1Database, accountId: string, f: ActivityFilter): D1PreparedStatement {
+/** The condition of the feed's filter, with `?` parameters, and their values. */
+export function activityWhere(accountId: string, f: ActivityFilter): { sql: string; binds: unknown[] } {
   const where = ["account_id = ?"];
   const binds: unknown[] = [accountId];
   if (f.targetId) (where.push("target_id = ?"), binds.push(f.targetId));
@@ -41,12 +41,18 @@ export function selectActivity(db: D1Database, accountId: string, f: ActivityFil
   if (f.actor) (where.push("actor = ?"), binds.push(f.actor));
   if (f.tool) (where.push("tool = ?"), binds.push(f.tool));
   if (f.after) (where.push("(created_at < ? OR (created_at = ? AND id < ?))"), binds.push(f.after.k, f.after.k, f.after.id));
+  return { sql: where.join(" AND "), binds };
+}
+
+/** The account's audit feed, newest first, filtered, with the OAuth app of each call; fetches limit + 1 rows. */
+export function selectActivity(db: D1Database, accountId: string, f: ActivityFilter): D1PreparedStatement {
+  const w = activityWhere(accountId, f);
   return db
     .prepare(
       withClient(`SELECT id, actor, token_id, tool, target_id, summary, created_at, person_id FROM activity
-        WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`),
+        WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ?`),
     )
-    .bind(...binds, f.limit + 1, accountId);
+    .bind(...w.binds, f.limit + 1, accountId);
 }
 
 /** The table of each kind of record an activity entry can be about, by its id's prefix. */

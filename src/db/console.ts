@@ -6,7 +6,7 @@
  * come cut to `clip` characters plus one.
  */
 import { ACTIVITY_RETENTION } from "../domain/retention.ts";
-import { selectActivity, type ActivityFilter, type ActivityRow } from "./activity.ts";
+import { activityWhere, selectActivity, type ActivityFilter, type ActivityRow } from "./activity.ts";
 import { selectAccountSettings, type AccountSettingsRow } from "./account.ts";
 import { selectAgents, fleetStatements, type AgentRow, type AgentWithTokens, type FleetRunRow, type FleetTaskRow } from "./agents.ts";
 import { selectPendingCount, toPendingRequest, type PendingRequest } from "./approvals.ts";
@@ -99,21 +99,59 @@ export interface TaskPage extends Frame {
   eventCount: number;
   approval: PendingRequest | null;
   history: HistoryRow[];
-  /** What the ids in the history name: a question, a run (its agent), a step, a comment (`trashed` when deleted). */
-  named: { id: string; kind: "approval" | "run" | "step" | "comment"; text: string; trashed: string | null }[];
+  /** What the ids in the history name. */
+  named: NamedRow[];
 }
 
+/** What an id in an activity summary names, looked up for the page that shows the entry. */
+export interface NamedRow {
+  id: string;
+  kind: "approval" | "action" | "run" | "step" | "comment" | "task" | "project";
+  /** A question's text, a pending action's tool, a run's agent, a step's or comment's text, a task's title, a project's name. */
+  text: string;
+  /** The trash item it is in, when deleted. */
+  trashed: string | null;
+  /** The task it belongs to (a task: itself), when any. */
+  task_id: string | null;
+  /** 1 while a question, sign-off or pending action waits for a person. */
+  pending: number;
+}
+
+const NAMED_PREFIXES = JSON.stringify(["apr_", "run_", "stp_", "cmt_", "tsk_", "prj_"]);
+
 /**
- * The approvals, runs, steps and comments the latest `?4` history entries of
- * task `?1` name by id (the first id of each kind in an entry), in account `?2`,
- * their texts cut to `?3` characters: looked up by key, never scanned.
+ * The approvals, pending actions, runs, steps, comments, tasks and projects
+ * that the summaries of `h` (a query of activity rows, its parameters from
+ * ?3 on) name by id (the first two ids of each kind in an entry), in account
+ * `?1`, their texts cut to `?2` characters: looked up by key, never scanned.
  */
-const NAMED_IN_HISTORY = `WITH h AS (SELECT summary FROM activity WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4),
-  ids AS (${["apr_", "run_", "stp_", "cmt_"].map((p) => `SELECT substr(summary, instr(summary, '${p}'), 20) AS id FROM h WHERE instr(summary, '${p}') > 0`).join(" UNION ")})
-  SELECT a.id, 'approval' AS kind, substr(a.question, 1, ?3) AS text, NULL AS trashed FROM ids JOIN approvals a ON a.id = ids.id AND a.account_id = ?2
-  UNION ALL SELECT r.id, 'run', g.name, NULL FROM ids JOIN runs r ON r.id = ids.id AND r.account_id = ?2 JOIN agents g ON g.id = r.agent_id AND g.account_id = r.account_id
-  UNION ALL SELECT s.id, 'step', substr(s.text, 1, ?3), s.trash_id FROM ids JOIN steps s ON s.id = ids.id AND s.account_id = ?2
-  UNION ALL SELECT c.id, 'comment', substr(c.body, 1, ?3), c.trash_id FROM ids JOIN comments c ON c.id = ids.id AND c.account_id = ?2`;
+function namedIn(h: string): string {
+  const first = `SELECT summary, k.value AS k, instr(summary, k.value) AS at FROM h, json_each('${NAMED_PREFIXES}') k WHERE instr(summary, k.value) > 0`;
+  return `WITH h AS (${h}),
+  f AS (${first}),
+  ids AS (SELECT substr(summary, at, 20) AS id FROM f
+    UNION SELECT substr(summary, at + 20 + instr(substr(summary, at + 20), k) - 1, 20) FROM f WHERE instr(substr(summary, at + 20), k) > 0),
+  n AS (SELECT ids.id,
+      CASE WHEN a.id IS NOT NULL THEN 'approval' WHEN x.id IS NOT NULL THEN 'action' WHEN r.id IS NOT NULL THEN 'run' WHEN s.id IS NOT NULL THEN 'step'
+        WHEN c.id IS NOT NULL THEN 'comment' WHEN t.id IS NOT NULL THEN 'task' WHEN p.id IS NOT NULL THEN 'project' END AS kind,
+      coalesce(substr(a.question, 1, ?2), x.tool, g.name, substr(s.text, 1, ?2), substr(c.body, 1, ?2), substr(t.title, 1, ?2), substr(p.name, 1, ?2)) AS text,
+      coalesce(s.trash_id, c.trash_id, t.trash_id, p.trash_id) AS trashed,
+      coalesce(a.task_id, x.task_id, r.task_id, s.task_id, c.task_id, t.id) AS task_id,
+      coalesce(a.status = 'pending', x.status = 'pending', 0) AS pending
+    FROM ids
+    LEFT JOIN approvals a ON a.id = ids.id AND a.account_id = ?1
+    LEFT JOIN pending_actions x ON x.id = ids.id AND x.account_id = ?1
+    LEFT JOIN runs r ON r.id = ids.id AND r.account_id = ?1
+    LEFT JOIN agents g ON g.id = r.agent_id AND g.account_id = r.account_id
+    LEFT JOIN steps s ON s.id = ids.id AND s.account_id = ?1
+    LEFT JOIN comments c ON c.id = ids.id AND c.account_id = ?1
+    LEFT JOIN tasks t ON t.id = ids.id AND t.account_id = ?1
+    LEFT JOIN projects p ON p.id = ids.id AND p.account_id = ?1)
+  SELECT * FROM n WHERE kind IS NOT NULL`;
+}
+
+/** What the latest `?4` history entries of task `?3` name. */
+const NAMED_IN_HISTORY = namedIn("SELECT summary FROM activity WHERE target_id = ?3 AND account_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?4");
 
 export interface TaskPageLimits {
   /** How many of each list the page shows at most. */
@@ -207,7 +245,7 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
           WHERE target_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?4`),
       )
       .bind(taskId, a, l.lineClip + 1, l.history, a),
-    named: db.prepare(NAMED_IN_HISTORY).bind(taskId, a, l.lineClip + 1, l.history),
+    named: db.prepare(NAMED_IN_HISTORY).bind(a, l.lineClip + 1, taskId, l.history),
   });
   type P = TaskPage;
   const n = (rows: unknown[]) => (rows[0] as { n: number }).n;
@@ -230,7 +268,7 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
     eventCount: n(r.eventCount),
     approval: r.approval[0] ? toPendingRequest(r.approval[0] as Parameters<typeof toPendingRequest>[0]) : null,
     history: r.history as HistoryRow[],
-    named: r.named as P["named"],
+    named: r.named as NamedRow[],
   };
 }
 
@@ -351,6 +389,21 @@ export async function readTrashPage(db: D1Database, accountId: string, after: Cu
 export interface ActivityPage extends Frame {
   items: ActivityRow[];
   actors: string[];
+  /** What the ids in the listed entries name. */
+  named: NamedRow[];
+}
+
+/** Characters of a named thing's text the Activity page reads. */
+const ACTIVITY_NAME_CLIP = 200;
+
+/** What the entries of the feed's page name (the same rows selectActivity reads). */
+function namedInActivity(db: D1Database, accountId: string, f: ActivityFilter): D1PreparedStatement {
+  const w = activityWhere(accountId, f);
+  let n = 2;
+  const where = w.sql.replace(/\?/g, () => `?${++n}`);
+  return db
+    .prepare(namedIn(`SELECT summary FROM activity WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?${++n}`))
+    .bind(accountId, ACTIVITY_NAME_CLIP, ...w.binds, f.limit + 1);
 }
 
 /** The audit feed, filtered, with the names the actor filter offers (the person and every agent). */
@@ -359,10 +412,12 @@ export async function readActivityPage(db: D1Database, accountId: string, f: Act
     ...frameStatements(db, accountId),
     items: selectActivity(db, accountId, f),
     agents: db.prepare("SELECT name FROM agents WHERE account_id = ? ORDER BY name LIMIT ?").bind(accountId, PAGE_LISTS),
+    named: namedInActivity(db, accountId, f),
   });
   return {
     ...frameOf(r, accountId),
     items: r.items as ActivityRow[],
+    named: r.named as NamedRow[],
     actors: ["human", ...(r.agents as { name: string }[]).map((g) => g.name)],
   };
 }

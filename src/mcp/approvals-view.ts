@@ -72,13 +72,18 @@ const SCRIPT = `
       if (/^--[a-z0-9-]+$/.test(k) && typeof vars[k] === "string") root.style.setProperty(k, vars[k]);
     });
   }
+  // Each result the host sends counts up: a list asked for before the latest one came is not drawn over it.
+  var results = 0;
   function refresh() {
+    var before = results;
     return ask("tools/call", { name: "list_pending_approvals", arguments: {} }).then(function (r) {
-      if (r && !r.isError && r.structuredContent) render(r.structuredContent);
+      if (results !== before) return;
+      if (r && !r.isError && r.structuredContent && Array.isArray(r.structuredContent.items)) render(r.structuredContent);
       else say(textOf(r) || "The approvals could not be read.");
     }, function (e) { say(e.message); });
   }
   function onResult(r) {
+    results++;
     var s = r && r.structuredContent;
     if (s && Array.isArray(s.items)) render(s);
     else refresh();
@@ -87,7 +92,7 @@ const SCRIPT = `
     list.replaceChildren();
     var n = s.items.length;
     count.textContent = n ? n + (s.next_cursor ? "+" : "") + " waiting" : "";
-    if (!n) list.append(el("p", "muted", "Nothing waits for a person."));
+    if (!n) list.append(el("p", "muted", s.can_decide === true ? "Nothing waits for you: no question, sign-off or action is pending." : "Nothing waits for a person."));
     s.items.forEach(function (item) { list.append(card(item, s.can_decide === true)); });
   }
   function card(item, canDecide) {
@@ -221,6 +226,10 @@ const SCRIPT = `
   ask("ui/initialize", { protocolVersion: "2026-01-26", appInfo: { name: "taskgate-approvals", version: "1" }, appCapabilities: {} }).then(function (r) {
     theme(r && r.hostContext);
     notify("ui/notifications/initialized");
+    // Opened on its own (no tool call behind it, or a reload): it asks for the list itself, at once when the host names no
+    // tool call, else when no result has come shortly after.
+    var called = r && r.hostContext && r.hostContext.toolInfo;
+    setTimeout(function () { if (!results) refresh(); }, called ? 1500 : 0);
   }, function (e) { say(e.message); });
 })();
 `;

@@ -15,8 +15,10 @@
  * approvals-view-agent.png (2026-07-28 era):
  *   SAVE_DOC_IMAGES=1 npx vitest run --config vitest.browser.config.ts test/browser/approvals-view.test.ts
  */
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { card, closeApps, host, mcp, openApps, saveShot, type Result } from "./apps-view-host.ts";
+import { seriousViolations } from "./axe.ts";
 import { adminCli, taskgate } from "./context.ts";
 
 let tokens: { person: string; agent: string };
@@ -172,5 +174,71 @@ describe.each(["modern", "legacy"] as const)("the approvals view in a host (%s)"
     const after = (await bot.ok("get_task", { task_id: task.id })).task;
     expect(after.status).toBe("awaiting_approval");
     await bot.close();
+  });
+});
+
+/** A fresh account with a person's and an agent's token, so what waits there is only what a case makes. */
+async function freshAccount(name: string): Promise<{ person: string; agent: string }> {
+  const account = await adminCli(["create-account", "--name", name]);
+  const person = await adminCli(["create-token", "--account", account.id, "--kind", "human", "--scope", "write", "--label", "person, view alone"]);
+  const agent = await adminCli(["create-token", "--account", account.id, "--kind", "agent", "--scope", "write", "--agent", "alone-bot", "--label", "bot, view alone"]);
+  return { person: person.token, agent: agent.token };
+}
+
+describe.each(["modern", "legacy"] as const)("the approvals view opened on its own, with no tool result (%s)", (era) => {
+  it("asks for the pending approvals itself, lists them, and lists them anew after a decision", async () => {
+    const t = await freshAccount(`View alone (${era})`);
+    const bot = await mcp(t.agent, era);
+    const person = await mcp(t.person, era);
+    const backup = (await bot.ok("create_task", { title: `Check the backups (${era})` })).task;
+    await bot.ok("request_approval", { task_id: backup.id, question: "Restore a test copy tonight?" });
+    const invoice = (await bot.ok("create_task", { title: `Send the invoices (${era})` })).task;
+    await bot.ok("complete_task", { task_id: invoice.id, note: "All twelve sent." });
+    const h = await host(person, null, "light", `shown on its own (${person.protocol})`);
+    try {
+      await card(h.frame, backup.title).waitFor();
+      await card(h.frame, invoice.title).waitFor();
+      expect(h.calls[0]).toBe("list_pending_approvals");
+      expect(await h.frame.locator("#count").innerText()).toBe("2 waiting");
+      expect(await h.frame.getByText("Loading…").count()).toBe(0);
+      expect(await seriousViolations(h.frame as unknown as Page)).toEqual([]);
+
+      await card(h.frame, invoice.title).getByRole("button", { name: "Approve" }).click();
+      await h.frame.getByText(`Approved: ${invoice.title}`).waitFor();
+      await card(h.frame, invoice.title).waitFor({ state: "detached" });
+      expect(await h.frame.locator("#count").innerText()).toBe("1 waiting");
+      expect(h.calls).toEqual(["list_pending_approvals", "approve_task", "list_pending_approvals"]);
+
+      // The agent asks again meanwhile; the next decision's refresh shows it.
+      const dns = (await bot.ok("create_task", { title: `Move the DNS (${era})` })).task;
+      await bot.ok("request_approval", { task_id: dns.id, question: "Switch on Sunday?" });
+      await card(h.frame, backup.title).getByRole("button", { name: "Answer yes" }).click();
+      await h.frame.getByText(`Answered yes: ${backup.title}`).waitFor();
+      await card(h.frame, dns.title).waitFor();
+      await card(h.frame, backup.title).waitFor({ state: "detached" });
+      expect(await h.problems()).toEqual([]);
+    } finally {
+      await h.close();
+    }
+    expect((await person.ok("get_task", { task_id: invoice.id })).task.status).toBe("done");
+    await bot.close();
+    await person.close();
+  });
+
+  it("with nothing pending says nothing waits for the person", async () => {
+    const t = await freshAccount(`View alone, empty (${era})`);
+    const person = await mcp(t.person, era);
+    const h = await host(person, null, "dark", `shown on its own, nothing pending (${person.protocol})`, "main p");
+    try {
+      await h.frame.getByText("Nothing waits for you: no question, sign-off or action is pending.").waitFor();
+      expect(h.calls).toEqual(["list_pending_approvals"]);
+      expect(await h.frame.locator("article.card").count()).toBe(0);
+      expect(await h.frame.locator("#count").innerText()).toBe("");
+      expect(await seriousViolations(h.frame as unknown as Page)).toEqual([]);
+      expect(await h.problems()).toEqual([]);
+    } finally {
+      await h.close();
+    }
+    await person.close();
   });
 });

@@ -17,7 +17,8 @@ interface Csp {
 export interface HostOptions {
   html: string;
   csp: Csp | undefined;
-  toolResult: Record<string, unknown>;
+  /** The result the host gives the view; null: none, as when a host shows the resource on its own. */
+  toolResult: Record<string, unknown> | null;
   theme: "light" | "dark";
 }
 
@@ -77,5 +78,5 @@ window.openHost = async (o: HostOptions) => {
   frame.srcdoc = o.html.replace("<head>", `<head>${meta}`);
   await initialized;
   window.sendToolResult = (result) => bridge.sendToolResult(result as never);
-  await bridge.sendToolResult(o.toolResult as never);
+  if (o.toolResult) await bridge.sendToolResult(o.toolResult as never);
 };

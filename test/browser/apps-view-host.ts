@@ -87,11 +87,16 @@ export interface Hosted {
   frame: Frame;
   /** CSP violations and requests beyond the host page, as the browser reported them. */
   problems(): Promise<string[]>;
+  /** The names of the tools the view called through the host, in order. */
+  calls: string[];
   close(): Promise<void>;
 }
 
-/** Opens the test host at phone width with the view showing `toolResult`, its calls going through `client`. */
-export async function host(client: Mcp, toolResult: Result, theme: "light" | "dark", label: string): Promise<Hosted> {
+/**
+ * Opens the test host at phone width with the view showing `toolResult` (null: the host gives none), its calls going
+ * through `client`; done when `ready` (a selector in the view, a card by default) shows.
+ */
+export async function host(client: Mcp, toolResult: Result | null, theme: "light" | "dark", label: string, ready = "article.card"): Promise<Hosted> {
   const context = await newPersonContext(browser, { javaScript: true });
   contexts.push(context);
   const page = await context.newPage();
@@ -118,12 +123,13 @@ export async function host(client: Mcp, toolResult: Result, theme: "light" | "da
         <script src="/host.js"></script></body></html>`,
     });
   });
-  await page.exposeFunction("hostCallTool", (name: string, args: Record<string, unknown>) => client.call(name, args));
+  const calls: string[] = [];
+  await page.exposeFunction("hostCallTool", (name: string, args: Record<string, unknown>) => (calls.push(name), client.call(name, args)));
   await page.goto(`${HOST}/`);
   const { html, csp } = await client.view();
   await page.evaluate((o) => window.openHost(o as never), { html, csp, toolResult, theme });
   const frame = page.frames().find((f) => f !== page.mainFrame())!;
-  await frame.locator("article.card").first().waitFor({ timeout: 10_000 }).catch(async (e) => {
+  await frame.locator(ready).first().waitFor({ timeout: 10_000 }).catch(async (e) => {
     throw new Error(`${e.message}\nview: ${await frame.locator("body").innerText()}\nseen: ${seen.join("\n")}`);
   });
   await frame.evaluate(() => {
@@ -133,6 +139,7 @@ export async function host(client: Mcp, toolResult: Result, theme: "light" | "da
   return {
     page,
     frame,
+    calls,
     async problems() {
       const inFrame = (await frame.evaluate(() => (window as any).violations)) as string[];
       return [...seen, ...inFrame.map((v) => `violation: ${v}`)];

@@ -22,6 +22,7 @@ export const ActivityPage: FC<{ view: View; data: Data; query: ActivityQuery; ne
   view, data, query, nextCursor, webPrefix,
 }) => {
   const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v));
+  const named = new Map(data.named.map((n) => [n.id, n]));
   return (
     <Shell view={view} section="activity" title="Activity">
       <h1>Activity</h1>
@@ -64,7 +65,7 @@ export const ActivityPage: FC<{ view: View; data: Data; query: ActivityQuery; ne
                   <td data-label="Who">{personWord(e.actor, e.person_id, e.person_name, view.session.personId)} <span class="badge">{clip(channelOf(e, webPrefix), 40).text}</span></td>
                   <td data-label="Tool"><code>{e.tool}</code></td>
                   <td data-label="What" class="body">
-                    <Summary text={clip(e.summary, 300).text} />
+                    <Summary text={clip(e.summary, 300).text} tool={e.tool} actor={e.actor} target={e.target_id} named={named} />
                     {e.target_id?.startsWith("tsk_") ? <> · <a href={`/tasks/${e.target_id}`}>task</a></> : null}
                   </td>
                 </tr>

@@ -81,8 +81,8 @@ export const Dependencies: FC<{ data: Data }> = ({ data }) => (
 export const History: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, data, t }) => {
   // What the history's ids name: looked up for it, and the steps and comments the page shows anyway (an entry may name several).
   const named = new Map<string, Named>([
-    ...data.steps.map((s): [string, Named] => [s.id, { id: s.id, kind: "step", text: s.text, trashed: null }]),
-    ...data.comments.map((c): [string, Named] => [c.id, { id: c.id, kind: "comment", text: c.body, trashed: null }]),
+    ...data.steps.map((s): [string, Named] => [s.id, { id: s.id, kind: "step", text: s.text, trashed: null, task_id: t.id, pending: 0 }]),
+    ...data.comments.map((c): [string, Named] => [c.id, { id: c.id, kind: "comment", text: c.body, trashed: null, task_id: t.id, pending: 0 }]),
     ...data.named.map((n): [string, Named] => [n.id, n]),
   ]);
   return (
@@ -92,7 +92,7 @@ export const History: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, data
         {data.history.map((h) => (
           <li>
             <When view={view} iso={h.created_at} /> <strong>{personWord(h.actor, h.person_id, h.person_name, view.session.personId)}</strong> <span class="badge">{clip(channelOf(h, WEB_TOKEN_PREFIX), 40).text}</span> <code>{h.tool}</code>
-            <div class="body hint"><Summary text={clip(h.summary, TASK_LIMITS.lineClip).text} taskId={t.id} named={named} pending={data.approval?.id ?? null} /></div>
+            <div class="body hint"><Summary text={clip(h.summary, TASK_LIMITS.lineClip).text} tool={h.tool} actor={h.actor} target={t.id} taskId={t.id} named={named} /></div>
           </li>
         ))}
       </ol>
