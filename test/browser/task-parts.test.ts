@@ -28,7 +28,6 @@ const sessions: McpSession[] = [];
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  mark("browser");
 });
 
 afterAll(async () => {
@@ -36,9 +35,6 @@ afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => {});
   await browser?.close();
 });
-
-const t0 = Date.now();
-const mark = (what: string) => console.log(`${((Date.now() - t0) / 1000).toFixed(1)}s ${what}`);
 
 async function flash(page: Page): Promise<string> {
   return (await page.locator("main > .flash").innerText()).trim();
@@ -53,7 +49,6 @@ describe("the task page's parts in Chromium", () => {
   it("steps, labels, dependencies and calendar links are managed from the task page, each change stored as the tools store it", async () => {
     const base = taskgate().base;
     const account = await adminCli(["create-account", "--name", "Task parts in the browser"]);
-    mark("account");
     const email = `parts.${Date.now().toString(36)}@example.com`;
     // The admin CLI's calls at once: each is a wrangler process of its own, and they write different rows.
     const [agentToken, personToken, invite] = await Promise.all([
@@ -61,7 +56,6 @@ describe("the task page's parts in Chromium", () => {
       adminCli(["create-token", "--account", account.id, "--kind", "human", "--scope", "write", "--label", "person's client"]),
       adminCli(["invite", "--account", account.id, "--email", email, "--url", base]),
     ]);
-    mark("tokens");
     const agent = await connect(`${base}/mcp`, agentToken.token, "modern");
     sessions.push(agent);
     const me = await connect(`${base}/mcp`, personToken.token, "modern");
@@ -77,25 +71,17 @@ describe("the task page's parts in Chromium", () => {
     await agent.ok("link_calendar_event", {
       task_id: task.id, provider: "google", event_id: "evt-agent-1", title: "Release sync", starts_at: "2026-12-07T08:00:00Z", ends_at: "2026-12-07T09:30:00Z",
     });
-
-    mark("seeded");
     // JavaScript on only so axe can run and the test can measure: the pages carry none.
-    mark("invite");
     const context = await newPersonContext(browser, { javaScript: true });
     contexts.push(context);
     const page = await context.newPage();
     await setPassword(page, invite.setup_url, PASSWORD);
     await expect.poll(() => new URL(page.url()).pathname, { timeout: 20_000 }).toBe("/");
-    mark("signed in");
     await page.goto(`${base}/tasks/${task.id}`);
-
-    mark("The agent's calen");
     // The agent's calendar link is listed with its times in the account's zone.
     const cal = page.locator("section", { has: page.locator("#h-cal") });
     expect(await cal.locator("ul.links").innerText()).toContain("Release sync");
     expect(await cal.locator("ul.links").innerText()).toContain("7 Dec 2026, 09:00 – 10:30");
-
-    mark('Steps: add two');
     // Steps: add two, check one, rename one, move one up, delete one.
     const steps = page.locator("section", { has: page.locator("#h-steps") });
     await steps.locator("summary", { hasText: "Add steps" }).click();
@@ -105,36 +91,37 @@ describe("the task page's parts in Chromium", () => {
     let listed = (await me.ok("list_steps", { task_id: task.id })).steps as { id: string; text: string; status: string }[];
     expect(listed.map((s) => s.text)).toEqual(["Tag the build", "Run the checks", "Publish", "Write the notes", "Tell the team"]);
 
-    await press(page, page.getByRole("button", { name: "Mark done: Tag the build" }));
+    // Each step's changes open in place, one step at a time, and stay open after each change.
+    await press(page, page.getByRole("link", { name: "Change step 1" }));
+    await press(page, page.getByRole("button", { name: "Mark done step 1" }));
     expect(await flash(page)).toBe("Marked the step “Tag the build” done.");
     expect((await me.ok("list_steps", { task_id: task.id })).steps[0].status).toBe("done");
-    await press(page, page.getByRole("button", { name: "Mark pending: Tag the build" }));
+    await press(page, page.getByRole("button", { name: "Mark pending step 1" }));
     expect(await flash(page)).toBe("Marked the step “Tag the build” pending.");
-    await press(page, page.getByRole("button", { name: "Mark done: Tag the build" }));
+    await press(page, page.getByRole("button", { name: "Mark done step 1" }));
 
-    await steps.locator("li", { hasText: "Run the checks" }).locator("summary").click();
-    await steps.locator("li", { hasText: "Run the checks" }).getByLabel("Step text").fill("Run every check");
-    await press(page, steps.locator("li", { hasText: "Run the checks" }).getByRole("button", { name: "Rename" }));
+    await press(page, page.getByRole("link", { name: "Change step 2" }));
+    await page.getByLabel("Step text", { exact: true }).fill("Run every check");
+    await press(page, steps.getByRole("button", { name: "Rename" }));
     expect(await flash(page)).toBe("Renamed the step to “Run every check”.");
 
-    await press(page, page.getByRole("button", { name: "Move up: Tell the team" }));
+    await press(page, page.getByRole("link", { name: "Change step 5" }));
+    await press(page, page.getByRole("button", { name: "Move up step 5" }));
     expect(await flash(page)).toBe("Moved the step “Tell the team” up; it is step 4 now.");
 
-    await press(page, page.getByRole("button", { name: "Delete: Publish" }));
+    await press(page, page.getByRole("link", { name: "Change step 3" }));
+    await press(page, page.getByRole("button", { name: "Delete step 3" }));
     expect(await flash(page)).toBe("Moved the step “Publish” to the trash; Trash restores it.");
     listed = (await me.ok("list_steps", { task_id: task.id })).steps;
     expect(listed.map((s) => [s.text, s.status])).toEqual([
       ["Tag the build", "done"], ["Run every check", "pending"], ["Tell the team", "pending"], ["Write the notes", "pending"],
     ]);
-
-    mark('Labels: add an ex');
     // Labels: add an existing one, make a new one inline, remove one.
     const labels = page.locator("section", { has: page.locator("#h-labels") });
-    await labels.locator("summary").click();
+    await press(page, page.getByRole("link", { name: "Change labels" }));
     await page.getByLabel("Existing label", { exact: true }).selectOption("backend");
     await press(page, labels.getByRole("button", { name: "Add", exact: true }));
     expect(await flash(page)).toBe("Added the label “backend”.");
-    await labels.locator("summary").click();
     await page.getByLabel("New label", { exact: true }).fill("docs");
     await press(page, labels.getByRole("button", { name: "Create and add" }));
     expect(await flash(page)).toBe("Made the new label “docs” and added it.");
@@ -142,11 +129,9 @@ describe("the task page's parts in Chromium", () => {
     await press(page, page.getByRole("button", { name: "Remove label urgent" }));
     expect(await flash(page)).toBe("Removed the label “urgent”.");
     expect(((await me.ok("get_task", { task_id: task.id })).labels as { name: string }[]).map((l) => l.name)).toEqual(["backend", "docs"]);
-
-    mark('Dependencies: fin');
     // Dependencies: find a task by a word of its title, add it, then remove it.
     const deps = page.locator("section", { has: page.locator("#h-deps") });
-    await deps.locator("summary").click();
+    await press(page, page.getByRole("link", { name: "Change dependencies" }));
     await page.getByLabel("Find a task by title", { exact: true }).fill("quokka");
     await Promise.all([page.waitForNavigation(), page.getByLabel("Find a task by title", { exact: true }).press("Enter")]);
     expect(new URL(page.url()).search).toBe("?dep=quokka");
@@ -154,7 +139,7 @@ describe("the task page's parts in Chromium", () => {
     expect(await found.innerText()).toContain("Write the quokka handbook");
     await press(page, found.getByRole("button", { name: "Add Write the quokka handbook" }));
     expect(await flash(page)).toBe("“Ship the release” now waits on “Write the quokka handbook” (open).");
-    expect(new URL(page.url()).search).toBe("");
+    expect(new URL(page.url()).search).toBe("?edit=deps");
     expect((await me.ok("list_dependencies", { task_id: task.id })).waits_on.map((d: { id: string }) => d.id)).toEqual([docs.id]);
 
     // A cycle is refused with the tool's words: the handbook cannot wait on the release.
@@ -163,14 +148,12 @@ describe("the task page's parts in Chromium", () => {
     expect(await page.locator("main > .flash.error").innerText()).toMatch(/^refused: .* that would be a cycle/);
     expect((await me.ok("list_dependencies", { task_id: docs.id })).waits_on).toEqual([]);
 
-    await page.goto(`${base}/tasks/${task.id}`);
+    await page.goto(`${base}/tasks/${task.id}?edit=deps`);
     await press(page, page.getByRole("button", { name: "Remove dependency Write the quokka handbook" }));
     expect(await flash(page)).toBe("“Ship the release” no longer waits on “Write the quokka handbook”.");
     expect((await me.ok("list_dependencies", { task_id: task.id })).waits_on).toEqual([]);
-
-    mark('Calendar: link an');
     // Calendar: link an event with its times (Berlin wall time), see it listed, remove it.
-    await cal.locator("summary").click();
+    await press(page, page.getByRole("link", { name: "Change calendar links" }));
     await cal.getByLabel("Title", { exact: true }).fill("Launch review");
     await cal.getByLabel("Starts", { exact: true }).fill("2026-07-01T14:00");
     await cal.getByLabel("Ends", { exact: true }).fill("2026-07-01T15:15");
@@ -190,7 +173,6 @@ describe("the task page's parts in Chromium", () => {
     expect(((await me.ok("list_calendar_links", { task_id: task.id })).items as { title: string }[]).map((l) => l.title)).toEqual(["Release sync"]);
 
     // A refused link keeps what was typed: an end before the start.
-    await cal.locator("summary").click();
     await cal.getByLabel("Title", { exact: true }).fill("Backwards");
     await cal.getByLabel("Starts", { exact: true }).fill("2026-07-02T10:00");
     await cal.getByLabel("Ends", { exact: true }).fill("2026-07-02T09:00");
@@ -198,8 +180,6 @@ describe("the task page's parts in Chromium", () => {
     await press(page, cal.getByRole("button", { name: "Link the event" }));
     expect(await page.locator("main > .flash.error").innerText()).toContain("before");
     expect(await cal.getByLabel("Title", { exact: true }).inputValue()).toBe("Backwards");
-
-    mark('Hostile text');
     // Hostile text, then axe and the layout with every add form open, at both widths.
     await agent.ok("add_steps", { task_id: task.id, steps: [HOSTILE] });
     await agent.ok("label_task", { task_id: task.id, labels: [HOSTILE.slice(0, 100)] });
@@ -213,5 +193,5 @@ describe("the task page's parts in Chromium", () => {
       expect(await horizontalOverflow(page), `wider than the screen at ${width}`).toEqual([]);
     }
     await screenshot(page, "task-parts-phone");
-  }, 120_000);
+  }, 90_000);
 });

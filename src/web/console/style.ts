@@ -155,7 +155,10 @@ main fieldset{min-width:0}
 }
 .parts .part-acts{display:flex;flex-wrap:wrap;gap:.3rem;margin:.25rem 0 .1rem}
 .parts .part-acts form{margin:0}
-.parts .part-acts button,.parts details button:not(.primary){padding:.15rem .55rem;font-size:.82rem}
+.parts .part-acts button,.parts .pick button,.parts .found button{padding:.15rem .55rem;font-size:.82rem}
+.parts a.change{font-size:.85rem}
+.parts .step-edit{border-left:3px solid var(--line);padding:.1rem 0 .1rem .7rem;margin:.3rem 0 .5rem}
+.parts .step-edit form{margin:.4rem 0 0}
 .parts .steps>li{margin:.15rem 0 .6rem;overflow-wrap:anywhere}
 .parts .steps .done{text-decoration:none;color:inherit}
 .parts .steps .done>.body{text-decoration:line-through;color:var(--muted)}

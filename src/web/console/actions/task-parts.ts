@@ -45,16 +45,29 @@ export function spanWords(startsAt: string, endsAt: string, timeZone: string): s
   return startsAt === endsAt ? a : dayA === dayB && timeB ? `${a} – ${timeB}` : `${a} – ${b}`;
 }
 
-/** What a new label form's name was: one of the account's labels (`known`, all of them when `known_all`), or a new one. */
+/**
+ * A short mark of a label name (FNV-1a of its folded name, in base 36): the
+ * new label form carries the marks of the account's labels, so its message can
+ * tell a label it made from one that was there, without the names themselves.
+ */
+export function labelMark(name: string): string {
+  let h = 0x811c9dc5;
+  for (const ch of foldName(name)) {
+    h ^= ch.codePointAt(0) as number;
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(36);
+}
+
+/** What a label form did; the new label form's name is one of the account's labels (`known`, every one when `known_all`), or a new one. */
 function labelled(r: Result, f: FormFields): string {
   const added = (r.added ?? []) as string[];
   const typedName = one(f, "labels") ?? "";
-  if (!added.length) return `${short(typedName)} was already on the task; nothing changed.`;
+  if (!added.length) return `The task already carries the label ${short(typedName)}; nothing changed.`;
   const names = added.map(short).join(", ");
   if (one(f, "new") !== "1") return `Added the label${added.length > 1 ? "s" : ""} ${names}.`;
-  const known = (f.known ?? []).map(foldName);
-  const isKnown = known.includes(foldName(added[0]));
-  if (isKnown) return `Added the label ${names}; a label of that name existed already.`;
+  const known = new Set((one(f, "known") ?? "").split(" "));
+  if (known.has(labelMark(added[0]))) return `Added the label ${names}; a label of that name was there already.`;
   return one(f, "known_all") === "1" ? `Made the new label ${names} and added it.` : `Added the label ${names} (made new if no label had that name).`;
 }
 
@@ -111,6 +124,14 @@ export const TASK_PART_ACTIONS: Record<string, ActionSpec> = {
     tool: "unlabel_task",
     args: (f) => ({ task_id: one(f, "task_id"), labels: one(f, "labels") ? [one(f, "labels")] : [] }),
     done: (r, f) => ((r.removed ?? []).length ? `Removed the label ${short(r.removed[0])}.` : `The task did not carry the label ${short(one(f, "labels"))}; nothing changed.`),
+  },
+  unblock: {
+    tool: "remove_dependency",
+    args: (f) => ({ task_id: one(f, "task_id"), depends_on_id: one(f, "depends_on_id") }),
+    done: (r) =>
+      r.changed
+        ? `${short(r.task?.title)} no longer waits on ${short(r.depends_on?.title)}.`
+        : `${short(r.task?.title)} did not wait on ${short(r.depends_on?.title)}; nothing changed.`,
   },
   add_dependency: {
     tool: "add_dependency",

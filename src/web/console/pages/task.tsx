@@ -20,7 +20,9 @@ export { TASK_LIMITS } from "./task/parts.tsx";
 const NO_DEP_SEARCH: DepSearch = { text: "", words: null, problem: null };
 
 /** `picked`: the place of a choice to show picked in the waiting question's answer (from a notification's button). */
-export const TaskPage: FC<{ view: View; data: Data; picked?: number | null; dep?: DepSearch }> = ({ view, data, picked = null, dep = NO_DEP_SEARCH }) => {
+export const TaskPage: FC<{ view: View; data: Data; picked?: number | null; dep?: DepSearch; edit?: string | null }> = ({
+  view, data, picked = null, dep = NO_DEP_SEARCH, edit = null,
+}) => {
   const t = data.task as TaskRow;
   return (
     <Shell view={view} section="tasks" title={clip(t.title, 80).text}>
@@ -31,15 +33,15 @@ export const TaskPage: FC<{ view: View; data: Data; picked?: number | null; dep?
       <div class="split">
         <div>
           <Notes t={t} />
-          <Steps view={view} data={data} t={t} />
-          <CalendarLinks view={view} data={data} t={t} />
+          <Steps view={view} data={data} t={t} edit={edit} />
+          <CalendarLinks view={view} data={data} t={t} edit={edit} />
           <Runs view={view} data={data} t={t} />
           <Comments view={view} data={data} t={t} />
         </div>
         <div>
           <AutoOk view={view} data={data} t={t} />
-          <Labels view={view} data={data} t={t} />
-          <Dependencies view={view} data={data} t={t} dep={dep} />
+          <Labels view={view} data={data} t={t} edit={edit} />
+          <Dependencies view={view} data={data} t={t} dep={dep} edit={edit} />
           <History view={view} data={data} t={t} />
         </div>
       </div>

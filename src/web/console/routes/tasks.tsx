@@ -40,7 +40,9 @@ tasksRoutes.get("/:id", requireSession(), async (c) => {
   // A choice picked from a push notification's button (?approval=…&choice=N): shown picked on this question only, for the person to send.
   const choice = c.req.query("choice");
   const picked = data.approval && c.req.query("approval") === data.approval.id && /^[0-7]$/.test(choice ?? "") ? Number(choice) : null;
-  return render(c, s, data, (v) => <TaskPage view={v} data={data} picked={picked} dep={dep} />);
+  // Which part shows its changes: labels, dependencies, calendar links, or one step (`?edit=`).
+  const edit = /^(labels|deps|calendar|stp_[0-9a-z]{16})$/.test(c.req.query("edit") ?? "") ? (c.req.query("edit") as string) : null;
+  return render(c, s, data, (v) => <TaskPage view={v} data={data} picked={picked} dep={dep} edit={edit} />);
 });
 
 tasksRoutes.get("/:id/text/:part", requireSession(), async (c) => {

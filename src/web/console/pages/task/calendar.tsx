@@ -9,10 +9,13 @@ import { TASK_LIMITS } from "./parts.tsx";
 
 const NAME_CLIP = 60;
 
-export const CalendarLinks: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, data, t }) => {
+/** The task's calendar links; changing them (`?edit=calendar`) shows a remove button on each and the form that links another. */
+export const CalendarLinks: FC<{ view: View; data: Data; t: TaskRow; edit: string | null }> = ({ view, data, t, edit }) => {
+  const here = `/tasks/${t.id}`;
   const links = data.links.slice(0, TASK_LIMITS.links);
   // A refused link form comes back open with what was typed.
   const back = typed(view, "event_id") !== undefined || typed(view, "starts_at") !== undefined;
+  const editing = edit === "calendar" || back;
   const v = (name: string) => (back ? typed(view, name) : undefined);
   const bad = (name: string) => (back ? invalidField(view, name) : undefined);
   return (
@@ -27,48 +30,52 @@ export const CalendarLinks: FC<{ view: View; data: Data; t: TaskRow }> = ({ view
                 <span><time datetime={l.starts_at}>{spanWords(l.starts_at, l.ends_at, view.timeZone)}</time></span>
                 <span class="hint"><Written text={l.provider} /> · <Written text={l.event_id} max={NAME_CLIP} /></span>
                 {l.url ? <span><a href={l.url} rel="noreferrer noopener">Open the event</a></span> : null}
-                <Act view={view} action="unlink_event" class="inline" fields={{ task_id: t.id, link_id: l.id }}>
-                  <Button kind="link" label={`Remove calendar link ${clip(l.title, NAME_CLIP).text}`}>Remove</Button>
-                </Act>
+                {editing ? (
+                  <Act view={view} action="unlink_event" class="inline" fields={{ task_id: t.id, link_id: l.id }}>
+                    <Button kind="link" label={`Remove calendar link ${clip(l.title, NAME_CLIP).text}`}>Remove</Button>
+                  </Act>
+                ) : null}
               </div>
             </li>
           ))}
         </ul>
       ) : <p class="hint">No calendar events are linked.</p>}
       {data.links.length > links.length ? <p class="hint">More are linked than shown; list_calendar_links lists them all.</p> : null}
-      <details open={back ? true : undefined}>
-        <summary>Link a calendar event</summary>
-        <Act view={view} action="link_event" once fields={{ task_id: t.id, time_zone: view.timeZone }} label="Link a calendar event">
-          <div class="row">
-            <Field id="cal-title" label="Title" class="grow">
-              <input type="text" id="cal-title" name="title" required maxlength={500} value={v("title")} aria-invalid={bad("title")} />
-            </Field>
-          </div>
-          <div class="row">
-            <Field id="cal-start" label="Starts" class="grow">
-              <input type="datetime-local" id="cal-start" name="starts_at" required value={v("starts_at")} aria-invalid={bad("starts_at")} aria-describedby="cal-zone" />
-            </Field>
-            <Field id="cal-end" label="Ends" class="grow">
-              <input type="datetime-local" id="cal-end" name="ends_at" required value={v("ends_at")} aria-invalid={bad("ends_at")} aria-describedby="cal-zone" />
-            </Field>
-          </div>
-          <p class="hint" id="cal-zone">Times in the account's time zone, {view.timeZone}.</p>
-          <div class="row">
-            <Field id="cal-provider" label="Calendar" class="grow" hint="A short lowercase word: google, outlook, ical…">
-              <input type="text" id="cal-provider" name="provider" required maxlength={20} value={v("provider") ?? "google"} aria-invalid={bad("provider")} aria-describedby="cal-provider-hint" />
-            </Field>
-            <Field id="cal-event" label="Event id" class="grow" hint="The event's id in that calendar.">
-              <input type="text" id="cal-event" name="event_id" required maxlength={1024} value={v("event_id")} aria-invalid={bad("event_id")} aria-describedby="cal-event-hint" />
-            </Field>
-          </div>
-          <div class="row">
-            <Field id="cal-url" label="Link (optional)" class="grow">
-              <input type="url" id="cal-url" name="url" maxlength={2048} value={v("url")} aria-invalid={bad("url")} placeholder="https://" />
-            </Field>
-          </div>
-          <div class="actions"><Button kind="primary">Link the event</Button></div>
-        </Act>
-      </details>
+      {editing ? (
+        <div>
+          <Act view={view} action="link_event" once fields={{ task_id: t.id, time_zone: view.timeZone }} label="Link a calendar event">
+            <div class="row">
+              <Field id="cal-title" label="Title" class="grow">
+                <input type="text" id="cal-title" name="title" required maxlength={500} value={v("title")} aria-invalid={bad("title")} />
+              </Field>
+            </div>
+            <div class="row">
+              <Field id="cal-start" label="Starts" class="grow">
+                <input type="datetime-local" id="cal-start" name="starts_at" required value={v("starts_at")} aria-invalid={bad("starts_at")} aria-describedby="cal-zone" />
+              </Field>
+              <Field id="cal-end" label="Ends" class="grow">
+                <input type="datetime-local" id="cal-end" name="ends_at" required value={v("ends_at")} aria-invalid={bad("ends_at")} aria-describedby="cal-zone" />
+              </Field>
+            </div>
+            <p class="hint" id="cal-zone">Times in the account's time zone, {view.timeZone}.</p>
+            <div class="row">
+              <Field id="cal-provider" label="Calendar" class="grow" hint="A short lowercase word: google, outlook, ical…">
+                <input type="text" id="cal-provider" name="provider" required maxlength={20} value={v("provider") ?? "google"} aria-invalid={bad("provider")} aria-describedby="cal-provider-hint" />
+              </Field>
+              <Field id="cal-event" label="Event id" class="grow" hint="The event's id in that calendar.">
+                <input type="text" id="cal-event" name="event_id" required maxlength={1024} value={v("event_id")} aria-invalid={bad("event_id")} aria-describedby="cal-event-hint" />
+              </Field>
+            </div>
+            <div class="row">
+              <Field id="cal-url" label="Link (optional)" class="grow">
+                <input type="url" id="cal-url" name="url" maxlength={2048} value={v("url")} aria-invalid={bad("url")} placeholder="https://" />
+              </Field>
+            </div>
+            <div class="actions"><Button kind="primary">Link the event</Button></div>
+          </Act>
+        <p class="hint"><a href={`${here}#h-cal`}>Done changing calendar links</a></p>
+        </div>
+      ) : <p class="hint"><a href="?edit=calendar#h-cal">Change calendar links</a></p>}
     </section>
   );
 };
