@@ -13,6 +13,7 @@ import { selectPendingCount, toPendingRequest, type PendingRequest } from "./app
 import { readBatch } from "./batch.ts";
 import { connectorSql, type ConnectorSummaryRow } from "./connectors.ts";
 import type { CursorKey } from "./cursor.ts";
+import { selectLinks, type LinkRow } from "./calendar.ts";
 import { selectLabelRows, type LabelRow } from "./labels.ts";
 import { selectProjectRows, type CountedProjectRow } from "./projects.ts";
 import type { RunEvent } from "./runs.ts";
@@ -101,6 +102,12 @@ export interface TaskPage extends Frame {
   history: HistoryRow[];
   /** What the ids in the history name. */
   named: NamedRow[];
+  /** The account's label names, by name (`labels` + 1 at most: one more means there are more). */
+  accountLabels: string[];
+  /** The task's calendar links by start (`links` + 1 at most). */
+  links: LinkRow[];
+  /** Tasks found for a new dependency (`refs` + 1 at most), when the page was asked to search (`depWords`). */
+  depFound: SearchRow[] | null;
 }
 
 /** What an id in an activity summary names, looked up for the page that shows the entry. */
@@ -161,6 +168,9 @@ export interface TaskPageLimits {
   comments: number;
   events: number;
   history: number;
+  /** The calendar links shown, and the account's labels offered to add. */
+  links: number;
+  accountLabels: number;
   /** Characters shown of each kind of text (one more is read, to know it was cut). */
   notesClip: number;
   textClip: number;
@@ -172,7 +182,14 @@ export interface TaskPageLimits {
  * comments, the latest run's log, the history), each list capped and each
  * long text cut, so the page stays small whatever the task holds.
  */
-export async function readTaskPage(db: D1Database, accountId: string, taskId: string, l: TaskPageLimits): Promise<TaskPage> {
+export async function readTaskPage(
+  db: D1Database,
+  accountId: string,
+  taskId: string,
+  l: TaskPageLimits,
+  /** Search words for a task to wait on (the dependency search), or null. */
+  depWords: readonly string[] | null = null,
+): Promise<TaskPage> {
   const a = accountId;
   const d = taskDetailStatements(db, a, taskId, 5);
   const title = (col: string) => `substr(${col}, 1, ${l.lineClip + 1}) AS title`;
@@ -246,6 +263,10 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
       )
       .bind(taskId, a, l.lineClip + 1, l.history, a),
     named: db.prepare(NAMED_IN_HISTORY).bind(a, l.lineClip + 1, taskId, l.history),
+    accountLabels: db.prepare("SELECT name FROM labels WHERE account_id = ? ORDER BY name LIMIT ?").bind(a, l.accountLabels + 1),
+    links: selectLinks(db, a, { taskId }, null, l.links),
+    // Asked only when the page searches; absent from the batch (and its answer) otherwise.
+    ...((depWords ? { depFound: selectSearchRows(db, { accountId: a, words: depWords, offset: 0, limit: l.refs }) } : {}) as { depFound: D1PreparedStatement }),
   });
   type P = TaskPage;
   const n = (rows: unknown[]) => (rows[0] as { n: number }).n;
@@ -269,6 +290,9 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
     approval: r.approval[0] ? toPendingRequest(r.approval[0] as Parameters<typeof toPendingRequest>[0]) : null,
     history: r.history as HistoryRow[],
     named: r.named as NamedRow[],
+    accountLabels: (r.accountLabels as { name: string }[]).map((x) => x.name),
+    links: r.links as LinkRow[],
+    depFound: depWords ? (r.depFound as SearchRow[]) : null,
   };
 }
 

@@ -74,6 +74,22 @@ export function tasksRead(q: TaskQuery, cursor: string | undefined, now: string)
   return { filter, search, problem: searched && "problem" in searched ? searched.problem : null };
 }
 
+/** The task page's search for a task to wait on (`?dep=`): what was typed, its words, or why it finds nothing. */
+export interface DepSearch {
+  text: string;
+  words: string[] | null;
+  problem: string | null;
+}
+
+export function depSearch(raw: string | undefined): DepSearch {
+  const text = (raw ?? "").trim().slice(0, 500);
+  if (!text) return { text, words: null, problem: null };
+  const searched = searchOf(text);
+  return "words" in searched
+    ? { text, words: searched.words, problem: null }
+    : { text, words: null, problem: "Give at least one word or number of the task's title." };
+}
+
 export function activityFilter(q: Record<string, string>, after: CursorKey | null): { query: Record<"actor" | "tool" | "target", string>; filter: ActivityFilter } {
   const query = {
     actor: pick(q.actor, (v) => NAME.test(v)),

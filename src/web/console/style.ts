@@ -153,6 +153,26 @@ main fieldset{min-width:0}
  main{padding:.7rem}
  .card .row>div{flex:1 1 100%}
 }
+.parts .part-acts{display:flex;flex-wrap:wrap;gap:.3rem;margin:.25rem 0 .1rem}
+.parts .part-acts form{margin:0}
+.parts .part-acts button,.parts .pick button,.parts .found button{padding:.15rem .55rem;font-size:.82rem}
+.parts a.change{font-size:.85rem}
+.parts .step-edit{border-left:3px solid var(--line);padding:.1rem 0 .1rem .7rem;margin:.3rem 0 .5rem}
+.parts .step-edit form{margin:.4rem 0 0}
+.parts .steps>li{margin:.15rem 0 .6rem;overflow-wrap:anywhere}
+.parts .steps .done{text-decoration:none;color:inherit}
+.parts .steps .done>.body{text-decoration:line-through;color:var(--muted)}
+.parts details{margin:.2rem 0}
+.parts details summary{font-size:.88rem}
+.parts details>form{margin:.4rem 0 .6rem}
+.parts ul.plain{list-style:none;padding:0;margin:.3rem 0}
+.parts ul.plain>li{margin:.3rem 0;overflow-wrap:anywhere;min-width:0}
+.parts ul.labels>li{display:flex;flex-wrap:wrap;gap:.1rem .5rem;align-items:baseline}
+.parts ul.labels .badge.label{white-space:normal;overflow-wrap:anywhere;max-width:100%}
+.parts .links .meta{display:flex;flex-wrap:wrap;gap:.1rem .8rem;align-items:baseline}
+.parts .pick input{flex:1 1 10rem;width:auto;min-width:0;max-width:100%}
+.s-step_pending,.s-step_skipped{color:#5b6573}
+.s-step_done{color:#176b40}
 `;
 
 /**

@@ -9,14 +9,20 @@ import type { TaskPage as Data } from "../../../db/console.ts";
 import type { TaskRow } from "../../../db/tasks.ts";
 import { actorWord, clip } from "../format.ts";
 import { Shell, When, Written, type View } from "../ui.tsx";
+import type { DepSearch } from "../queries.ts";
+import { CalendarLinks } from "./task/calendar.tsx";
 import { Approval, Heading, Lifecycle, Repeats } from "./task/heading.tsx";
 import { AutoOk, Dependencies, History, Labels } from "./task/side.tsx";
 import { Comments, Notes, Runs, Steps } from "./task/work.tsx";
 
 export { TASK_LIMITS } from "./task/parts.tsx";
 
+const NO_DEP_SEARCH: DepSearch = { text: "", words: null, problem: null };
+
 /** `picked`: the place of a choice to show picked in the waiting question's answer (from a notification's button). */
-export const TaskPage: FC<{ view: View; data: Data; picked?: number | null }> = ({ view, data, picked = null }) => {
+export const TaskPage: FC<{ view: View; data: Data; picked?: number | null; dep?: DepSearch; edit?: string | null }> = ({
+  view, data, picked = null, dep = NO_DEP_SEARCH, edit = null,
+}) => {
   const t = data.task as TaskRow;
   return (
     <Shell view={view} section="tasks" title={clip(t.title, 80).text}>
@@ -27,14 +33,15 @@ export const TaskPage: FC<{ view: View; data: Data; picked?: number | null }> = 
       <div class="split">
         <div>
           <Notes t={t} />
-          <Steps data={data} t={t} />
+          <Steps view={view} data={data} t={t} edit={edit} />
+          <CalendarLinks view={view} data={data} t={t} edit={edit} />
           <Runs view={view} data={data} t={t} />
           <Comments view={view} data={data} t={t} />
         </div>
         <div>
           <AutoOk view={view} data={data} t={t} />
-          <Labels data={data} />
-          <Dependencies data={data} />
+          <Labels view={view} data={data} t={t} edit={edit} />
+          <Dependencies view={view} data={data} t={t} dep={dep} edit={edit} />
           <History view={view} data={data} t={t} />
         </div>
       </div>

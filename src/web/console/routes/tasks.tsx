@@ -4,7 +4,7 @@ import { readFrame, readTaskPage, readTasksPage, readTaskText } from "../../../d
 import { page as pageOf } from "../../../db/cursor.ts";
 import { envOf, type WebEnv } from "../../context.ts";
 import { requireSession } from "../../session.ts";
-import { taskQuery, tasksRead, TASKS_PAGE } from "../queries.ts";
+import { depSearch, taskQuery, tasksRead, TASKS_PAGE } from "../queries.ts";
 import { MessagePage } from "../pages/message.tsx";
 import { TasksPage } from "../pages/tasks.tsx";
 import { TaskPage, TaskTextPage, TASK_LIMITS } from "../pages/task.tsx";
@@ -27,7 +27,8 @@ tasksRoutes.get("/", requireSession(), async (c) => {
 tasksRoutes.get("/:id", requireSession(), async (c) => {
   const s = await sessionOf(c);
   const id = c.req.param("id");
-  const data = /^tsk_[0-9a-z]{16}$/.test(id) ? await readTaskPage(envOf(c).DB, s.accountId, id, TASK_LIMITS) : null;
+  const dep = depSearch(c.req.query("dep"));
+  const data = /^tsk_[0-9a-z]{16}$/.test(id) ? await readTaskPage(envOf(c).DB, s.accountId, id, TASK_LIMITS, dep.words) : null;
   if (!data?.task) {
     const frame = data ?? (await readFrame(envOf(c).DB, s.accountId));
     return render(c, s, frame, (v) => (
@@ -39,7 +40,9 @@ tasksRoutes.get("/:id", requireSession(), async (c) => {
   // A choice picked from a push notification's button (?approval=…&choice=N): shown picked on this question only, for the person to send.
   const choice = c.req.query("choice");
   const picked = data.approval && c.req.query("approval") === data.approval.id && /^[0-7]$/.test(choice ?? "") ? Number(choice) : null;
-  return render(c, s, data, (v) => <TaskPage view={v} data={data} picked={picked} />);
+  // Which part shows its changes: labels, dependencies, calendar links, or one step (`?edit=`).
+  const edit = /^(labels|deps|calendar|stp_[0-9a-z]{16})$/.test(c.req.query("edit") ?? "") ? (c.req.query("edit") as string) : null;
+  return render(c, s, data, (v) => <TaskPage view={v} data={data} picked={picked} dep={dep} edit={edit} />);
 });
 
 tasksRoutes.get("/:id/text/:part", requireSession(), async (c) => {

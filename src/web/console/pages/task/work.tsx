@@ -2,8 +2,9 @@
 import type { FC } from "hono/jsx";
 import type { TaskPage as Data } from "../../../../db/console.ts";
 import type { TaskRow } from "../../../../db/tasks.ts";
-import { actorWord, plural, statusWord } from "../../format.ts";
-import { Act, Badge, Button, When, type View } from "../../ui.tsx";
+import { STEP_STATUSES } from "../../../../domain/vocabulary.ts";
+import { actorWord, clip, plural, statusWord } from "../../format.ts";
+import { Act, Badge, Button, invalidField, typed, When, type View } from "../../ui.tsx";
 import { TASK_LIMITS, Text } from "./parts.tsx";
 
 export const Notes: FC<{ t: TaskRow }> = ({ t }) => (
@@ -13,21 +14,96 @@ export const Notes: FC<{ t: TaskRow }> = ({ t }) => (
   </section>
 );
 
-export const Steps: FC<{ data: Data; t: TaskRow }> = ({ data, t }) => (
-  <section class="card" aria-labelledby="h-steps">
-    <h2 id="h-steps">Steps</h2>
-    {data.steps.length ? (
-      <ol class="steps">
-        {data.steps.map((s) => (
-          <li class={s.status === "done" || s.status === "skipped" ? "done" : undefined}>
-            <Text text={s.text} max={TASK_LIMITS.lineClip} href={`/tasks/${t.id}/text/${s.id}`} /> <Badge status={`step_${s.status}`} text={statusWord(s.status)} />
-          </li>
-        ))}
-      </ol>
-    ) : <p class="hint">No steps.</p>}
-    {data.stepCount > data.steps.length ? <p class="hint">and {plural(data.stepCount - data.steps.length, "more step")}</p> : null}
-  </section>
-);
+/**
+ * The checklist. Each step has a link that opens its changes in place
+ * (`?edit=<step id>`): done or pending, up, down, delete, its text and its
+ * status; one step at a time, so the page stays small however many it shows.
+ * And the form that adds steps.
+ */
+export const Steps: FC<{ view: View; data: Data; t: TaskRow; edit: string | null }> = ({ view, data, t, edit }) => {
+  // Moving needs every live step's id: offered when the page shows them all.
+  const all = data.stepCount === data.steps.length;
+  const ids = data.steps.map((s) => s.id);
+  const here = `/tasks/${t.id}`;
+  const swapped = (i: number, j: number) => {
+    const order = [...ids];
+    [order[i], order[j]] = [order[j], order[i]];
+    return order;
+  };
+  const addTyped = typed(view, "steps");
+  const renameTyped = view.flash?.kind === "error" && typed(view, "step_id") === edit ? typed(view, "text") : undefined;
+  return (
+    <section class="card parts" aria-labelledby="h-steps">
+      <h2 id="h-steps">Steps</h2>
+      {data.steps.length ? (
+        <ol class="steps">
+          {data.steps.map((s, i) => {
+            const n = i + 1;
+            const done = s.status === "done";
+            return (
+              <li id={s.id} class={s.status === "done" || s.status === "skipped" ? "done" : undefined}>
+                <Text text={s.text} max={TASK_LIMITS.lineClip} href={`/tasks/${t.id}/text/${s.id}`} /> <Badge status={`step_${s.status}`} text={statusWord(s.status)} />{" "}
+                {edit !== s.id ? (
+                  <a class="change" href={`?edit=${s.id}#${s.id}`}>Change<span class="sr"> step {n}</span></a>
+                ) : (
+                  <div class="step-edit" role="group" aria-label={`Change step ${n}`}>
+                    <div class="part-acts">
+                      <Act view={view} action="step_status" fields={{ step_id: s.id, status: done ? "pending" : "done" }}>
+                        <Button label={`${done ? "Mark pending" : "Mark done"} step ${n}`}>{done ? "Mark pending" : "Mark done"}</Button>
+                      </Act>
+                      {all && i > 0 ? (
+                        <Act view={view} action="move_step" fields={{ task_id: t.id, moved: s.id, dir: "up" }}>
+                          {swapped(i, i - 1).map((id) => <input type="hidden" name="step_ids" value={id} />)}
+                          <Button label={`Move up step ${n}`}>Move up</Button>
+                        </Act>
+                      ) : null}
+                      {all && i < ids.length - 1 ? (
+                        <Act view={view} action="move_step" fields={{ task_id: t.id, moved: s.id, dir: "down" }}>
+                          {swapped(i, i + 1).map((id) => <input type="hidden" name="step_ids" value={id} />)}
+                          <Button label={`Move down step ${n}`}>Move down</Button>
+                        </Act>
+                      ) : null}
+                      <Act view={view} action="delete_step" back={here} fields={{ step_id: s.id, step_text: clip(s.text, 80).text }}>
+                        <Button kind="danger" label={`Delete step ${n}`}>Delete</Button>
+                      </Act>
+                    </div>
+                    <Act view={view} action="rename_step" fields={{ step_id: s.id }} label={`Rename step ${n}`}>
+                      <label for="step-text">Step text</label>
+                      <div class="pick">
+                        <input type="text" id="step-text" name="text" required maxlength={2000} value={renameTyped ?? s.text} aria-invalid={renameTyped !== undefined ? invalidField(view, "text") : undefined} />
+                        <Button>Rename</Button>
+                      </div>
+                    </Act>
+                    <Act view={view} action="step_status" fields={{ step_id: s.id }} label={`Status of step ${n}`}>
+                      <label for="step-status">Status</label>
+                      <div class="pick">
+                        <select id="step-status" name="status">
+                          {STEP_STATUSES.map((st) => <option value={st} selected={st === s.status}>{statusWord(st)}</option>)}
+                        </select>
+                        <Button>Set status</Button>
+                      </div>
+                    </Act>
+                    <p class="hint"><a href={`${here}#${s.id}`}>Done changing step {n}</a>{all ? null : " · moving is offered when the page shows every step"}</p>
+                  </div>
+                )}
+              </li>
+            );
+          })}
+        </ol>
+      ) : <p class="hint">No steps.</p>}
+      {data.stepCount > data.steps.length ? <p class="hint">and {plural(data.stepCount - data.steps.length, "more step")}</p> : null}
+      <details open={addTyped !== undefined ? true : undefined}>
+        <summary>Add steps</summary>
+        <Act view={view} action="add_steps" once fields={{ task_id: t.id }} label="Add steps">
+          <label for="new-steps">New steps</label>
+          <textarea id="new-steps" name="steps" required maxlength={20000} aria-describedby="new-steps-hint" aria-invalid={invalidField(view, "steps")}>{addTyped ?? ""}</textarea>
+          <p class="hint" id="new-steps-hint">One step a line; they go at the end, pending.</p>
+          <div class="actions"><Button kind="primary">Add steps</Button></div>
+        </Act>
+      </details>
+    </section>
+  );
+};
 
 /** The latest run with its log (the latest events), and the earlier runs in one line. */
 export const Runs: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, data, t }) => {
