@@ -153,6 +153,10 @@ main fieldset{min-width:0}
  main{padding:.7rem}
  .card .row>div{flex:1 1 100%}
 }
+details.archived{margin:0 0 .8rem}
+details.archived summary{cursor:pointer;color:var(--muted);font-size:.9rem;margin:0 0 .4rem}
+h1.confirm-heading,.confirm .facts li{overflow-wrap:anywhere}
+.confirm .facts{margin:.4rem 0 .8rem}
 `;
 
 /**
