@@ -241,7 +241,7 @@ export const ACTIONS: Record<string, ActionSpec> = {
           facts: [
             app
               ? ["An app connected by URL; it acts as ", ...actsAs, ` and ${may}.`]
-              : [`A tg_ token (${t.prefix}…); it acts as `, ...actsAs, ` and ${may}.`],
+              : [`A tg_ token (${t.prefix}); it acts as `, ...actsAs, ` and ${may}.`],
             t.revoked_at
               ? ["It is already revoked: its requests are refused already."]
               : [`Its next request is refused, at once: whatever it is doing stops there.`],
