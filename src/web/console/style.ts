@@ -157,6 +157,8 @@ details.archived{margin:0 0 .8rem}
 details.archived summary{cursor:pointer;color:var(--muted);font-size:.9rem;margin:0 0 .4rem}
 h1.confirm-heading,.confirm .facts li{overflow-wrap:anywhere}
 .confirm .facts{margin:.4rem 0 .8rem}
+.tabs a[aria-current=page] .muted{color:#d5dae3}
+.s-done,.s-succeeded,.s-active,.s-connected,.s-approved{color:#166b3f}
 `;
 
 /**

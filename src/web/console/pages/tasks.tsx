@@ -115,7 +115,7 @@ const ProjectActions: FC<{ view: View; current: Project }> = ({ view, current })
         </Act>
       )}
       <AskFirst view={view} action="delete_project" fields={{ project_id: current.id }} label="Delete the project">
-        <Button kind="danger" label={`Delete the project ${clip(current.name, NAME_CLIP).text}`}>Delete project</Button>
+        <Button kind="danger" label={`Delete project ${clip(current.name, NAME_CLIP).text}`}>Delete project</Button>
       </AskFirst>
     </div>
   </>
