@@ -101,10 +101,10 @@ describe("console actions are tool calls with the person's principal", () => {
     expect(await flashOn(p.b, page)).toBe("ok: Reopened “Plant tulips”.");
     expect((await human.ok("get_task", { task_id: task.id })).task.status).toBe("open");
 
-    const del = await act(p.b, page, "delete", { task_id: task.id });
+    const del = await act(p.b, page, "delete", { task_id: task.id, confirmed: "yes" });
     expect(del.headers.get("location")).toBe("/tasks");
     expect(await flashOn(p.b, "/tasks")).toMatch(/^ok: Moved the task to the trash/);
-    await act(p.b, page, "delete", { task_id: task.id });
+    await act(p.b, page, "delete", { task_id: task.id, confirmed: "yes" });
     expect(await flashOn(p.b, "/tasks")).toBe("ok: The task was already in the trash; Trash restores it.");
     const trash = await open(p.b, "/trash");
     expect(trash.html).toContain("Plant tulips");
@@ -115,7 +115,7 @@ describe("console actions are tool calls with the person's principal", () => {
 
     await human.ok("delete_task", { task_id: task.id });
     const again = (await human.ok("list_trash")).items[0];
-    await act(p.b, "/trash", "purge", { item_id: again.id });
+    await act(p.b, "/trash", "purge", { item_id: again.id, confirmed: "yes" });
     expect(await flashOn(p.b, "/trash")).toBe("ok: Purged “Plant tulips” for good.");
     expect((await human.ok("list_trash")).items).toEqual([]);
     const tools = (await human.ok("list_activity", { limit: 100 })).items.filter((e: { token_id: string }) => e.token_id === `web_${p.personId}`).map((e: { tool: string }) => e.tool);
@@ -132,7 +132,7 @@ describe("console actions are tool calls with the person's principal", () => {
       const { task } = await human.ok("create_task", { title });
       await human.ok("delete_task", { task_id: task.id });
     }
-    await act(p.b, "/trash", "empty", { confirm: "yes" });
+    await act(p.b, "/trash", "empty", { confirmed: "yes" });
     expect(await flashOn(p.b, "/trash")).toBe("ok: Purged 2 item(s) for good.");
 
     await act(p.b, "/agents", "pause", { agent: p.acc.agentName });
@@ -175,7 +175,7 @@ describe("console actions are tool calls with the person's principal", () => {
   it("revoke a token: its next MCP call is refused with 401; a token created on the page is shown once and works", async () => {
     const p = await signedInPerson();
     const extra = await createToken({ accountId: p.acc.accountId, kind: "agent", scope: "read", agent: "reader", label: "reader laptop" });
-    await act(p.b, "/apps", "revoke", { token_id: extra.id });
+    await act(p.b, "/apps", "revoke", { token_id: extra.id, confirmed: "yes" });
     expect(await flashOn(p.b, "/apps")).toBe("ok: Revoked “reader laptop”: its next request is refused.");
     const refused = await workerFetch(MCP_URL, {
       method: "POST",
@@ -231,9 +231,9 @@ describe("console actions are tool calls with the person's principal", () => {
     const feed = await open(app.browser, "/activity?tool=create_task");
     expect(feed.html).toContain("via Notes &amp; &quot;Co&quot; App");
     expect((await open(app.browser, `/tasks/${task.id}`)).html).toContain("via Notes &amp; &quot;Co&quot; App");
-    const grantId = /name="token_id" value="([^"]+)"\/><button type="submit" class="danger" aria-label="Revoke Notes &amp; &quot;Co&quot; App"/.exec(apps.html)?.[1];
+    const grantId = /name="token_id" value="([^"]+)"\/><input type="hidden" name="back" value="[^"]*"\/><button type="submit" class="danger" aria-label="Revoke Notes &amp; &quot;Co&quot; App"/.exec(apps.html)?.[1];
     expect(grantId).toBeDefined();
-    await act(app.browser, "/apps", "revoke", { token_id: grantId as string });
+    await act(app.browser, "/apps", "revoke", { token_id: grantId as string, confirmed: "yes" });
     expect(await flashOn(app.browser, "/apps")).toBe("ok: Revoked “Notes & \"Co\" App”: its next request is refused.");
     expect(await mcpStatus(app.tokens.access_token)).toBe(401);
     await client.close().catch(() => {});
@@ -303,7 +303,7 @@ describe("refusals", () => {
     const { agent, taskId } = await awaiting(b.acc.agent, "B's secret plan");
     const before = await snapshotDb();
     for (const action of ["approve", "complete", "delete", "comment", "auto_ok", "reopen"]) {
-      await act(a.b, "/", action, { task_id: taskId, body: "hi", auto_ok: "true", reason: "x" });
+      await act(a.b, "/", action, { task_id: taskId, body: "hi", auto_ok: "true", reason: "x", confirmed: "yes" });
       const message = await flashOn(a.b, "/");
       expect(message, action).toBe(`error: No task ${taskId} in this account; list_tasks or search_tasks finds task ids.`);
     }

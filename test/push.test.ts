@@ -17,7 +17,7 @@ import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { parseVapidKey } from "../src/domain/push.ts";
 import { newVapidKeyValue } from "../scripts/lib/demo.ts";
 import { connect } from "./helpers.ts";
-import { flashOn, open, signedInPerson, type Person } from "./console.helpers.ts";
+import { flashOn, open, signedInPerson, unescape, type Person } from "./console.helpers.ts";
 import { field, ORIGIN } from "./web-helpers.ts";
 import { consume, waitFor, workerEnv } from "./webhooks.helpers.ts";
 
@@ -295,10 +295,27 @@ describe("Settings: the devices, CSRF, and a page that works without JavaScript"
     const [device] = await devicesOf(p);
     const other = await signedInPerson("Someone else");
     const theirs = await open(other.b, "/settings");
-    await other.b.post("/settings/push/remove", { csrf: field(theirs.html, "csrf"), device_id: device.id });
+    await other.b.post("/settings/push/remove", { csrf: field(theirs.html, "csrf"), device_id: device.id, confirmed: "yes" });
     expect(await flashOn(other.b, "/settings")).toBe(`error: You have no device ${device.id}; nothing was removed.`);
     const page = await open(p.b, "/settings");
-    await p.b.post("/settings/push/remove", { csrf: field(page.html, "csrf"), device_id: device.id });
+    // Remove starts a confirmation step (a GET form); a POST without `confirmed` is sent there and removes nothing.
+    expect(page.html).toContain(`action="/confirm/remove_device"`);
+    const unconfirmed = await p.b.post("/settings/push/remove", { csrf: field(page.html, "csrf"), device_id: device.id });
+    expect(unconfirmed.status).toBe(303);
+    const step = unconfirmed.headers.get("location") as string;
+    expect(step).toBe(`/confirm/remove_device?device_id=${device.id}&back=%2Fsettings`);
+    expect(await devicesOf(p)).toHaveLength(1);
+    const shown = await open(p.b, step);
+    expect(shown.res.status).toBe(200);
+    expect(unescape(shown.html)).toContain("Remove “Chrome on Android”?");
+    expect(shown.html).toContain("This device is notified of nothing more");
+    expect(shown.html).toContain('<a class="button" href="/settings">Cancel</a>');
+    expect(await devicesOf(p)).toHaveLength(1);
+    // Another person's step for this device shows nothing of it.
+    const theirStep = await open(other.b, step);
+    expect(theirStep.res.status).toBe(404);
+    expect(theirStep.html).not.toContain("Chrome on Android");
+    await p.b.post("/settings/push/remove", { csrf: field(shown.html, "csrf"), device_id: device.id, confirmed: "yes" });
     expect(await flashOn(p.b, "/settings")).toBe("ok: Removed the device: it is notified of nothing more.");
     expect(await devicesOf(p)).toEqual([]);
   });

@@ -51,6 +51,8 @@ const PAGE_LISTS = 100;
 
 export interface TasksPage extends Frame {
   projects: CountedProjectRow[];
+  /** Archived projects (out of the tabs and lists), so one can be opened and unarchived. */
+  archived: CountedProjectRow[];
   labels: LabelRow[];
   agents: { name: string }[];
   tasks: TaskRow[];
@@ -66,6 +68,7 @@ export async function readTasksPage(
   const r = await readBatch(db, {
     ...frameStatements(db, accountId),
     projects: selectProjectRows(db, accountId, { includeArchived: false, after: null, limit: PAGE_LISTS }),
+    archived: selectProjectRows(db, accountId, { includeArchived: true, onlyArchived: true, after: null, limit: PAGE_LISTS }),
     labels: selectLabelRows(db, accountId, null, PAGE_LISTS),
     agents: db.prepare("SELECT name FROM agents WHERE account_id = ? ORDER BY name LIMIT ?").bind(accountId, PAGE_LISTS),
     list: q.search ? selectSearchRows(db, { ...q.search, accountId }) : selectTaskList(db, accountId, q.filter),
@@ -73,6 +76,7 @@ export async function readTasksPage(
   return {
     ...frameOf(r, accountId),
     projects: r.projects as CountedProjectRow[],
+    archived: r.archived as CountedProjectRow[],
     labels: r.labels as LabelRow[],
     agents: r.agents as { name: string }[],
     tasks: q.search ? [] : (r.list as TaskRow[]),

@@ -124,11 +124,12 @@ export async function listProjectRows(
 export function selectProjectRows(
   db: D1Database,
   accountId: string,
-  opts: { includeArchived: boolean; after: { k: string; id: string } | null; limit: number },
+  opts: { includeArchived: boolean; onlyArchived?: boolean; after: { k: string; id: string } | null; limit: number },
 ): D1PreparedStatement {
   const where = ["account_id = ?", "trash_id IS NULL"];
   const binds: unknown[] = [accountId];
-  if (!opts.includeArchived) where.push("archived_at IS NULL");
+  if (opts.onlyArchived) where.push("archived_at IS NOT NULL");
+  else if (!opts.includeArchived) where.push("archived_at IS NULL");
   if (opts.after) (where.push("(created_at > ? OR (created_at = ? AND id > ?))"), binds.push(opts.after.k, opts.after.k, opts.after.id));
   return db
     .prepare(

@@ -161,6 +161,9 @@ describe("the web console in Chromium", () => {
     await screenshot(page, "console-task-phone");
     await page.setViewportSize({ width: 1024, height: 800 });
     await page.getByRole("button", { name: "Delete" }).click();
+    // The confirmation step first: what goes to the trash; nothing happens until it is confirmed.
+    await expect.poll(() => page.locator("h1").innerText(), { timeout: 20_000 }).toBe("Delete “Rewrite the pricing page”?");
+    await page.getByRole("button", { name: "Delete the task and its 2 subtasks" }).click();
     expect(await flash(page)).toMatch(/^Moved the task and 2 subtask\(s\) to the trash/);
     expect((await f.agent.ok("export_project", { project_id: project.id })).tasks.map((t: { title: string }) => t.title)).toEqual(["Pick new photos"]);
 
@@ -205,6 +208,8 @@ describe("the web console in Chromium", () => {
     expect(await page.getByRole("button", { name: "Revoke scribe in CI" }).count()).toBe(1);
     await screenshot(page, "console-apps");
     await page.getByRole("button", { name: "Revoke reader on laptop" }).click();
+    await expect.poll(() => page.locator("h1").innerText(), { timeout: 20_000 }).toBe("Revoke “reader on laptop”?");
+    await page.getByRole("button", { name: "Revoke the token" }).click();
     expect(await flash(page)).toBe("Revoked “reader on laptop”: its next request is refused.");
     expect(await mcpStatus(extra.token)).toBe(401);
     expect(await mcpStatus(f.agentToken)).toBe(200);

@@ -4,6 +4,7 @@
  * The actions themselves are in actions.ts and actions/ (one file an area).
  */
 import type { ToolName } from "../../catalog/effects.ts";
+import type { ConfirmFacts, ConfirmSubject } from "../../db/confirm.ts";
 
 /** A submitted form: each field's values (repeated fields keep all of them). */
 export type FormFields = Record<string, string[]>;
@@ -23,6 +24,37 @@ export interface ActionSpec {
   after?(r: Result, f: FormFields): string | null;
   /** The form's label of each tool argument it fills, so a refusal names the field the person sees. */
   labels?: Record<string, string>;
+  /** An action that cannot wait (a delete, a revoke, a purge) first shows a confirmation step; it acts only once confirmed. */
+  confirm?: ConfirmSpec;
+}
+
+/** Words of a confirmation step: plain strings, and text someone wrote (a title, a name), which the page prints isolated. */
+export type Said = (string | { written: string })[];
+
+/** Text someone wrote, in quotes: “…”. */
+export const written = (text: string | null | undefined): Said => ["“", { written: text ?? "" }, "”"];
+
+/** What a confirmation step says, from what it read. */
+export interface ConfirmWords {
+  /** "Delete “X”?" */
+  heading: Said;
+  /** What will happen: what, how many, and whether (and how long) the trash can bring it back. */
+  facts: Said[];
+  /** The confirm button's words, naming the action: "Delete the task and its 2 subtasks". */
+  button: string;
+}
+
+/**
+ * The confirmation step of an action: the thing it reads (named by the form
+ * field `field`, none for the whole trash) and its words from what was read.
+ * `facts` is null when there is no such thing: the step says so and offers
+ * only the way back.
+ */
+export interface ConfirmSpec {
+  subject: ConfirmSubject;
+  field?: string;
+  /** `retentionDays`: how long the trash keeps what is deleted (the account's trash_retention_days). */
+  say(facts: ConfirmFacts, retentionDays: number): ConfirmWords | null;
 }
 
 export const quote = (s: unknown) => `“${String(s ?? "")}”`;
@@ -40,3 +72,8 @@ export const bool = (v: string | undefined): boolean | string | undefined =>
 export const utcWords = (iso: unknown) => (typeof iso === "string" ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "later");
 
 export const statusText = (status: unknown) => (status === "in_progress" ? "in progress" : String(status ?? ""));
+
+/** What the trash does with what a delete moves there, in `days` (the account's trash_retention_days). */
+export const trashKeeps = (days: number, it: "it" | "them"): Said => [
+  `The trash keeps ${it} for ${days === 1 ? "1 day" : `${days} days`} (Settings); until then, Restore on the Trash page brings ${it} back exactly as before. After that ${it === "it" ? "it is" : "they are"} purged for good.`,
+];

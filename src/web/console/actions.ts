@@ -4,7 +4,8 @@
  * it worked. The tool itself validates, decides and records (through the
  * registry, exactly as for an MCP call); a refusal shows the tool's message.
  */
-import { bool, one, opt, quote, statusText, utcWords, type ActionSpec, type FormFields, type Result } from "./action-spec.ts";
+import { bool, one, opt, quote, statusText, trashKeeps, utcWords, written, type ActionSpec, type Said, type FormFields, type Result } from "./action-spec.ts";
+import { plural } from "./format.ts";
 import { PROJECT_ACTIONS } from "./actions/projects.ts";
 import { TASK_EDIT_ACTIONS } from "./actions/task-edit.ts";
 import { TASK_PART_ACTIONS } from "./actions/task-parts.ts";
@@ -20,6 +21,9 @@ function autoOkChoice(f: FormFields, edit: boolean): Record<string, boolean | nu
 
 const autoOkWords = (v: unknown) =>
   v === null || v === undefined ? "its new tasks follow the account's auto-OK default" : v ? "its new tasks start with auto-OK on" : "its new tasks start with auto-OK off";
+
+/** How many trash items empty_trash with all: true purges in one call. */
+const EMPTY_AT_ONCE = 500;
 
 const ARGUMENT_ERROR = /^Invalid arguments for [a-z_]+\. ([\s\S]*)\. Fix (?:this field|these fields) and call again \(tools\/list has the input schema\)\.$/;
 
@@ -137,6 +141,27 @@ export const ACTIONS: Record<string, ActionSpec> = {
         ? "The task was already in the trash; Trash restores it."
         : `Moved the task${r.item_count > 1 ? ` and ${r.item_count - 1} subtask(s)` : ""} to the trash; Trash restores it.`,
     after: () => "/tasks",
+    confirm: {
+      subject: "task",
+      field: "task_id",
+      say: (f, days) => {
+        if (f.subject !== "task" || !f.task) return null;
+        const t = f.task;
+        const n = t.subtasks;
+        const them = n ? "them" : "it";
+        return {
+          heading: ["Delete ", ...written(t.title), "?"],
+          facts: [
+            n
+              ? ["The task ", ...written(t.title), ` and its ${plural(n, "subtask")} go to the trash together, as one item.`]
+              : ["The task ", ...written(t.title), " goes to the trash. It has no subtasks."],
+            [`Agents no longer see ${them}, and a run on ${them} that is still going ends.`],
+            trashKeeps(days, them),
+          ],
+          button: n ? `Delete the task and its ${plural(n, "subtask")}` : "Delete the task",
+        };
+      },
+    },
   },
   auto_ok: {
     tool: "set_auto_ok",
@@ -202,6 +227,32 @@ export const ACTIONS: Record<string, ActionSpec> = {
       const name = quote(r.token?.client?.name ?? r.token?.label);
       return r.revoked === false ? `${name} was already revoked.` : `Revoked ${name}: its next request is refused.`;
     },
+    confirm: {
+      subject: "token",
+      field: "token_id",
+      say: (f) => {
+        if (f.subject !== "token" || !f.token) return null;
+        const t = f.token;
+        const app = t.client_id !== null;
+        const actsAs: Said = t.kind === "agent" ? ["the agent ", ...written(t.agent)] : ["you"];
+        const may = t.scope === "write" ? "may read and write" : "may only read";
+        return {
+          heading: ["Revoke ", ...written(t.client_name ?? t.label), "?"],
+          facts: [
+            app
+              ? ["An app connected by URL; it acts as ", ...actsAs, ` and ${may}.`]
+              : [`A tg_ token (${t.prefix}); it acts as `, ...actsAs, ` and ${may}.`],
+            t.revoked_at
+              ? ["It is already revoked: its requests are refused already."]
+              : [`Its next request is refused, at once: whatever it is doing stops there.`],
+            app
+              ? ["This cannot be undone, and the trash does not keep connections: to let the app in again, connect it again by URL."]
+              : ["This cannot be undone, and the trash does not keep tokens: to let it in again, create a new token here."],
+          ],
+          button: app ? "Revoke the app" : "Revoke the token",
+        };
+      },
+    },
   },
   disconnect: {
     tool: "disconnect_connector",
@@ -220,11 +271,47 @@ export const ACTIONS: Record<string, ActionSpec> = {
     tool: "empty_trash",
     args: (f) => ({ item_ids: [one(f, "item_id")] }),
     done: (r) => (r.purged?.length ? `Purged ${quote(r.purged[0].title)} for good.` : "It was no longer in the trash."),
+    confirm: {
+      subject: "trash_item",
+      field: "item_id",
+      say: (f) => {
+        if (f.subject !== "trash_item" || !f.item) return null;
+        const i = f.item;
+        const more = i.item_count - 1;
+        const along = more > 0 ? (i.kind === "project" ? ` and its ${plural(more, "task")}` : ` and its ${plural(more, "subtask")}`) : "";
+        return {
+          heading: ["Delete ", ...written(i.title), " forever?"],
+          facts: [
+            [`The ${i.kind} `, ...written(i.title), `${along} ${more > 0 ? "are" : "is"} purged for good.`],
+            ...(i.kind === "task" || i.kind === "project" ? [["Steps and comments deleted from its tasks on their own go with it."] as Said] : []),
+            ["This cannot be undone: Restore can no longer bring it back."],
+          ],
+          button: "Delete forever",
+        };
+      },
+    },
   },
   empty: {
     tool: "empty_trash",
     args: () => ({ all: true }),
     done: (r) => `Purged ${r.purged?.length ?? 0} item(s) for good${r.remaining ? `; ${r.remaining} remain (empty again for the rest)` : ""}.`,
+    confirm: {
+      subject: "trash_all",
+      say: (f) => {
+        if (f.subject !== "trash_all") return null;
+        const { items, rows } = f.trash;
+        if (items === 0) return { heading: ["Empty the trash?"], facts: [["The trash is empty: there is nothing to purge."]], button: "Empty the trash" };
+        return {
+          heading: ["Empty the trash?"],
+          facts: [
+            [`${items === 1 ? "The 1 item" : `All ${items} items`} in the trash (${plural(rows, "row")} deleted in all: tasks, projects, steps, comments) ${items === 1 ? "is" : "are"} purged for good.`],
+            ...(items > EMPTY_AT_ONCE ? [[`The oldest ${EMPTY_AT_ONCE} go now; empty it again for the rest.`] as Said] : []),
+            ["This cannot be undone: Restore can no longer bring any of them back."],
+          ],
+          button: `Empty the trash: purge ${plural(items, "item")}`,
+        };
+      },
+    },
   },
   settings: {
     tool: "update_account_settings",

@@ -10,6 +10,7 @@ import { checkPushEndpoint, DEFAULT_PUSH_EVENTS, DEVICES_PER_PERSON, fromBase64U
 import { localDevelopment, type Env } from "../../env.ts";
 import type { Session } from "../context.ts";
 import { one, type FormFields } from "./actions.ts";
+import { written, type ConfirmSpec } from "./action-spec.ts";
 
 const DEVICE_ID = /^psh_[0-9a-z]{16}$/;
 const B64URL = /^[A-Za-z0-9_-]+={0,2}$/;
@@ -77,3 +78,20 @@ export async function removePushDeviceFromForm(env: Env, s: Session, form: FormF
   if (!removed) return { error: `You have no device ${id.slice(0, 40)}; nothing was removed.` };
   return { ok: "Removed the device: it is notified of nothing more." };
 }
+
+/** Removing a device waits for the person's confirmation: what stops, and that nothing keeps it. */
+export const REMOVE_DEVICE_CONFIRM: ConfirmSpec = {
+  subject: "push_device",
+  field: "device_id",
+  say: (f) => {
+    if (f.subject !== "push_device" || !f.device) return null;
+    return {
+      heading: ["Remove ", ...written(f.device.label), "?"],
+      facts: [
+        ["This device is notified of nothing more, from now on: no approval requested, no claim lapsed, no run gone stale."],
+        ["This cannot be undone, and the trash does not keep devices: to be notified there again, open Settings on that device and choose Notify this device."],
+      ],
+      button: "Remove the device",
+    };
+  },
+};

@@ -15,6 +15,7 @@ import { actRoutes } from "./routes/act.ts";
 import { activityRoutes } from "./routes/activity.tsx";
 import { agentsRoutes } from "./routes/agents.tsx";
 import { appsRoutes } from "./routes/apps.tsx";
+import { confirmRoutes } from "./routes/confirm.tsx";
 import { approvalsRoutes } from "./routes/approvals.tsx";
 import { inboxRoutes } from "./routes/inbox.tsx";
 import { settingsRoutes } from "./routes/settings.tsx";
@@ -32,5 +33,6 @@ export function consoleRoutes(web: Hono<WebEnv>): void {
   web.route("/trash", trashRoutes);
   web.route("/activity", activityRoutes);
   web.route("/settings", settingsRoutes);
+  web.route("/confirm", confirmRoutes);
   web.route("/act", actRoutes);
 }

@@ -171,8 +171,10 @@ main fieldset{min-width:0}
 .parts ul.labels .badge.label{white-space:normal;overflow-wrap:anywhere;max-width:100%}
 .parts .links .meta{display:flex;flex-wrap:wrap;gap:.1rem .8rem;align-items:baseline}
 .parts .pick input{flex:1 1 10rem;width:auto;min-width:0;max-width:100%}
-.s-step_pending,.s-step_skipped{color:#5b6573}
-.s-step_done{color:#176b40}
+details.archived{margin:0 0 .8rem}
+details.archived summary{cursor:pointer;color:var(--muted);font-size:.9rem;margin:0 0 .4rem}
+h1.confirm-heading,.confirm .facts li{overflow-wrap:anywhere}
+.confirm .facts{margin:.4rem 0 .8rem}
 `;
 
 /**

@@ -99,6 +99,22 @@ export const Act: FC<PropsWithChildren<{ view: View; action: string; fields?: Re
   </form>
 );
 
+/**
+ * The start of an action that cannot wait: a GET form to its confirmation
+ * step (/confirm/:action), which shows what will happen and changes nothing;
+ * the step's own form acts. Its fields name the thing; no security token
+ * travels in the address.
+ */
+export const AskFirst: FC<PropsWithChildren<{ view: View; action: string; fields?: Record<string, string>; class?: string; back?: string; label?: string }>> = (p) => (
+  <form method="get" action={`/confirm/${p.action}`} class={p.class} aria-label={p.label}>
+    {Object.entries(p.fields ?? {}).map(([name, value]) => (
+      <input type="hidden" name={name} value={value} />
+    ))}
+    <input type="hidden" name="back" value={p.back ?? p.view.back} />
+    {p.children}
+  </form>
+);
+
 /** A submit button; `label` names it for assistive technology when its text alone is ambiguous (it must contain that text). */
 export const Button: FC<PropsWithChildren<{ kind?: "primary" | "danger" | "link"; label?: string }>> = ({ kind, label, children }) => (
   <button type="submit" class={kind} aria-label={label}>{children}</button>

@@ -4,7 +4,7 @@ import { PROVIDER_NAMES, PROVIDERS } from "../../../domain/providers.ts";
 import { claudeDesktopConfig, cursorConfig, vscodeConfig } from "../../../domain/client-config.ts";
 import { clip, statusWord } from "../format.ts";
 import { newFormId } from "../once.ts";
-import { Act, Badge, Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
+import { Act, AskFirst, Badge, Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
 import { POLICY_PRESET_NAMES, POLICY_PRESETS } from "../../../catalog/policy.ts";
 import { policyName, rulesOf } from "../policy.ts";
 import { tokenPolicyPath } from "./policy.tsx";
@@ -83,9 +83,9 @@ const TokenRows: FC<{ view: View; items: TokenItem[]; revocable: boolean; redire
             <td data-label="Last used"><When view={view} iso={t.last_used_at} /></td>
             {revocable ? (
               <td>
-                <Act view={view} action="revoke" fields={{ token_id: t.id }}>
+                <AskFirst view={view} action="revoke" fields={{ token_id: t.id }}>
                   <Button kind="danger" label={`Revoke ${nameOf(t)}`}>Revoke</Button>
-                </Act>
+                </AskFirst>
               </td>
             ) : null}
           </tr>

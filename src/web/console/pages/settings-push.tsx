@@ -2,7 +2,7 @@ import type { FC } from "hono/jsx";
 import type { PushDevice } from "../../../db/push.ts";
 import { DEFAULT_PUSH_EVENTS, PUSH_EVENT_LABELS, PUSH_EVENTS } from "../../../domain/push.ts";
 import { absolute, relative } from "../format.ts";
-import { Button, type View } from "../ui.tsx";
+import { AskFirst, Button, type View } from "../ui.tsx";
 
 const When: FC<{ view: View; iso: string | null; never: string }> = ({ view, iso, never }) =>
   iso ? <time datetime={iso} title={absolute(iso, view.timeZone)}>{relative(iso, view.nowMs, view.timeZone)}</time> : <span class="muted">{never}</span>;
@@ -57,11 +57,9 @@ export const PushSection: FC<{ view: View; devices: PushDevice[]; publicKey: str
               ))}
               <Button>Save</Button>
             </form>
-            <form method="post" action="/settings/push/remove" aria-label={`Remove ${d.label}`}>
-              <input type="hidden" name="csrf" value={view.csrf} />
-              <input type="hidden" name="device_id" value={d.id} />
+            <AskFirst view={view} action="remove_device" fields={{ device_id: d.id }} back="/settings" label={`Remove ${d.label}`}>
               <Button kind="danger">Remove</Button>
-            </form>
+            </AskFirst>
           </li>
         ))}
       </ul>

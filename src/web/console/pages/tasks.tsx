@@ -5,7 +5,7 @@ import type { SearchRow } from "../../../db/task-search.ts";
 import { mentions, snippetOf, wordsOf } from "../../../domain/search-terms.ts";
 import { PRIORITIES, TASK_STATUSES } from "../../../domain/vocabulary.ts";
 import { actorWord, clip, statusWord } from "../format.ts";
-import { Act, Badge, Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
+import { Act, AskFirst, Badge, Button, Empty, Field, Shell, When, Written, type View } from "../ui.tsx";
 import { autoOkSaid, ProjectForms } from "./project-forms.tsx";
 
 export const DUE_CHOICES = { overdue: "Overdue", week: "Due within 7 days", month: "Due within 30 days" } as const;
@@ -59,7 +59,7 @@ type Project = Data["projects"][number];
 /** A tab a project (the first ones, and the current one) with its open count, and what the current project is. */
 const ProjectTabs: FC<{ view: View; data: Data; query: TaskQuery; current: Project | undefined }> = ({ view, data, query, current }) => {
   const tabs = data.projects.slice(0, TABS);
-  if (current && !tabs.includes(current)) tabs.push(current);
+  if (current && !current.archived_at && !tabs.includes(current)) tabs.push(current);
   return (
     <>
       <ul class="tabs" aria-label="Projects">
@@ -72,10 +72,54 @@ const ProjectTabs: FC<{ view: View; data: Data; query: TaskQuery; current: Proje
           </li>
         ))}
       </ul>
+      {data.archived.length ? (
+        <details class="archived" open={Boolean(current?.archived_at)}>
+          <summary>Archived projects ({data.archived.length})</summary>
+          <ul class="tabs" aria-label="Archived projects">
+            {data.archived.map((p) => (
+              <li>
+                <a href={hrefWith(query, { project: p.id })} aria-current={query.project === p.id ? "page" : undefined}>
+                  <Written text={p.name} max={NAME_CLIP} /> <span class="muted">{open(p)} open</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
       {current ? <p class="hint">{current.description ? <><Written text={current.description} max={300} /> · </> : null}{autoOkSaid(current, view.accountAutoOk ? 1 : 0)}</p> : null}
+      {current ? <ProjectActions view={view} current={current} /> : null}
     </>
   );
 };
+
+/**
+ * The project shown: archive it (out of the tabs, its tasks as they are) or
+ * unarchive it, and delete it, which first shows what goes to the trash.
+ */
+const ProjectActions: FC<{ view: View; current: Project }> = ({ view, current }) => (
+  <>
+    {current.archived_at ? (
+      <p class="notice warn">
+        <Written text={current.name} max={NAME_CLIP} /> is archived: it is out of the project tabs and lists; its tasks stay as they are, and no agent may add,
+        move or rename anything in it. Unarchive brings it back among the tabs.
+      </p>
+    ) : null}
+    <div class="actions">
+      {current.archived_at ? (
+        <Act view={view} action="unarchive_project" fields={{ project_id: current.id }} label="Unarchive the project">
+          <Button kind="primary" label={`Unarchive ${clip(current.name, NAME_CLIP).text}`}>Unarchive</Button>
+        </Act>
+      ) : (
+        <Act view={view} action="archive_project" fields={{ project_id: current.id }} label="Archive the project">
+          <Button label={`Archive ${clip(current.name, NAME_CLIP).text}`}>Archive</Button>
+        </Act>
+      )}
+      <AskFirst view={view} action="delete_project" fields={{ project_id: current.id }} label="Delete the project">
+        <Button kind="danger" label={`Delete project ${clip(current.name, NAME_CLIP).text}`}>Delete project</Button>
+      </AskFirst>
+    </div>
+  </>
+);
 
 /** Search and the filters, a GET form of /tasks. */
 const Filters: FC<{ data: Data; query: TaskQuery; filtered: boolean }> = ({ data, query, filtered }) => (
@@ -90,6 +134,7 @@ const Filters: FC<{ data: Data; query: TaskQuery; filtered: boolean }> = ({ data
         <select id="f-project" name="project">
           <option value="">All projects</option>
           {data.projects.map((p) => <option value={p.id} selected={query.project === p.id}>{clip(p.name, NAME_CLIP).text}</option>)}
+          {data.archived.filter((p) => p.id === query.project).map((p) => <option value={p.id} selected>{clip(p.name, NAME_CLIP).text} (archived)</option>)}
         </select>
       </Field>
       <Field id="f-status" label="Status">
@@ -175,7 +220,7 @@ const NewTask: FC<{ view: View; current: Project | undefined }> = ({ view, curre
 
 export const TasksPage: FC<{ view: View; data: Data; query: TaskQuery; nextCursor: string | null }> = ({ view, data, query, nextCursor }) => {
   const filtered = Boolean(query.status || query.assignee || query.label || query.due || query.q);
-  const current = data.projects.find((p) => p.id === query.project);
+  const current = data.projects.find((p) => p.id === query.project) ?? data.archived.find((p) => p.id === query.project);
   return (
     <Shell view={view} section="tasks" title="Tasks">
       <h1>Tasks</h1>

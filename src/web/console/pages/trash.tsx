@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { TrashPage as Data } from "../../../db/console.ts";
 import { actorWord, clip, plural } from "../format.ts";
-import { Act, Button, Empty, Shell, When, Written, type View } from "../ui.tsx";
+import { Act, AskFirst, Button, Empty, Shell, When, Written, type View } from "../ui.tsx";
 
 export const TrashPage: FC<{ view: View; data: Data; nextCursor: string | null }> = ({ view, data, nextCursor }) => (
   <Shell view={view} section="trash" title="Trash">
@@ -31,7 +31,7 @@ export const TrashPage: FC<{ view: View; data: Data; nextCursor: string | null }
                   <td>
                     <div class="actions">
                       <Act view={view} action="restore" fields={{ item_id: i.id }}><Button kind="primary" label={`Restore ${clip(i.title, 60).text}`}>Restore</Button></Act>
-                      <Act view={view} action="purge" fields={{ item_id: i.id }}><Button kind="danger" label={`Delete forever ${clip(i.title, 60).text}`}>Delete forever</Button></Act>
+                      <AskFirst view={view} action="purge" fields={{ item_id: i.id }}><Button kind="danger" label={`Delete forever ${clip(i.title, 60).text}`}>Delete forever</Button></AskFirst>
                     </div>
                   </td>
                 </tr>
@@ -42,11 +42,10 @@ export const TrashPage: FC<{ view: View; data: Data; nextCursor: string | null }
         {nextCursor ? <nav class="pager" aria-label="More"><a class="button" href={`/trash?cursor=${encodeURIComponent(nextCursor)}`}>More</a></nav> : null}
         <section class="card" aria-labelledby="h-empty">
           <h2 id="h-empty">Empty the trash</h2>
-          <p class="hint">Purges everything in the trash now. This cannot be undone.</p>
-          <Act view={view} action="empty" label="Empty the trash">
-            <label class="check"><input type="checkbox" name="confirm" value="yes" required /> Yes, purge every item for good</label>
+          <p class="hint">Purges everything in the trash now. This cannot be undone; the next page says how much goes, and asks you to confirm.</p>
+          <AskFirst view={view} action="empty" label="Empty the trash">
             <div class="actions"><Button kind="danger">Empty the trash</Button></div>
-          </Act>
+          </AskFirst>
         </section>
       </>
     )}

@@ -5,6 +5,7 @@ import type { WebEnv } from "../../context.ts";
 import { redirect } from "../../render.ts";
 import { safeReturnTo } from "../../return-to.ts";
 import { ACTIONS, personRefusal, type FormFields } from "../actions.ts";
+import { confirmed, confirmPath } from "../confirm.ts";
 import { flashCookie, typedValues } from "../flash.ts";
 import { callScope } from "../respond.ts";
 import { formLimit, guardedForm, textOf } from "./shared.tsx";
@@ -29,6 +30,8 @@ actRoutes.post("/:action", formLimit, async (c) => {
   const name = c.req.param("action");
   const spec = Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;
   if (!spec) return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: `There is no action “${name}”; nothing was changed.` })] });
+  // What cannot wait acts only once confirmed on its step; without that, the step is shown instead (nothing is done).
+  if (spec.confirm && !confirmed(form)) return redirect(confirmPath(name, spec.confirm, form, back));
   const result = await callTool(callScope(c, s), spec.tool, spec.args(form));
   if (result.isError) {
     const said = personRefusal(refusalText(textOf(result), form), spec);

@@ -8,7 +8,8 @@ import { redirect } from "../../render.ts";
 import { requireSession } from "../../session.ts";
 import type { FormFields } from "../actions.ts";
 import { flashCookie } from "../flash.ts";
-import { addPushDeviceFromForm, removePushDeviceFromForm, setPushEventsFromForm } from "../push.ts";
+import { addPushDeviceFromForm, REMOVE_DEVICE_CONFIRM, removePushDeviceFromForm, setPushEventsFromForm } from "../push.ts";
+import { confirmed, confirmPath } from "../confirm.ts";
 import { setDisplayNameFromForm } from "../profile.ts";
 import { SettingsPage } from "../pages/settings.tsx";
 import { formLimit, guardedForm, render, sessionOf } from "./shared.tsx";
@@ -48,6 +49,8 @@ for (const [path, handle] of Object.entries(pushForms)) {
   settingsRoutes.post(path, formLimit, async (c) => {
     const g = await guardedForm(c);
     if (g instanceof Response) return g;
+    // Removing a device acts only once confirmed on its step; without that, the step is shown instead.
+    if (path === "/push/remove" && !confirmed(g.form)) return redirect(confirmPath("remove_device", REMOVE_DEVICE_CONFIRM, g.form, "/settings"));
     const r = await handle(c, g.s, g.form);
     const flash = "error" in r ? { kind: "error" as const, text: r.error } : { kind: "ok" as const, text: r.ok };
     return redirect("/settings", { cookies: [flashCookie(c, flash)] });

@@ -5,7 +5,7 @@ import type { TaskRow } from "../../../../db/tasks.ts";
 import { PRIORITIES } from "../../../../domain/vocabulary.ts";
 import { describeRecurrence } from "../../../../tools/series.ts";
 import { actorWord, personWord, ruleWords } from "../../format.ts";
-import { Act, Badge, Button, When, Written, type View } from "../../ui.tsx";
+import { Act, AskFirst, Badge, Button, When, Written, type View } from "../../ui.tsx";
 import { Decide, requestHeading } from "../decide.tsx";
 import { REF_CLIP, TASK_LIMITS } from "./parts.tsx";
 
@@ -50,7 +50,7 @@ export const Lifecycle: FC<{ view: View; t: TaskRow }> = ({ view, t }) => {
       {finished || t.status === "awaiting_approval" ? (
         <Act view={view} action="reopen" fields={{ task_id: t.id }}><Button>Reopen</Button></Act>
       ) : null}
-      <Act view={view} action="delete" fields={{ task_id: t.id }}><Button kind="danger">Delete</Button></Act>
+      <AskFirst view={view} action="delete" fields={{ task_id: t.id }}><Button kind="danger">Delete</Button></AskFirst>
     </div>
   );
 };
