@@ -101,6 +101,12 @@ export interface TaskPage extends Frame {
   history: HistoryRow[];
   /** What the ids in the history name: a question, a run (its agent), a step, a comment (`trashed` when deleted). */
   named: { id: string; kind: "approval" | "run" | "step" | "comment"; text: string; trashed: string | null }[];
+  /** The task's whole notes when the page's are cut (the edit form holds them whole), else null. */
+  wholeNotes: string | null;
+  /** Who the task may be assigned to: the account's agents by name (`paused`: 1 while paused). */
+  agents: { name: string; paused: number }[];
+  /** Where it may move: the account's live, unarchived projects by name, names cut to `lineClip`. */
+  projects: { id: string; name: string }[];
 }
 
 /**
@@ -208,6 +214,13 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
       )
       .bind(taskId, a, l.lineClip + 1, l.history, a),
     named: db.prepare(NAMED_IN_HISTORY).bind(taskId, a, l.lineClip + 1, l.history),
+    wholeNotes: db
+      .prepare("SELECT CASE WHEN length(notes) > ?3 THEN notes END AS notes FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL")
+      .bind(taskId, a, l.notesClip),
+    agents: db.prepare("SELECT name, paused_at IS NOT NULL AS paused FROM agents WHERE account_id = ? ORDER BY name LIMIT ?").bind(a, PAGE_LISTS),
+    projects: db
+      .prepare("SELECT id, substr(name, 1, ?2) AS name FROM projects WHERE account_id = ?1 AND trash_id IS NULL AND archived_at IS NULL ORDER BY name, id LIMIT ?3")
+      .bind(a, l.lineClip + 1, PAGE_LISTS),
   });
   type P = TaskPage;
   const n = (rows: unknown[]) => (rows[0] as { n: number }).n;
@@ -231,6 +244,9 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
     approval: r.approval[0] ? toPendingRequest(r.approval[0] as Parameters<typeof toPendingRequest>[0]) : null,
     history: r.history as HistoryRow[],
     named: r.named as P["named"],
+    wholeNotes: (r.wholeNotes[0] as { notes: string | null } | undefined)?.notes ?? null,
+    agents: r.agents as P["agents"],
+    projects: r.projects as P["projects"],
   };
 }
 

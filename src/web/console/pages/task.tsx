@@ -9,6 +9,7 @@ import type { TaskPage as Data } from "../../../db/console.ts";
 import type { TaskRow } from "../../../db/tasks.ts";
 import { actorWord, clip } from "../format.ts";
 import { Shell, When, Written, type View } from "../ui.tsx";
+import { EditTask, Handling } from "./task/edit.tsx";
 import { Approval, Heading, Lifecycle, Repeats } from "./task/heading.tsx";
 import { AutoOk, Dependencies, History, Labels } from "./task/side.tsx";
 import { Comments, Notes, Runs, Steps } from "./task/work.tsx";
@@ -24,6 +25,7 @@ export const TaskPage: FC<{ view: View; data: Data; picked?: number | null }> = 
       <Repeats view={view} t={t} />
       <Lifecycle view={view} t={t} />
       <Approval view={view} data={data} t={t} picked={picked} />
+      <EditTask view={view} data={data} t={t} />
       <div class="split">
         <div>
           <Notes t={t} />
@@ -32,6 +34,7 @@ export const TaskPage: FC<{ view: View; data: Data; picked?: number | null }> = 
           <Comments view={view} data={data} t={t} />
         </div>
         <div>
+          <Handling view={view} data={data} t={t} />
           <AutoOk view={view} data={data} t={t} />
           <Labels data={data} />
           <Dependencies data={data} />
