@@ -101,12 +101,8 @@ export interface TaskPage extends Frame {
   history: HistoryRow[];
   /** What the ids in the history name: a question, a run (its agent), a step, a comment (`trashed` when deleted). */
   named: { id: string; kind: "approval" | "run" | "step" | "comment"; text: string; trashed: string | null }[];
-  /** The task's whole notes when the page's are cut (the edit form holds them whole), else null. */
-  wholeNotes: string | null;
   /** Who the task may be assigned to: the account's agents by name (`paused`: 1 while paused). */
   agents: { name: string; paused: number }[];
-  /** Where it may move: the account's live, unarchived projects by name, names cut to `lineClip`. */
-  projects: { id: string; name: string }[];
 }
 
 /**
@@ -214,13 +210,7 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
       )
       .bind(taskId, a, l.lineClip + 1, l.history, a),
     named: db.prepare(NAMED_IN_HISTORY).bind(taskId, a, l.lineClip + 1, l.history),
-    wholeNotes: db
-      .prepare("SELECT CASE WHEN length(notes) > ?3 THEN notes END AS notes FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL")
-      .bind(taskId, a, l.notesClip),
     agents: db.prepare("SELECT name, paused_at IS NOT NULL AS paused FROM agents WHERE account_id = ? ORDER BY name LIMIT ?").bind(a, PAGE_LISTS),
-    projects: db
-      .prepare("SELECT id, substr(name, 1, ?2) AS name FROM projects WHERE account_id = ?1 AND trash_id IS NULL AND archived_at IS NULL ORDER BY name, id LIMIT ?3")
-      .bind(a, l.lineClip + 1, PAGE_LISTS),
   });
   type P = TaskPage;
   const n = (rows: unknown[]) => (rows[0] as { n: number }).n;
@@ -244,10 +234,29 @@ export async function readTaskPage(db: D1Database, accountId: string, taskId: st
     approval: r.approval[0] ? toPendingRequest(r.approval[0] as Parameters<typeof toPendingRequest>[0]) : null,
     history: r.history as HistoryRow[],
     named: r.named as P["named"],
-    wholeNotes: (r.wholeNotes[0] as { notes: string | null } | undefined)?.notes ?? null,
     agents: r.agents as P["agents"],
-    projects: r.projects as P["projects"],
   };
+}
+
+export interface TaskMovePage extends Frame {
+  task: { id: string; title: string; project_id: string | null; parent_id: string | null } | null;
+  /** Where it may move: the account's live, unarchived projects by name (and the task's own), names cut to `clip` + 1. */
+  projects: { id: string; name: string }[];
+}
+
+/** A task's move to another project: the task, and the projects it may move to. */
+export async function readTaskMove(db: D1Database, accountId: string, taskId: string, clip: number): Promise<TaskMovePage> {
+  const r = await readBatch(db, {
+    ...frameStatements(db, accountId),
+    task: db.prepare("SELECT id, substr(title, 1, ?3) AS title, project_id, parent_id FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL").bind(taskId, accountId, clip + 1),
+    projects: db
+      .prepare(
+        `SELECT id, substr(name, 1, ?3) AS name FROM projects WHERE account_id = ?2 AND trash_id IS NULL
+          AND (archived_at IS NULL OR id = (SELECT project_id FROM tasks WHERE id = ?1 AND account_id = ?2)) ORDER BY name, id LIMIT ?4`,
+      )
+      .bind(taskId, accountId, clip + 1, PAGE_LISTS),
+  });
+  return { ...frameOf(r, accountId), task: (r.task[0] as TaskMovePage["task"] | undefined) ?? null, projects: r.projects as TaskMovePage["projects"] };
 }
 
 /** One whole text of a task (its notes, or one of its comments, steps or run events), for the page that shows it in full. */
@@ -256,7 +265,7 @@ export async function readTaskText(
   accountId: string,
   taskId: string,
   part: string,
-): Promise<Frame & { task: { id: string; title: string } | null; text: { what: string; author: string | null; body: string; created_at: string | null } | null }> {
+): Promise<Frame & { task: { id: string; title: string; version: number } | null; text: { what: string; author: string | null; body: string; created_at: string | null } | null }> {
   const a = accountId;
   const text =
     part === "notes"
@@ -274,12 +283,12 @@ export async function readTaskText(
               .bind(taskId, a, part);
   const r = await readBatch(db, {
     ...frameStatements(db, a),
-    task: db.prepare("SELECT id, title FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
+    task: db.prepare("SELECT id, title, version FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
     text,
   });
   return {
     ...frameOf(r, a),
-    task: (r.task[0] as { id: string; title: string } | undefined) ?? null,
+    task: (r.task[0] as { id: string; title: string; version: number } | undefined) ?? null,
     text: (r.text[0] as { what: string; author: string | null; body: string; created_at: string | null } | undefined) ?? null,
   };
 }

@@ -206,14 +206,35 @@ describe("the task page edits the task", () => {
     expect(await flash()).toBe("Unblocked “Publish the launch post”: it is in progress again.");
     expect(await read(task.id)).toMatchObject({ status: "in_progress", blocked_reason: null });
 
-    // Move to a project and out of it.
-    await handling().getByLabel("Project", { exact: true }).selectOption({ label: "Website" });
-    await send("Move", handling());
+    // Move to a project and out of it, on the move page.
+    const move = async (label: string) => {
+      await Promise.all([page.waitForNavigation(), handling().getByRole("link", { name: "Move it" }).click()]);
+      await page.getByLabel("Project", { exact: true }).selectOption({ label });
+      await send("Move");
+    };
+    await move("Website");
     expect(await flash()).toBe("Moved “Publish the launch post” to the project “Website”.");
+    expect(new URL(page.url()).pathname).toBe(`/tasks/${task.id}`);
     expect((await read(task.id)).project_id).toBe(website.id);
-    await handling().getByLabel("Project", { exact: true }).selectOption({ label: "No project" });
-    await send("Move", handling());
+    await move("No project");
     expect(await flash()).toBe("Moved “Publish the launch post” out of any project.");
     expect((await read(task.id)).project_id).toBeNull();
+
+    // Notes longer than the page shows: the task page's form leaves them be, and their own page edits them whole.
+    const long = `${"A long brief. ".repeat(400)}\nThe end.`;
+    const { task: brief } = await agent.ok("create_task", { title: "Long brief", notes: long });
+    await page.goto(`${base}/tasks/${brief.id}`);
+    await openEdit();
+    await editForm().getByLabel("Title").fill("Long brief, renamed");
+    await send("Save changes", editForm());
+    expect(await flash()).toBe("Saved “Long brief, renamed”.");
+    expect(await read(brief.id)).toMatchObject({ title: "Long brief, renamed", notes: long });
+    await openEdit();
+    await Promise.all([page.waitForNavigation(), page.getByRole("link", { name: "edit the whole notes on their own page" }).click()]);
+    await page.locator("details.edit summary").click();
+    await page.getByLabel("Notes", { exact: true }).fill(`${long}\nOne more line.`);
+    await send("Save notes");
+    expect(await flash()).toBe("Saved “Long brief, renamed”: notes saved.");
+    expect((await read(brief.id)).notes).toBe(`${long}\nOne more line.`);
   }, 120_000);
 });

@@ -62,7 +62,7 @@ export function textSum(text: string): string {
 /** The repeat rules the edit form offers by name (canonical, as update_task stores them); `custom` is a rule written out. */
 export const REPEATS: { rule: string; words: string }[] = [
   { rule: "FREQ=DAILY", words: "Every day" },
-  { rule: "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", words: "Every weekday (Monday to Friday)" },
+  { rule: "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", words: "Every weekday" },
   { rule: "FREQ=WEEKLY", words: "Every week" },
   { rule: "FREQ=WEEKLY;INTERVAL=2", words: "Every 2 weeks" },
   { rule: "FREQ=MONTHLY", words: "Every month" },
@@ -82,11 +82,15 @@ function chosenRule(f: FormFields): string {
   return repeat;
 }
 
-/** update_task's arguments from the edit form: every field, except those that came back as the page showed them (notes, due, repeat). */
+/**
+ * update_task's arguments from an edit form (the task page's, or the notes page's with the notes alone): each
+ * field the form has, except those that came back as the page showed them (notes, due, repeat).
+ */
 function editArgs(f: FormFields): Record<string, unknown> {
-  const args: Record<string, unknown> = { task_id: one(f, "task_id"), title: f.title?.[0] ?? "" };
+  const args: Record<string, unknown> = { task_id: one(f, "task_id") };
   const version = one(f, "expected_version");
   if (version !== undefined) args.expected_version = numberOr(version);
+  if (f.title !== undefined) args.title = f.title[0] ?? "";
   const priority = one(f, "priority");
   if (priority !== undefined) args.priority = priority;
   const notes = f.notes?.[0];
@@ -94,13 +98,19 @@ function editArgs(f: FormFields): Record<string, unknown> {
     const sent = asSubmitted(notes);
     if (textSum(sent) !== one(f, "notes_sum")) args.notes = sent;
   }
-  const due = one(f, "due") ?? "";
-  if (due !== (one(f, "due_was") ?? "")) args.due_at = due === "" ? null : zonedIso(due, one(f, "time_zone") ?? "UTC");
-  const estimate = one(f, "estimate_minutes");
-  args.estimate_minutes = estimate === undefined ? null : numberOr(estimate);
-  const rule = chosenRule(f);
-  const repeatChosen = one(f, "repeat") === CUSTOM_REPEAT || rule !== "";
-  if (rule !== (one(f, "recurrence_was") ?? "")) args.recurrence = repeatChosen ? rule : null;
+  if (f.due !== undefined) {
+    const due = one(f, "due") ?? "";
+    if (due !== (one(f, "due_was") ?? "")) args.due_at = due === "" ? null : zonedIso(due, one(f, "time_zone") ?? "UTC");
+  }
+  if (f.estimate_minutes !== undefined) {
+    const estimate = one(f, "estimate_minutes");
+    args.estimate_minutes = estimate === undefined ? null : numberOr(estimate);
+  }
+  if (f.repeat !== undefined) {
+    const rule = chosenRule(f);
+    const repeatChosen = one(f, "repeat") === CUSTOM_REPEAT || rule !== "";
+    if (rule !== (one(f, "recurrence_was") ?? "")) args.recurrence = repeatChosen ? rule : null;
+  }
   return args;
 }
 
@@ -110,8 +120,8 @@ function savedWords(r: Result, f: FormFields): string {
   const sent = editArgs(f);
   const said: string[] = [];
   if (sent.due_at !== undefined) said.push(t.due_at ? `due ${localWords(t.due_at, one(f, "time_zone"))}` : "no due time");
-  if (one(f, "priority") !== one(f, "priority_was")) said.push(`priority ${t.priority}`);
-  if ((one(f, "estimate_minutes") ?? "") !== (one(f, "estimate_was") ?? "")) said.push(t.estimate_minutes ? `estimate ${t.estimate_minutes} min` : "no estimate");
+  if (sent.priority !== undefined && one(f, "priority") !== one(f, "priority_was")) said.push(`priority ${t.priority}`);
+  if (sent.estimate_minutes !== undefined && (one(f, "estimate_minutes") ?? "") !== (one(f, "estimate_was") ?? "")) said.push(t.estimate_minutes ? `estimate ${t.estimate_minutes} min` : "no estimate");
   if (sent.recurrence !== undefined) said.push(t.recurrence ? `repeats ${ruleWords(t.recurrence)}` : "does not repeat");
   if (sent.notes !== undefined) said.push(t.notes ? "notes saved" : "notes cleared");
   return said.length ? `: ${said.join(", ")}` : "";
@@ -220,13 +230,14 @@ export const TASK_EDIT_ACTIONS: Record<string, ActionSpec> = {
   move_task: {
     tool: "move_task",
     // The choice carries the project's id and, after a space, its name (for the message).
-    args: (f) => ({ task_id: one(f, "task_id"), project_id: one(f, "project")?.split(" ")[0] ?? null }),
+    args: (f) => ({ task_id: one(f, "task_id"), project_id: one(f, "project_id")?.split(" ")[0] ?? null }),
     done: (r, f) => {
-      const name = one(f, "project")?.split(" ").slice(1).join(" ");
+      const name = one(f, "project_id")?.split(" ").slice(1).join(" ");
       if (!r.changed) return `${quote(r.task?.title)} was already there.`;
       const where = r.task?.project_id ? (name ? `to the project ${quote(name)}` : "to its new project") : "out of any project";
       return `Moved ${quote(r.task?.title)} ${where}${r.moved > 1 ? `, with ${r.moved - 1} subtask(s)` : ""}.`;
     },
+    after: (r) => (r.task?.id ? `/tasks/${r.task.id}` : null),
     labels: { project_id: "Project" },
   },
 };

@@ -2,14 +2,16 @@
  * One task's page, in sections (src/web/console/pages/task/): its heading,
  * recurrence, lifecycle and waiting request on top; notes, steps, runs and
  * comments in the main column; auto-OK, labels, dependencies and history at
- * the side. And one whole text of a task on a page of its own.
+ * the side; the edit form of its fields under the top, and who holds it, its
+ * snooze, block and project at the top of the side. And one whole text of a
+ * task on a page of its own (the notes with their edit form).
  */
 import type { FC } from "hono/jsx";
 import type { TaskPage as Data } from "../../../db/console.ts";
 import type { TaskRow } from "../../../db/tasks.ts";
 import { actorWord, clip } from "../format.ts";
 import { Shell, When, Written, type View } from "../ui.tsx";
-import { EditTask, Handling } from "./task/edit.tsx";
+import { EditNotes, EditTask, Handling } from "./task/edit.tsx";
 import { Approval, Heading, Lifecycle, Repeats } from "./task/heading.tsx";
 import { AutoOk, Dependencies, History, Labels } from "./task/side.tsx";
 import { Comments, Notes, Runs, Steps } from "./task/work.tsx";
@@ -46,7 +48,7 @@ export const TaskPage: FC<{ view: View; data: Data; picked?: number | null }> = 
 };
 
 /** One whole text of a task: its notes, a comment, a step or a run event. */
-export const TaskTextPage: FC<{ view: View; task: { id: string; title: string }; text: { what: string; author: string | null; body: string; created_at: string | null } }> = ({
+export const TaskTextPage: FC<{ view: View; task: { id: string; title: string; version: number }; text: { what: string; author: string | null; body: string; created_at: string | null } }> = ({
   view, task, text,
 }) => (
   <Shell view={view} section="tasks" title={`${text.what} · ${clip(task.title, 60).text}`}>
@@ -61,5 +63,6 @@ export const TaskTextPage: FC<{ view: View; task: { id: string; title: string };
       ) : null}
       <div class="body"><Written text={text.body} /></div>
     </section>
+    {text.what === "notes" ? <EditNotes view={view} task={task} notes={text.body} /> : null}
   </Shell>
 );

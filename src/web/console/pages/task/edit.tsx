@@ -4,15 +4,19 @@
  * its snooze, its block and its project. Each form is one tool call; what
  * the tools refuse a person is said up front, in the words of their rules.
  */
-import type { FC } from "hono/jsx";
-import type { TaskPage as Data } from "../../../../db/console.ts";
+import type { FC, PropsWithChildren } from "hono/jsx";
+import type { TaskPage as Data, TaskMovePage } from "../../../../db/console.ts";
 import { scheduleOf, type TaskRow } from "../../../../db/tasks.ts";
 import { claimHolder, holderOf, lapsedHolder, PERSON_ASSIGNEE } from "../../../../domain/claims.ts";
 import { PRIORITIES } from "../../../../domain/vocabulary.ts";
 import { asSubmitted, CUSTOM_REPEAT, localInput, REPEATS, textSum } from "../../actions/task-edit.ts";
 import { clip, ruleWords } from "../../format.ts";
-import { Act, Button, Field, invalidField, typed, When, Written, type View } from "../../ui.tsx";
-import { REF_CLIP } from "./parts.tsx";
+import { Act, Button, Field, invalidField, Shell, typed, When, Written, type View } from "../../ui.tsx";
+import { REF_CLIP, TASK_LIMITS } from "./parts.tsx";
+
+/** How much of a project's name the task page shows (as the task list's filter does), and the move page's choices. */
+const PROJECT_CLIP = 40;
+export const MOVE_CLIP = 80;
 
 const finished = (t: TaskRow) => t.status === "done" || t.status === "cancelled";
 
@@ -34,7 +38,8 @@ export const mine = (view: View, t: TaskRow) => t.assignee === PERSON_ASSIGNEE &
 export const EditTask: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, data, t }) => {
   const r = refusedForm(view, t, "task-edit");
   const tz = view.timeZone;
-  const notes = data.wholeNotes ?? t.notes;
+  // Notes longer than the page shows are edited on their own page, where they are whole.
+  const notesCut = t.notes.length > TASK_LIMITS.notesClip;
   const rule = t.recurrence ? scheduleOf(t.recurrence).rule : "";
   const preset = rule === "" ? "" : REPEATS.some((p) => p.rule === rule) ? rule : CUSTOM_REPEAT;
   const repeat = r.was("repeat") ?? preset;
@@ -53,14 +58,16 @@ export const EditTask: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, dat
         view={view}
         action="edit_task"
         label="Edit the task"
-        fields={{ task_id: t.id, form: "task-edit", expected_version: String(t.version), time_zone: tz, due_was: dueWas, priority_was: PRIORITIES[t.priority] ?? "normal", estimate_was: t.estimate_minutes === null ? "" : String(t.estimate_minutes), recurrence_was: rule, notes_sum: textSum(asSubmitted(notes)) }}
+        fields={{ task_id: t.id, form: "task-edit", expected_version: String(t.version), time_zone: tz, due_was: dueWas, priority_was: PRIORITIES[t.priority] ?? "normal", estimate_was: t.estimate_minutes === null ? "" : String(t.estimate_minutes), recurrence_was: rule, ...(notesCut ? {} : { notes_sum: textSum(asSubmitted(t.notes)) }) }}
       >
         <Field id="te-title" label="Title">
           <input type="text" id="te-title" name="title" required maxlength={500} value={r.was("title") ?? t.title} aria-invalid={r.bad("title")} />
         </Field>
-        <Field id="te-notes" label="Notes">
-          <textarea id="te-notes" name="notes" maxlength={20000} aria-invalid={r.bad("notes")}>{"\n" + (r.was("notes") ?? notes)}</textarea>
-        </Field>
+        {notesCut ? (
+          <p class="hint">Notes this long are left as they are here: <a href={`/tasks/${t.id}/text/notes`}>edit the whole notes on their own page</a>.</p>
+        ) : (
+          <NotesField view={view} notes={r.was("notes") ?? t.notes} bad={r.bad("notes")} />
+        )}
         <div class="row top">
           <Field id="te-due" label="Due" class="grow" hint={`Your account's time zone, ${tz}. Empty: no due time.`}>
             <input type="datetime-local" id="te-due" name="due" value={r.was("due") ?? dueWas} aria-describedby="te-due-hint" aria-invalid={r.bad("due_at")} />
@@ -72,21 +79,21 @@ export const EditTask: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, dat
           </Field>
           <Field id="te-estimate" label="Estimate (minutes)" hint="Empty: none.">
             <input
-              type="number" id="te-estimate" name="estimate_minutes" min={1} max={100000} step={1} inputmode="numeric"
+              type="number" id="te-estimate" name="estimate_minutes" min={1} max={100000}
               value={r.was("estimate_minutes") ?? (t.estimate_minutes === null ? "" : String(t.estimate_minutes))}
               aria-describedby="te-estimate-hint" aria-invalid={r.bad("estimate_minutes")}
             />
           </Field>
         </div>
         <div class="row top">
-          <Field id="te-repeat" label="Repeats" hint="From the due time, in your account's time zone; a repeating task needs a due time. Completing it creates the next one.">
+          <Field id="te-repeat" label="Repeats" hint="From the due time, which it needs. Completing it creates the next.">
             <select id="te-repeat" name="repeat" aria-describedby="te-repeat-hint" aria-invalid={r.bad("recurrence")}>
               <option value="" selected={repeat === ""}>Does not repeat</option>
               {REPEATS.map((p) => <option value={p.rule} selected={repeat === p.rule}>{p.words}</option>)}
               <option value={CUSTOM_REPEAT} selected={repeat === CUSTOM_REPEAT}>Another rule, written below</option>
             </select>
           </Field>
-          <Field id="te-rule" label="Rule (for another rule)" class="grow" hint={<>An RRULE, e.g. <code>FREQ=WEEKLY;BYDAY=MO,TH</code> or <code>FREQ=MONTHLY;BYMONTHDAY=1;COUNT=6</code>.</>}>
+          <Field id="te-rule" label="Rule (for another rule)" class="grow" hint={<>An RRULE, e.g. <code>FREQ=WEEKLY;BYDAY=MO,TH</code>.</>}>
             <input
               type="text" id="te-rule" name="rule" maxlength={300} spellcheck={false} autocomplete="off"
               value={r.was("rule") ?? (preset === CUSTOM_REPEAT ? rule : "")} aria-describedby="te-rule-hint" aria-invalid={r.bad("recurrence")}
@@ -99,6 +106,33 @@ export const EditTask: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, dat
     </details>
   );
 };
+
+/** The notes' textarea: its first newline is the one the HTML parser drops, so notes that start with a line break keep it. */
+const NotesField: FC<{ view: View; notes: string; bad: "true" | undefined; id?: string }> = ({ notes, bad, id = "te-notes" }) => (
+  <Field id={id} label="Notes">
+    <textarea id={id} name="notes" maxlength={20000} aria-invalid={bad}>{"\n" + notes}</textarea>
+  </Field>
+);
+
+/** The whole notes, edited on their own page (the task page's form leaves notes longer than it shows as they are). */
+export const EditNotes: FC<{ view: View; task: { id: string; title: string; version: number }; notes: string }> = ({ view, task, notes }) => {
+  const values = view.flash?.kind === "error" ? view.flash.values : undefined;
+  const on = values?.form === "task-notes" && values.task_id === task.id;
+  return (
+    <details class="card edit" open={on}>
+      <summary>Edit the notes</summary>
+      <Act view={view} action="edit_task" label="Edit the notes" fields={{ task_id: task.id, form: "task-notes", expected_version: String(task.version), notes_sum: textSum(asSubmitted(notes)) }}>
+        <NotesField view={view} id="tn-notes" notes={(on ? typed(view, "notes") : undefined) ?? notes} bad={on ? invalidField(view, "notes") : undefined} />
+        <div class="actions"><Button kind="primary">Save notes</Button></div>
+      </Act>
+    </details>
+  );
+};
+
+/** Another action of the form it is in (`/act/…`), sent without the form's checks, for its tool takes only the task. */
+const Also: FC<PropsWithChildren<{ action: string }>> = ({ action, children }) => (
+  <button type="submit" formaction={`/act/${action}`} formnovalidate>{children}</button>
+);
 
 /** Who holds the task, in words, and what the person may still do when an agent does. */
 const Holder: FC<{ view: View; t: TaskRow }> = ({ view, t }) => {
@@ -139,7 +173,6 @@ export const Handling: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, dat
   const snooze = refusedForm(view, t, "task-snooze");
   const block = refusedForm(view, t, "task-block");
   const assignee = t.assignee === null ? "" : t.assignee;
-  const projects = data.project && !data.projects.some((p) => p.id === data.project?.id) ? [{ id: data.project.id, name: data.project.name }, ...data.projects] : data.projects;
   const tz = { time_zone: view.timeZone };
   return (
     <section class="card" aria-labelledby="h-handling">
@@ -151,31 +184,28 @@ export const Handling: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, dat
             <select id="th-assignee" name="assignee">
               <option value="" selected={assignee === ""}>Nobody</option>
               <option value={PERSON_ASSIGNEE} selected={assignee === PERSON_ASSIGNEE}>Me ({clip(view.session.name, 60).text})</option>
-              {data.agents.map((a) => <option value={a.name} selected={assignee === a.name}>{a.name}{a.paused ? " (paused)" : ""}</option>)}
+              {/* An option's value is its text unless it says more. */}
+              {data.agents.map((a) => (a.paused ? <option value={a.name} selected={assignee === a.name}>{a.name} (paused)</option> : <option selected={assignee === a.name}>{a.name}</option>))}
               {assignee && assignee !== PERSON_ASSIGNEE && !data.agents.some((a) => a.name === assignee) ? <option value={assignee} selected>{assignee}</option> : null}
             </select>
           </Field>
           <Button>Assign</Button>
         </div>
+        {/* The same form's other actions: their tools take the task alone. */}
+        <div class="actions">
+          {mine(view, t) ? <Also action="release_task">Let it go</Also> : <Also action="take_task">Take it myself</Also>}
+        </div>
       </Act>
-      <div class="actions">
-        {mine(view, t) ? null : <Act view={view} action="take_task" fields={{ task_id: t.id }}><Button>Take it myself</Button></Act>}
-        {mine(view, t) ? <Act view={view} action="release_task" fields={{ task_id: t.id }}><Button>Let it go</Button></Act> : null}
-      </div>
 
       <h3>Snooze</h3>
-      {snoozed ? (
-        <div class="row">
-          <p>Snoozed until <When view={view} iso={t.snoozed_until} />: open lists leave it out until then.</p>
-          <Act view={view} action="wake_task" fields={{ task_id: t.id }}><Button>Wake it</Button></Act>
-        </div>
-      ) : <p class="hint">Snoozing hides the task from open lists until the time you pick.</p>}
+      {snoozed ? <p>Snoozed until <When view={view} iso={t.snoozed_until} />: open lists leave it out until then.</p> : null}
       <Act view={view} action="snooze_task" fields={{ task_id: t.id, form: "task-snooze", ...tz }} label="Snooze the task">
         <div class="row">
           <Field id="th-until" label="Snooze until" class="grow" hint={`Your account's time zone, ${view.timeZone}.`}>
             <input type="datetime-local" id="th-until" name="until" required value={snooze.was("until") ?? ""} aria-describedby="th-until-hint" aria-invalid={snooze.bad("until")} />
           </Field>
           <Button>{snoozed ? "Snooze until then" : "Snooze"}</Button>
+          {snoozed ? <Also action="wake_task">Wake it</Also> : null}
         </div>
       </Act>
 
@@ -204,21 +234,41 @@ export const Handling: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, dat
           A subtask lives in its parent's project: move {data.parent ? <a href={`/tasks/${data.parent.id}`}><Written text={data.parent.title} max={60} /></a> : "its top-level task"} and its subtasks move with it.
         </p>
       ) : (
-        <Act view={view} action="move_task" fields={{ task_id: t.id }} label="Move the task">
-          <div class="row">
-            <Field id="th-project" label="Project" class="grow">
-              <select id="th-project" name="project">
-                <option value="" selected={t.project_id === null}>No project</option>
-                {projects.map((p) => {
-                  const name = clip(p.name, REF_CLIP).text;
-                  return <option value={`${p.id} ${name}`} selected={t.project_id === p.id}>{name}</option>;
-                })}
-              </select>
-            </Field>
-            <Button>Move</Button>
-          </div>
-        </Act>
+        <p>{data.project ? <>In <Written text={data.project.name} max={PROJECT_CLIP} />. </> : "In no project. "}<a href={`/tasks/${t.id}/move`}>Move it</a></p>
       )}
     </section>
+  );
+};
+
+/** A top-level task's move to another project or none: a page of its own, for the account's projects would weigh on the task page. */
+export const MovePage: FC<{ view: View; data: TaskMovePage }> = ({ view, data }) => {
+  const t = data.task as NonNullable<TaskMovePage["task"]>;
+  return (
+    <Shell view={view} section="tasks" title={`Move · ${clip(t.title, 60).text}`}>
+      <p class="hint"><a href={`/tasks/${t.id}`}>Back to <Written text={t.title} max={80} /></a></p>
+      <h1>Move the task</h1>
+      <section class="card">
+        {t.parent_id ? (
+          <p>This is a subtask: it lives in its parent's project. <a href={`/tasks/${t.parent_id}`}>Its parent</a> moves, and its subtasks with it.</p>
+        ) : (
+          <Act view={view} action="move_task" fields={{ task_id: t.id }} label="Move the task">
+            <p class="hint">Its subtasks move with it.</p>
+            <div class="row">
+              <Field id="mv-project" label="Project" class="grow">
+                <select id="mv-project" name="project_id">
+                  <option value="" selected={t.project_id === null}>No project</option>
+                  {data.projects.map((p) => {
+                    const name = clip(p.name, MOVE_CLIP).text;
+                    // The choice carries the project's name after its id, for the message that says where it went.
+                    return <option value={`${p.id} ${name}`} selected={t.project_id === p.id}>{name}</option>;
+                  })}
+                </select>
+              </Field>
+              <Button kind="primary">Move</Button>
+            </div>
+          </Act>
+        )}
+      </section>
+    </Shell>
   );
 };
