@@ -73,6 +73,16 @@ async function openEdit() {
   if (!(await details.evaluate((d) => (d as HTMLDetailsElement).open))) await details.locator("summary").click();
 }
 
+/** axe at 1280 and 390 wide, and nothing wider than the phone. */
+async function checkWidths(what: string) {
+  for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(size);
+    expect(await seriousViolations(page), `axe on ${what} at ${size.width}`).toEqual([]);
+    if (size.width === 390) expect(await horizontalOverflow(page), `${what} wider than the phone`).toEqual([]);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
 async function read(id: string) {
   return (await person.ok("get_task", { task_id: id })).task as Record<string, any>;
 }
@@ -212,6 +222,9 @@ describe("the task page edits the task", () => {
       await page.getByLabel("Project", { exact: true }).selectOption({ label });
       await send("Move");
     };
+    await Promise.all([page.waitForNavigation(), handling().getByRole("link", { name: "Move it" }).click()]);
+    await checkWidths("the move page");
+    await page.goBack();
     await move("Website");
     expect(await flash()).toBe("Moved “Publish the launch post” to the project “Website”.");
     expect(new URL(page.url()).pathname).toBe(`/tasks/${task.id}`);
@@ -232,6 +245,7 @@ describe("the task page edits the task", () => {
     await openEdit();
     await Promise.all([page.waitForNavigation(), page.getByRole("link", { name: "edit the whole notes on their own page" }).click()]);
     await page.locator("details.edit summary").click();
+    await checkWidths("the notes page with its form open");
     await page.getByLabel("Notes", { exact: true }).fill(`${long}\nOne more line.`);
     await send("Save notes");
     expect(await flash()).toBe("Saved “Long brief, renamed”: notes saved.");
