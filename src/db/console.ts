@@ -112,6 +112,8 @@ export interface TaskPage extends Frame {
   links: LinkRow[];
   /** Tasks found for a new dependency (`refs` + 1 at most), when the page was asked to search (`depWords`). */
   depFound: SearchRow[] | null;
+  /** Who the task may be assigned to: the account's agents by name (`paused`: 1 while paused). */
+  agents: { name: string; paused: number }[];
 }
 
 /** What an id in an activity summary names, looked up for the page that shows the entry. */
@@ -271,6 +273,7 @@ export async function readTaskPage(
     links: selectLinks(db, a, { taskId }, null, l.links),
     // Asked only when the page searches; absent from the batch (and its answer) otherwise.
     ...((depWords ? { depFound: selectSearchRows(db, { accountId: a, words: depWords, offset: 0, limit: l.refs }) } : {}) as { depFound: D1PreparedStatement }),
+    agents: db.prepare("SELECT name, paused_at IS NOT NULL AS paused FROM agents WHERE account_id = ? ORDER BY name LIMIT ?").bind(a, PAGE_LISTS),
   });
   type P = TaskPage;
   const n = (rows: unknown[]) => (rows[0] as { n: number }).n;
@@ -297,7 +300,29 @@ export async function readTaskPage(
     accountLabels: (r.accountLabels as { name: string }[]).map((x) => x.name),
     links: r.links as LinkRow[],
     depFound: depWords ? (r.depFound as SearchRow[]) : null,
+    agents: r.agents as P["agents"],
   };
+}
+
+export interface TaskMovePage extends Frame {
+  task: { id: string; title: string; project_id: string | null; parent_id: string | null } | null;
+  /** Where it may move: the account's live, unarchived projects by name (and the task's own), names cut to `clip` + 1. */
+  projects: { id: string; name: string }[];
+}
+
+/** A task's move to another project: the task, and the projects it may move to. */
+export async function readTaskMove(db: D1Database, accountId: string, taskId: string, clip: number): Promise<TaskMovePage> {
+  const r = await readBatch(db, {
+    ...frameStatements(db, accountId),
+    task: db.prepare("SELECT id, substr(title, 1, ?3) AS title, project_id, parent_id FROM tasks WHERE id = ?1 AND account_id = ?2 AND trash_id IS NULL").bind(taskId, accountId, clip + 1),
+    projects: db
+      .prepare(
+        `SELECT id, substr(name, 1, ?3) AS name FROM projects WHERE account_id = ?2 AND trash_id IS NULL
+          AND (archived_at IS NULL OR id = (SELECT project_id FROM tasks WHERE id = ?1 AND account_id = ?2)) ORDER BY name, id LIMIT ?4`,
+      )
+      .bind(taskId, accountId, clip + 1, PAGE_LISTS),
+  });
+  return { ...frameOf(r, accountId), task: (r.task[0] as TaskMovePage["task"] | undefined) ?? null, projects: r.projects as TaskMovePage["projects"] };
 }
 
 /** One whole text of a task (its notes, or one of its comments, steps or run events), for the page that shows it in full. */
@@ -306,7 +331,7 @@ export async function readTaskText(
   accountId: string,
   taskId: string,
   part: string,
-): Promise<Frame & { task: { id: string; title: string } | null; text: { what: string; author: string | null; body: string; created_at: string | null } | null }> {
+): Promise<Frame & { task: { id: string; title: string; version: number } | null; text: { what: string; author: string | null; body: string; created_at: string | null } | null }> {
   const a = accountId;
   const text =
     part === "notes"
@@ -324,12 +349,12 @@ export async function readTaskText(
               .bind(taskId, a, part);
   const r = await readBatch(db, {
     ...frameStatements(db, a),
-    task: db.prepare("SELECT id, title FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
+    task: db.prepare("SELECT id, title, version FROM tasks WHERE id = ? AND account_id = ? AND trash_id IS NULL").bind(taskId, a),
     text,
   });
   return {
     ...frameOf(r, a),
-    task: (r.task[0] as { id: string; title: string } | undefined) ?? null,
+    task: (r.task[0] as { id: string; title: string; version: number } | undefined) ?? null,
     text: (r.text[0] as { what: string; author: string | null; body: string; created_at: string | null } | undefined) ?? null,
   };
 }

@@ -24,6 +24,8 @@ export interface ActionSpec {
   after?(r: Result, f: FormFields): string | null;
   /** The form's label of each tool argument it fills, so a refusal names the field the person sees. */
   labels?: Record<string, string>;
+  /** A refusal of the tool's said in the form's words (and the field it names), when its own words are for an MCP caller; null: as usual. */
+  refused?(text: string, f: FormFields): { text: string; field?: string } | null;
   /** An action that cannot wait (a delete, a revoke, a purge) first shows a confirmation step; it acts only once confirmed. */
   confirm?: ConfirmSpec;
 }

@@ -2,7 +2,9 @@
  * One task's page, in sections (src/web/console/pages/task/): its heading,
  * recurrence, lifecycle and waiting request on top; notes, steps, runs and
  * comments in the main column; auto-OK, labels, dependencies and history at
- * the side. And one whole text of a task on a page of its own.
+ * the side; the edit form of its fields under the top, and who holds it, its
+ * snooze, block and project at the top of the side. And one whole text of a
+ * task on a page of its own (the notes with their edit form).
  */
 import type { FC } from "hono/jsx";
 import type { TaskPage as Data } from "../../../db/console.ts";
@@ -11,6 +13,7 @@ import { actorWord, clip } from "../format.ts";
 import { Shell, When, Written, type View } from "../ui.tsx";
 import type { DepSearch } from "../queries.ts";
 import { CalendarLinks } from "./task/calendar.tsx";
+import { EditNotes, EditTask, Handling } from "./task/edit.tsx";
 import { Approval, Heading, Lifecycle, Repeats } from "./task/heading.tsx";
 import { AutoOk, Dependencies, History, Labels } from "./task/side.tsx";
 import { Comments, Notes, Runs, Steps } from "./task/work.tsx";
@@ -30,6 +33,7 @@ export const TaskPage: FC<{ view: View; data: Data; picked?: number | null; dep?
       <Repeats view={view} t={t} />
       <Lifecycle view={view} t={t} />
       <Approval view={view} data={data} t={t} picked={picked} />
+      <EditTask view={view} data={data} t={t} />
       <div class="split">
         <div>
           <Notes t={t} />
@@ -39,6 +43,7 @@ export const TaskPage: FC<{ view: View; data: Data; picked?: number | null; dep?
           <Comments view={view} data={data} t={t} />
         </div>
         <div>
+          <Handling view={view} data={data} t={t} />
           <AutoOk view={view} data={data} t={t} />
           <Labels view={view} data={data} t={t} edit={edit} />
           <Dependencies view={view} data={data} t={t} dep={dep} edit={edit} />
@@ -50,7 +55,7 @@ export const TaskPage: FC<{ view: View; data: Data; picked?: number | null; dep?
 };
 
 /** One whole text of a task: its notes, a comment, a step or a run event. */
-export const TaskTextPage: FC<{ view: View; task: { id: string; title: string }; text: { what: string; author: string | null; body: string; created_at: string | null } }> = ({
+export const TaskTextPage: FC<{ view: View; task: { id: string; title: string; version: number }; text: { what: string; author: string | null; body: string; created_at: string | null } }> = ({
   view, task, text,
 }) => (
   <Shell view={view} section="tasks" title={`${text.what} · ${clip(task.title, 60).text}`}>
@@ -65,5 +70,6 @@ export const TaskTextPage: FC<{ view: View; task: { id: string; title: string };
       ) : null}
       <div class="body"><Written text={text.body} /></div>
     </section>
+    {text.what === "notes" ? <EditNotes view={view} task={task} notes={text.body} /> : null}
   </Shell>
 );

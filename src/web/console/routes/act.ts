@@ -34,7 +34,8 @@ actRoutes.post("/:action", formLimit, async (c) => {
   if (spec.confirm && !confirmed(form)) return redirect(confirmPath(name, spec.confirm, form, back));
   const result = await callTool(callScope(c, s), spec.tool, spec.args(form));
   if (result.isError) {
-    const said = personRefusal(refusalText(textOf(result), form), spec);
+    const text = refusalText(textOf(result), form);
+    const said = spec.refused?.(text, form) ?? personRefusal(text, spec);
     return redirect(back, { cookies: [flashCookie(c, { kind: "error", text: said.text, ...(said.field ? { field: said.field } : {}), values: typedValues(form) })] });
   }
   const r = (result.structuredContent ?? {}) as Record<string, unknown>;

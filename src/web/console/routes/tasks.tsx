@@ -1,6 +1,6 @@
 /** Tasks: the list with its filters and search, one task, and one whole text of a task. */
 import { Hono } from "hono";
-import { readFrame, readTaskPage, readTasksPage, readTaskText } from "../../../db/console.ts";
+import { readFrame, readTaskMove, readTaskPage, readTasksPage, readTaskText } from "../../../db/console.ts";
 import { page as pageOf } from "../../../db/cursor.ts";
 import { envOf, type WebEnv } from "../../context.ts";
 import { requireSession } from "../../session.ts";
@@ -8,6 +8,7 @@ import { depSearch, taskQuery, tasksRead, TASKS_PAGE } from "../queries.ts";
 import { MessagePage } from "../pages/message.tsx";
 import { TasksPage } from "../pages/tasks.tsx";
 import { TaskPage, TaskTextPage, TASK_LIMITS } from "../pages/task.tsx";
+import { MOVE_CLIP, MovePage } from "../pages/task/edit.tsx";
 import { render, sessionOf } from "./shared.tsx";
 
 export const tasksRoutes = new Hono<WebEnv>();
@@ -43,6 +44,19 @@ tasksRoutes.get("/:id", requireSession(), async (c) => {
   // Which part shows its changes: labels, dependencies, calendar links, or one step (`?edit=`).
   const edit = /^(labels|deps|calendar|stp_[0-9a-z]{16})$/.test(c.req.query("edit") ?? "") ? (c.req.query("edit") as string) : null;
   return render(c, s, data, (v) => <TaskPage view={v} data={data} picked={picked} dep={dep} edit={edit} />);
+});
+
+tasksRoutes.get("/:id/move", requireSession(), async (c) => {
+  const s = await sessionOf(c);
+  const id = c.req.param("id");
+  const data = /^tsk_[0-9a-z]{16}$/.test(id) ? await readTaskMove(envOf(c).DB, s.accountId, id, MOVE_CLIP) : null;
+  if (!data?.task) {
+    const frame = data ?? (await readFrame(envOf(c).DB, s.accountId));
+    return render(c, s, frame, (v) => (
+      <MessagePage view={v} title="Task not found" section="tasks">There is no task {id} in this account; Tasks lists them.</MessagePage>
+    ), 404);
+  }
+  return render(c, s, data, (v) => <MovePage view={v} data={data} />);
 });
 
 tasksRoutes.get("/:id/text/:part", requireSession(), async (c) => {
