@@ -1,7 +1,8 @@
 /**
  * Every page of the web console, signed in through the form: what it shows,
  * its security headers, at most 3 D1 round trips (x-d1-calls) and under 60 KB
- * before compression, for an ordinary busy account and for one where every
+ * before compression (a task's page, which carries the forms that edit it and
+ * its parts, under 72 KB), for an ordinary busy account and for one where every
  * list is longer than a page and every text is as long as the tools allow.
  */
 import { describe, expect, it } from "vitest";
@@ -11,6 +12,8 @@ import { STYLESHEET_PATH } from "../src/web/style.ts";
 import { open, signedInPerson, type Person } from "./console.helpers.ts";
 
 const MAX_BYTES = 60_000;
+/** A task's page: its text and lists as the others, and the forms that edit the task, its steps, labels, dependencies and calendar links. */
+const MAX_TASK_BYTES = 72_000;
 const MAX_D1 = 3;
 
 /** Runs the calls a few at a time (the account's data is independent). */
@@ -37,7 +40,7 @@ function expectWithinBudget(figures: Record<string, { d1: number; bytes: number 
   for (const [path, f] of Object.entries(figures)) {
     expect(f.d1, `${path} D1 round trips`).toBeGreaterThanOrEqual(1);
     expect(f.d1, `${path} D1 round trips`).toBeLessThanOrEqual(MAX_D1);
-    expect(f.bytes, `${path} bytes`).toBeLessThan(MAX_BYTES);
+    expect(f.bytes, `${path} bytes`).toBeLessThan(/^\/tasks\/tsk_[0-9a-z]+$/.test(path) ? MAX_TASK_BYTES : MAX_BYTES);
   }
 }
 
