@@ -15,7 +15,6 @@
  * approvals-view-agent.png (2026-07-28 era):
  *   SAVE_DOC_IMAGES=1 npx vitest run --config vitest.browser.config.ts test/browser/approvals-view.test.ts
  */
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { card, closeApps, host, mcp, openApps, saveShot, type Result } from "./apps-view-host.ts";
 import { seriousViolations } from "./axe.ts";
@@ -201,7 +200,7 @@ describe.each(["modern", "legacy"] as const)("the approvals view opened on its o
       expect(h.calls[0]).toBe("list_pending_approvals");
       expect(await h.frame.locator("#count").innerText()).toBe("2 waiting");
       expect(await h.frame.getByText("Loading…").count()).toBe(0);
-      expect(await seriousViolations(h.frame as unknown as Page)).toEqual([]);
+      expect(await seriousViolations(h.frame)).toEqual([]);
 
       await card(h.frame, invoice.title).getByRole("button", { name: "Approve" }).click();
       await h.frame.getByText(`Approved: ${invoice.title}`).waitFor();
@@ -234,7 +233,7 @@ describe.each(["modern", "legacy"] as const)("the approvals view opened on its o
       expect(h.calls).toEqual(["list_pending_approvals"]);
       expect(await h.frame.locator("article.card").count()).toBe(0);
       expect(await h.frame.locator("#count").innerText()).toBe("");
-      expect(await seriousViolations(h.frame as unknown as Page)).toEqual([]);
+      expect(await seriousViolations(h.frame)).toEqual([]);
       expect(await h.problems()).toEqual([]);
     } finally {
       await h.close();
