@@ -134,6 +134,9 @@ describe("every page at desktop and phone width", () => {
       ["webhooks", "/webhooks"], ["trash", "/trash"], ["activity", "/activity"], ["settings", "/settings"],
       ["project", `/tasks?project=${projectId}`], ["decide", `/approvals/${pendingId}`], ["task-notes", `/tasks/${taskId}/text/notes`],
       ["agent-policy", "/agents/release-bot/policy"], ["token-policy", `/apps/tokens/${tokenId}/policy`],
+      ["task-move", `/tasks/${taskId}/move`], ["task-labels", `/tasks/${taskId}?edit=labels`], ["task-deps", `/tasks/${taskId}?edit=deps&dep=domain`],
+      ["confirm-delete", `/confirm/delete?task_id=${taskId}&back=${encodeURIComponent(`/tasks/${taskId}`)}`],
+      ["confirm-revoke", `/confirm/revoke?token_id=${tokenId}&back=%2Fapps`],
     ];
     for (const width of ["desktop", "phone"] as const) {
       for (const [name, path] of pages) {
