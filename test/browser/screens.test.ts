@@ -1,14 +1,18 @@
 /**
  * Every console and OAuth page in Chromium at a desktop width (1280) and a
  * phone width (390), with the data a person sees in daily use: a sign-off and
- * a question waiting in the inbox, a task with its history, two agents, a
- * webhook, a token list, the trash. Each page is saved as
+ * a question waiting in the inbox, a task with its history and its editing
+ * views, three agents (one with a pending action), a webhook, a token list,
+ * the trash, the policy pages and the confirmation steps. Each page is saved as
  * screenshots/screens/<page>-<width>.png and measured for what a person
  * notices: nothing wider than the screen, the reject box's placeholder shown
  * whole, the Pause buttons in one line, the Settings labels in line, tool
  * names never broken inside a word, and the same header on the OAuth pages as
- * in the console. With SAVE_DOC_IMAGES=1 it also writes the README's two
- * images, docs/images/inbox.png and docs/images/consent.png:
+ * in the console. Each is checked with axe-core (0 serious or critical
+ * violations at either width, listed in screens/axe.json) and walked by
+ * keyboard alone (Tab reaches every control, each with a visible focus).
+ * With SAVE_DOC_IMAGES=1 it also writes the README's
+ * images docs/images/inbox.png, consent.png and task.png:
  *   SAVE_DOC_IMAGES=1 npx vitest run --config vitest.browser.config.ts test/browser/screens.test.ts
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -214,6 +218,11 @@ describe("every page at desktop and phone width", () => {
       await page.setViewportSize({ width: 1000, height: 760 });
       await page.goto(auth.url);
       await page.screenshot({ path: join(out, "consent.png"), fullPage: false });
+      // A task's page with its edit form open, and the side column's holder, snooze, block and project.
+      await page.setViewportSize({ width: 1100, height: 1000 });
+      await page.goto(`${base}/tasks/${taskId}`);
+      await page.getByText("Edit the task", { exact: true }).click();
+      await page.screenshot({ path: join(out, "task.png"), fullPage: false });
     }
   }, 240_000);
 });
