@@ -20,6 +20,7 @@ import { ROOT } from "../../scripts/lib/d1.ts";
 import { connect, type McpSession } from "../../scripts/lib/e2e-harness.ts";
 import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 import { pushService } from "../push/push-service.ts";
+import { seriousViolations } from "./axe.ts";
 import { adminCli, taskgate } from "./context.ts";
 import { expectSafeHeaders, pageText } from "./expect-page.ts";
 
@@ -202,6 +203,24 @@ describe("the service worker", () => {
     await page.locator("#h-push").scrollIntoViewIfNeeded();
     const shot = await screenshot(page, "settings-push");
     if (process.env.SAVE_DOC_IMAGES === "1") copyFileSync(shot, join(ROOT, "docs", "images", "settings-push.png"));
+  });
+
+  it("Remove asks first: the confirmation names the device, Cancel keeps it, confirming removes it", async () => {
+    const base = taskgate().base;
+    await page.goto(`${base}/settings`);
+    const device = page.locator("ul.devices > li");
+    expect(await device.count()).toBe(1);
+    await Promise.all([page.waitForNavigation(), device.getByRole("button", { name: "Remove" }).click()]);
+    expect(new URL(page.url()).pathname).toBe("/confirm/remove_device");
+    expect(await page.locator("h1").innerText()).toMatch(/^Remove “Chrome on Linux.*”\?$/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await Promise.all([page.waitForNavigation(), page.getByRole("link", { name: "Cancel" }).click()]);
+    expect(new URL(page.url()).pathname).toBe("/settings");
+    expect(await device.count(), "Cancel changes nothing").toBe(1);
+    await Promise.all([page.waitForNavigation(), device.getByRole("button", { name: "Remove" }).click()]);
+    await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Remove the device" }).click()]);
+    expect(new URL(page.url()).pathname).toBe("/settings");
+    expect(await device.count(), "confirmed, the device is gone").toBe(0);
   });
 
   it("a payload pointing off-site opens Taskgate's own start page; signed out, the click goes through sign-in with the way back to the task", async () => {
