@@ -125,14 +125,6 @@ export const TASK_PART_ACTIONS: Record<string, ActionSpec> = {
     args: (f) => ({ task_id: one(f, "task_id"), labels: one(f, "labels") ? [one(f, "labels")] : [] }),
     done: (r, f) => ((r.removed ?? []).length ? `Removed the label ${short(r.removed[0])}.` : `The task did not carry the label ${short(one(f, "labels"))}; nothing changed.`),
   },
-  unblock: {
-    tool: "remove_dependency",
-    args: (f) => ({ task_id: one(f, "task_id"), depends_on_id: one(f, "depends_on_id") }),
-    done: (r) =>
-      r.changed
-        ? `${short(r.task?.title)} no longer waits on ${short(r.depends_on?.title)}.`
-        : `${short(r.task?.title)} did not wait on ${short(r.depends_on?.title)}; nothing changed.`,
-  },
   add_dependency: {
     tool: "add_dependency",
     args: (f) => ({ task_id: one(f, "task_id"), depends_on_id: one(f, "depends_on_id") }),

@@ -168,7 +168,7 @@ export const Dependencies: FC<{ view: View; data: Data; t: TaskRow; dep: DepSear
         </div>
       ) : null}
       <h3>Blocks</h3>
-      {removable(data.blocks, "unblock", { depends_on_id: t.id }, "task_id")}
+      {removable(data.blocks, "remove_dependency", { depends_on_id: t.id }, "task_id")}
       {data.subtasks.length ? <><h3>Subtasks</h3><Refs items={data.subtasks} none="" /></> : null}
       {data.subtaskCount > data.subtasks.length ? <p class="hint">and {plural(data.subtaskCount - data.subtasks.length, "more subtask")}</p> : null}
       <p class="hint">{editing ? <a href={`${here}#h-deps`}>Done changing dependencies</a> : <a href="?edit=deps#h-deps">Change dependencies</a>}</p>
