@@ -9,37 +9,20 @@
  * removing a push device share the step; test/console-confirm.test.ts and
  * test/push.test.ts prove them through the routes.)
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, newPersonContext, screenshot } from "../../scripts/lib/browser.ts";
-import { connect, type McpSession } from "../../scripts/lib/e2e-harness.ts";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { screenshot } from "../../scripts/lib/browser.ts";
+import { connect } from "../../scripts/lib/e2e-harness.ts";
 import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 import { seriousViolations } from "./axe.ts";
 import { adminCli, taskgate } from "./context.ts";
+import { browserStage, flash, PASSWORD, WIDTHS } from "./stage.ts";
 import { horizontalOverflow } from "./layout.ts";
 
-const PASSWORD = "correct horse battery";
-const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 /** A title an agent (or anyone) may write: one very long word and a right-to-left override. */
 const HOSTILE = `Launch \u202eevil\u202c ${"W".repeat(180)} plan`;
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const sessions: McpSession[] = [];
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await Promise.allSettled(sessions.map((s) => s.close()));
-  for (const c of contexts) await c.close().catch(() => {});
-  await browser?.close();
-});
-
-async function flash(page: Page): Promise<string> {
-  return (await page.locator("main > .flash").innerText()).trim();
-}
+const stage = browserStage();
 
 const heading = (page: Page) => page.locator("h1").innerText();
 const facts = (page: Page) => page.locator("section.confirm ul.facts > li").allInnerTexts();
@@ -71,8 +54,7 @@ describe("projects, and confirming what cannot wait, in Chromium", () => {
     const email = `confirm.${Date.now().toString(36)}@example.com`;
     const invite = await adminCli(["invite", "--account", account.id, "--email", email, "--url", base]);
     // JavaScript on only so axe can run and the test can measure and hand-edit a form: the pages carry none.
-    const context = await newPersonContext(browser, { javaScript: true });
-    contexts.push(context);
+    const context = await stage.context();
     const page = await context.newPage();
     await setPassword(page, invite.setup_url, PASSWORD);
     await expect.poll(() => new URL(page.url()).pathname, { timeout: 20_000 }).toBe("/");
@@ -92,7 +74,7 @@ describe("projects, and confirming what cannot wait, in Chromium", () => {
     const humanSecret = await tokenFrom("You", { scope: "Read and write", label: "my client" });
     const readerSecret = await tokenFrom("An agent", { agent: "reader", scope: "Read only", label: "reader on laptop" });
     const human = await connect(`${base}/mcp`, humanSecret, "modern");
-    sessions.push(human);
+    stage.keep(human);
 
     const { project } = await human.ok("create_project", { name: "Website" });
     const ids: string[] = [];

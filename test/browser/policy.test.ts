@@ -6,31 +6,17 @@
  * client is told at once. Saves screenshots/policy-page.png (and the phone
  * width beside it).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext } from "playwright-core";
-import { launchBrowser, newPersonContext, screenshot } from "../../scripts/lib/browser.ts";
-import { connect, type McpSession } from "../../scripts/lib/e2e-harness.ts";
+import { describe, expect, it } from "vitest";
+import { screenshot } from "../../scripts/lib/browser.ts";
+import { connect } from "../../scripts/lib/e2e-harness.ts";
 import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 import { seriousViolations } from "./axe.ts";
 import { adminCli, taskgate } from "./context.ts";
+import { browserStage, PASSWORD, WIDTHS } from "./stage.ts";
 import { brokenNames, horizontalOverflow } from "./layout.ts";
 
-const PASSWORD = "correct horse battery";
-const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const sessions: McpSession[] = [];
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await Promise.allSettled(sessions.map((s) => s.close()));
-  for (const c of contexts) await c.close().catch(() => {});
-  await browser?.close();
-});
+const stage = browserStage();
 
 describe("the policy page in Chromium", () => {
   it("has no serious axe violation at either width, fits the screen, and Careful is chosen and saved by keyboard", async () => {
@@ -38,13 +24,12 @@ describe("the policy page in Chromium", () => {
     const account = await adminCli(["create-account", "--name", "Policy in the browser"]);
     const token = await adminCli(["create-token", "--account", account.id, "--kind", "agent", "--scope", "write", "--agent", "release-bot", "--label", "release-bot in CI"]);
     const agent = await connect(`${base}/mcp`, token.token, "modern");
-    sessions.push(agent);
+    stage.keep(agent);
     await agent.ok("create_project", { name: "Website" });
     const email = `policy.${Date.now().toString(36)}@example.com`;
     const invite = await adminCli(["invite", "--account", account.id, "--email", email, "--url", base]);
     // JavaScript on only so axe can run and the test can measure: the pages carry none.
-    const context = await newPersonContext(browser, { javaScript: true });
-    contexts.push(context);
+    const context = await stage.context();
     const page = await context.newPage();
     await setPassword(page, invite.setup_url, PASSWORD);
     await expect.poll(() => new URL(page.url()).pathname, { timeout: 20_000 }).toBe("/");

@@ -9,36 +9,19 @@
  * forms open at 1280 and 390 wide, and a long hostile label and step keep the
  * phone width without sideways scroll.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, newPersonContext, screenshot } from "../../scripts/lib/browser.ts";
-import { connect, type McpSession } from "../../scripts/lib/e2e-harness.ts";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { screenshot } from "../../scripts/lib/browser.ts";
+import { connect } from "../../scripts/lib/e2e-harness.ts";
 import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 import { seriousViolations } from "./axe.ts";
 import { adminCli, taskgate } from "./context.ts";
+import { browserStage, flash, PASSWORD, WIDTHS } from "./stage.ts";
 import { horizontalOverflow } from "./layout.ts";
 
-const PASSWORD = "correct horse battery";
-const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 const HOSTILE = `\u202Eevil${"x".repeat(180)}\u202C`;
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const sessions: McpSession[] = [];
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await Promise.allSettled(sessions.map((s) => s.close()));
-  for (const c of contexts) await c.close().catch(() => {});
-  await browser?.close();
-});
-
-async function flash(page: Page): Promise<string> {
-  return (await page.locator("main > .flash").innerText()).trim();
-}
+const stage = browserStage();
 
 /** Clicks a form's button and waits for the page it comes back to. */
 async function press(page: Page, button: ReturnType<Page["getByRole"]>): Promise<void> {
@@ -57,9 +40,9 @@ describe("the task page's parts in Chromium", () => {
       adminCli(["invite", "--account", account.id, "--email", email, "--url", base]),
     ]);
     const agent = await connect(`${base}/mcp`, agentToken.token, "modern");
-    sessions.push(agent);
+    stage.keep(agent);
     const me = await connect(`${base}/mcp`, personToken.token, "modern");
-    sessions.push(me);
+    stage.keep(me);
     await me.ok("update_account_settings", { time_zone: "Europe/Berlin" });
 
     const { task } = await agent.ok("create_task", { title: "Ship the release" });
@@ -72,8 +55,7 @@ describe("the task page's parts in Chromium", () => {
       task_id: task.id, provider: "google", event_id: "evt-agent-1", title: "Release sync", starts_at: "2026-12-07T08:00:00Z", ends_at: "2026-12-07T09:30:00Z",
     });
     // JavaScript on only so axe can run and the test can measure: the pages carry none.
-    const context = await newPersonContext(browser, { javaScript: true });
-    contexts.push(context);
+    const context = await stage.context();
     const page = await context.newPage();
     await setPassword(page, invite.setup_url, PASSWORD);
     await expect.poll(() => new URL(page.url()).pathname, { timeout: 20_000 }).toBe("/");
