@@ -111,8 +111,9 @@ describe("the webhooks page", () => {
     expect(shown.html).toContain("<code>https://hooks.example.test/every-box</code> receives all events, those added later too.");
     const stored = async (url: string) => (await hooksOf(p.acc.accountId)).find((h) => h.url === url)?.events;
     expect(await stored("https://hooks.example.test/every-box")).toBe("all");
-    // The page's own default leaves run.stale unticked: that is a choice, kept as the list.
-    await addAndShow(p, "https://hooks.example.test/default-boxes", boxes.filter((t) => t !== "run.stale"));
+    // The page's own default leaves run.stale and task.handed_off unticked: that is a choice, kept as the list.
+    expect([...form.matchAll(/<input type="checkbox" name="events" value="([^"]+)"\s*\/?>/g)].map((m) => m[1])).toEqual(["run.stale", "task.handed_off"]);
+    await addAndShow(p, "https://hooks.example.test/default-boxes", boxes.filter((t) => t !== "run.stale" && t !== "task.handed_off"));
     expect(await stored("https://hooks.example.test/default-boxes")).toBe("approval.requested,approval.answered,approval.withdrawn,approval.decided,task.completed,task.rejected,claim.lapsed");
 
     const listed = (await open(p.b, "/webhooks")).html;

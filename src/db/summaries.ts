@@ -239,6 +239,9 @@ export const SETTING_CHANGE = summary("{field} = {value}");
 // assign_task, snooze_task
 export const ASSIGNED = summary("assigned to {assignee}");
 export const UNASSIGNED = summary("cleared the assignee");
+// assign_task: the holder's or a person's release, and the holder's hand-off
+export const RELEASED = summary("released by {by} (held by {holder}); now {status} and unassigned");
+export const HANDED_OFF = summary("handed off by {from} to {to}, who holds it now (lease until {until})");
 export const SNOOZED = summary("snoozed until {until}");
 export const UNSNOOZED = summary("ended the snooze");
 // create_project, comment_on_task, edit_step, link_calendar_event
@@ -287,6 +290,6 @@ export const SUMMARIES: Record<string, Summary<string>> = {
   CREATED_TASK, UPDATED_TASK, UPDATED_SETTINGS, SETTING_CHANGE, ASSIGNED, UNASSIGNED, SNOOZED, UNSNOOZED, CREATED_PROJECT, COMMENTED,
   EDITED_STEP, LINKED_EVENT, WITHDREW, ASKED_QUESTION, REQUESTED_SIGNOFF, ANSWERED_QUESTION, ANSWER_REASON, ANSWER_CHOICE, ANSWER_WORDS,
   ENDED_APP_CONNECTION, PURGED_SCHEDULED, CREATED_REPEATING, UPDATED_REPEATING, SERIES_ENDS, NEXT_OCCURRENCE, CREATED_OCCURRENCE, SAVED_TO_CONNECTOR, DISCONNECTED, CREATED_TOKEN_IN_CONSOLE,
-  SET_DISPLAY_NAME, SET_AGENT_POLICY, SET_CONNECTION_POLICY, ASKED_ACTION, ACTION_EXPIRED, APPROVED_ACTION, REJECTED_ACTION,
+  RELEASED, HANDED_OFF, SET_DISPLAY_NAME, SET_AGENT_POLICY, SET_CONNECTION_POLICY, ASKED_ACTION, ACTION_EXPIRED, APPROVED_ACTION, REJECTED_ACTION,
   DELETED_SUBTASKS: DELETED_SUBTASKS.summary, MOVED_SUBTASKS: MOVED_SUBTASKS.summary,
 } as unknown as Record<string, Summary<string>>;

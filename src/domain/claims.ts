@@ -34,7 +34,7 @@ export const LEASE_MINUTES = { default: 30, min: 1, max: 1440 } as const;
 /** What a refused call would have done, for the tools whose verb is not "change it". */
 const DOING: Record<string, string> = {
   claim_task: "take it over",
-  assign_task: "reassign it",
+  assign_task: "release or reassign it",
   start_run: "start a run on it",
   log_run_event: "log to a run on it",
   finish_run: "finish a run on it",

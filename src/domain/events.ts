@@ -8,7 +8,7 @@
 import { ID_PREFIX, newId } from "./ids.ts";
 import type { PersonRef } from "./principal.ts";
 
-export const EVENT_TYPES = ["approval.requested", "approval.answered", "approval.withdrawn", "approval.decided", "task.completed", "task.rejected", "run.stale", "claim.lapsed"] as const;
+export const EVENT_TYPES = ["approval.requested", "approval.answered", "approval.withdrawn", "approval.decided", "task.completed", "task.rejected", "run.stale", "claim.lapsed", "task.handed_off"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(s: string): s is EventType {
@@ -100,6 +100,18 @@ export interface EventData {
     taken_over_by: string | null;
     /** The old holder's run, marked stale. */
     stale_run_id: string | null;
+  };
+  /** The agent that held a task gave it to another agent (assign_task), which holds it now with a new lease. */
+  "task.handed_off": {
+    task: EventTask;
+    /** The agent that held it and gave it away. */
+    from: string;
+    /** The agent that holds it now. */
+    to: string;
+    /** When the receiver's new lease lapses unless renewed. */
+    claim_expires_at: string | null;
+    /** The giver's running runs on the task, ended as cancelled. */
+    runs_ended: string[];
   };
 }
 

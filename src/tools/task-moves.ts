@@ -14,18 +14,19 @@ import {
   toTask, type TaskRow, type TaskWithTrash,
 } from "../db/tasks.ts";
 import { moveToTrash } from "../db/trash.ts";
-import { endTaskRuns } from "../db/runs.ts";
 import { NO_LEASE } from "../db/claims.ts";
+import { ANY_HOLDER, endRunsOfReassigned, holderIn, reassignedSummary, reassignSet, selectHolder } from "../db/releases.ts";
 import { LEASE_MINUTES, leaseEnd, PERSON_ASSIGNEE } from "../domain/claims.ts";
+import { eventTask, newEvent } from "../domain/events.ts";
 import { AGAIN, defineTool, named, type ToolContext } from "../catalog/tool.ts";
 import {
-  blockSet, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, movable, movedTaskSummary, selectTaskNow, differs, setColumn,
-  taskSummary, unblockSet, unblockedSummary, assignSet,
+  blockSet, blockedSummary, BLOCKABLE, BLOCKED, deletedTaskSummary, liveTaskIs, movable, movedTaskSummary, selectTaskNow, differs, setColumn,
+  setTask, taskSummary, unblockSet, unblockedSummary,
 } from "../db/task-writes.ts";
-import { ADDED_SUBTASKS, ASSIGNED, SNOOZED, UNASSIGNED, UNSNOOZED, plural, SUBTASK_ITEM, LIST_SEPARATOR } from "../db/summaries.ts";
+import { ADDED_SUBTASKS, SNOOZED, UNSNOOZED, plural, SUBTASK_ITEM, LIST_SEPARATOR } from "../db/summaries.ts";
 import { setLiveTask } from "./live-task.ts";
 import { actorNameArg, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
-import { taskShape, trashedShape } from "./shapes.ts";
+import { CLAIM_EXPIRES, taskShape, trashedShape } from "./shapes.ts";
 
 const notFoundHint = "list_tasks or search_tasks finds task ids";
 const taskResult = z.object({ task: taskShape, changed: z.boolean().describe("false when the task already was in that state") });
@@ -127,28 +128,82 @@ function assignedLease(ctx: ToolContext, assignee: string | null) {
   return { claim_expires_at: leaseEnd(ctx.nowMs, LEASE_MINUTES.default), claim_lease_minutes: LEASE_MINUTES.default };
 }
 
+/** What assign_task ended: the hold of whoever held the task before, and its running runs. */
+const releasedShape = z
+  .object({
+    holder: z.string().describe("who held the task: an agent's name or `human`"),
+    runs_ended: z.array(z.string()).describe("the running runs this call ended (cancelled, with the reason as summary)"),
+  })
+  .nullable()
+  .describe("the hold this call ended (a release, a hand-off or a person's reassignment of a held task); null: nobody held it");
+
 const assignTask = defineTool({
   name: "assign_task",
-  description: "Set a task's assignee. An agent's assignment is a claim with a lease. Returns task.",
-  input: z.strictObject({ task_id: taskId, assignee: actorNameArg.nullable().describe("`human` or an agent's name; null unassigns") }),
-  output: taskResult,
+  description:
+    "Set a task's assignee. An agent's assignment is a claim with a lease; its holder's null releases it (open again), its holder's agent name hands it off. Returns task, claim_expires_at, released.",
+  input: z.strictObject({
+    task_id: taskId,
+    assignee: actorNameArg.nullable().describe("`human` or an agent's name (from its holder: a hand-off); null unassigns (from its holder or a person: a release)"),
+  }),
+  output: taskResult.extend({ claim_expires_at: CLAIM_EXPIRES, released: releasedShape }),
   async handler(ctx, args) {
-    const { db, principal: p } = ctx;
+    const { db, principal: p, now } = ctx;
     const a = p.accountId;
+    const me = actorName(p);
     const lease = assignedLease(ctx, args.assignee);
+    // A hand-off: the agent that holds the task gives it to another agent (the batch reads whether it holds it).
+    const giver = p.kind === "agent" && args.assignee !== null && args.assignee !== PERSON_ASSIGNEE && args.assignee !== me ? me : null;
     return ctx.write({
       subject: `task ${args.task_id}`,
       apply(miss) {
         const known = args.assignee !== null && args.assignee !== PERSON_ASSIGNEE ? [ctx.guard(agentIsUnpaused({ accountId: a, name: args.assignee }), miss)] : [];
-        // The work is someone else's now: other agents' running runs on it end in the same batch.
-        const endOthersRuns = endTaskRuns(db, a, args.task_id, `the task was reassigned to ${args.assignee ?? "nobody"} by ${actorName(p)}`, ctx.now, { keep: args.assignee });
-        return setLiveTask(ctx, miss, {
-          taskId: args.task_id,
-          where: differs("assignee", args.assignee),
-          set: assignSet(args.assignee, lease, p.person),
-          summary: args.assignee ? ASSIGNED.text({ assignee: args.assignee }) : UNASSIGNED.text(),
-          before: [...known, endOthersRuns],
+        // The work is someone else's now, or nobody's: the other running runs on it end in the same batch, a holder's
+        // as released or handed off.
+        const reassigned = `the task was reassigned to ${args.assignee} by ${me}`;
+        const endRuns = endRunsOfReassigned(db, a, args.task_id, {
+          keep: args.assignee,
+          holder: args.assignee === null ? ANY_HOLDER : giver,
+          held: args.assignee === null ? `released: ${me} released the task` : giver ? `handed off: ${me} handed the task to ${args.assignee}` : reassigned,
+          otherwise: args.assignee === null ? `released: ${me} unassigned the task` : reassigned,
+          now,
         });
+        return ctx.commit(
+          {
+            statements: [
+              ...known,
+              ctx.guard(liveTaskIs(a, args.task_id, differs("assignee", args.assignee)), miss),
+              named("held", selectHolder(db, a, args.task_id)),
+              named("runs", endRuns),
+              named("task", setTask(db, a, args.task_id, reassignSet(args.assignee, lease, p.person), now)),
+            ],
+            activity: {
+              target: args.task_id,
+              summarySql: taskSummary(a, args.task_id, reassignedSummary({ by: me, assignee: args.assignee, giver, until: lease.claim_expires_at })),
+            },
+            events: (rows) => {
+              const from = holderIn(rows.held);
+              if (giver === null || from !== giver || args.assignee === null) return [];
+              const data = {
+                task: eventTask(toTask(rows.task[0] as TaskRow)),
+                from,
+                to: args.assignee,
+                claim_expires_at: lease.claim_expires_at,
+                runs_ended: rows.runs.map((r) => (r as { id: string }).id),
+              };
+              return [newEvent("task.handed_off", a, now, data)];
+            },
+          },
+          (rows) => {
+            const from = holderIn(rows.held);
+            const row = rows.task[0] as TaskRow;
+            return {
+              task: toTask(row),
+              changed: true,
+              claim_expires_at: row.claim_expires_at,
+              released: from === null ? null : { holder: from, runs_ended: rows.runs.map((r) => (r as { id: string }).id) },
+            };
+          },
+        );
       },
       // Missed: the task or the agent is missing, the agent is paused, or the task has this assignee already (a no-op).
       async diagnose() {
@@ -158,11 +213,12 @@ const assignTask = defineTool({
           if (!who.exists) throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
           if (who.paused_at) {
             throw conflict(
-              `agent ${args.assignee} is paused (since ${who.paused_at}), so no task can be assigned to it. A person's resume_agent lifts the pause; or assign another agent (list_agents).`,
+              `agent ${args.assignee} is paused (since ${who.paused_at}), so no task can be assigned to it. A person's resume_agent lifts the pause; or assign another agent (list_agents). ` +
+                "A paused agent is given nothing, a hand-off included.",
             );
           }
         }
-        return row.assignee === args.assignee ? unchanged(row) : AGAIN;
+        return row.assignee === args.assignee ? { ...unchanged(row), claim_expires_at: row.claim_expires_at, released: null } : AGAIN;
       },
     });
   },

@@ -35,9 +35,10 @@ export const RELATIONS: Record<string, (ids: Record<string, string>) => unknown[
   item_id: (i) => [i.item, i.stepItem, i.itemY, i.Y],
   item_ids: (i) => [i.item, i.stepItem, i.itemY].map((id) => (id ? [id] : undefined)),
   token_id: (i) => [i.token],
-  // Who is given something: the paused agent (nobody may give it anything), and the other agent.
+  // Who is given something: the paused agent (nobody may give it anything), and the other agent (from the holder: a
+  // hand-off); an assignee of nobody releases the task.
   agent: () => ["idle", "rival"],
-  assignee: () => ["idle", "rival"],
+  assignee: () => ["idle", "rival", null],
 };
 
 /**

@@ -64,6 +64,13 @@ export const TASK_SCENARIOS: Scenarios = {
   assign_task: [
     path("unassigned", "person", async (w) => ({ task_id: await newTask(w), assignee: "bot" })),
     path("assigned to someone else", "person", async (w) => ({ task_id: await newTask(w, { assignee: "bot" }), assignee: "rival" })),
+    // A release: by the holder, and by the person with the holder's run going.
+    path("released by its holder", "agent", async (w) => ({ task_id: await claimedTask(w), assignee: null })),
+    path("released by the person while its holder runs on it", "person", async (w) => {
+      const id = await claimedTask(w);
+      await w.agent.ok("start_run", { task_id: id });
+      return { task_id: id, assignee: null };
+    }),
   ],
   move_task: [
     path("into a project", "person", async (w) => ({ task_id: await richTask(w), project_id: await project(w) })),

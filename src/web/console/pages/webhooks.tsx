@@ -16,6 +16,7 @@ const EVENT_HINTS: Record<(typeof EVENT_TYPES)[number], string> = {
   "task.rejected": "a person sends a task back",
   "run.stale": "a running run has gone silent",
   "claim.lapsed": "an agent's claim on a task ran out",
+  "task.handed_off": "the agent that held a task handed it to another agent",
 };
 
 const Created: FC<{ w: NewWebhook }> = ({ w }) => (
@@ -98,7 +99,7 @@ const AddWebhook: FC<{ view: View; hooks: WebhookSummary[]; httpAllowed: boolean
           {EVENT_TYPES.map((t) => (
             <p>
               <label class="check">
-                <input type="checkbox" name="events" value={t} checked={t !== "run.stale"} />
+                <input type="checkbox" name="events" value={t} checked={t !== "run.stale" && t !== "task.handed_off"} />
                 <code>{t}</code>: {EVENT_HINTS[t]}
               </label>
             </p>
