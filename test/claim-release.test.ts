@@ -111,6 +111,8 @@ describe.each(ERAS)("release and hand-off (%s era)", (era) => {
     expect(run.agent).toBe("beta");
     expect(await alpha.fails("start_run", { task_id: taskId })).toContain(`task ${taskId} is claimed by agent beta`);
     expect(await alpha.fails("assign_task", { task_id: taskId, assignee: null })).toContain(`task ${taskId} is claimed by agent beta`);
+    // A repeat of the hand-off is another agent's call now (C1 before C7): refused naming the new holder.
+    expect(await alpha.fails("assign_task", { task_id: taskId, assignee: "beta" })).toContain(`task ${taskId} is claimed by agent beta`);
     expect((await beta.ok("list_my_tasks", {})).items.map((t: { id: string }) => t.id)).toContain(taskId);
 
     await waitFor("the task.handed_off delivery", () => seen.some((r) => r.url === hook.webhook.url));
