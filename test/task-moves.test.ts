@@ -161,7 +161,7 @@ describe("assign_task", () => {
     const h = await c.ok("assign_task", { task_id: t.id, assignee: "human" });
     expect(h.task).toMatchObject({ assignee: "human", version: 3 });
     const before = await snapshotDb();
-    expect(await c.ok("assign_task", { task_id: t.id, assignee: "human" })).toEqual({ task: h.task, changed: false, claim_expires_at: null, released: null });
+    expect(await c.ok("assign_task", { task_id: t.id, assignee: "human" })).toEqual({ task: h.task, changed: false, released: null, runs_ended: [] });
     expect(await snapshotDb()).toBe(before);
     expect((await c.ok("assign_task", { task_id: t.id, assignee: null })).task.assignee).toBeNull();
     expect((await c.ok("assign_task", { task_id: t.id, assignee: null })).changed).toBe(false);

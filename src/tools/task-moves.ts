@@ -26,10 +26,10 @@ import {
 import { ADDED_SUBTASKS, SNOOZED, UNSNOOZED, plural, SUBTASK_ITEM, LIST_SEPARATOR } from "../db/summaries.ts";
 import { setLiveTask } from "./live-task.ts";
 import { actorNameArg, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
-import { CLAIM_EXPIRES, taskShape, trashedShape } from "./shapes.ts";
+import { taskShape, trashedShape } from "./shapes.ts";
 
 const notFoundHint = "list_tasks or search_tasks finds task ids";
-const taskResult = z.object({ task: taskShape, changed: z.boolean().describe("false when the task already was in that state") });
+const taskResult = z.object({ task: taskShape, changed: z.boolean() });
 
 const unchanged = (row: TaskRow) => ({ task: toTask(row), changed: false });
 
@@ -128,24 +128,11 @@ function assignedLease(ctx: ToolContext, assignee: string | null) {
   return { claim_expires_at: leaseEnd(ctx.nowMs, LEASE_MINUTES.default), claim_lease_minutes: LEASE_MINUTES.default };
 }
 
-/** What assign_task ended: the hold of whoever held the task before, and its running runs. */
-const releasedShape = z
-  .object({
-    holder: z.string().describe("who held the task: an agent's name or `human`"),
-    runs_ended: z.array(z.string()).describe("the running runs this call ended (cancelled, with the reason as summary)"),
-  })
-  .nullable()
-  .describe("the hold this call ended (a release, a hand-off or a person's reassignment of a held task); null: nobody held it");
-
 const assignTask = defineTool({
   name: "assign_task",
-  description:
-    "Set a task's assignee. An agent's assignment is a claim with a lease; its holder's null releases it (open again), its holder's agent name hands it off. Returns task, claim_expires_at, released.",
-  input: z.strictObject({
-    task_id: taskId,
-    assignee: actorNameArg.nullable().describe("`human` or an agent's name (from its holder: a hand-off); null unassigns (from its holder or a person: a release)"),
-  }),
-  output: taskResult.extend({ claim_expires_at: CLAIM_EXPIRES, released: releasedShape }),
+  description: "Set a task's assignee; an agent's is a claim with a lease. The holder's null releases it, an agent's name hands it off. Returns task, released (whose hold ended).",
+  input: z.strictObject({ task_id: taskId, assignee: actorNameArg.nullable().describe("`human` or an agent's name; null unassigns") }),
+  output: taskResult.extend({ released: z.string().nullable(), runs_ended: z.array(z.string()) }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
@@ -196,12 +183,7 @@ const assignTask = defineTool({
           (rows) => {
             const from = holderIn(rows.held);
             const row = rows.task[0] as TaskRow;
-            return {
-              task: toTask(row),
-              changed: true,
-              claim_expires_at: row.claim_expires_at,
-              released: from === null ? null : { holder: from, runs_ended: rows.runs.map((r) => (r as { id: string }).id) },
-            };
+            return { task: toTask(row), changed: true, released: from, runs_ended: rows.runs.map((r) => (r as { id: string }).id) };
           },
         );
       },
@@ -218,7 +200,7 @@ const assignTask = defineTool({
             );
           }
         }
-        return row.assignee === args.assignee ? { ...unchanged(row), claim_expires_at: row.claim_expires_at, released: null } : AGAIN;
+        return row.assignee === args.assignee ? { ...unchanged(row), released: null, runs_ended: [] } : AGAIN;
       },
     });
   },

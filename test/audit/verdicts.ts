@@ -11,7 +11,7 @@ import { describeChange, DESTRUCTIVE_EFFECTS, substantive, type Change, type Eff
  */
 export const CALL_REPORT_KEYS: ReadonlySet<string> = new Set([
   "changed", "created", "added", "removed", "moved", "revoked", "restored", "already_in_trash", "purged", "not_in_trash",
-  "removed_from_tasks", "item_count", "closed_approval", "taken_over_from", "released",
+  "removed_from_tasks", "item_count", "closed_approval", "taken_over_from", "released", "runs_ended",
 ]);
 const PRESENCE_KEYS: ReadonlySet<string> = new Set(["last_used_at", "last_seen_at"]);
 const LEASE_KEYS: ReadonlySet<string> = new Set(["claim_expires_at"]);
