@@ -36,7 +36,7 @@ export const taskShape = z.object({
   updated_at: z.string(),
   completed_at: z.string().nullable(),
   recurrence: z.string().nullable().describe("RRULE, in the account's time zone"),
-  series_id: z.string().nullable().describe("a recurring task's series"),
+  series_id: z.string().nullable(),
 });
 
 export const taskList = z.object({ items: z.array(taskShape), next_cursor: z.string().nullable() });

@@ -60,6 +60,12 @@ export const TASK_SCENARIOS: Scenarios = {
     path("a lapsed claim taken over", "rival", async (w) => ({ task_id: await lapsedClaim(w, "agent") })),
     path("a person claims", "person", async (w) => ({ task_id: await newTask(w) })),
     path("assigned to it by a person", "agent", async (w) => ({ task_id: await newTask(w, { assignee: "bot" }) })),
+    // Without task_id the next ready task: the repeat claims another one (so claim_task is not convergent).
+    path("the next ready task", "agent", async (w) => {
+      await newTask(w, { title: "Ready one", priority: "urgent" });
+      await newTask(w, { title: "Ready two", priority: "urgent" });
+      return {};
+    }),
   ],
   assign_task: [
     path("unassigned", "person", async (w) => ({ task_id: await newTask(w), assignee: "bot" })),
