@@ -2,8 +2,11 @@
  * claim_task without task_id through real SDK clients, both eras, against real
  * D1: eight agents asking at once over eight ready tasks each get a different
  * one, none of the tasks that are not ready (waiting on unfinished work,
- * snoozed, held by another agent) is handed out, and a ninth call is told
- * nothing is ready, with what waits.
+ * snoozed, held by another agent, overlapping the scope of a held task) is
+ * handed out, and a ninth call is told nothing is ready, with what waits.
+ * Scopes: an agent's claim by id of a task overlapping a held scope is
+ * refused naming the holder and the areas, the next-ready claim skips it,
+ * disjoint scopes go ahead, and a person is told of the overlap, not refused.
  */
 import { describe, expect, it } from "vitest";
 import { connect, createToken, ERAS, seedAccount, type Era, type TestClient } from "./helpers.ts";
@@ -22,19 +25,22 @@ describe.each(ERAS)("claim_task, the next ready task (%s)", (era) => {
     const agents = await Promise.all(Array.from({ length: 8 }, (_, i) => agentClient(acc.accountId, `worker${i}`, era)));
     const late = await agentClient(acc.accountId, "late", era);
 
-    // Not ready: held by another agent, waiting on it, snoozed.
-    const held = (await person.ok("create_task", { title: "Held by holder", priority: "urgent" })).task.id as string;
+    // Not ready: held by another agent, waiting on it, snoozed, overlapping the held one's scope.
+    const held = (await person.ok("create_task", { title: "Held by holder", priority: "urgent", scope: ["src/db/**"] })).task.id as string;
     await holder.ok("claim_task", { task_id: held });
     const waits = (await person.ok("create_task", { title: "Waits on the held one", priority: "urgent" })).task.id as string;
     await person.ok("add_dependency", { task_id: waits, depends_on_id: held });
     const snoozed = (await person.ok("create_task", { title: "Snoozed", priority: "urgent" })).task.id as string;
     await person.ok("snooze_task", { task_id: snoozed, until: new Date(Date.now() + DAY).toISOString() });
-    const notReady = new Set([held, waits, snoozed]);
+    const scopedOut = (await person.ok("create_task", { title: "Same files", priority: "urgent", scope: ["src/db/tasks.ts"] })).task.id as string;
+    const notReady = new Set([held, waits, snoozed, scopedOut]);
 
     const ready: string[] = [];
     for (let i = 0; i < 8; i++) {
       const priority = i === 5 ? "urgent" : "normal";
-      ready.push((await person.ok("create_task", { title: `Ready ${i}`, priority })).task.id);
+      // One with a scope beside the held one's: disjoint, so ready.
+      const scope = i === 2 ? { scope: ["docs/**", "billing"] } : {};
+      ready.push((await person.ok("create_task", { title: `Ready ${i}`, priority, ...scope })).task.id);
     }
 
     const answers = await Promise.all(agents.map((c) => c.call("claim_task", {})));
@@ -56,7 +62,7 @@ describe.each(ERAS)("claim_task, the next ready task (%s)", (era) => {
     const none = await late.ok("claim_task", {});
     expect(none.task).toBeNull();
     expect(none.changed).toBe(false);
-    expect(none.nothing_ready).toMatchObject({ waiting_on_dependencies: 1, snoozed: 1, held: 9, scoped_out: 0 });
+    expect(none.nothing_ready).toMatchObject({ waiting_on_dependencies: 1, snoozed: 1, held: 9, scoped_out: 1 });
     expect(none.nothing_ready.earliest_ready_at).not.toBeNull();
 
     await Promise.all([person, holder, late, ...agents].map((c) => c.close()));
@@ -80,5 +86,47 @@ describe.each(ERAS)("claim_task, the next ready task (%s)", (era) => {
     expect((await bot.ok("claim_task", {})).task.id).toBe(outside);
     expect(await bot.fails("claim_task", { task_id: outside, project_id: project.id })).toMatch(/leave them out when you name task_id/);
     await Promise.all([person, bot].map((c) => c.close()));
+  });
+
+  it("scopes: an overlapping claim by id is refused naming holder and areas, skipped by the next-ready claim; disjoint goes ahead; a person is told", async () => {
+    const acc = await seedAccount(`Scopes ${era}`, "alpha");
+    const person = await connect(acc.human, era);
+    const alpha = await connect(acc.agent, era);
+    const beta = await agentClient(acc.accountId, "beta", era);
+    const mk = async (title: string, scope: string[], priority = "normal") => (await person.ok("create_task", { title, scope, priority })).task.id as string;
+    const migration = await mk("Migrate the tasks table", ["src/db/**", "Billing"]);
+    await alpha.ok("claim_task", { task_id: migration });
+    expect((await person.ok("get_task", { task_id: migration })).scope).toEqual(["src/db/**", "billing"]);
+
+    const overlapping = await mk("Index the tasks table", ["src/db/tasks.ts"], "urgent");
+    const byName = await mk("Invoice layout", ["billing"], "urgent");
+    const disjoint = await mk("Docs", ["docs/*.md", "src/web/**"]);
+
+    const refused = await beta.fails("claim_task", { task_id: overlapping });
+    expect(refused).toContain(`held by alpha`);
+    expect(refused).toContain(migration);
+    expect(refused).toContain("src/db/tasks.ts overlaps src/db/**");
+    expect(await beta.fails("claim_task", { task_id: byName })).toContain("billing overlaps billing");
+    // The holder itself is not held back by its own scope.
+    const next = await beta.ok("claim_task", {});
+    expect(next.task.id).toBe(disjoint);
+    const none = await beta.ok("claim_task", {});
+    expect(none.task).toBeNull();
+    expect(none.nothing_ready.scoped_out).toBe(2);
+
+    // A person is never refused for a scope, but is told.
+    const mine = await person.ok("claim_task", { task_id: overlapping });
+    expect(mine.task.assignee).toBe("human");
+    expect(mine.scope_overlap).toContain(`task ${migration}`);
+    expect(mine.scope_overlap).toContain("held by alpha");
+    const freed = await person.ok("claim_task", {});
+    expect(freed.task.id).toBe(byName);
+    expect(freed.scope_overlap).toContain("billing overlaps billing");
+
+    // update_task sets and clears it; bad input is named.
+    await person.ok("update_task", { task_id: disjoint, scope: [] });
+    expect((await person.ok("get_task", { task_id: disjoint })).scope).toEqual([]);
+    expect(await person.fails("update_task", { task_id: disjoint, scope: ["../up"] })).toMatch(/scope\.0: must not contain `\.\.`/);
+    await Promise.all([person, alpha, beta].map((c) => c.close()));
   });
 });

@@ -11,6 +11,7 @@ import { PERSON_ASSIGNEE } from "../domain/claims.ts";
 import { readBatch } from "./batch.ts";
 import { UNFINISHED } from "./dependencies.ts";
 import { TASK_COLUMNS } from "./tasks.ts";
+import { overlapSql } from "./scopes-sql.ts";
 
 /** Who asks, and what it narrows the choice to. */
 export interface NextFilter {
@@ -52,13 +53,28 @@ function narrowed(f: NextFilter): Condition {
 /** Open, and the caller's to take: unassigned or assigned to it. */
 const OPEN_FOR = "t.status = 'open' AND (t.assignee IS NULL OR t.assignee = ?)";
 
-/** Ready: open for the caller, not snoozed, waiting on nothing unfinished (binds: narrowed's, caller, now). */
-function ready(f: NextFilter): Condition {
+/**
+ * The task (alias `t`) overlaps the scope of a live task another holds (binds:
+ * caller, now); the holding task is `h`. Open statuses never hold, so the index
+ * on (account_id, status) finds the held ones.
+ */
+export const SCOPED_OUT = `t.scope IS NOT NULL AND EXISTS (SELECT 1 FROM tasks h
+  WHERE h.account_id = t.account_id AND h.status IN ('in_progress', 'blocked', 'awaiting_approval') AND h.trash_id IS NULL
+    AND h.id <> t.id AND h.scope IS NOT NULL AND ${HELD_BY_OTHER("h")} AND ${overlapSql("t.scope", "h.scope")})`;
+
+/** Open for the caller, not snoozed, waiting on nothing unfinished, scopes aside (binds: narrowed's, caller, now). */
+function readyButScopes(f: NextFilter): Condition {
   const n = narrowed(f);
   return {
     sql: `${n.sql} AND ${OPEN_FOR} AND (t.snoozed_until IS NULL OR t.snoozed_until <= ?) AND NOT ${WAITS}`,
     binds: [...n.binds, f.caller, f.now],
   };
+}
+
+/** Ready: and, for an agent, overlapping no scope another holds. */
+function ready(f: NextFilter): Condition {
+  const r = readyButScopes(f);
+  return f.agent ? { sql: `${r.sql} AND NOT (${SCOPED_OUT})`, binds: [...r.binds, f.caller, f.now] } : r;
 }
 
 /** Most urgent first: priority, then the earliest due (none last), then the oldest; the id breaks ties so the pick is one row. */
@@ -97,10 +113,13 @@ export function selectPicked(db: D1Database, accountId: string, activityId: stri
   return db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = ${PICKED} AND t.account_id = ?`).bind(activityId, accountId);
 }
 
-/** How many tasks are still ready for the caller (after the claim, in the same batch). */
+/** Counted up to this many: what the answer says is left, at a bounded cost. */
+export const READY_LEFT_CAP = 100;
+
+/** How many tasks are still ready for the caller (after the claim, in the same batch), up to READY_LEFT_CAP. */
 export function countReady(db: D1Database, f: NextFilter): D1PreparedStatement {
   const r = ready(f);
-  return db.prepare(`SELECT count(*) AS n FROM tasks t WHERE ${r.sql}`).bind(...r.binds);
+  return db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM tasks t WHERE ${r.sql} LIMIT ${READY_LEFT_CAP})`).bind(...r.binds);
 }
 
 /** Why nothing is ready: what waits, and the earliest time something may become ready. */
@@ -121,7 +140,9 @@ export interface NothingReady {
 export async function readNothingReady(db: D1Database, f: NextFilter): Promise<NothingReady & { ready: number }> {
   const n = narrowed(f);
   const r = ready(f);
+  const b = readyButScopes(f);
   const rows = await readBatch(db, {
+    scoped: db.prepare(`SELECT count(*) AS n FROM tasks t WHERE ${b.sql} AND ${SCOPED_OUT}`).bind(...b.binds, f.caller, f.now),
     ready: db.prepare(`SELECT count(*) AS n FROM tasks t WHERE ${r.sql}`).bind(...r.binds),
     waits: db.prepare(`SELECT count(*) AS n FROM tasks t WHERE ${n.sql} AND ${OPEN_FOR} AND ${WAITS}`).bind(...n.binds, f.caller),
     snoozed: db
@@ -141,7 +162,39 @@ export async function readNothingReady(db: D1Database, f: NextFilter): Promise<N
     waiting_on_dependencies: one("waits").n,
     snoozed: one("snoozed").n,
     held: one("held").n,
-    scoped_out: 0,
+    scoped_out: f.agent ? one("scoped").n : 0,
     earliest_ready_at: times[0] ?? null,
   };
+}
+
+/** Guard for an agent's claim by id: the task overlaps no scope another holds. */
+export function scopeFree(c: { taskId: string; accountId: string; caller: string; now: string }): Condition {
+  return { sql: `NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = ? AND t.account_id = ? AND ${SCOPED_OUT})`, binds: [c.taskId, c.accountId, c.caller, c.now] };
+}
+
+/** A held task whose scope overlaps the task's: who holds it, and both scopes (columns). */
+export interface ScopeHolder {
+  id: string;
+  title: string;
+  holder: string;
+  theirs: string;
+  mine: string;
+}
+
+/** The live tasks others hold whose scope overlaps the task's (`task`, an SQL expression; binds: caller, now, then its own), oldest first. */
+const scopeHolders = (task: string) =>
+  `SELECT h.id, h.title, h.assignee AS holder, h.scope AS theirs, t.scope AS mine
+     FROM tasks t JOIN tasks h ON h.account_id = t.account_id AND h.status IN ('in_progress', 'blocked', 'awaiting_approval')
+      AND h.trash_id IS NULL AND h.id <> t.id AND h.scope IS NOT NULL AND ${HELD_BY_OTHER("h")} AND ${overlapSql("t.scope", "h.scope")}
+    WHERE t.id = ${task} AND t.account_id = ? AND t.scope IS NOT NULL
+    ORDER BY h.created_at, h.id LIMIT 20`;
+
+/** The live tasks others hold whose scope overlaps the task's. */
+export function selectScopeHolders(db: D1Database, c: { taskId: string; accountId: string; caller: string; now: string }): D1PreparedStatement {
+  return db.prepare(scopeHolders("?")).bind(c.caller, c.now, c.taskId, c.accountId);
+}
+
+/** The same for the task the batch picked (the target of its activity row `activityId`). */
+export function selectPickedScopeHolders(db: D1Database, activityId: string, c: { accountId: string; caller: string; now: string }): D1PreparedStatement {
+  return db.prepare(scopeHolders(PICKED)).bind(c.caller, c.now, activityId, c.accountId);
 }

@@ -8,7 +8,8 @@ import { toTask, type Task, type TaskRow } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
 import { leaseHolderIs, leaseStillEnds, NO_LEASE, noticeLapse, readClaimState, restartLease } from "../db/claims.ts";
 import { AGAIN, defineTool, named, type BatchStep, type Rows, type ToolContext } from "../catalog/tool.ts";
-import { claimPicked, countReady, pickNext, readNothingReady, selectPicked, someReady, type NextFilter, type NothingReady } from "../db/claim-next.ts";
+import { claimPicked, countReady, pickNext, readNothingReady, selectPicked, someReady, scopeFree, selectPickedScopeHolders, selectScopeHolders, type NextFilter, type NothingReady, type ScopeHolder } from "../db/claim-next.ts";
+import { overlapWords } from "../domain/scopes.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent } from "../domain/events.ts";
 import { idempotencyKey, projectId, taskId } from "./schemas.ts";
@@ -262,6 +263,16 @@ interface ClaimAnswer {
   changed: boolean;
   chosen: { reason: string; ready_left: number } | null;
   nothing_ready: NothingReady | null;
+  scope_overlap: string | null;
+}
+
+/** An agent's claim refused for a scope: the held tasks it overlaps, their holders and the areas. */
+async function scopeRefusal(ctx: ToolContext, c: { taskId: string; accountId: string; caller: string; now: string }): Promise<Error> {
+  const { results } = await selectScopeHolders(ctx.db, c).all<ScopeHolder>();
+  return conflict(
+    `task ${c.taskId} overlaps the scope of a task another holds: ${overlapWords(results)}. ` +
+      "While a task is held, no other agent claims a task whose scope overlaps it. Pick another task (claim_task without task_id skips it), or ask a person to decide (comment_on_task reaches them).",
+  );
 }
 
 /** Why the picked task came first, in words. */
@@ -292,19 +303,24 @@ async function claimNext(ctx: ToolContext, narrow: { project_id?: string; label?
             claimPicked(db, p.accountId, activityId, me, claimSet(me, lease, p.person), now),
             named("task", selectPicked(db, p.accountId, activityId)),
             named("left", countReady(db, filter)),
+            ...(filter.agent ? [] : [named("overlaps", selectPickedScopeHolders(db, activityId, { accountId: p.accountId, caller: me, now }))]),
           ],
           activity: { id: activityId, target: null, targetSql: pickNext(filter), summary: CLAIMED.text({ claimant: me, takeover: "" }) },
         },
         (rows) => {
           const task = toTask(rows.task[0] as TaskRow);
           const left = (rows.left[0] as { n: number }).n;
-          return { task, claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: true, chosen: { reason: chosenReason(task, left), ready_left: left }, nothing_ready: null };
+          const overlaps = (rows.overlaps ?? []) as ScopeHolder[];
+          return {
+            task, claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: true, chosen: { reason: chosenReason(task, left), ready_left: left }, nothing_ready: null,
+            scope_overlap: overlaps.length ? overlapWords(overlaps) : null,
+          };
         },
       ),
     async diagnose() {
       const { ready, ...why } = await readNothingReady(db, filter);
       if (ready > 0) return AGAIN;
-      return { task: null, claim_expires_at: null, taken_over_from: null, changed: false, chosen: null, nothing_ready: why };
+      return { task: null, claim_expires_at: null, taken_over_from: null, changed: false, chosen: null, nothing_ready: why, scope_overlap: null };
     },
   });
 }
@@ -319,7 +335,7 @@ const leaseMinutes = z
 const claimTask = defineTool({
   name: "claim_task",
   description:
-    "Assign a task to the caller and start it (in_progress); refused while another agent holds it. Without task_id: the most urgent ready task (by priority, due, age). An agent's claim lapses lease_minutes (1–1440) after its last run event, step status or comment, and may then be taken over. Returns task, claim_expires_at, taken_over_from, chosen, nothing_ready.",
+    "Assign a task to the caller and start it (in_progress); refused while another agent holds it or a held task's scope overlaps. No task_id: the most urgent ready task. An agent's claim lapses lease_minutes (1–1440) after its last run event, step status or comment, and may then be taken over. Returns task, claim_expires_at, chosen, nothing_ready.",
   input: z.strictObject({
     task_id: taskId.optional(),
     project_id: projectId.optional().meta({ detail: "without task_id: only this project" }),
@@ -335,6 +351,7 @@ const claimTask = defineTool({
     nothing_ready: z
       .object({ waiting_on_dependencies: z.number(), snoozed: z.number(), held: z.number(), scoped_out: z.number(), earliest_ready_at: z.string().nullable() })
       .nullable(),
+    scope_overlap: z.string().nullable(),
   }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
@@ -353,11 +370,15 @@ const claimTask = defineTool({
       // A lapse is announced with its take-over, unless it was already (by the minute cron): the notice returns a row only when this batch records it.
       const eventId = newId(ID_PREFIX.webhookEvent);
       const why = lapse ? `stale: the claim of ${lapse.holder} lapsed at ${lapse.expiredAt} and ${me} took the task over` : `${me} claimed the task`;
-      const statements: BatchStep<"notice" | "task">[] = [
+      // Scopes: another's held scope stops an agent's claim (its own guard, naming the holder); a person is told of it.
+      const scoped = { taskId: taskIdArg, accountId: a, caller: me, now };
+      const statements: BatchStep<"notice" | "task" | "overlaps">[] = [
         guard,
+        ...(p.kind === "agent" ? [ctx.guard(scopeFree(scoped), () => scopeRefusal(ctx, scoped))] : []),
         ...(lapse ? [named("notice", noticeLapse(db, { taskId: taskIdArg, accountId: a, expiredAt: lapse.expiredAt, eventId, now }))] : []),
         endTaskRuns(db, a, taskIdArg, why, now, { keep: me }),
         named("task", setTask(db, a, taskIdArg, claimSet(me, lease, p.person), now)),
+        ...(p.kind === "agent" ? [] : [named("overlaps", selectScopeHolders(db, scoped))]),
       ];
       const takeover = lapse
         ? CLAIM_TAKEOVER.text({ holder: lapse.holder, expired: lapse.expiredAt, run: lapse.runId ? CLAIM_STALE_RUN.text({ run: lapse.runId }) : "" })
@@ -374,7 +395,10 @@ const claimTask = defineTool({
             return [{ ...claimLapsedEvent(a, now, data), id: eventId }];
           },
         },
-        (rows) => ({ task: toTask(rows.task[0] as TaskRow), claim_expires_at: lease.claim_expires_at, taken_over_from: lapse?.holder ?? null, changed: true, ...byId }),
+        (rows) => ({
+          task: toTask(rows.task[0] as TaskRow), claim_expires_at: lease.claim_expires_at, taken_over_from: lapse?.holder ?? null, changed: true, ...byId,
+          scope_overlap: rows.overlaps?.length ? overlapWords(rows.overlaps as ScopeHolder[]) : null,
+        }),
       );
     };
 
@@ -400,7 +424,7 @@ const claimTask = defineTool({
         if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) {
           // The holder's claim again: its lease starts over (no new version, no history entry), in a batch
           // of the engine like every write (its caller recorded for the consent rules), while it still holds it.
-          const answer = { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false, ...byId };
+          const answer = { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false, ...byId, scope_overlap: null };
           if (p.kind !== "agent") return answer;
           const holds = ctx.guard(leaseHolderIs({ taskId: t.id, accountId: a, holder: me }), lost);
           return ctx.commit({ statements: [holds, restartLease(db, a, t.id, me, lease.claim_expires_at as string, args.lease_minutes)], activity: null }, answer);
