@@ -129,4 +129,22 @@ describe.each(ERAS)("claim_task, the next ready task (%s)", (era) => {
     expect(await person.fails("update_task", { task_id: disjoint, scope: ["../up"] })).toMatch(/scope\.0: must not contain `\.\.`/);
     await Promise.all([person, alpha, beta].map((c) => c.close()));
   });
+
+  it("the next-ready claim, and nothing ready, each answer within 2 D1 calls (warm)", async () => {
+    const acc = await seedAccount(`Next trips ${era}`, "bot");
+    const person = await connect(acc.human, era);
+    let last: number | null = null;
+    const bot = await connect(acc.agent, era, {
+      onResponse: (res, body) => {
+        if (body.includes('"tools/call"')) last = Number(res.headers.get("x-d1-calls"));
+      },
+    });
+    await bot.ok("whoami", {});
+    await person.ok("create_task", { title: "Only one", scope: ["src/**"] });
+    expect((await bot.ok("claim_task", {})).task.title).toBe("Only one");
+    expect(last).toBeLessThanOrEqual(2);
+    expect((await bot.ok("claim_task", {})).task).toBeNull();
+    expect(last).toBeLessThanOrEqual(2);
+    await Promise.all([person, bot].map((c) => c.close()));
+  });
 });
