@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { connect, createToken, ERAS, seedAccount, type Era, type TestClient } from "./helpers.ts";
+import { open, signedInPerson } from "./console.helpers.ts";
 
 async function agentClient(accountId: string, name: string, era: Era): Promise<TestClient> {
   return connect((await createToken({ accountId, kind: "agent", scope: "write", agent: name })).secret, era);
@@ -146,5 +147,17 @@ describe.each(ERAS)("claim_task, the next ready task (%s)", (era) => {
     expect((await bot.ok("claim_task", {})).task).toBeNull();
     expect(last).toBeLessThanOrEqual(2);
     await Promise.all([person, bot].map((c) => c.close()));
+  });
+});
+
+describe("a task's scope on its console page", () => {
+  it("shows one line in the heading, and nothing when it has none", async () => {
+    const p = await signedInPerson("Scope page");
+    const human = await connect(p.acc.human);
+    const scoped = (await human.ok("create_task", { title: "Scoped", scope: ["src/db/", "Billing"] })).task.id;
+    const plain = (await human.ok("create_task", { title: "Plain" })).task.id;
+    expect((await open(p.b, `/tasks/${scoped}`)).html).toMatch(/<span>scope: <bdi[^>]*>src\/db\/\*\*, billing<\/bdi><\/span>/);
+    expect((await open(p.b, `/tasks/${plain}`)).html).not.toContain("scope: ");
+    await human.close();
   });
 });
