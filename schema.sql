@@ -123,7 +123,11 @@ CREATE TABLE IF NOT EXISTS tasks (
   last_block_at TEXT,
   -- While the assignee is `human`: the person who claimed it or was assigned it
   -- (people.id); NULL for an agent's or nobody's task, or when no person is known.
-  assignee_person_id TEXT
+  assignee_person_id TEXT,
+  -- The areas the task works in (JSON: each area as given and as the overlap rule of
+  -- src/domain/scopes.ts reads it); NULL: none. While it is held, another agent's
+  -- claim of a task whose scope overlaps is refused.
+  scope TEXT
 );
 CREATE INDEX IF NOT EXISTS tasks_account_created ON tasks (account_id, trash_id, created_at, id);
 CREATE INDEX IF NOT EXISTS tasks_account_status ON tasks (account_id, status, created_at, id);
@@ -136,6 +140,8 @@ CREATE INDEX IF NOT EXISTS tasks_account_assignee_recent ON tasks (account_id, a
 CREATE INDEX IF NOT EXISTS tasks_series ON tasks (series_id, created_at);
 -- Only ever one live occurrence carries a series' rule.
 CREATE UNIQUE INDEX IF NOT EXISTS tasks_series_rule ON tasks (series_id) WHERE recurrence IS NOT NULL AND trash_id IS NULL;
+-- claim_task without task_id: open tasks most urgent first (src/db/claim-next.ts), so the pick stops at the first ready one.
+CREATE INDEX IF NOT EXISTS tasks_ready ON tasks (account_id, status, priority DESC, due_at IS NULL, due_at, created_at, id);
 -- Claims whose lease runs out, for the minute cron's claim.lapsed event.
 CREATE INDEX IF NOT EXISTS tasks_claim_expiry ON tasks (claim_expires_at) WHERE claim_expires_at IS NOT NULL;
 
@@ -467,7 +473,7 @@ WHEN EXISTS (SELECT 1 FROM call_actor WHERE kind = 'agent')
     OR OLD.estimate_minutes IS NOT NEW.estimate_minutes OR OLD.assignee IS NOT NEW.assignee OR OLD.auto_ok IS NOT NEW.auto_ok
     OR OLD.blocked_reason IS NOT NEW.blocked_reason OR OLD.status_before_block IS NOT NEW.status_before_block
     OR OLD.snoozed_until IS NOT NEW.snoozed_until OR OLD.completed_at IS NOT NEW.completed_at OR OLD.trash_id IS NOT NEW.trash_id
-    OR OLD.recurrence IS NOT NEW.recurrence OR OLD.series_id IS NOT NEW.series_id
+    OR OLD.recurrence IS NOT NEW.recurrence OR OLD.series_id IS NOT NEW.series_id OR OLD.scope IS NOT NEW.scope
     OR OLD.claim_expires_at IS NOT NEW.claim_expires_at OR OLD.claim_lease_minutes IS NOT NEW.claim_lease_minutes)
   AND EXISTS (SELECT 1 FROM held_by_other WHERE task_id = OLD.id)
 BEGIN
@@ -1429,4 +1435,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0023_policies.sql'),
   ('0024_question_choices.sql'),
   ('0025_person_names.sql'),
-  ('0026_pending_actions.sql');
+  ('0026_pending_actions.sql'),
+  ('0027_task_scopes.sql');

@@ -15,6 +15,7 @@
  *          --shard-samples N (11: cold and warm resolutions per credential in the shards part)
  *          --tree-sizes a,b,c (250,1000,10000: subtasks of the root in the tree part, bench/tree.ts; `--only tree` runs it alone)
  *          --tree-samples N (1: timed calls per size and kind in the tree part, median)
+ *          `--only claims`: only the claims part (claim_task by id against the next ready task, 1 and 8 agents; bench/claims.ts)
  */
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -33,6 +34,7 @@ import { growthMarkdown } from "./growth.ts";
 import { runShards, shardsMarkdown } from "./shards.ts";
 import { catalogTable, countCatalog, planCatalogAccount, type CatalogCount } from "./catalog-run.ts";
 import { runTree, TREE_SIZES, treeMarkdown } from "./tree.ts";
+import { claimsMarkdown, runClaims } from "./claims.ts";
 
 const { values: opts } = parseArgs({
   options: {
@@ -55,7 +57,7 @@ const { values: opts } = parseArgs({
 const ONLY = new Set(opts.only.split(",").map((s) => s.trim()).filter(Boolean));
 const loads = (name: string) => ONLY.size === 0 || ONLY.has(name);
 /** The parts measured on deployments of their own; `--only` with nothing else runs just them. */
-const PARTS = ["tenancy", "shards", "tree"];
+const PARTS = ["tenancy", "shards", "tree", "claims"];
 const PARTS_ONLY = ONLY.size > 0 && [...ONLY].every((name) => PARTS.includes(name));
 const load: LoadSettings = {
   seconds: Number(opts.seconds),
@@ -169,6 +171,12 @@ async function main(): Promise<void> {
       console.log(`Tree targets met: ${r.ok ? "yes ✓" : "no (see ✗ above)"}.`);
       return r;
     });
+  const claims = () =>
+    runClaims(tmp, { log, devLog }).then((r) => {
+      console.log(`\n${claimsMarkdown(r)}`);
+      console.log(`Claims targets met: ${r.ok ? "yes ✓" : "no (see ✗ above)"}.`);
+      return r;
+    });
   try {
     if (PARTS_ONLY) {
       // The other figures of bench/results.json stay; only the parts measured now are replaced.
@@ -176,6 +184,7 @@ async function main(): Promise<void> {
       if (ONLY.has("tenancy")) parts.tenancy = await tenancy();
       if (ONLY.has("shards")) parts.shards = await shards();
       if (ONLY.has("tree")) parts.tree = await tree();
+      if (ONLY.has("claims")) parts.claims = await claims();
       const file = join(ROOT, "bench", "results.json");
       const before = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
       writeFileSync(file, JSON.stringify({ ...before, ...parts }, null, 2) + "\n");
@@ -346,6 +355,7 @@ async function main(): Promise<void> {
     const tenancyReport = ONLY.size === 0 ? await tenancy() : null;
     const shardsReport = ONLY.size === 0 ? await shards() : null;
     const treeReport = ONLY.size === 0 ? await tree() : null;
+    const claimsReport = ONLY.size === 0 ? await claims() : null;
     const catalogReport = catalog ? catalogTable(catalogCounts) : null;
     const report = buildReport(
       [...rows.values()],
@@ -363,14 +373,14 @@ async function main(): Promise<void> {
       console.log(`\nD1 round trips of every tool of the catalog (auth included; warm: a token the Worker resolved a moment ago, cold: a token's first request):\n`);
       console.log(catalogReport.markdown);
     }
-    const allOk = report.allOk && (catalogReport?.allOk ?? true) && (tenancyReport?.ok ?? true) && (shardsReport?.ok ?? true) && (treeReport?.ok ?? true) && toolBytes.ok.total && toolBytes.ok.model && toolBytes.ok.meta;
+    const allOk = report.allOk && (catalogReport?.allOk ?? true) && (tenancyReport?.ok ?? true) && (shardsReport?.ok ?? true) && (treeReport?.ok ?? true) && (claimsReport?.ok ?? true) && toolBytes.ok.total && toolBytes.ok.model && toolBytes.ok.meta;
     console.log(
       `\nD1 calls: x-d1-calls per request, auth included; "cold" is a token's first request (the token lookup, with its last-used bookkeeping in the same batch).` +
         `\nAll targets met: ${allOk ? "yes ✓" : "no (see ✗ above)"}. Total time ${elapsed(t0)}. JSON: bench/results.json`,
     );
     writeFileSync(
       join(ROOT, "bench", "results.json"),
-      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, tenancy: tenancyReport, shards: shardsReport, tree: treeReport, all_targets_met: allOk }, null, 2) + "\n",
+      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, tenancy: tenancyReport, shards: shardsReport, tree: treeReport, claims: claimsReport, all_targets_met: allOk }, null, 2) + "\n",
     );
   } catch (e) {
     failed = true;

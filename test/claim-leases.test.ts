@@ -73,7 +73,7 @@ describe("claim_task's lease", () => {
     expect((await human.ok("get_task", { task_id: taskId })).claim_expires_at).toBe(claim.claim_expires_at);
     const fleet = await human.ok("fleet_status", {});
     const mine = fleet.agents.find((a: { name: string }) => a.name === "holder");
-    expect(mine.claimed_tasks).toEqual([{ id: taskId, title: "Long migration", status: "in_progress", claim_expires_at: claim.claim_expires_at }]);
+    expect(mine.claimed_tasks).toEqual([{ id: taskId, title: "Long migration", status: "in_progress", claim_expires_at: claim.claim_expires_at, scope: [] }]);
 
     const { task: second } = await human.ok("create_task", { title: "Quick fix" });
     const short = await holder.ok("claim_task", { task_id: second.id, lease_minutes: 5 });

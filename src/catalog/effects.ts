@@ -148,7 +148,7 @@ export const DESTRUCTIVE_TOOLS = set(
 /** Writes where a second identical call leaves the state of the first. */
 export const CONVERGENT_TOOLS = set(
   "update_task", "delete_task", "complete_task", "reopen_task", "block_task", "unblock_task",
-  "claim_task", "assign_task", "move_task", "snooze_task", "add_dependency", "remove_dependency",
+  "assign_task", "move_task", "snooze_task", "add_dependency", "remove_dependency",
   "set_auto_ok",
   "update_project", "archive_project", "unarchive_project", "delete_project",
   "set_step_status", "update_step", "delete_step", "reorder_steps",
@@ -185,7 +185,7 @@ export const HUMAN_TOOLS = set(
  */
 export const CLAIM_GUARDED_TOOLS = set(
   "create_task", "update_task", "delete_task", "complete_task", "reopen_task", "block_task", "unblock_task",
-  "claim_task", "assign_task", "move_task", "snooze_task", "decompose_task",
+  "assign_task", "move_task", "snooze_task", "decompose_task",
   "add_dependency", "remove_dependency",
   "archive_project", "delete_project",
   "add_steps", "set_step_status", "update_step", "delete_step", "reorder_steps",

@@ -14,6 +14,8 @@ export interface Condition {
 
 /** The record every write appends to the activity log, in the same batch as the change. */
 export interface ActivityEntry {
+  /** The row's id, when the batch's own statements read the row (its target) after it; else a new one. */
+  id?: string;
   target: string | null;
   /** The summary; with summarySql, the fallback should that read nothing. */
   summary?: string;

@@ -101,6 +101,8 @@ export interface FleetTaskRow {
   status: TaskStatus;
   assignee: string;
   claim_expires_at: string | null;
+  /** The areas it works in (src/domain/scopes.ts). */
+  scope: string | null;
   total: number;
 }
 
@@ -165,7 +167,7 @@ export function fleetStatements(
                             WHERE c.account_id = ?1 AND c.assignee = g.name AND c.trash_id IS NULL AND c.status IN ${UNFINISHED}
                             LIMIT ${HELD_COUNT_CAP})) AS total
              FROM agents g WHERE g.account_id = ?1 ${page ? `AND g.id IN (${pageIds("?1", "?3", "?4")})` : ""})
-         SELECT t.id, t.title, t.status, t.assignee, t.claim_expires_at, held.total
+         SELECT t.id, t.title, t.status, t.assignee, t.claim_expires_at, t.scope, held.total
            FROM held CROSS JOIN tasks t
           WHERE held.total > 0 AND t.rid IN (
                 SELECT h.rid FROM tasks h

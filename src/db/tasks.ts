@@ -35,6 +35,8 @@ export interface TaskRow {
   /** While the assignee is `human`: the person who claimed it or was assigned it, and their shown name now. */
   assignee_person_id: string | null;
   assignee_person_name: string | null;
+  /** The areas it works in (src/domain/scopes.ts); null: none. */
+  scope: string | null;
 }
 
 export interface Task {
@@ -66,7 +68,7 @@ export interface Task {
 export const TASK_COLUMNS =
   "t.id, t.account_id, t.project_id, t.parent_id, t.title, t.notes, t.status, t.priority, t.due_at, t.estimate_minutes, " +
   "t.assignee, t.auto_ok, t.blocked_reason, t.snoozed_until, t.version, t.created_by, t.created_at, t.updated_at, t.completed_at, t.recurrence, t.series_id, t.claim_expires_at" +
-  `, t.assignee_person_id, ${personNameOf("t.assignee_person_id")} AS assignee_person_name`;
+  `, t.assignee_person_id, ${personNameOf("t.assignee_person_id")} AS assignee_person_name, t.scope`;
 
 /** The same columns for `RETURNING`, which takes no table alias. */
 export const TASK_RETURNING = TASK_COLUMNS.replace(/t\./g, "");
@@ -147,6 +149,8 @@ export interface NewTask {
   /** A recurring task's schedule and series. */
   schedule?: Schedule | null;
   seriesId?: string | null;
+  /** The scope column (src/domain/scopes.ts), null: none. */
+  scope?: string | null;
 }
 
 /**
@@ -189,16 +193,16 @@ export function insertTaskFrom(
   return db
     .prepare(
       `INSERT INTO tasks (id, account_id, project_id, parent_id, title, notes, status, priority, due_at, estimate_minutes,
-                          assignee, auto_ok, version, created_by, created_at, updated_at, recurrence, series_id, assignee_person_id)
+                          assignee, auto_ok, version, created_by, created_at, updated_at, recurrence, series_id, assignee_person_id, scope)
        SELECT ?1, ?2, ${project}, ?4, ?5, ?6, 'open', ?7, ?8, ?9, ?10,
               coalesce(?11, ${defaults}, 0),
-              1, ?12, ?13, ?13, ?14, ?15, ?16
+              1, ?12, ?13, ?13, ?14, ?15, ?16, ?17
        RETURNING ${TASK_RETURNING}`,
     )
     .bind(
       t.id, t.accountId, t.projectId, t.parentId, t.title, t.notes, t.priority, t.dueAt, t.estimateMinutes,
       t.assignee, t.autoOk === null ? null : t.autoOk ? 1 : 0, t.createdBy, t.now, t.schedule ? JSON.stringify(t.schedule) : null, t.seriesId ?? null,
-      assigneePersonId(t.assignee, t.assigneePerson),
+      assigneePersonId(t.assignee, t.assigneePerson), t.scope ?? null,
     );
 }
 

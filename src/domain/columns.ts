@@ -46,7 +46,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
     due_at: W, estimate_minutes: W, assignee: W, auto_ok: W, blocked_reason: W, status_before_block: L,
     snoozed_until: W, version: B, created_by: B, created_at: B, updated_at: B, completed_at: L, trash_id: L,
     recurrence: W, series_id: B, claim_expires_at: L, claim_lease_minutes: L, closed_by: L,
-    last_block_reason: B, last_block_by: B, last_block_at: B, assignee_person_id: B,
+    last_block_reason: B, last_block_by: B, last_block_at: B, assignee_person_id: B, scope: W,
   },
   task_dependencies: { account_id: B, task_id: W, depends_on_id: W, created_at: B, added_by: B },
   steps: { id: B, account_id: B, task_id: W, position: W, text: W, status: L, created_at: B, updated_at: B, trash_id: L },

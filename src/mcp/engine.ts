@@ -80,7 +80,7 @@ export function makeContext(
 
   const activityStatement = (write: Write<string> & { activity: ActivityEntry }) => {
     const a = {
-      id: newId(ID_PREFIX.activity),
+      id: write.activity.id ?? newId(ID_PREFIX.activity),
       accountId: p.accountId,
       tokenId: p.tokenId,
       actor: me,

@@ -2,6 +2,7 @@
  * The agents toolset (src/catalog/toolsets.ts): the fleet at a glance
  * (fleet_status), each agent and its workload, and pausing and resuming one.
  */
+import { scopeShown } from "../domain/scopes.ts";
 import { z } from "zod";
 import { staleRunMinutes } from "../domain/stale-runs.ts";
 import { actorName } from "../domain/principal.ts";
@@ -69,7 +70,7 @@ const fleetStatus = defineTool({
         current_run_count: z.number(),
         stale_runs: z.array(fleetRun),
         stale_run_count: z.number(),
-        claimed_tasks: z.array(heldTask),
+        claimed_tasks: z.array(heldTask.extend({ scope: z.array(z.string()) })),
         claimed_task_count: z.number(),
       }),
     ),
@@ -96,7 +97,7 @@ const fleetStatus = defineTool({
         current_run_count: count(false),
         stale_runs: show(true),
         stale_run_count: count(true),
-        claimed_tasks: tasks.map((t) => ({ id: t.id, title: t.title, status: t.status, claim_expires_at: claimExpiry(t) })),
+        claimed_tasks: tasks.map((t) => ({ id: t.id, title: t.title, status: t.status, claim_expires_at: claimExpiry(t), scope: scopeShown(t.scope) })),
         claimed_task_count: tasks[0]?.total ?? 0,
       };
     });

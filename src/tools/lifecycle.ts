@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conflict } from "../domain/errors.ts";
+import { conflict, invalid } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { APPROVAL_KINDS, APPROVAL_STATUSES, selectPendingApproval, toApproval, type Approval, type ApprovalRow } from "../db/approvals.ts";
@@ -7,10 +7,12 @@ import { readTaskState } from "../db/lifecycle.ts";
 import { toTask, type Task, type TaskRow } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
 import { leaseHolderIs, leaseStillEnds, NO_LEASE, noticeLapse, readClaimState, restartLease } from "../db/claims.ts";
-import { AGAIN, defineTool, named, type BatchStep, type Rows } from "../catalog/tool.ts";
+import { AGAIN, defineTool, named, type BatchStep, type Rows, type ToolContext } from "../catalog/tool.ts";
+import { claimPicked, countReady, pickNext, readNothingReady, selectPicked, someReady, scopeFree, selectPickedScopeHolders, selectScopeHolders, type NextFilter, type NothingReady, type ScopeHolder } from "../db/claim-next.ts";
+import { overlapWords } from "../domain/scopes.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent } from "../domain/events.ts";
-import { idempotencyKey, taskId } from "./schemas.ts";
+import { idempotencyKey, projectId, taskId } from "./schemas.ts";
 import { CLAIM_EXPIRES, personShape, reachedRow, taskShape, waitingDecideUrl } from "./shapes.ts";
 import { completedWith, followUp, type FollowUp } from "./series.ts";
 import { setLiveTask } from "./live-task.ts";
@@ -250,6 +252,79 @@ const reopenTask = defineTool({
   },
 });
 
+/** A claim's lease columns: an agent's, or none (a person's). */
+type Lease = { claim_expires_at: string | null; claim_lease_minutes: number | null };
+
+/** What claim_task answers. */
+interface ClaimAnswer {
+  task: Task | null;
+  claim_expires_at: string | null;
+  taken_over_from: string | null;
+  changed: boolean;
+  chosen: { reason: string; ready_left: number } | null;
+  nothing_ready: NothingReady | null;
+  scope_overlap: string | null;
+}
+
+/** An agent's claim refused for a scope: the held tasks it overlaps, their holders and the areas. */
+async function scopeRefusal(ctx: ToolContext, c: { taskId: string; accountId: string; caller: string; now: string }): Promise<Error> {
+  const { results } = await selectScopeHolders(ctx.db, c).all<ScopeHolder>();
+  return conflict(
+    `task ${c.taskId} overlaps the scope of a task another holds: ${overlapWords(results)}. ` +
+      "While a task is held, no other agent claims a task whose scope overlaps it. Pick another task (claim_task without task_id skips it), or ask a person to decide (comment_on_task reaches them).",
+  );
+}
+
+/** Why the picked task came first, in words. */
+function chosenReason(t: Task, left: number): string {
+  const due = t.due_at ? `due ${t.due_at}` : "no due time";
+  return `most urgent ready task: priority ${t.priority}, ${due}, created ${t.created_at}; ${left} more ready`;
+}
+
+/**
+ * claim_task without task_id: in one batch, the activity row names the most
+ * urgent ready task (read first), the claim takes that row while it is still
+ * open, and the task and what is left are read back. Batches run one at a
+ * time, so concurrent callers each get another task; a guard that finds
+ * nothing ready rolls the batch back, and one more read says why.
+ */
+async function claimNext(ctx: ToolContext, narrow: { project_id?: string; label?: string }, lease: Lease): Promise<ClaimAnswer> {
+  const { db, principal: p, now } = ctx;
+  const me = actorName(p);
+  const filter: NextFilter = { accountId: p.accountId, caller: me, agent: p.kind === "agent", now, projectId: narrow.project_id, label: narrow.label };
+  const activityId = newId(ID_PREFIX.activity);
+  return ctx.write<ClaimAnswer>({
+    subject: "the next ready task",
+    apply: (miss) =>
+      ctx.commit(
+        {
+          statements: [
+            ctx.guard(someReady(filter), miss),
+            claimPicked(db, p.accountId, activityId, me, claimSet(me, lease, p.person), now),
+            named("task", selectPicked(db, p.accountId, activityId)),
+            named("left", countReady(db, filter)),
+            ...(filter.agent ? [] : [named("overlaps", selectPickedScopeHolders(db, activityId, { accountId: p.accountId, caller: me, now }))]),
+          ],
+          activity: { id: activityId, target: null, targetSql: pickNext(filter), summary: CLAIMED.text({ claimant: me, takeover: "" }) },
+        },
+        (rows) => {
+          const task = toTask(rows.task[0] as TaskRow);
+          const left = (rows.left[0] as { n: number }).n;
+          const overlaps = (rows.overlaps ?? []) as ScopeHolder[];
+          return {
+            task, claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: true, chosen: { reason: chosenReason(task, left), ready_left: left }, nothing_ready: null,
+            scope_overlap: overlaps.length ? overlapWords(overlaps) : null,
+          };
+        },
+      ),
+    async diagnose() {
+      const { ready, ...why } = await readNothingReady(db, filter);
+      if (ready > 0) return AGAIN;
+      return { task: null, claim_expires_at: null, taken_over_from: null, changed: false, chosen: null, nothing_ready: why, scope_overlap: null };
+    },
+  });
+}
+
 const leaseMinutes = z
   .number({ error: `must be a whole number of minutes from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max}` })
   .int(`must be a whole number of minutes from ${LEASE_MINUTES.min} to ${LEASE_MINUTES.max}`)
@@ -260,30 +335,50 @@ const leaseMinutes = z
 const claimTask = defineTool({
   name: "claim_task",
   description:
-    "Assign a task to the caller and start it (in_progress); refused while another agent holds it. An agent's claim lapses lease_minutes (1–1440) after its last run event, step status or comment, and may then be taken over. Returns task, claim_expires_at, taken_over_from.",
-  input: z.strictObject({ task_id: taskId, lease_minutes: leaseMinutes }),
+    "Assign a task to the caller and start it (in_progress); refused while another agent holds it or a held task's scope overlaps. No task_id: the most urgent ready task. An agent's claim lapses lease_minutes (1–1440) after its last run event, step status or comment, and may then be taken over. Returns task, claim_expires_at, chosen, nothing_ready.",
+  input: z.strictObject({
+    task_id: taskId.optional(),
+    project_id: projectId.optional().meta({ detail: "without task_id: only this project" }),
+    label: z.string().trim().min(1).max(100).optional().meta({ detail: "without task_id: only with this label" }),
+    lease_minutes: leaseMinutes,
+  }),
   output: z.object({
-    task: taskShape,
+    task: taskShape.nullable(),
     claim_expires_at: CLAIM_EXPIRES,
     taken_over_from: z.string().nullable(),
     changed: z.boolean(),
+    chosen: z.object({ reason: z.string(), ready_left: z.number() }).nullable(),
+    nothing_ready: z
+      .object({ waiting_on_dependencies: z.number(), snoozed: z.number(), held: z.number(), scoped_out: z.number(), earliest_ready_at: z.string().nullable() })
+      .nullable(),
+    scope_overlap: z.string().nullable(),
   }),
   async handler(ctx, args) {
     const { db, principal: p, now } = ctx;
     const a = p.accountId;
     const me = actorName(p);
     const lease = p.kind === "agent" ? { claim_expires_at: leaseEnd(ctx.nowMs, args.lease_minutes), claim_lease_minutes: args.lease_minutes } : NO_LEASE;
+    if (args.task_id === undefined) return claimNext(ctx, { project_id: args.project_id, label: args.label }, lease);
+    if (args.project_id !== undefined || args.label !== undefined) {
+      throw invalid("project_id and label narrow the claim of the next ready task: leave them out when you name task_id.");
+    }
+    const taskIdArg = args.task_id;
+    const byId = { chosen: null, nothing_ready: null };
 
     /** The claim, in one batch: the task is the claimant's, in progress; anyone else's running runs end (a lapsed holder's as stale). */
     const claim = (guard: D1PreparedStatement, lapse: Lapse | null) => {
       // A lapse is announced with its take-over, unless it was already (by the minute cron): the notice returns a row only when this batch records it.
       const eventId = newId(ID_PREFIX.webhookEvent);
       const why = lapse ? `stale: the claim of ${lapse.holder} lapsed at ${lapse.expiredAt} and ${me} took the task over` : `${me} claimed the task`;
-      const statements: BatchStep<"notice" | "task">[] = [
+      // Scopes: another's held scope stops an agent's claim (its own guard, naming the holder); a person is told of it.
+      const scoped = { taskId: taskIdArg, accountId: a, caller: me, now };
+      const statements: BatchStep<"notice" | "task" | "overlaps">[] = [
         guard,
-        ...(lapse ? [named("notice", noticeLapse(db, { taskId: args.task_id, accountId: a, expiredAt: lapse.expiredAt, eventId, now }))] : []),
-        endTaskRuns(db, a, args.task_id, why, now, { keep: me }),
-        named("task", setTask(db, a, args.task_id, claimSet(me, lease, p.person), now)),
+        ...(p.kind === "agent" ? [ctx.guard(scopeFree(scoped), () => scopeRefusal(ctx, scoped))] : []),
+        ...(lapse ? [named("notice", noticeLapse(db, { taskId: taskIdArg, accountId: a, expiredAt: lapse.expiredAt, eventId, now }))] : []),
+        endTaskRuns(db, a, taskIdArg, why, now, { keep: me }),
+        named("task", setTask(db, a, taskIdArg, claimSet(me, lease, p.person), now)),
+        ...(p.kind === "agent" ? [] : [named("overlaps", selectScopeHolders(db, scoped))]),
       ];
       const takeover = lapse
         ? CLAIM_TAKEOVER.text({ holder: lapse.holder, expired: lapse.expiredAt, run: lapse.runId ? CLAIM_STALE_RUN.text({ run: lapse.runId }) : "" })
@@ -291,7 +386,7 @@ const claimTask = defineTool({
       return ctx.commit(
         {
           statements,
-          activity: { target: args.task_id, summary: CLAIMED.text({ claimant: me, takeover }) },
+          activity: { target: taskIdArg, summary: CLAIMED.text({ claimant: me, takeover }) },
           events: (rows) => {
             if (!lapse || !rows.notice?.length) return [];
             const task = eventTask(toTask(rows.task[0] as TaskRow));
@@ -300,15 +395,18 @@ const claimTask = defineTool({
             return [{ ...claimLapsedEvent(a, now, data), id: eventId }];
           },
         },
-        (rows) => ({ task: toTask(rows.task[0] as TaskRow), claim_expires_at: lease.claim_expires_at, taken_over_from: lapse?.holder ?? null, changed: true }),
+        (rows) => ({
+          task: toTask(rows.task[0] as TaskRow), claim_expires_at: lease.claim_expires_at, taken_over_from: lapse?.holder ?? null, changed: true, ...byId,
+          scope_overlap: rows.overlaps?.length ? overlapWords(rows.overlaps as ScopeHolder[]) : null,
+        }),
       );
     };
 
     return ctx.write({
-      subject: `task ${args.task_id}`,
-      apply: (miss) => claim(ctx.guard(liveTaskIs(a, args.task_id, claimable(me)), miss), null),
+      subject: `task ${taskIdArg}`,
+      apply: (miss) => claim(ctx.guard(liveTaskIs(a, taskIdArg, claimable(me)), miss), null),
       async diagnose(lost) {
-        const { task: t, staleRunId } = await readClaimState(db, a, args.task_id);
+        const { task: t, staleRunId } = await readClaimState(db, a, taskIdArg);
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status} and can't be claimed; reopen_task brings it back to open first.`);
         }
@@ -326,7 +424,7 @@ const claimTask = defineTool({
         if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) {
           // The holder's claim again: its lease starts over (no new version, no history entry), in a batch
           // of the engine like every write (its caller recorded for the consent rules), while it still holds it.
-          const answer = { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false };
+          const answer = { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false, ...byId, scope_overlap: null };
           if (p.kind !== "agent") return answer;
           const holds = ctx.guard(leaseHolderIs({ taskId: t.id, accountId: a, holder: me }), lost);
           return ctx.commit({ statements: [holds, restartLease(db, a, t.id, me, lease.claim_expires_at as string, args.lease_minutes)], activity: null }, answer);

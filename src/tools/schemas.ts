@@ -1,3 +1,4 @@
+import { parseScope, scopeColumn } from "../domain/scopes.ts";
 import { z } from "zod";
 import { PRIORITIES, TASK_STATUSES } from "../domain/vocabulary.ts";
 
@@ -107,3 +108,18 @@ export function toUtc(time: string): string {
   if (!r.ok) throw new Error(`toUtc got an unchecked time: ${r.problem}`);
   return r.value;
 }
+
+/** A task's scope (src/domain/scopes.ts): up to 20 paths, globs or names; checked whole, with the first problem named. */
+export const scopeArg = z
+  .array(z.string())
+  .superRefine((areas, c) => {
+    const r = parseScope(areas);
+    if ("problem" in r) c.addIssue({ code: "custom", message: r.problem });
+  })
+  .meta({ detail: "areas it works in: paths, globs (src/db/**) or names; [] clears" });
+
+/** The scope column for a checked scope argument. */
+export const scopeValue = (areas: string[]): string | null => {
+  const r = parseScope(areas);
+  return "areas" in r ? scopeColumn(r.areas) : null;
+};

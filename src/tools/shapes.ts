@@ -27,7 +27,7 @@ export const taskShape = z.object({
   estimate_minutes: z.number().nullable(),
   assignee: z.string().nullable(),
   assignee_person: personShape.nullable().describe("the person, when `human`"),
-  auto_ok: z.boolean().describe("an agent may complete it without approval"),
+  auto_ok: z.boolean().describe("agents complete it without sign-off"),
   blocked_reason: z.string().nullable(),
   snoozed_until: z.string().nullable(),
   version: z.number().describe("pass as expected_version to update_task"),
@@ -36,7 +36,7 @@ export const taskShape = z.object({
   updated_at: z.string(),
   completed_at: z.string().nullable(),
   recurrence: z.string().nullable().describe("RRULE, in the account's time zone"),
-  series_id: z.string().nullable().describe("a recurring task's series"),
+  series_id: z.string().nullable(),
 });
 
 export const taskList = z.object({ items: z.array(taskShape), next_cursor: z.string().nullable() });

@@ -25,7 +25,7 @@ import {
 } from "../db/task-writes.ts";
 import { ADDED_SUBTASKS, SNOOZED, UNSNOOZED, plural, SUBTASK_ITEM, LIST_SEPARATOR } from "../db/summaries.ts";
 import { setLiveTask } from "./live-task.ts";
-import { actorNameArg, idempotencyKey, isoTime, LIMITS, longText, projectId, taskId, title, toUtc } from "./schemas.ts";
+import { actorNameArg, idempotencyKey, isoTime, LIMITS, longText, projectId, scopeArg, scopeValue, taskId, title, toUtc } from "./schemas.ts";
 import { taskShape, trashedShape } from "./shapes.ts";
 
 const notFoundHint = "list_tasks or search_tasks finds task ids";
@@ -278,7 +278,7 @@ const snoozeTask = defineTool({
 });
 
 /** decompose_task's new subtasks of `parentId`; their inserts take its project and auto-OK. */
-function subtasksOf(ctx: ToolContext, subtasks: { title: string; notes?: string }[], parentId: string) {
+function subtasksOf(ctx: ToolContext, subtasks: { title: string; notes?: string; scope?: string[] }[], parentId: string) {
   return subtasks.map((s) => ({
     id: newId(ID_PREFIX.task),
     accountId: ctx.principal.accountId,
@@ -293,6 +293,7 @@ function subtasksOf(ctx: ToolContext, subtasks: { title: string; notes?: string 
     autoOk: null,
     createdBy: actorName(ctx.principal),
     now: ctx.now,
+    scope: s.scope ? scopeValue(s.scope) : null,
   }));
 }
 
@@ -302,7 +303,7 @@ const decomposeTask = defineTool({
   input: z.strictObject({
     task_id: taskId,
     subtasks: z
-      .array(z.strictObject({ title, notes: longText.optional() }))
+      .array(z.strictObject({ title, notes: longText.optional(), scope: scopeArg.optional() }))
       .min(1, "give at least one subtask")
       .max(LIMITS.batch, `at most ${LIMITS.batch} subtasks per call`),
     idempotency_key: idempotencyKey,

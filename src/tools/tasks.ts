@@ -15,11 +15,12 @@ import { readBatch } from "../db/batch.ts";
 import { APPROVAL_KINDS, toLatestAnswer, toPendingRequest } from "../db/approvals.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
 import { claimExpiry } from "../domain/claims.ts";
+import { scopeShown } from "../domain/scopes.ts";
 import { AGAIN, defineTool, named, type BatchStep, type ToolContext } from "../catalog/tool.ts";
 import type { Schedule } from "../domain/recurrence.ts";
 import { CREATED_REPEATING, CREATED_TASK, LIST_SEPARATOR, UPDATED_REPEATING, UPDATED_TASK } from "../db/summaries.ts";
 import {
-  assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, taskId, taskStatus, title, toUtc,
+  assigneeName, cursor, idempotencyKey, isoTime, limit, longText, priority, projectId, scopeArg, scopeValue, taskId, taskStatus, title, toUtc,
 } from "./schemas.ts";
 import { CLAIM_EXPIRES, personShape, runStatus, stepStatus, taskList, taskRef, taskShape, waitsOnRef } from "./shapes.ts";
 import type { WaitsOnRef } from "../db/dependencies.ts";
@@ -44,6 +45,7 @@ const createTask = defineTool({
     assignee: assigneeName.optional(),
     auto_ok: z.boolean().optional().describe("agents may complete it without a person's approval"),
     recurrence: recurrenceRule.optional().describe("RRULE (FREQ=DAILY|WEEKLY|MONTHLY|YEARLY; INTERVAL, BYDAY, BYMONTHDAY, COUNT, UNTIL) from due_at, in the account's zone"),
+    scope: scopeArg.optional(),
     idempotency_key: idempotencyKey,
   }),
   output: z.object({ task: taskShape }),
@@ -89,6 +91,7 @@ const createTask = defineTool({
           now: ctx.now,
           schedule,
           seriesId: schedule ? newSeriesId() : null,
+          scope: args.scope ? scopeValue(args.scope) : null,
         };
         statements.push(named("task", insertTaskFrom(db, t)));
         statements.push(indexNewTask(db, a, t));
@@ -160,6 +163,7 @@ const getTask = defineTool({
     recurrence: recurrenceView.describe("the schedule the live occurrence of a recurring task repeats by"),
     series: seriesView.describe("the occurrences of the task's series (a recurring task, or a past occurrence)"),
     claim_expires_at: CLAIM_EXPIRES,
+    scope: z.array(z.string()),
     last_block: z
       .object({ reason: z.string(), blocked_by: z.string().nullable(), blocked_at: z.string() })
       .nullable()
@@ -192,6 +196,7 @@ const getTask = defineTool({
       recurrence: describeRecurrence(row, (zone[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC", ctx.nowMs),
       series: describeSeries(row, series as OccurrenceRow[], (count[0] as { n: number }).n),
       claim_expires_at: claimExpiry(row),
+      scope: scopeShown(row.scope),
       last_block: (lastBlock[0] as { reason: string; blocked_by: string | null; blocked_at: string } | undefined) ?? null,
     };
   },
@@ -248,6 +253,7 @@ const updateTask = defineTool({
       .nullable()
       .optional()
       .describe("as in create_task; null stops repeating"),
+    scope: scopeArg.optional(),
     expected_version: z.number().int().min(1).optional().meta({ detail: "the version you read; refused if the task has changed since" }),
   }),
   output: z.object({ task: taskShape, changed: z.boolean() }),
@@ -261,6 +267,7 @@ const updateTask = defineTool({
     if (args.priority !== undefined) given.priority = priorityIndex(args.priority);
     if (args.due_at) given.due_at = toUtc(args.due_at);
     if (args.estimate_minutes !== undefined) given.estimate_minutes = args.estimate_minutes;
+    if (args.scope !== undefined) given.scope = scopeValue(args.scope);
     // A recurrence, or a due time cleared, is decided over the task as it is (diagnose reads it), as is a call that gives no field.
     const usual = args.recurrence === undefined && args.due_at !== null && Object.keys(given).length > 0;
     return ctx.write({
@@ -284,6 +291,7 @@ const updateTask = defineTool({
           if (due !== row.due_at) changes.due_at = due;
         }
         if (args.estimate_minutes !== undefined && args.estimate_minutes !== row.estimate_minutes) changes.estimate_minutes = args.estimate_minutes;
+        if (args.scope !== undefined && scopeValue(args.scope) !== row.scope) changes.scope = scopeValue(args.scope);
         let repeats = "";
         if (args.recurrence === null && row.recurrence) changes.recurrence = null;
         if (typeof args.recurrence === "string") {

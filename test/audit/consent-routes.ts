@@ -65,6 +65,7 @@ const VALUES: Record<string, () => unknown> = {
   outcome: () => "succeeded",
   confirm: () => true,
   choices: () => ["Go ahead", "Wait for me"],
+  scope: () => ["src/audit/**", "billing"],
 };
 
 /** Arguments left out: they choose another form of the same call (keys, versions, alternatives). */

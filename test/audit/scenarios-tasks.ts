@@ -6,13 +6,13 @@ export const path = (name: string, by: Actor, setup: (w: World) => Promise<Recor
 /** The writes on tasks: each on a fresh target and on one whose values are already written. */
 export const TASK_SCENARIOS: Scenarios = {
   create_task: [
-    path("a task with everything", "agent", async () => ({ title: "Book the venue", notes: "Ask for a quote", due_at: soon(5), priority: "high", estimate_minutes: 30 })),
+    path("a task with everything", "agent", async () => ({ title: "Book the venue", notes: "Ask for a quote", due_at: soon(5), priority: "high", estimate_minutes: 30, scope: ["src/venue/**", "events"] })),
     path("a recurring task", "person", async () => ({ title: "Weekly review", due_at: soon(2), recurrence: "FREQ=WEEKLY" })),
     path("a subtask", "person", async (w) => ({ title: "Call the caterer", parent_id: await newTask(w, { project_id: await project(w) }) })),
     path("with an idempotency key", "agent", async () => ({ title: "Keyed", idempotency_key: "create-keyed-1" })),
   ],
   update_task: [
-    path("fields not yet set", "person", async (w) => ({ task_id: await newTask(w), notes: "Now with notes", due_at: soon(3), estimate_minutes: 45 })),
+    path("fields not yet set", "person", async (w) => ({ task_id: await newTask(w), notes: "Now with notes", due_at: soon(3), estimate_minutes: 45, scope: ["docs/launch.md"] })),
     path("written values replaced", "person", async (w) => ({ task_id: await richTask(w), title: "Write the launch email", notes: "Other notes" })),
     path("a task another agent holds", "person", async (w) => ({ task_id: await claimedTask(w, "rival"), priority: "urgent" })),
     path("a recurring task's rule", "person", async (w) => ({ task_id: await recurringTask(w), recurrence: "FREQ=WEEKLY" })),
@@ -60,6 +60,12 @@ export const TASK_SCENARIOS: Scenarios = {
     path("a lapsed claim taken over", "rival", async (w) => ({ task_id: await lapsedClaim(w, "agent") })),
     path("a person claims", "person", async (w) => ({ task_id: await newTask(w) })),
     path("assigned to it by a person", "agent", async (w) => ({ task_id: await newTask(w, { assignee: "bot" }) })),
+    // Without task_id the next ready task: the repeat claims another one (so claim_task is not convergent).
+    path("the next ready task", "agent", async (w) => {
+      await newTask(w, { title: "Ready one", priority: "urgent" });
+      await newTask(w, { title: "Ready two", priority: "urgent" });
+      return {};
+    }),
   ],
   assign_task: [
     path("unassigned", "person", async (w) => ({ task_id: await newTask(w), assignee: "bot" })),
@@ -84,7 +90,7 @@ export const TASK_SCENARIOS: Scenarios = {
       return { task_id: id, until: soon(4) };
     }),
   ],
-  decompose_task: [path("a task with steps", "agent", async (w) => ({ task_id: await richTask(w), subtasks: [{ title: "Outline" }, { title: "Draft", notes: "800 words" }] }))],
+  decompose_task: [path("a task with steps", "agent", async (w) => ({ task_id: await richTask(w), subtasks: [{ title: "Outline" }, { title: "Draft", notes: "800 words", scope: ["docs/post.md"] }] }))],
   add_dependency: [path("two tasks", "person", async (w) => ({ task_id: await newTask(w), depends_on_id: await blockedTask(w) }))],
   remove_dependency: [
     path("a dependency", "person", async (w) => {

@@ -3,6 +3,7 @@ import type { FC } from "hono/jsx";
 import type { TaskPage as Data } from "../../../../db/console.ts";
 import type { TaskRow } from "../../../../db/tasks.ts";
 import { PRIORITIES } from "../../../../domain/vocabulary.ts";
+import { scopeShown } from "../../../../domain/scopes.ts";
 import { describeRecurrence } from "../../../../tools/series.ts";
 import { actorWord, personWord, ruleWords } from "../../format.ts";
 import { Act, AskFirst, Badge, Button, When, Written, type View } from "../../ui.tsx";
@@ -24,6 +25,7 @@ export const Heading: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, data
       {t.due_at ? <span>due <When view={view} iso={t.due_at} /></span> : null}
       <span>created by {actorWord(t.created_by)} <When view={view} iso={t.created_at} /></span>
       {t.blocked_reason && t.status === "blocked" ? <span>blocked: <Written text={t.blocked_reason} max={TASK_LIMITS.lineClip} /></span> : null}
+      {t.scope ? <span>scope: <Written text={scopeShown(t.scope).join(", ")} max={TASK_LIMITS.lineClip} /></span> : null}
     </p>
   </>
 );
