@@ -108,6 +108,10 @@ describe.each(ERAS)("claim_task, the next ready task (%s)", (era) => {
     expect(refused).toContain(migration);
     expect(refused).toContain("src/db/tasks.ts overlaps src/db/**");
     expect(await beta.fails("claim_task", { task_id: byName })).toContain("billing overlaps billing");
+    // fleet_status says who holds which areas.
+    const fleet = await person.ok("fleet_status", {});
+    const held = fleet.agents.find((a: { name: string }) => a.name === "alpha").claimed_tasks.find((t: { id: string }) => t.id === migration);
+    expect(held.scope).toEqual(["src/db/**", "billing"]);
     // The holder itself is not held back by its own scope.
     const next = await beta.ok("claim_task", {});
     expect(next.task.id).toBe(disjoint);
