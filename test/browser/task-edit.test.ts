@@ -132,6 +132,26 @@ describe("the task page edits the task", () => {
     t = await read(task.id);
     expect(t).toMatchObject({ recurrence: null, estimate_minutes: null, due_at: null, priority: "low", notes: "Line one\nLine two" });
 
+    // Its scope, one area a line; then none.
+    await openEdit();
+    await editForm().getByLabel("Scope").fill("src/db/**\n\nBilling");
+    await send("Save changes", editForm());
+    expect(await flash()).toBe("Saved “Write the launch post”: scope src/db/**, Billing.");
+    expect((await person.ok("get_task", { task_id: task.id })).scope).toEqual(["src/db/**", "billing"]);
+    await openEdit();
+    expect(await editForm().getByLabel("Scope").inputValue()).toBe("src/db/**\nbilling");
+    await send("Save changes", editForm());
+    expect(await flash(), "the scope as shown is not sent again").toBe("Nothing to change in “Write the launch post”.");
+    await openEdit();
+    await editForm().getByLabel("Scope").fill("../up");
+    await send("Save changes", editForm());
+    expect(await flash()).toMatch(/^Scope.*must not contain/);
+    await openEdit();
+    await editForm().getByLabel("Scope").fill("");
+    await send("Save changes", editForm());
+    expect(await flash()).toBe("Saved “Write the launch post”: no scope.");
+    expect((await person.ok("get_task", { task_id: task.id })).scope).toEqual([]);
+
     // A stale edit: the agent renames the task while the person types.
     await openEdit();
     await editForm().getByLabel("Title").fill("Publish the launch post");
@@ -196,7 +216,8 @@ describe("the task page edits the task", () => {
     expect(await flash()).toBe("You took “Publish the launch post”: it is yours and in progress.");
     expect(await read(task.id)).toMatchObject({ assignee: "human", status: "in_progress", assignee_person: { name: personName } });
     await send("Let it go", handling());
-    expect((await read(task.id)).assignee).toBeNull();
+    // Released, the task it held in progress is open again, for anyone to take.
+    expect(await read(task.id)).toMatchObject({ assignee: null, status: "open" });
 
     // Snooze until a local time, then wake.
     await handling().getByLabel("Snooze until", { exact: true }).fill("2030-01-15T09:30");
@@ -213,8 +234,8 @@ describe("the task page edits the task", () => {
     expect(await flash()).toBe("Blocked “Publish the launch post”: it waits for “the legal review”.");
     expect(await read(task.id)).toMatchObject({ status: "blocked", blocked_reason: "the legal review" });
     await send("Unblock", handling());
-    expect(await flash()).toBe("Unblocked “Publish the launch post”: it is in progress again.");
-    expect(await read(task.id)).toMatchObject({ status: "in_progress", blocked_reason: null });
+    expect(await flash()).toBe("Unblocked “Publish the launch post”: it is open again.");
+    expect(await read(task.id)).toMatchObject({ status: "open", blocked_reason: null });
 
     // Move to a project and out of it, on the move page.
     const move = async (label: string) => {

@@ -106,6 +106,11 @@ function editArgs(f: FormFields): Record<string, unknown> {
     const estimate = one(f, "estimate_minutes");
     args.estimate_minutes = estimate === undefined ? null : numberOr(estimate);
   }
+  if (f.scope !== undefined) {
+    // One area a line; sent only when the list changed.
+    const areas = (f.scope[0] ?? "").split(/\r?\n/).map((a) => a.trim()).filter((a) => a !== "");
+    if (areas.join("\n") !== (f.scope_was?.[0] ?? "")) args.scope = areas;
+  }
   if (f.repeat !== undefined) {
     const rule = chosenRule(f);
     const repeatChosen = one(f, "repeat") === CUSTOM_REPEAT || rule !== "";
@@ -124,6 +129,7 @@ function savedWords(r: Result, f: FormFields): string {
   if (sent.estimate_minutes !== undefined && (one(f, "estimate_minutes") ?? "") !== (one(f, "estimate_was") ?? "")) said.push(t.estimate_minutes ? `estimate ${t.estimate_minutes} min` : "no estimate");
   if (sent.recurrence !== undefined) said.push(t.recurrence ? `repeats ${ruleWords(t.recurrence)}` : "does not repeat");
   if (sent.notes !== undefined) said.push(t.notes ? "notes saved" : "notes cleared");
+  if (Array.isArray(sent.scope)) said.push(sent.scope.length ? `scope ${sent.scope.join(", ")}` : "no scope");
   return said.length ? `: ${said.join(", ")}` : "";
 }
 
@@ -140,6 +146,7 @@ const fieldWords = (text: string, labels: Record<string, string>) =>
 
 const EDIT_LABELS = {
   title: "Title",
+  scope: "Scope",
   notes: "Notes",
   priority: "Priority",
   due_at: "Due",

@@ -8,6 +8,7 @@ import type { FC, PropsWithChildren } from "hono/jsx";
 import type { TaskPage as Data, TaskMovePage } from "../../../../db/console.ts";
 import { scheduleOf, type TaskRow } from "../../../../db/tasks.ts";
 import { claimHolder, holderOf, lapsedHolder, PERSON_ASSIGNEE } from "../../../../domain/claims.ts";
+import { scopeShown } from "../../../../domain/scopes.ts";
 import { PRIORITIES } from "../../../../domain/vocabulary.ts";
 import { asSubmitted, CUSTOM_REPEAT, localInput, REPEATS, textSum } from "../../actions/task-edit.ts";
 import { clip, ruleWords } from "../../format.ts";
@@ -46,6 +47,7 @@ export const EditTask: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, dat
   const dueWas = localInput(t.due_at, tz);
   const priority = r.was("priority") ?? PRIORITIES[t.priority] ?? "normal";
   const agent = claimHolder(t, new Date(view.nowMs).toISOString());
+  const scope = scopeShown(t.scope).join("\n");
   return (
     <details class="card edit" open={r.on}>
       <summary>Edit the task</summary>
@@ -58,7 +60,7 @@ export const EditTask: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, dat
         view={view}
         action="edit_task"
         label="Edit the task"
-        fields={{ task_id: t.id, form: "task-edit", expected_version: String(t.version), time_zone: tz, due_was: dueWas, priority_was: PRIORITIES[t.priority] ?? "normal", estimate_was: t.estimate_minutes === null ? "" : String(t.estimate_minutes), recurrence_was: rule, ...(notesCut ? {} : { notes_sum: textSum(asSubmitted(t.notes)) }) }}
+        fields={{ task_id: t.id, form: "task-edit", expected_version: String(t.version), time_zone: tz, due_was: dueWas, priority_was: PRIORITIES[t.priority] ?? "normal", estimate_was: t.estimate_minutes === null ? "" : String(t.estimate_minutes), recurrence_was: rule, scope_was: scope, ...(notesCut ? {} : { notes_sum: textSum(asSubmitted(t.notes)) }) }}
       >
         <Field id="te-title" label="Title">
           <input type="text" id="te-title" name="title" required maxlength={500} value={r.was("title") ?? t.title} aria-invalid={r.bad("title")} />
@@ -101,6 +103,9 @@ export const EditTask: FC<{ view: View; data: Data; t: TaskRow }> = ({ view, dat
           </Field>
         </div>
         {rule ? <p class="hint">Now: repeats {ruleWords(rule)}.</p> : null}
+        <Field id="te-scope" label="Scope" hint={<>The areas it works in, one a line: a path, a glob (<code>src/db/**</code>) or a name. While an agent holds it, other agents may not claim a task whose scope overlaps.</>}>
+          <textarea id="te-scope" name="scope" rows={2} maxlength={4200} spellcheck={false} aria-describedby="te-scope-hint" aria-invalid={r.bad("scope")}>{"\n" + (r.was("scope") ?? scope)}</textarea>
+        </Field>
         <div class="actions"><Button kind="primary">Save changes</Button></div>
       </Act>
     </details>
