@@ -86,6 +86,8 @@ describe.each(ERAS)("claim_task, the next ready task (%s)", (era) => {
     expect((await bot.ok("claim_task", { label: "ops" })).task.id).toBe(labelled);
     expect((await bot.ok("claim_task", {})).task.id).toBe(outside);
     expect(await bot.fails("claim_task", { task_id: outside, project_id: project.id })).toMatch(/leave them out when you name task_id/);
+    // A project id of no project in this account is named as such, not answered as "nothing ready".
+    expect(await bot.fails("claim_task", { project_id: "prj_0000000000000000" })).toMatch(/^No project prj_0000000000000000 in this account/);
     await Promise.all([person, bot].map((c) => c.close()));
   });
 

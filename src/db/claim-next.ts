@@ -137,7 +137,7 @@ export interface NothingReady {
  * hold, and the earliest time one of them may become ready (a snooze ending, a
  * lease running out). Also whether something is ready after all (a race).
  */
-export async function readNothingReady(db: D1Database, f: NextFilter): Promise<NothingReady & { ready: number }> {
+export async function readNothingReady(db: D1Database, f: NextFilter): Promise<NothingReady & { ready: number; projectFound: boolean }> {
   const n = narrowed(f);
   const r = ready(f);
   const b = readyButScopes(f);
@@ -154,11 +154,14 @@ export async function readNothingReady(db: D1Database, f: NextFilter): Promise<N
            FROM tasks t WHERE ${n.sql} AND ${HELD_BY_OTHER("t")}`,
       )
       .bind(...n.binds, f.caller, f.now),
+    // The project it was narrowed to, in this account (live, archived or in the trash): another account's id names nothing.
+    project: db.prepare("SELECT count(*) AS n FROM projects WHERE id = ? AND account_id = ?").bind(f.projectId ?? null, f.accountId),
   });
   const one = (k: keyof typeof rows) => rows[k][0] as { n: number; at?: string | null };
   const times = [one("snoozed").at, one("held").at].filter((x): x is string => typeof x === "string").sort();
   return {
     ready: one("ready").n,
+    projectFound: f.projectId === undefined || one("project").n > 0,
     waiting_on_dependencies: one("waits").n,
     snoozed: one("snoozed").n,
     held: one("held").n,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conflict, invalid } from "../domain/errors.ts";
+import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { actorName } from "../domain/principal.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { APPROVAL_KINDS, APPROVAL_STATUSES, selectPendingApproval, toApproval, type Approval, type ApprovalRow } from "../db/approvals.ts";
@@ -318,7 +318,8 @@ async function claimNext(ctx: ToolContext, narrow: { project_id?: string; label?
         },
       ),
     async diagnose() {
-      const { ready, ...why } = await readNothingReady(db, filter);
+      const { ready, projectFound, ...why } = await readNothingReady(db, filter);
+      if (!projectFound) throw notFound("project", narrow.project_id as string, "list_projects finds project ids");
       if (ready > 0) return AGAIN;
       return { task: null, claim_expires_at: null, taken_over_from: null, changed: false, chosen: null, nothing_ready: why, scope_overlap: null };
     },
