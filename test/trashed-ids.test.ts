@@ -3,8 +3,13 @@ import { describeAllTools, detailedInputSchema } from "../src/mcp/registry.ts";
 import { connect, seedAccount, snapshotDb } from "./helpers.ts";
 import { exampleArgs } from "./tool-args.ts";
 
-/** Tools that take a task id, from the registry; delete_task answers a trashed task with its trash item instead. */
-const TASK_ID_TOOLS = describeAllTools().filter((d) => ((d.inputSchema.required ?? []) as string[]).includes("task_id") && d.name !== "delete_task");
+/**
+ * Tools that take a task id, from the registry; delete_task answers a trashed task with its trash item instead.
+ * claim_task's task_id is optional (without it, the next ready task is claimed); given, it names the task as everywhere.
+ */
+const TASK_ID_TOOLS = describeAllTools().filter(
+  (d) => (((d.inputSchema.required ?? []) as string[]).includes("task_id") || d.name === "claim_task") && d.name !== "delete_task",
+);
 
 /** Optional arguments some tools need to get as far as looking the task up. */
 const EXTRA: Record<string, Record<string, unknown>> = { unlink_calendar_event: { provider: "google", event_id: "evt-1" } };
