@@ -56,6 +56,15 @@ function hrefWith(q: TaskQuery, change: Partial<TaskQuery> & { cursor?: string }
 
 type Project = Data["projects"][number];
 
+/** One project's tab: its name and open count, marked when it is the one shown. */
+const ProjectTab: FC<{ query: TaskQuery; p: Project }> = ({ query, p }) => (
+  <li>
+    <a href={hrefWith(query, { project: p.id })} aria-current={query.project === p.id ? "page" : undefined}>
+      <Written text={p.name} max={NAME_CLIP} /> <span class="muted">{open(p)} open</span>
+    </a>
+  </li>
+);
+
 /** A tab a project (the first ones, and the current one) with its open count, and what the current project is. */
 const ProjectTabs: FC<{ view: View; data: Data; query: TaskQuery; current: Project | undefined }> = ({ view, data, query, current }) => {
   const tabs = data.projects.slice(0, TABS);
@@ -64,25 +73,13 @@ const ProjectTabs: FC<{ view: View; data: Data; query: TaskQuery; current: Proje
     <>
       <ul class="tabs" aria-label="Projects">
         <li><a href={hrefWith(query, { project: "" })} aria-current={query.project === "" ? "page" : undefined}>All projects</a></li>
-        {tabs.map((p) => (
-          <li>
-            <a href={hrefWith(query, { project: p.id })} aria-current={query.project === p.id ? "page" : undefined}>
-              <Written text={p.name} max={NAME_CLIP} /> <span class="muted">{open(p)} open</span>
-            </a>
-          </li>
-        ))}
+        {tabs.map((p) => <ProjectTab query={query} p={p} />)}
       </ul>
       {data.archived.length ? (
         <details class="archived" open={Boolean(current?.archived_at)}>
           <summary>Archived projects ({data.archived.length})</summary>
           <ul class="tabs" aria-label="Archived projects">
-            {data.archived.map((p) => (
-              <li>
-                <a href={hrefWith(query, { project: p.id })} aria-current={query.project === p.id ? "page" : undefined}>
-                  <Written text={p.name} max={NAME_CLIP} /> <span class="muted">{open(p)} open</span>
-                </a>
-              </li>
-            ))}
+            {data.archived.map((p) => <ProjectTab query={query} p={p} />)}
           </ul>
         </details>
       ) : null}
