@@ -13,10 +13,9 @@ import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { screenshot } from "../../scripts/lib/browser.ts";
 import { connect } from "../../scripts/lib/e2e-harness.ts";
-import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 import { seriousViolations } from "./axe.ts";
 import { adminCli, taskgate } from "./context.ts";
-import { browserStage, flash, PASSWORD, WIDTHS } from "./stage.ts";
+import { browserStage, flash, WIDTHS } from "./stage.ts";
 import { horizontalOverflow } from "./layout.ts";
 
 /** A title an agent (or anyone) may write: one very long word and a right-to-left override. */
@@ -54,10 +53,7 @@ describe("projects, and confirming what cannot wait, in Chromium", () => {
     const email = `confirm.${Date.now().toString(36)}@example.com`;
     const invite = await adminCli(["invite", "--account", account.id, "--email", email, "--url", base]);
     // JavaScript on only so axe can run and the test can measure and hand-edit a form: the pages carry none.
-    const context = await stage.context();
-    const page = await context.newPage();
-    await setPassword(page, invite.setup_url, PASSWORD);
-    await expect.poll(() => new URL(page.url()).pathname, { timeout: 20_000 }).toBe("/");
+    const page = await stage.signIn(invite.setup_url);
     await page.setViewportSize(WIDTHS.desktop);
 
     // The person's own token (for an MCP client that makes what the test needs and reads back what the pages did), and an agent's.

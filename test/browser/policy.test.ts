@@ -9,10 +9,9 @@
 import { describe, expect, it } from "vitest";
 import { screenshot } from "../../scripts/lib/browser.ts";
 import { connect } from "../../scripts/lib/e2e-harness.ts";
-import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 import { seriousViolations } from "./axe.ts";
 import { adminCli, taskgate } from "./context.ts";
-import { browserStage, PASSWORD, WIDTHS } from "./stage.ts";
+import { browserStage, WIDTHS } from "./stage.ts";
 import { brokenNames, horizontalOverflow } from "./layout.ts";
 
 
@@ -29,10 +28,7 @@ describe("the policy page in Chromium", () => {
     const email = `policy.${Date.now().toString(36)}@example.com`;
     const invite = await adminCli(["invite", "--account", account.id, "--email", email, "--url", base]);
     // JavaScript on only so axe can run and the test can measure: the pages carry none.
-    const context = await stage.context();
-    const page = await context.newPage();
-    await setPassword(page, invite.setup_url, PASSWORD);
-    await expect.poll(() => new URL(page.url()).pathname, { timeout: 20_000 }).toBe("/");
+    const page = await stage.signIn(invite.setup_url);
 
     // From Agents, the card's policy link.
     await page.goto(`${base}/agents`);

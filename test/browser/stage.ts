@@ -2,12 +2,14 @@
  * What the console's browser tests share: the two widths every page is held
  * to, the test person's password, one Chromium a file with the contexts and
  * MCP sessions its tests open (all closed after the file, also when a test
- * failed), and the flash message a page shows after a form.
+ * failed), the person signed in from an invite, and the flash message a page
+ * shows after a form.
  */
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser, newPersonContext } from "../../scripts/lib/browser.ts";
 import type { McpSession } from "../../scripts/lib/e2e-harness.ts";
+import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 
 export const PASSWORD = "correct horse battery";
 export const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
@@ -17,6 +19,8 @@ export interface Stage {
   context(): Promise<BrowserContext>;
   /** An MCP session to close after the file. */
   keep(session: McpSession): void;
+  /** A new context's page, signed in as the person an invite's setup link (admin CLI `invite`) sets up, on the inbox. */
+  signIn(setupUrl: string): Promise<Page>;
 }
 
 /** One Chromium for this file's tests: launched before them, closed after them with what they opened. */
@@ -40,6 +44,12 @@ export function browserStage(): Stage {
       return c;
     },
     keep: (session) => void sessions.push(session),
+    async signIn(setupUrl) {
+      const page = await (await this.context()).newPage();
+      await setPassword(page, setupUrl, PASSWORD);
+      await expect.poll(() => new URL(page.url()).pathname, { timeout: 20_000 }).toBe("/");
+      return page;
+    },
   };
 }
 

@@ -13,10 +13,9 @@ import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { screenshot } from "../../scripts/lib/browser.ts";
 import { connect } from "../../scripts/lib/e2e-harness.ts";
-import { setPassword } from "../../scripts/lib/oauth-pages.ts";
 import { seriousViolations } from "./axe.ts";
 import { adminCli, taskgate } from "./context.ts";
-import { browserStage, flash, PASSWORD, WIDTHS } from "./stage.ts";
+import { browserStage, flash, WIDTHS } from "./stage.ts";
 import { horizontalOverflow } from "./layout.ts";
 
 const HOSTILE = `\u202Eevil${"x".repeat(180)}\u202C`;
@@ -55,10 +54,7 @@ describe("the task page's parts in Chromium", () => {
       task_id: task.id, provider: "google", event_id: "evt-agent-1", title: "Release sync", starts_at: "2026-12-07T08:00:00Z", ends_at: "2026-12-07T09:30:00Z",
     });
     // JavaScript on only so axe can run and the test can measure: the pages carry none.
-    const context = await stage.context();
-    const page = await context.newPage();
-    await setPassword(page, invite.setup_url, PASSWORD);
-    await expect.poll(() => new URL(page.url()).pathname, { timeout: 20_000 }).toBe("/");
+    const page = await stage.signIn(invite.setup_url);
     await page.goto(`${base}/tasks/${task.id}`);
     // The agent's calendar link is listed with its times in the account's zone.
     const cal = page.locator("section", { has: page.locator("#h-cal") });
