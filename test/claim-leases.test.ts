@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index.ts";
-import { asServer, connect, createToken, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
+import { asServer, claimRow, connect, createToken, seedAccount, snapshotDb, type TestClient } from "./helpers.ts";
 import { addHook, fakeReceivers, sleep, waitFor, workerEnv, type Received } from "./webhooks.helpers.ts";
 
 afterEach(() => {
@@ -17,11 +17,7 @@ afterEach(() => {
 
 const MINUTE = 60_000;
 
-async function lease(taskId: string) {
-  return env.DB.prepare("SELECT assignee, status, claim_expires_at, claim_lease_minutes FROM tasks WHERE id = ?")
-    .bind(taskId)
-    .first<{ assignee: string | null; status: string; claim_expires_at: string | null; claim_lease_minutes: number | null }>();
-}
+const lease = claimRow;
 
 /** Sets the lease's end in the row: how time passes in these tests. */
 async function expireAt(taskId: string, msFromNow: number): Promise<string> {

@@ -8,7 +8,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { connect, createToken, ERAS, seedAccount, snapshotDb, type Era } from "./helpers.ts";
+import { claimRow, connect, createToken, type Era, ERAS, seedAccount, snapshotDb } from "./helpers.ts";
 import { addHook, fakeReceivers, sleep, waitFor } from "./webhooks.helpers.ts";
 
 afterEach(() => {
@@ -17,11 +17,7 @@ afterEach(() => {
 
 const MINUTE = 60_000;
 
-async function row(taskId: string) {
-  return env.DB.prepare("SELECT assignee, status, claim_expires_at, claim_lease_minutes FROM tasks WHERE id = ?")
-    .bind(taskId)
-    .first<{ assignee: string | null; status: string; claim_expires_at: string | null; claim_lease_minutes: number | null }>();
-}
+const row = claimRow;
 
 async function runRow(runId: string) {
   return env.DB.prepare("SELECT status, summary, finished_at FROM runs WHERE id = ?").bind(runId).first<{ status: string; summary: string | null; finished_at: string | null }>();

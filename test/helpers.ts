@@ -208,3 +208,10 @@ export async function team(era: Era, name: string) {
   const clients = { person: await connect(acc.human, era), alpha: await connect(acc.agent, era), beta: await connect(beta.secret, era) };
   return { acc, ...clients, close: () => Promise.all(Object.values(clients).map((c: TestClient) => c.close())) };
 }
+
+/** A task's claim as stored: who holds it, its status, and its lease (for the claim, release and lease tests). */
+export function claimRow(taskId: string) {
+  return env.DB.prepare("SELECT assignee, status, claim_expires_at, claim_lease_minutes FROM tasks WHERE id = ?")
+    .bind(taskId)
+    .first<{ assignee: string | null; status: string; claim_expires_at: string | null; claim_lease_minutes: number | null }>();
+}
