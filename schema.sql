@@ -370,6 +370,18 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   PRIMARY KEY (account_id, token_id, tool, key)
 );
 
+-- Where each caller's reads may start (src/db/read-sessions.ts): the D1 bookmark after its latest
+-- write, so its next request, in any isolate, reads in a session no older than that write. One row a
+-- caller (holder: "agent:<agent id>", "person:<person id>", or "token:<token id>" for a person's token of
+-- no person). A bookmark names a state of this database: an account's move copies none.
+CREATE TABLE IF NOT EXISTS read_bookmarks (
+  account_id TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  bookmark TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (account_id, holder)
+) WITHOUT ROWID;
+
 -- Webhook endpoints of an account: where its events are delivered, signed
 -- with a secret kept only as an AES-GCM envelope (CONNECTOR_KEY).
 CREATE TABLE IF NOT EXISTS webhooks (

@@ -82,6 +82,18 @@ export function accountEnv(env: Env, shard: string): Env {
   return view;
 }
 
+/**
+ * The account's view with its database read through `db` (the request's
+ * session, src/db/read-sessions.ts): the directory and every other shard are
+ * still the deployment's own bindings, read from their primaries.
+ */
+export function throughSession(own: Env, db: D1Database): Env {
+  const view = Object.defineProperties({}, Object.getOwnPropertyDescriptors(own)) as Env & { [ROOT]?: Env };
+  Object.defineProperty(view, "DB", { value: db, enumerable: true, configurable: true, writable: true });
+  Object.defineProperty(view, ROOT, { value: rootOf(own), enumerable: true });
+  return view;
+}
+
 interface Cached {
   shard: string;
   at: number;

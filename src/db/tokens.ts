@@ -3,6 +3,7 @@ import { isTransient } from "./transient.ts";
 import { named } from "../catalog/tool.ts";
 import { batchByName, type NamedResults } from "./batch.ts";
 import { personNameSql } from "./people.ts";
+import { holderSql, storedBookmarkSql, type ReadStart } from "./read-sessions.ts";
 
 interface PrincipalRow {
   id: string;
@@ -24,6 +25,8 @@ interface PrincipalRow {
   /** The person a `human` token acts for (its person_id's row), and their shown name. */
   person_ref: string | null;
   person_name: string | null;
+  holder: string;
+  bookmark: string | null;
 }
 
 export interface ResolvedToken {
@@ -32,6 +35,8 @@ export interface ResolvedToken {
   lastUsedAt: string | null;
   /** For an app connected through OAuth: the provider's grant and the person who consented. */
   grant: { id: string | null; personId: string } | null;
+  /** Whom the caller's reads are kept for, and its bookmark stored then (src/db/read-sessions.ts). */
+  reads: ReadStart;
 }
 
 /** How often a token's (and its agent's) last use is written: bookkeeping, not data. */
@@ -64,7 +69,8 @@ export async function findTokenBeside<T>(
     .prepare(
       `SELECT t.id, t.account_id, t.kind, t.scope, t.agent_id, a.name AS agent_name, a.paused_at,
               t.label, t.expires_at, t.revoked_at, t.last_used_at, t.person_id, t.grant_id, m.moving_to, a.policy AS agent_policy, t.policy AS token_policy,
-              pp.id AS person_ref, ${personNameSql("pp")} AS person_name
+              pp.id AS person_ref, ${personNameSql("pp")} AS person_name,
+              ${holderSql("t")} AS holder, ${storedBookmarkSql("t.account_id", holderSql("t"))} AS bookmark
          FROM tokens t LEFT JOIN agents a ON a.id = t.agent_id LEFT JOIN accounts m ON m.id = t.account_id
               LEFT JOIN people pp ON pp.id = t.person_id AND pp.account_id = t.account_id AND t.kind = 'human'
         WHERE t.${column} = ?`,
@@ -116,6 +122,7 @@ export async function findTokenBeside<T>(
     revoked: row.revoked_at !== null,
     lastUsedAt: touched ? now : row.last_used_at,
     grant: row.person_id ? { id: row.grant_id, personId: row.person_id } : null,
+    reads: { accountId: row.account_id, holder: row.holder, bookmark: row.bookmark },
   };
   return { token, beside: besideRows };
 }

@@ -74,6 +74,7 @@ export const COLUMN_CLASSES: Readonly<Record<string, Readonly<Record<string, Col
   },
   activity: { id: B, account_id: B, token_id: B, actor: B, tool: B, target_id: B, summary: B, created_at: B, person_id: B },
   idempotency_keys: { account_id: B, token_id: B, tool: B, key: B, result: B, created_at: B, request_hash: B },
+  read_bookmarks: { account_id: B, holder: B, bookmark: B, updated_at: B },
   webhooks: { id: B, account_id: B, url: W, events: W, secret: B, secret_prefix: B, created_at: B },
   webhook_deliveries: {
     id: B, account_id: B, webhook_id: B, event_id: B, event_type: B, status: L, attempts: B, last_status: B,
@@ -118,6 +119,13 @@ export const PRESENCE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   tokens: ["last_used_at"],
   agents: ["last_seen_at"],
 };
+
+/**
+ * Tables of such bookkeeping alone, whose rows any call may add or move:
+ * where a caller's next reads start (src/db/read-sessions.ts), stored after
+ * the response of any request whose writes ran, a repeat's included.
+ */
+export const PRESENCE_TABLES: ReadonlySet<string> = new Set(["read_bookmarks"]);
 
 /**
  * A claim is an agent's assignee held under a lease: while the row has a

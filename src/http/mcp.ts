@@ -9,7 +9,9 @@ import type { Env } from "../env.ts";
 import { effectiveScope, isGrantProps } from "../domain/grants.ts";
 import type { Principal } from "../domain/principal.ts";
 import { resolveCredential, touchIfDue, type Resolution } from "../db/principals.ts";
-import { accountEnv } from "../db/shards.ts";
+import { accountEnv, throughSession } from "../db/shards.ts";
+import { closeReadSession, openReadSession } from "../db/read-sessions.ts";
+import { unmetered } from "../db/metered.ts";
 import type { ResolvedToken } from "../db/tokens.ts";
 import { serveMcp } from "../mcp/server.ts";
 import { isFloorRequest, serveFloor } from "../mcp/floor.ts";
@@ -102,12 +104,18 @@ export async function serveApi(request: Request, env: Env, ctx: ExecutionContext
     if (g instanceof Response) return g;
     ({ principal, resolved, shard } = g);
   }
-  // From here on the account's database is env.DB, for the registry, the tools and their SQL.
+  // From here on the account's database is env.DB, for the registry, the tools and their SQL:
+  // read through the caller's session (src/db/read-sessions.ts), from no state older than its latest write.
   const own = accountEnv(env, shard);
   touchIfDue(own.DB, resolved, nowMs, (p) => ctx.waitUntil(p));
-  const scope = { env: own, principal, requestId: requestIdOf(request), toolsets, waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) };
+  const reads = openReadSession(own.DB, resolved.reads);
+  const scope = { env: throughSession(own, reads.db), principal, requestId: requestIdOf(request), toolsets, waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p) };
   // An app can ask the person for more (step-up); a tg_ token's scope is fixed, and its call gets the registry's refusal.
   const onWriteScopeMissing = oauth && principal.scope === "read" ? () => insufficientScope(request, STEP_UP) : undefined;
-  if (floor) return serveFloor(request, scope);
-  return serveMcp(request, scope, { onWriteScopeMissing });
+  const res = await (floor ? serveFloor(request, scope) : serveMcp(request, scope, { onWriteScopeMissing }));
+  // A streamed legacy answer is one SSE message: the call has run once it has been read whole.
+  const whole = res.headers.get("content-type")?.startsWith("text/event-stream") && !res.headers.has("content-length") ? new Response(await res.arrayBuffer(), res) : res;
+  // Stored after the response, which does not wait for it (nor counts it among its D1 calls).
+  closeReadSession(unmetered(own.DB), reads, (p) => ctx.waitUntil(p));
+  return whole;
 }

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { CLAIM, classOf, ENDS_WITH, SERIES, holdsWrittenValues, isDerivedTable, PRESENCE_COLUMNS, REMOVAL_MARKERS } from "../../src/domain/columns.ts";
+import { CLAIM, classOf, ENDS_WITH, SERIES, holdsWrittenValues, isDerivedTable, PRESENCE_COLUMNS, PRESENCE_TABLES, REMOVAL_MARKERS } from "../../src/domain/columns.ts";
 import { asServer } from "../helpers.ts";
 
 /** What one change to one row is, by the class of what changed. */
@@ -78,7 +78,7 @@ export async function snapshotAccount(accountId: string): Promise<Snapshot> {
 const empty = (v: unknown) => v === null || v === undefined || v === "";
 
 function columnEffect(table: string, column: string, before: Row, after: Row): Effect {
-  if (PRESENCE_COLUMNS[table]?.includes(column)) return "presence";
+  if (PRESENCE_COLUMNS[table]?.includes(column) || PRESENCE_TABLES.has(table)) return "presence";
   if (REMOVAL_MARKERS[table] === column) return empty(before[column]) ? "removed" : "lifecycle";
   if (table === CLAIM.table && column === CLAIM.lease && before[CLAIM.holder] === after[CLAIM.holder] && !empty(before[column]) && !empty(after[column])) {
     return String(after[column]) > String(before[column]) ? "renewed" : "lifecycle";
@@ -99,10 +99,11 @@ export function diff(before: Snapshot, after: Snapshot): Change[] {
   for (const [table, rowsAfter] of after) {
     const rowsBefore = before.get(table) ?? new Map<string, Row>();
     const record = holdsWrittenValues(table);
+    const presence = PRESENCE_TABLES.has(table);
     for (const [key, row] of rowsAfter) {
       const old = rowsBefore.get(key);
       if (!old) {
-        out.push({ table, key, op: "insert", effect: record ? "added" : "bookkeeping" });
+        out.push({ table, key, op: "insert", effect: presence ? "presence" : record ? "added" : "bookkeeping" });
         continue;
       }
       for (const column of Object.keys(row)) {
@@ -110,7 +111,7 @@ export function diff(before: Snapshot, after: Snapshot): Change[] {
         out.push({ table, key, op: "update", column, from: old[column], to: row[column], effect: columnEffect(table, column, old, row) });
       }
     }
-    for (const key of rowsBefore.keys()) if (!rowsAfter.has(key)) out.push({ table, key, op: "delete", effect: record ? "removed" : "bookkeeping" });
+    for (const key of rowsBefore.keys()) if (!rowsAfter.has(key)) out.push({ table, key, op: "delete", effect: presence ? "presence" : record ? "removed" : "bookkeeping" });
   }
   return out.map((c) => (handedOn(c, before, after) ? { ...c, effect: "lifecycle" } : c));
 }
