@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextp
 import { planAccount, planToken, type Sql, type TokenRequest } from "../src/db/provisioning.ts";
 import { actorIn, actorOut } from "../src/db/consent.ts";
 import { checkOutput } from "./output-check.ts";
+import { PRESENCE_COLUMNS, PRESENCE_TABLES } from "../src/domain/columns.ts";
 
 export const MCP_URL = "https://taskgate.test/mcp";
 
@@ -177,7 +178,7 @@ export async function connect(secret: string, era: Era = "modern", opts: Connect
   };
 }
 
-const BOOKKEEPING_COLUMNS = new Set(["last_used_at", "last_seen_at"]);
+const BOOKKEEPING_COLUMNS = new Set(Object.values(PRESENCE_COLUMNS).flat());
 
 /** Every row of every table (bookkeeping columns left out), to prove a refused call changed nothing. */
 export async function snapshotDb(db: D1Database = env.DB): Promise<string> {
@@ -185,9 +186,11 @@ export async function snapshotDb(db: D1Database = env.DB): Promise<string> {
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'task\\_search%' ESCAPE '\\' AND name NOT LIKE 'comment\\_search%' ESCAPE '\\' ORDER BY name",
   ).all<{ name: string }>();
   // One batch (one round trip) for every table: the security suites take a snapshot around each refused call.
-  const read = await db.batch(tables.map(({ name }) => db.prepare(`SELECT * FROM "${name}" ORDER BY 1`)));
+  // Where callers' next reads start is stored after responses, at no fixed time: bookkeeping, like a token's last use.
+  const kept = tables.filter(({ name }) => !PRESENCE_TABLES.has(name));
+  const read = await db.batch(kept.map(({ name }) => db.prepare(`SELECT * FROM "${name}" ORDER BY 1`)));
   const out: Record<string, unknown[]> = {};
-  tables.forEach(({ name }, i) => {
+  kept.forEach(({ name }, i) => {
     out[name] = (read[i].results as Record<string, unknown>[]).map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !BOOKKEEPING_COLUMNS.has(k))));
   });
   return JSON.stringify(out);

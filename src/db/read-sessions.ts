@@ -21,6 +21,7 @@
  * caller may miss what others wrote: docs/architecture.md, "Reads near the
  * caller".
  */
+import { unmetered } from "./metered.ts";
 
 /** The caller a bookmark is kept for, and the bookmark stored for it (null: none). */
 export interface ReadStart {
@@ -72,6 +73,8 @@ const WRITE = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b|^\s*WITH\b[\s\S]*\b(?:INSE
 /** A request's session: the database its caller reads and writes through, and what it did. */
 export interface ReadSession {
   db: D1Database;
+  /** The database it was opened on: where its bookmark is stored (on the primary, outside any session). */
+  primary: D1Database;
   start: ReadStart;
   /** The bookmark the session started from (null: unconstrained). */
   from: string | null;
@@ -98,10 +101,8 @@ export function openReadSession(db: D1Database, start: ReadStart, extra?: string
         if (prop === "bind") return (...values: unknown[]) => wrap(target.bind(...values), writes);
         if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
           const fn = (target[prop] as (...a: unknown[]) => Promise<unknown>).bind(target);
-          return (...a: unknown[]) => {
-            wrote ||= writes;
-            return fn(...a);
-          };
+          // A write that failed (a refusal's rolled-back batch) changed nothing to wait for.
+          return (...a: unknown[]) => fn(...a).then((out) => ((wrote ||= writes), out));
         }
         const value = Reflect.get(target, prop, target);
         return typeof value === "function" ? value.bind(target) : value;
@@ -113,12 +114,8 @@ export function openReadSession(db: D1Database, start: ReadStart, extra?: string
   const db2 = {
     prepare: (sql: string): D1PreparedStatement => wrap(session.prepare(sql), WRITE.test(sql)),
     batch<T = unknown>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
-      const reals = statements.map((s) => {
-        const o = originals.get(s);
-        wrote ||= o?.writes ?? true;
-        return o?.real ?? s;
-      });
-      return session.batch<T>(reals);
+      const writes = statements.some((s) => originals.get(s)?.writes ?? true);
+      return session.batch<T>(statements.map((s) => originals.get(s)?.real ?? s)).then((out) => ((wrote ||= writes), out));
     },
     withSession(): never {
       throw new Error("A request's session is its only one: read through it.");
@@ -132,6 +129,7 @@ export function openReadSession(db: D1Database, start: ReadStart, extra?: string
   };
   return {
     db: db2 as unknown as D1Database,
+    primary: db,
     start,
     from,
     wrote: () => wrote,
@@ -145,7 +143,7 @@ export function openReadSession(db: D1Database, start: ReadStart, extra?: string
  * caller's next request anywhere (`persist`, given the statement to run on
  * the primary after the response). Returns the session's bookmark.
  */
-export function closeReadSession(primary: D1Database, s: ReadSession, persist: (p: Promise<unknown>) => void, nowMs = Date.now()): string | null {
+export function closeReadSession(s: ReadSession, persist: (p: Promise<unknown>) => void, nowMs = Date.now()): string | null {
   const b = s.bookmark();
   if (!b) return null;
   const key = keyOf(s.start);
@@ -157,7 +155,8 @@ export function closeReadSession(primary: D1Database, s: ReadSession, persist: (
   if (s.wrote() && (!s.start.bookmark || b > s.start.bookmark)) {
     s.start.bookmark = b;
     persist(
-      storeBookmark(primary, s.start, b, nowMs).catch((e) =>
+      // After the response, which neither waits for it nor counts it among its D1 calls.
+      storeBookmark(unmetered(s.primary), s.start, b, nowMs).catch((e) =>
         console.error(JSON.stringify({ level: "warn", where: "storeBookmark", error: String(e) })),
       ),
     );

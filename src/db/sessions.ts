@@ -1,3 +1,4 @@
+import { personHolderSql, storedBookmarkSql } from "./read-sessions.ts";
 /** Signed-in browsers (sessions, by the hash of their id) and failed sign-ins (throttling). */
 import { notMoving } from "./move-account.ts";
 
@@ -10,6 +11,8 @@ export interface SessionRow {
   expires_at: string;
   /** Set while the account moves to another database: its writes are refused until it has moved. */
   moving_to: string | null;
+  /** The bookmark stored after the person's latest write (src/db/read-sessions.ts), or null. */
+  bookmark: string | null;
 }
 
 export function insertSession(
@@ -25,7 +28,8 @@ export function insertSession(
 export async function findSession(db: D1Database, hash: string, now: string): Promise<SessionRow | null> {
   return db
     .prepare(
-      `SELECT s.person_id, s.account_id, p.email, p.display_name, s.expires_at, m.moving_to
+      `SELECT s.person_id, s.account_id, p.email, p.display_name, s.expires_at, m.moving_to,
+              ${storedBookmarkSql("s.account_id", personHolderSql("s.person_id"))} AS bookmark
          FROM sessions s JOIN people p ON p.id = s.person_id AND p.account_id = s.account_id
               LEFT JOIN accounts m ON m.id = s.account_id
         WHERE s.hash = ? AND s.expires_at > ?`,

@@ -11,7 +11,6 @@ import type { Principal } from "../domain/principal.ts";
 import { resolveCredential, touchIfDue, type Resolution } from "../db/principals.ts";
 import { accountEnv, throughSession } from "../db/shards.ts";
 import { closeReadSession, openReadSession } from "../db/read-sessions.ts";
-import { unmetered } from "../db/metered.ts";
 import type { ResolvedToken } from "../db/tokens.ts";
 import { serveMcp } from "../mcp/server.ts";
 import { isFloorRequest, serveFloor } from "../mcp/floor.ts";
@@ -115,7 +114,6 @@ export async function serveApi(request: Request, env: Env, ctx: ExecutionContext
   const res = await (floor ? serveFloor(request, scope) : serveMcp(request, scope, { onWriteScopeMissing }));
   // A streamed legacy answer is one SSE message: the call has run once it has been read whole.
   const whole = res.headers.get("content-type")?.startsWith("text/event-stream") && !res.headers.has("content-length") ? new Response(await res.arrayBuffer(), res) : res;
-  // Stored after the response, which does not wait for it (nor counts it among its D1 calls).
-  closeReadSession(unmetered(own.DB), reads, (p) => ctx.waitUntil(p));
+  closeReadSession(reads, (p) => ctx.waitUntil(p));
   return whole;
 }

@@ -10,11 +10,14 @@ import { errorResponse, notFoundResponse } from "./errors.tsx";
 import { consoleRoutes } from "./console/routes.ts";
 import { setupRoutes } from "./setup.tsx";
 import { signInRoutes } from "./signin.tsx";
+import { closeReads } from "./session.ts";
 import { STYLESHEET_PATH, stylesheetResponse } from "./style.ts";
 import { ICON_PATH, iconResponse, MANIFEST_PATH, manifestResponse, PUSH_SCRIPT_PATH, pushScriptResponse, SERVICE_WORKER_PATH, serviceWorkerResponse } from "./pwa.ts";
 
 export function webApp(extend?: (web: Hono<WebEnv>) => void): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
+  // A signed-in request's D1 session is closed after its response (src/web/session.ts).
+  web.use("*", closeReads());
   web.get(STYLESHEET_PATH, () => stylesheetResponse());
   web.get(MANIFEST_PATH, () => manifestResponse());
   web.get(ICON_PATH, () => iconResponse());

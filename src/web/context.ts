@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { Env } from "../env.ts";
+import type { ReadSession } from "../db/read-sessions.ts";
 
 /** A signed-in person's session, as the pages see it (src/web/session.ts). */
 export interface Session {
@@ -26,6 +27,8 @@ export interface WebEnv {
      * set where the session or link that names the account is resolved. Unset before that.
      */
     accountEnv?: Env;
+    /** The signed-in person's D1 session, which accountEnv's DB reads through (src/db/read-sessions.ts); closed after the response. */
+    reads?: ReadSession;
   };
 }
 

@@ -25,7 +25,8 @@ import { constantTimeEqualText } from "../domain/passwords.ts";
 import { shownName } from "../domain/principal.ts";
 import { base64url, hashToken, newSecretOf } from "../domain/tokens.ts";
 import { deleteSession, deleteSessionStatement, findSession, insertSession } from "../db/sessions.ts";
-import { accountEnv, isSharded, locateNow, locateSecret, shardsOf } from "../db/shards.ts";
+import { accountEnv, isSharded, locateNow, locateSecret, shardsOf, throughSession } from "../db/shards.ts";
+import { BOOKMARK_SHAPE, closeReadSession, openReadSession } from "../db/read-sessions.ts";
 import { envOf, isHttps, originOf, type Session, type WebContext, type WebEnv } from "./context.ts";
 import { formRefused } from "./errors.tsx";
 import { signInPath } from "./return-to.ts";
@@ -89,11 +90,41 @@ export async function currentSession(c: WebContext): Promise<Session | null> {
     }
     if (row) {
       session = { personId: row.person_id, accountId: row.account_id, email: row.email, name: shownName(row.display_name, row.email), csrfToken: await csrfFor(secret), shard, ...(row.moving_to ? { moving: true } : {}) };
-      c.set("accountEnv", own);
+      // The person's reads: from no state older than their latest write anywhere, or than what this browser last saw.
+      const reads = openReadSession(own.DB, { accountId: row.account_id, holder: `person:${row.person_id}`, bookmark: row.bookmark }, browserBookmark(c));
+      c.set("reads", reads);
+      c.set("accountEnv", throughSession(own, reads.db));
     }
   }
   c.set("session", session);
   return session;
+}
+
+const READS_COOKIE = "tg_reads";
+
+/** The newest state this browser has seen (its cookie), so its pages never show an older one. */
+function browserBookmark(c: WebContext): string | null {
+  const raw = getCookie(c, cookieName(c, READS_COOKIE));
+  return raw && BOOKMARK_SHAPE.test(raw) ? raw : null;
+}
+
+/**
+ * After a signed-in page or form: the person's session is closed (a write's
+ * bookmark stored for their next request anywhere, after the response), and
+ * the browser keeps the newest state it saw, for the session's length.
+ */
+export function closeReads(): MiddlewareHandler<WebEnv> {
+  return async function closeReads(c, next) {
+    await next();
+    const reads = c.get("reads");
+    if (!reads) return;
+    const seen = browserBookmark(c);
+    const b = closeReadSession(reads, (p) => c.executionCtx.waitUntil(p));
+    if (!b || (seen && seen >= b)) return;
+    const res = new Response(c.res.body, c.res);
+    res.headers.append("set-cookie", cookie(c, READS_COOKIE, b, SESSION_SECONDS));
+    c.res = res;
+  };
 }
 
 /** Signed out → 302 to /signin?return_to=<this page>; signed in → on. */
