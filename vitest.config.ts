@@ -10,7 +10,8 @@ export default defineConfig({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         // DB_1: a second database, so every test runs on a deployment with two (src/db/shards.ts).
-        d1Databases: ["DB_1", "MIGRATED_DB", "MIGRATED_DB_1"],
+        // REPLICA_NEAR, REPLICA_FAR: the lagging read replicas of test/read-replicas.test.ts (test/replica-stand-in.ts).
+        d1Databases: ["DB_1", "MIGRATED_DB", "MIGRATED_DB_1", "REPLICA_NEAR", "REPLICA_FAR"],
         bindings: {
           SCHEMA_SQL: readFileSync("schema.sql", "utf8"),
           // Every migration, in order, for the upgrade test (it builds a second database from them).
@@ -23,6 +24,8 @@ export default defineConfig({
           // A database of the oldest supported version, filled by its own tools (scripts/upgrade-fixture.ts), for the upgraded consent audit.
           UPGRADE_FIXTURE_SQL: readFileSync("test/fixtures/upgrade-from-0009.sql", "utf8"),
           VALIDATE_OUTPUT: "1",
+          // One log line a request would bury the test output: the replica test turns it on for its own requests.
+          REQUEST_LOG: "off",
           // Local development: webhook receivers of the tests may use http://.
           ALLOW_HTTP_WEBHOOKS: "1",
           // The webhooks page, for the test that holds its verification snippet to examples/verify-webhook.mjs.

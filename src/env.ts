@@ -29,6 +29,8 @@ export interface Env {
   ALLOWED_ORIGINS?: string;
   /** Minutes without a run event after which fleet_status calls a run stale (default 15). */
   STALE_RUN_MINUTES?: string;
+  /** "off": no request log line (src/http/request-log.ts); on otherwise. */
+  REQUEST_LOG?: string;
   /** Seconds a resolved token may be served from the isolate cache (default 5). */
   AUTH_CACHE_SECONDS?: string;
   /** Base64 of 32 bytes: the AES-GCM key for connector credentials. A secret. */

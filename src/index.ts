@@ -16,6 +16,7 @@ import { CATALOG_PATH, serveCatalog } from "./http/catalog.ts";
 import { originCheck } from "./http/origin.ts";
 import { canonicalOrigin } from "./http/url-text.ts";
 import { tagRequest } from "./http/request-id.ts";
+import { requestLine } from "./http/request-log.ts";
 import { MAX_BODY_BYTES } from "./mcp/server.ts";
 import { VERSION, type Env } from "./env.ts";
 import { queue, scheduled } from "./jobs.ts";
@@ -63,6 +64,7 @@ app.use("*", async function requestId(c, next) {
 /** Every D1 call a request makes, counted and timed in `Server-Timing` (cheap, and useful in production). */
 app.use("*", async function d1Timing(c, next) {
   if (!c.env?.DB) return next();
+  const started = Date.now();
   // One meter over every database of the deployment (src/db/shards.ts).
   const meter = meterD1(c.env.DB);
   const metered: Record<string, D1Database> = { DB: meter.db };
@@ -75,6 +77,10 @@ app.use("*", async function d1Timing(c, next) {
   }
   c.res = withHeader(c.res, "server-timing", serverTiming(meter), true);
   c.res = withHeader(c.res, "x-d1-calls", String(meter.calls));
+  // The request log (src/http/request-log.ts), but for the probe that asks nothing of D1.
+  if (c.env.REQUEST_LOG !== "off" && c.req.path !== "/health") {
+    console.log(JSON.stringify(requestLine(c.req.raw, c.get("requestId"), c.res.status, Date.now() - started, meter)));
+  }
 });
 
 app.get("/health", (c) => c.json({ ok: true, version: VERSION }));

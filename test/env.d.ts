@@ -11,6 +11,8 @@ declare namespace Cloudflare {
     MIGRATED_DB: D1Database;
     /** A second database upgraded the same way (every migration applies to every database). */
     MIGRATED_DB_1: D1Database;
+    REPLICA_NEAR: D1Database;
+    REPLICA_FAR: D1Database;
     /** test/fixtures/upgrade-from-0009.sql: a database of commit 45241fa (migrations 0000–0009) filled through its own tools. */
     UPGRADE_FIXTURE_SQL: string;
     VALIDATE_OUTPUT: string;

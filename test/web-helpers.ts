@@ -15,8 +15,11 @@ export const ORIGIN = "https://taskgate.test";
 export class Browser {
   cookies = new Map<string, string>();
   readonly address: string;
-  constructor(address = "203.0.113.7") {
+  /** How this browser reaches the Worker: its own bindings by default, or another env's (`via`). */
+  readonly via: (url: URL, init: RequestInit) => Promise<Response>;
+  constructor(address = "203.0.113.7", via: (url: URL, init: RequestInit) => Promise<Response> = workerFetch) {
     this.address = address;
+    this.via = via;
   }
 
   private remember(res: Response): void {
@@ -37,7 +40,7 @@ export class Browser {
   }
 
   async get(path: string, extra: Record<string, string> = {}): Promise<Response> {
-    const res = await workerFetch(new URL(path, ORIGIN), { headers: this.headers(extra), redirect: "manual" });
+    const res = await this.via(new URL(path, ORIGIN), { headers: this.headers(extra), redirect: "manual" });
     this.remember(res);
     return res;
   }
@@ -47,7 +50,7 @@ export class Browser {
     path: string,
     form: Record<string, string | string[] | undefined>,
     extra: Record<string, string> = {},
-    via: (url: URL, init: RequestInit) => Promise<Response> = workerFetch,
+    via: (url: URL, init: RequestInit) => Promise<Response> = this.via,
   ): Promise<Response> {
     const body = new URLSearchParams();
     for (const [k, v] of Object.entries(form)) for (const item of v === undefined ? [] : [v].flat()) body.append(k, item);
