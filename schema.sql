@@ -380,7 +380,7 @@ CREATE TABLE IF NOT EXISTS read_bookmarks (
   bookmark TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   PRIMARY KEY (account_id, holder)
-) WITHOUT ROWID;
+);
 
 -- Webhook endpoints of an account: where its events are delivered, signed
 -- with a secret kept only as an AES-GCM envelope (CONNECTOR_KEY).
@@ -1328,6 +1328,18 @@ CREATE TRIGGER IF NOT EXISTS move_fence_idempotency_keys_delete BEFORE DELETE ON
 BEGIN
   SELECT RAISE(ABORT, 'account moving: try again shortly');
 END;
+CREATE TRIGGER IF NOT EXISTS move_fence_read_bookmarks_insert BEFORE INSERT ON read_bookmarks WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = NEW.account_id) IS NOT NULL
+BEGIN
+  SELECT RAISE(ABORT, 'account moving: try again shortly');
+END;
+CREATE TRIGGER IF NOT EXISTS move_fence_read_bookmarks_update BEFORE UPDATE ON read_bookmarks WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
+BEGIN
+  SELECT RAISE(ABORT, 'account moving: try again shortly');
+END;
+CREATE TRIGGER IF NOT EXISTS move_fence_read_bookmarks_delete BEFORE DELETE ON read_bookmarks WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = OLD.account_id) IS NOT NULL
+BEGIN
+  SELECT RAISE(ABORT, 'account moving: try again shortly');
+END;
 CREATE TRIGGER IF NOT EXISTS move_fence_webhooks_insert BEFORE INSERT ON webhooks WHEN NOT EXISTS (SELECT 1 FROM move_permit) AND (SELECT moving_to FROM accounts WHERE id = NEW.account_id) IS NOT NULL
 BEGIN
   SELECT RAISE(ABORT, 'account moving: try again shortly');
@@ -1448,4 +1460,5 @@ INSERT OR IGNORE INTO d1_migrations (name) VALUES
   ('0024_question_choices.sql'),
   ('0025_person_names.sql'),
   ('0026_pending_actions.sql'),
-  ('0027_task_scopes.sql');
+  ('0027_task_scopes.sql'),
+  ('0028_read_bookmarks.sql');

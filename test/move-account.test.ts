@@ -4,7 +4,7 @@ import { callCatalog, catalogFixture } from "./catalog-fixture.ts";
 import { forgetResolvedTokens } from "../src/db/principals.ts";
 import { forgetShardPlacements } from "../src/db/shards.ts";
 import { planToken } from "../src/db/provisioning.ts";
-import { ACCOUNT_TABLES, MOVE_STEPS, type MoveStep } from "../src/db/move-account.ts";
+import { ACCOUNT_TABLES, COPIED_TABLES, MOVE_STEPS, type MoveStep } from "../src/db/move-account.ts";
 import { d1Handle, moveAccountIn } from "../src/db/move-account-d1.ts";
 import { emailOwnerElsewhere } from "../src/db/email-owners.ts";
 import { asServer, connect, createToken, run, seedAccount, type SeededAccount, workerFetch } from "./helpers.ts";
@@ -20,22 +20,23 @@ import { act, open } from "./console.helpers.ts";
  */
 const keyOf = (table: string) => (table === "accounts" ? "id" : "account_id");
 
-async function countsOf(db: D1Database, accountId: string): Promise<Record<string, number>> {
+/** An account's rows of each table a move copies (read_bookmarks names states of its own database, and is deleted, not copied). */
+async function countsOf(db: D1Database, accountId: string, tables: readonly string[] = COPIED_TABLES): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const t of ACCOUNT_TABLES) out[t] = (await db.prepare(`SELECT count(*) AS n FROM ${t} WHERE ${keyOf(t)} = ?`).bind(accountId).first<number>("n"))!;
+  for (const t of tables) out[t] = (await db.prepare(`SELECT count(*) AS n FROM ${t} WHERE ${keyOf(t)} = ?`).bind(accountId).first<number>("n"))!;
   return out;
 }
 
 async function othersOf(db: D1Database, accountId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const t of ACCOUNT_TABLES) out[t] = (await db.prepare(`SELECT count(*) AS n FROM ${t} WHERE ${keyOf(t)} != ?`).bind(accountId).first<number>("n"))!;
+  for (const t of COPIED_TABLES) out[t] = (await db.prepare(`SELECT count(*) AS n FROM ${t} WHERE ${keyOf(t)} != ?`).bind(accountId).first<number>("n"))!;
   return out;
 }
 
 /** These tests forget the isolate's cached routes themselves after each step, so the move need not wait for them to lapse. */
 const NO_WAIT = { lifetimeMs: 0 };
 
-const none = Object.fromEntries(ACCOUNT_TABLES.map((t) => [t, 0]));
+const none = Object.fromEntries(COPIED_TABLES.map((t) => [t, 0]));
 
 function forgetCaches(): void {
   forgetResolvedTokens();
@@ -127,6 +128,7 @@ describe("moving an account to another database", () => {
 
     expect(await countsOf(env.DB_1, acc.accountId)).toEqual(before);
     expect(await countsOf(env.DB, acc.accountId), "the first database keeps none of its rows").toEqual(none);
+    expect(await countsOf(env.DB, acc.accountId, ACCOUNT_TABLES), "nor of its callers' bookmarks").toEqual(Object.fromEntries(ACCOUNT_TABLES.map((t) => [t, 0])));
     expect([await othersOf(env.DB, acc.accountId), await othersOf(env.DB_1, acc.accountId)], "other accounts untouched").toEqual(others);
     expect(await env.DB.prepare("SELECT shard FROM directory_accounts WHERE account_id = ?").bind(acc.accountId).first("shard")).toBe("DB_1");
     expect(await env.DB_1.prepare("SELECT moving_to FROM accounts WHERE id = ?").bind(acc.accountId).first("moving_to")).toBeNull();

@@ -35,8 +35,17 @@ export const ACCOUNT_TABLES = [
   "accounts", "agents", "tokens", "projects", "tasks", "task_dependencies", "steps", "comments", "labels", "task_labels",
   "runs", "run_events", "approvals", "pending_actions", "calendar_links", "connectors", "trash", "activity", "idempotency_keys",
   "webhooks", "webhook_deliveries", "stale_run_notices", "claim_lapse_notices", "people", "setup_links", "sessions",
-  "push_subscriptions", "push_deliveries",
+  "push_subscriptions", "push_deliveries", "read_bookmarks",
 ] as const;
+
+/**
+ * Tables whose rows name states of the database that holds them (a D1
+ * bookmark means nothing in another): deleted with the account, never
+ * copied, so the account's callers start afresh in the target.
+ */
+const OF_THIS_DATABASE: ReadonlySet<string> = new Set(["read_bookmarks"]);
+/** Every table of ACCOUNT_TABLES but those: what a move copies and verifies. */
+export const COPIED_TABLES = ACCOUNT_TABLES.filter((t) => !OF_THIS_DATABASE.has(t));
 
 /** Columns left out of the copy (a database's own row numbers) and of the checksum (touched by reads while the account moves). */
 const OWN_ROWID: Record<string, string> = { tasks: "rid" };
@@ -189,7 +198,7 @@ function copyStatements(table: string, columns: string[], rows: Row[], accountId
  */
 async function copyAccount(o: MoveOptions): Promise<void> {
   await deleteAccountRows(o.to.db, o.accountId);
-  for (const table of ACCOUNT_TABLES) {
+  for (const table of COPIED_TABLES) {
     const columns = await columnsOf(o.from.db, table);
     for await (const rows of pagesOf(o.from.db, table, o.accountId)) await runInBatches(o.to.db, copyStatements(table, columns, rows, o.accountId), true);
   }
@@ -226,7 +235,7 @@ class CopyDiffers extends Error {}
 export async function verifyCopy(o: Pick<MoveOptions, "accountId" | "from" | "to">): Promise<TableReport[]> {
   const out: TableReport[] = [];
   const differ: string[] = [];
-  for (const table of ACCOUNT_TABLES) {
+  for (const table of COPIED_TABLES) {
     const columns = await columnsOf(o.from.db, table);
     const [a, b] = [await summarize(o.from.db, table, o.accountId, columns), await summarize(o.to.db, table, o.accountId, columns)];
     if (a.rows !== b.rows || a.checksum !== b.checksum) differ.push(`${table} (${a.rows} rows ${a.checksum} in ${o.from.name}, ${b.rows} rows ${b.checksum} in ${o.to.name})`);
