@@ -2,7 +2,8 @@
  * One valid call of every tool of the catalog, each on state made for it just
  * before through the tools themselves. The benchmark counts the D1 round trips
  * of these calls (warm and on a token's first request), and the test suite
- * asserts the same bound for every tool, so neither samples.
+ * asserts the same bound for every tool (and for each call repeated right
+ * after, warm, as an agent retrying would), so neither samples.
  *
  * `prepare` runs with the account's warm tokens and returns the arguments of
  * the measured call; `who` names the kind of token that makes it. `after`
@@ -10,7 +11,7 @@
  */
 import type { ToolName } from "../src/catalog/effects.ts";
 
-/** D1 round trips a tools/call may take, the token lookup included (warm: a token this isolate resolved already; cold: its first request). */
+/** D1 round trips a tools/call may take, the token lookup included (warm: a token this isolate resolved already, a repeat too; cold: its first request). */
 export const ROUND_TRIP_LIMIT = 2;
 
 /**

@@ -23,20 +23,6 @@ export interface LinkRow {
 const LINK_COLUMNS = "c.id, c.task_id, t.title AS task_title, c.provider, c.event_id, c.title, c.starts_at, c.ends_at, c.url, c.created_at";
 const LIVE_TASK = "JOIN tasks t ON t.id = c.task_id AND t.account_id = c.account_id AND t.trash_id IS NULL";
 
-export async function findLink(db: D1Database, accountId: string, taskId: string, provider: string, eventId: string): Promise<LinkRow | null> {
-  return db
-    .prepare(`SELECT ${LINK_COLUMNS} FROM calendar_links c ${LIVE_TASK} WHERE c.task_id = ? AND c.provider = ? AND c.event_id = ? AND c.account_id = ?`)
-    .bind(taskId, provider, eventId, accountId)
-    .first<LinkRow>();
-}
-
-export async function findLinkById(db: D1Database, accountId: string, taskId: string, id: string): Promise<LinkRow | null> {
-  return db
-    .prepare(`SELECT ${LINK_COLUMNS} FROM calendar_links c ${LIVE_TASK} WHERE c.id = ? AND c.task_id = ? AND c.account_id = ?`)
-    .bind(id, taskId, accountId)
-    .first<LinkRow>();
-}
-
 export interface NewLink {
   id: string;
   accountId: string;
@@ -154,27 +140,33 @@ export function deleteLinkOf(db: D1Database, accountId: string, taskId: string, 
   return db.prepare(`DELETE FROM calendar_links AS c WHERE ${where} AND c.task_id = ? AND c.account_id = ?`).bind(...binds, taskId, accountId);
 }
 
-/** unlink_calendar_event's summary over the link before (no binds): everything the link was, so a repeat can answer with it (unlinkedLink). */
+/** unlink_calendar_event's summary over the link before (no binds): everything the link was, so a repeat can answer with it (unlinkedLinkIn). */
 export const unlinkedSummarySql = UNLINKED_EVENT.sql({
   provider: { sql: "c.provider" }, event: { sql: "c.event_id" }, title: { sql: "c.title" }, id: { sql: "c.id" },
   starts: { sql: "c.starts_at" }, ends: { sql: "c.ends_at" }, url: { sql: "coalesce(c.url, '')" }, created: { sql: "c.created_at" },
 }).sql;
 
-/**
- * The link a task's first unlink_calendar_event of it removed, from its history
- * line (by link id, or by provider and event id), or null when none did.
- */
-export async function unlinkedLink(
-  db: D1Database,
-  accountId: string,
-  taskId: string,
-  key: LinkKey,
-): Promise<{ id: string; task_id: string; provider: string; event_id: string; title: string; starts_at: string; ends_at: string; url: string | null; created_at: string } | null> {
-  const { results } = await db
-    .prepare("SELECT summary FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'unlink_calendar_event' ORDER BY created_at")
-    .bind(taskId, accountId)
-    .all<{ summary: string }>();
-  for (const { summary } of results) {
+/** A link as its unlink's history line recorded it. */
+export interface UnlinkedLink {
+  id: string;
+  task_id: string;
+  provider: string;
+  event_id: string;
+  title: string;
+  starts_at: string;
+  ends_at: string;
+  url: string | null;
+  created_at: string;
+}
+
+/** The task's unlink history lines (`{ summary }`, oldest first), for unlinkedLinkIn, to ride in a caller's batch. */
+export function selectUnlinkEntries(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
+  return db.prepare("SELECT summary FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'unlink_calendar_event' ORDER BY created_at").bind(taskId, accountId);
+}
+
+/** The link a repeat of an unlink answers with: as the first unlink of that key recorded it, from selectUnlinkEntries's rows; null when none did. */
+export function unlinkedLinkIn(taskId: string, key: LinkKey, rows: unknown[]): UnlinkedLink | null {
+  for (const { summary } of rows as { summary: string }[]) {
     const m = /^unlinked (\S+) event (\S+) "(.*)" \((\S+); (\S+) – (\S+); (\S*); linked (\S+)\)$/s.exec(summary);
     if (!m) continue;
     const [, provider, eventId, title, id, startsAt, endsAt, url, createdAt] = m;

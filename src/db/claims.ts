@@ -51,14 +51,6 @@ export function leaseRestartIf(backInProgress: string): string {
     THEN ${LEASE_FROM_NOW("?")} ELSE claim_expires_at END`;
 }
 
-/** The holder still holds the task as its claim_task again read it: assigned to it, in progress or blocked, live. */
-export function leaseHolderIs(c: { taskId: string; accountId: string; holder: string }): Condition {
-  return {
-    sql: "EXISTS (SELECT 1 FROM tasks WHERE id = ? AND account_id = ? AND assignee = ? AND status IN ('in_progress', 'blocked') AND trash_id IS NULL)",
-    binds: [c.taskId, c.accountId, c.holder],
-  };
-}
-
 /** The holder's claim_task again: the lease starts over with the given length (no version, no history entry). */
 export function restartLease(db: D1Database, accountId: string, taskId: string, holder: string, expiresAt: string, minutes: number): D1PreparedStatement {
   return db
@@ -79,7 +71,12 @@ export async function readClaimState(
   accountId: string,
   taskId: string,
 ): Promise<{ task: TaskRow; staleRunId: string | null }> {
-  const { task, trashed, run } = await readBatch(db, {
+  return claimStateIn(taskId, await readBatch(db, claimStateStatements(db, accountId, taskId)));
+}
+
+/** The reads of readClaimState, to ride in a caller's batch (claimStateIn makes its answer of their rows). */
+export function claimStateStatements(db: D1Database, accountId: string, taskId: string): Record<"task" | "trashed" | "run", D1PreparedStatement> {
+  return {
     task: selectTask(db, accountId, taskId),
     trashed: selectTaskWithTrash(db, accountId, taskId),
     run: db
@@ -89,10 +86,14 @@ export async function readClaimState(
           WHERE r.account_id = ? AND r.task_id = ? AND r.status = 'running' ORDER BY r.started_at DESC, r.id DESC LIMIT 1`,
       )
       .bind(accountId, taskId),
-  });
-  const row = task[0] as TaskRow | undefined;
-  if (!row) throw taskMissing(taskId, trashed[0] as TaskWithTrash | undefined);
-  return { task: row, staleRunId: (run[0] as { id: string } | undefined)?.id ?? null };
+  };
+}
+
+/** readClaimState's answer from the rows of claimStateStatements. */
+export function claimStateIn(taskId: string, rows: Record<"task" | "trashed" | "run", unknown[]>): { task: TaskRow; staleRunId: string | null } {
+  const row = rows.task[0] as TaskRow | undefined;
+  if (!row) throw taskMissing(taskId, rows.trashed[0] as TaskWithTrash | undefined);
+  return { task: row, staleRunId: (rows.run[0] as { id: string } | undefined)?.id ?? null };
 }
 
 /** Guard: the task is live at the version read, and its claim's lease still ends when it did (a renewal moves it on without a new version). */

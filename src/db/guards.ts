@@ -19,7 +19,17 @@ export function guardStatement(db: D1Database, condition: Condition): D1Prepared
 
 /** Whether each condition holds now, in one round trip. */
 export async function conditionsHold(db: D1Database, conditions: Condition[]): Promise<boolean[]> {
-  const statements = Object.fromEntries(conditions.map((c, i) => [`c${i}`, db.prepare(`SELECT coalesce((${c.sql}), 0) AS ok`).bind(...c.binds)]));
+  const statements = Object.fromEntries(conditions.map((c, i) => [`c${i}`, selectHolds(db, c)]));
   const rows = await readBatch(db, statements);
-  return conditions.map((_, i) => Boolean((rows[`c${i}`][0] as { ok: number } | undefined)?.ok));
+  return conditions.map((_, i) => holdsIn(rows[`c${i}`]));
+}
+
+/** Whether `condition` holds at this point of a batch: an `{ ok }` row (holdsIn reads it). */
+export function selectHolds(db: D1Database, condition: Condition): D1PreparedStatement {
+  return db.prepare(`SELECT coalesce((${condition.sql}), 0) AS ok`).bind(...condition.binds);
+}
+
+/** selectHolds's answer from its rows. */
+export function holdsIn(rows: unknown[]): boolean {
+  return Boolean((rows[0] as { ok: number } | undefined)?.ok);
 }

@@ -12,17 +12,20 @@ export interface TaskState {
   timeZone: string;
   /** For a completed occurrence of a series: the live occurrence its completion created. */
   next: TaskRow | null;
+  /** The comment its latest decision wrote with the body asked for (the same task, body and time), or null: none asked, or deleted or edited since. */
+  decisionCommentId: string | null;
 }
 
 /** The task, its pending approval and its latest decision, in one round trip; not found (or in the trash, saying so) if the task isn't live. */
-export async function readTaskState(db: D1Database, accountId: string, taskId: string): Promise<TaskState> {
-  const { task, pending, latest, trashed, account, next } = await readBatch(db, {
+export async function readTaskState(db: D1Database, accountId: string, taskId: string, opts: { decisionComment?: string } = {}): Promise<TaskState> {
+  const { task, pending, latest, trashed, account, next, comment } = await readBatch(db, {
     task: db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.id = ? AND t.account_id = ? AND t.trash_id IS NULL`).bind(taskId, accountId),
     pending: selectPendingApproval(db, accountId, taskId),
     latest: selectLatestDecision(db, accountId, taskId),
     trashed: selectTaskWithTrash(db, accountId, taskId),
     account: db.prepare("SELECT time_zone FROM accounts WHERE id = ?").bind(accountId),
     next: selectOccurrenceAfter(db, accountId, taskId),
+    comment: selectDecisionComment(db, accountId, taskId, opts.decisionComment ?? null),
   });
   const row = task[0] as TaskRow | undefined;
   if (!row) throw taskMissing(taskId, trashed[0] as TaskWithTrash | undefined);
@@ -32,7 +35,19 @@ export async function readTaskState(db: D1Database, accountId: string, taskId: s
     latest: latest[0] ? (toApproval(latest[0] as ApprovalRow) as Approval) : null,
     timeZone: (account[0] as { time_zone: string } | undefined)?.time_zone ?? "UTC",
     next: (next[0] as TaskRow | undefined) ?? null,
+    decisionCommentId: (comment[0] as { id: string } | undefined)?.id ?? null,
   };
+}
+
+/** The comment the task's latest decision wrote with this body (none without one), to ride in readTaskState's batch. */
+function selectDecisionComment(db: D1Database, accountId: string, taskId: string, body: string | null): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT id FROM comments WHERE task_id = ?1 AND account_id = ?2 AND body = ?3 AND trash_id IS NULL
+          AND created_at = (SELECT decided_at FROM approvals WHERE task_id = ?1 AND account_id = ?2 AND status <> 'pending' ORDER BY decided_at DESC, created_at DESC LIMIT 1)
+        ORDER BY id LIMIT 1`,
+    )
+    .bind(taskId, accountId, body);
 }
 
 /** Guard: the task is live and still at the version that was read. */
@@ -85,11 +100,3 @@ export function insertTaskComment(
     .bind(c.id, c.accountId, c.taskId, c.authorTokenId, c.author, c.body, c.now, c.now);
 }
 
-/** The comment a decision wrote on its task (the same task, body and time), or null once it was deleted or edited. */
-export async function decisionCommentId(db: D1Database, accountId: string, taskId: string, body: string, at: string): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT id FROM comments WHERE task_id = ? AND created_at = ? AND account_id = ? AND body = ? AND trash_id IS NULL ORDER BY id LIMIT 1")
-    .bind(taskId, at, accountId, body)
-    .first<{ id: string }>();
-  return row?.id ?? null;
-}

@@ -27,8 +27,13 @@ interface CacheEntry {
 
 const cache = new Map<string, CacheEntry>();
 
-export function forgetResolvedTokens(): void {
-  cache.clear();
+/**
+ * Forgets this isolate's resolutions: those whose principal `affected` picks
+ * (a change to some tokens or agents leaves the others' standing), or all.
+ */
+export function forgetResolvedTokens(affected?: (principal: Principal) => boolean): void {
+  if (!affected) return cache.clear();
+  for (const [key, entry] of cache) if (!entry.token || affected(entry.token.principal)) cache.delete(key);
 }
 
 export type Resolution =

@@ -19,10 +19,12 @@ export interface ProjectRow {
 export const PROJECT_COLUMNS = "p.id, p.name, p.description, p.default_auto_ok, p.archived_at, p.version, p.created_at, p.updated_at";
 
 export async function findProject(db: D1Database, accountId: string, id: string): Promise<ProjectRow | null> {
-  return db
-    .prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = ? AND p.account_id = ? AND p.trash_id IS NULL`)
-    .bind(id, accountId)
-    .first<ProjectRow>();
+  return selectProject(db, accountId, id).first<ProjectRow>();
+}
+
+/** The statement of findProject, to ride in a caller's batch. */
+export function selectProject(db: D1Database, accountId: string, id: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = ? AND p.account_id = ? AND p.trash_id IS NULL`).bind(id, accountId);
 }
 
 /** A live project of this account, or a not-found error that says how to find ids. */

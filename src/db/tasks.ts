@@ -265,9 +265,19 @@ export function agentIsUnpaused(c: { accountId: string; name: string }): Conditi
 
 /** Whether the name is an assignee of the account (`human` or one of its agents), and when that agent was paused. */
 export async function readAssignee(db: D1Database, accountId: string, name: string): Promise<{ exists: boolean; paused_at: string | null }> {
+  return assigneeIn(name, name === "human" ? [] : (await selectAssignee(db, accountId, name).all()).results);
+}
+
+/** The agent row readAssignee reads (`{ paused_at }`; none for `human` or no assignee), to ride in a caller's batch. */
+export function selectAssignee(db: D1Database, accountId: string, name: string | null): D1PreparedStatement {
+  return db.prepare("SELECT paused_at FROM agents WHERE account_id = ? AND name = ? AND name <> 'human'").bind(accountId, name ?? "");
+}
+
+/** readAssignee's answer from selectAssignee's rows. */
+export function assigneeIn(name: string, rows: unknown[]): { exists: boolean; paused_at: string | null } {
   if (name === "human") return { exists: true, paused_at: null };
-  const row = await db.prepare("SELECT paused_at FROM agents WHERE account_id = ? AND name = ?").bind(accountId, name).first<{ paused_at: string | null }>();
-  return { exists: row !== null, paused_at: row?.paused_at ?? null };
+  const row = rows[0] as { paused_at: string | null } | undefined;
+  return { exists: row !== undefined, paused_at: row?.paused_at ?? null };
 }
 
 /** Does this name an assignee of the account: `human`, or one of its agents? */
@@ -410,11 +420,13 @@ export const SUBTREE_OUTSIDE_PROJECT = `${liveSubtree("?1", "?2")} SELECT count(
 
 /** Live tasks of a subtree (the root included) whose project is not `projectId`. */
 export async function subtreeOutsideProject(db: D1Database, accountId: string, rootId: string, projectId: string | null): Promise<number> {
-  const row = await db
-    .prepare(SUBTREE_OUTSIDE_PROJECT)
-    .bind(rootId, accountId, projectId)
-    .first<{ n: number }>();
+  const row = await selectSubtreeOutsideProject(db, accountId, rootId, projectId).first<{ n: number }>();
   return row?.n ?? 0;
+}
+
+/** The statement of subtreeOutsideProject (a `{ n }` row), to ride in a caller's batch. */
+export function selectSubtreeOutsideProject(db: D1Database, accountId: string, rootId: string, projectId: string | null): D1PreparedStatement {
+  return db.prepare(SUBTREE_OUTSIDE_PROJECT).bind(rootId, accountId, projectId);
 }
 
 /** Moves a task's whole live subtree to a project (or none), bumping each moved task's version. */

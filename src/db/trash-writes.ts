@@ -4,7 +4,10 @@
  * read that diagnoses a miss. `?1` is the account throughout.
  */
 import type { Condition } from "../catalog/tool.ts";
-import { BLOCKERS, ORPHANS, purgeStatements, TRASH_COLUMNS, TRASHED_TABLES, unmarkTrashed, type TrashRow } from "./trash.ts";
+import {
+  BLOCKERS, blockersOf, ORPHANS, purgeStatements, restorationOf, selectRecordPlace, selectRestoration, selectTrashItemByTarget, TRASH_COLUMNS, TRASHED_TABLES,
+  unmarkTrashed, type RecordPrefix, type Restoration, type TrashRow,
+} from "./trash.ts";
 import { listSql, PURGED, PURGED_ITEM, RESTORED, RESTORED_DETACHED } from "./summaries.ts";
 import { readBatch } from "./batch.ts";
 
@@ -28,10 +31,54 @@ export function selectOrphans(db: D1Database, accountId: string, id: string): D1
   return db.prepare(ORPHANS).bind(accountId, id);
 }
 
-/** The trash item and (up to five of) what keeps it from being restored, in one round trip. */
-export async function restoreState(db: D1Database, accountId: string, id: string): Promise<{ item: TrashRow | null; blockers: { what: string; id: string; trash_id: string }[] }> {
-  const read = await readBatch(db, { item: selectTrashItem(db, accountId, id), blockers: db.prepare(`${BLOCKED_BY} LIMIT 5`).bind(accountId, id) });
-  return { item: (read.item[0] as TrashRow | undefined) ?? null, blockers: read.blockers as { what: string; id: string; trash_id: string }[] };
+/** What keeps an item from being restored (up to five), for a refusal that names the first. */
+export interface Blocker {
+  what: string;
+  id: string;
+  trash_id: string;
+}
+
+/**
+ * Trash item ?2 and (up to five of) what keeps it from being restored, and
+ * what its first restore answered should it be gone: one round trip.
+ */
+export async function restoreState(db: D1Database, accountId: string, id: string): Promise<{ item: TrashRow | null; blockers: Blocker[]; first: Restoration | null }> {
+  const read = await readBatch(db, {
+    item: selectTrashItem(db, accountId, id),
+    blockers: db.prepare(`${BLOCKED_BY} LIMIT 5`).bind(accountId, id),
+    first: selectRestoration(db, accountId, { trashId: id }),
+  });
+  return { item: (read.item[0] as TrashRow | undefined) ?? null, blockers: read.blockers as Blocker[], first: restorationOf(read.first) };
+}
+
+/** The trash item rooted at record ?2, as a subquery. */
+const ITEM_OF_TARGET = "(SELECT id FROM trash WHERE target_id = ?2 AND account_id = ?1)";
+const BLOCKED_BY_TARGET = Object.values(blockersOf(ITEM_OF_TARGET)).join(" UNION ");
+
+/**
+ * What restore_from_trash of a deleted record's id finds, in one round trip:
+ * the trash item rooted at it and what keeps that from being restored, where
+ * the record is (`place`: null when it is nowhere in this account, else its
+ * trash_id, null when live), and what its last restore answered.
+ */
+export async function recordRestoreState(
+  db: D1Database,
+  accountId: string,
+  prefix: RecordPrefix,
+  recordId: string,
+): Promise<{ item: TrashRow | null; blockers: Blocker[]; place: { trash_id: string | null } | null; first: Restoration | null }> {
+  const read = await readBatch(db, {
+    item: selectTrashItemByTarget(db, accountId, recordId),
+    blockers: db.prepare(`${BLOCKED_BY_TARGET} LIMIT 5`).bind(accountId, recordId),
+    place: selectRecordPlace(db, accountId, prefix, recordId),
+    first: selectRestoration(db, accountId, { prefix, targetId: recordId }),
+  });
+  return {
+    item: (read.item[0] as TrashRow | undefined) ?? null,
+    blockers: read.blockers as Blocker[],
+    place: (read.place[0] as { trash_id: string | null } | undefined) ?? null,
+    first: restorationOf(read.first),
+  };
 }
 
 /** restore_from_trash's summary from the item before, naming the tasks it detaches. */

@@ -143,11 +143,6 @@ export function selectTrashRows(
     .bind(...binds, opts.limit + 1);
 }
 
-/** The trash item whose unit is rooted at this task, project, step or comment. */
-export async function findTrashItemByTarget(db: D1Database, accountId: string, targetId: string): Promise<TrashRow | null> {
-  return db.prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE target_id = ? AND account_id = ?`).bind(targetId, accountId).first<TrashRow>();
-}
-
 /** Up to `limit` items of the account's trash, oldest first. */
 export async function allTrashItems(db: D1Database, accountId: string, limit: number): Promise<TrashRow[]> {
   const { results } = await db
@@ -157,68 +152,83 @@ export async function allTrashItems(db: D1Database, accountId: string, limit: nu
   return results;
 }
 
-/** Whether restore_from_trash already restored this item (its activity entry is the record of it). */
-/** What the first restore_from_trash of a trash item (or of the record it held) answered, from its activity entry; null when none did. */
-export async function restoration(
-  db: D1Database,
-  accountId: string,
-  by: { trashId: string } | { targetId: string },
-): Promise<{ trash_id: string; kind: TrashKind; target_id: string; item_count: number; detached: string[] } | null> {
-  const row =
-    "trashId" in by
-      ? await db
-          .prepare("SELECT target_id, summary FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'restore_from_trash' ORDER BY created_at LIMIT 1")
-          .bind(by.trashId, accountId)
-          .first<{ target_id: string; summary: string }>()
-      : await db
-          .prepare(
-            "SELECT target_id, summary FROM activity WHERE account_id = ? AND tool = 'restore_from_trash' AND summary LIKE 'restored % ' || ? || ' %' ORDER BY created_at DESC LIMIT 1",
-          )
-          .bind(accountId, by.targetId)
-          .first<{ target_id: string; summary: string }>();
-  if (!row) return null;
-  const m = /^restored (\w+) (\S+) ".*" \((\d+) row\(s\)\)(?:; detached from purged project\/parent: (.*))?$/s.exec(row.summary);
-  if (!m) return null;
-  return { trash_id: row.target_id, kind: m[1] as TrashKind, target_id: m[2], item_count: Number(m[3]), detached: m[4] ? m[4].split(", ") : [] };
+/** What the first restore_from_trash of a trash item (or of the record it held) answered. */
+export interface Restoration {
+  trash_id: string;
+  kind: TrashKind;
+  target_id: string;
+  item_count: number;
+  detached: string[];
 }
 
 const RECORD_TABLES = { tsk: "tasks", prj: "projects", stp: "steps", cmt: "comments" } as const;
 export type RecordPrefix = keyof typeof RECORD_TABLES;
 
 /**
- * Where a task, project, step or comment is: live, in the trash (and under
- * which item), or nowhere in this account.
+ * The activity entry of the first restore_from_trash of a trash item, or the
+ * last one that restored this record (read only while the record is live:
+ * before, there is none to find and the account's entries are not walked).
+ * `{ target_id, summary }` rows; restorationOf reads them.
  */
-export async function locateRecord(
-  db: D1Database,
-  accountId: string,
-  prefix: RecordPrefix,
-  id: string,
-): Promise<{ trash_id: string | null } | null> {
+export function selectRestoration(db: D1Database, accountId: string, by: { trashId: string } | { prefix: RecordPrefix; targetId: string }): D1PreparedStatement {
+  if ("trashId" in by) {
+    return db
+      .prepare("SELECT target_id, summary FROM activity WHERE target_id = ? AND account_id = ? AND tool = 'restore_from_trash' ORDER BY created_at LIMIT 1")
+      .bind(by.trashId, accountId);
+  }
   return db
-    .prepare(`SELECT trash_id FROM ${RECORD_TABLES[prefix]} WHERE id = ? AND account_id = ?`)
-    .bind(id, accountId)
-    .first<{ trash_id: string | null }>();
+    .prepare(
+      `SELECT target_id, summary FROM activity WHERE account_id = ?1 AND tool = 'restore_from_trash' AND summary LIKE 'restored % ' || ?2 || ' %'
+          AND EXISTS (SELECT 1 FROM ${RECORD_TABLES[by.prefix]} WHERE id = ?2 AND account_id = ?1 AND trash_id IS NULL)
+        ORDER BY created_at DESC LIMIT 1`,
+    )
+    .bind(accountId, by.targetId);
+}
+
+/** What the first restore answered, from the rows of selectRestoration; null when none did. */
+export function restorationOf(rows: unknown[]): Restoration | null {
+  const row = rows[0] as { target_id: string; summary: string } | undefined;
+  if (!row) return null;
+  const m = /^restored (\w+) (\S+) ".*" \((\d+) row\(s\)\)(?:; detached from purged project\/parent: (.*))?$/s.exec(row.summary);
+  if (!m) return null;
+  return { trash_id: row.target_id, kind: m[1] as TrashKind, target_id: m[2], item_count: Number(m[3]), detached: m[4] ? m[4].split(", ") : [] };
+}
+
+/** The trash item whose unit is rooted at this task, project, step or comment, as a statement to ride in a read batch. */
+export function selectTrashItemByTarget(db: D1Database, accountId: string, targetId: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${TRASH_COLUMNS} FROM trash WHERE target_id = ? AND account_id = ?`).bind(targetId, accountId);
+}
+
+/**
+ * Where a task, project, step or comment is: a `{ trash_id }` row, null when
+ * live, else the item it is in the trash under; no row when it is nowhere in
+ * this account.
+ */
+export function selectRecordPlace(db: D1Database, accountId: string, prefix: RecordPrefix, id: string): D1PreparedStatement {
+  return db.prepare(`SELECT trash_id FROM ${RECORD_TABLES[prefix]} WHERE id = ? AND account_id = ?`).bind(id, accountId);
 }
 
 /**
  * What still in the trash keeps an item from being restored: the project or
  * parent task of its tasks, or the task of its step or comment. `?1` is the
- * account, `?2` the item.
+ * account, `item` the item's id (a bound parameter or a subquery over ?1).
  */
-export const BLOCKERS: Record<TrashKind, string> = {
+export const blockersOf = (item: string): Record<TrashKind, string> => ({
   task: `SELECT 'project' AS what, p.id, p.trash_id FROM tasks t JOIN projects p ON p.id = t.project_id AND p.account_id = ?1
-          WHERE t.account_id = ?1 AND t.trash_id = ?2 AND p.trash_id IS NOT NULL AND p.trash_id <> ?2
+          WHERE t.account_id = ?1 AND t.trash_id = ${item} AND p.trash_id IS NOT NULL AND p.trash_id <> ${item}
          UNION
          SELECT 'parent task' AS what, x.id, x.trash_id FROM tasks t JOIN tasks x ON x.id = t.parent_id AND x.account_id = ?1
-          WHERE t.account_id = ?1 AND t.trash_id = ?2 AND x.trash_id IS NOT NULL AND x.trash_id <> ?2`,
+          WHERE t.account_id = ?1 AND t.trash_id = ${item} AND x.trash_id IS NOT NULL AND x.trash_id <> ${item}`,
   project: `SELECT 'parent task' AS what, x.id, x.trash_id FROM tasks t JOIN tasks x ON x.id = t.parent_id AND x.account_id = ?1
-             WHERE t.account_id = ?1 AND t.trash_id = ?2 AND x.trash_id IS NOT NULL AND x.trash_id <> ?2`,
+             WHERE t.account_id = ?1 AND t.trash_id = ${item} AND x.trash_id IS NOT NULL AND x.trash_id <> ${item}`,
   step: `SELECT 'task' AS what, t.id, t.trash_id FROM steps s JOIN tasks t ON t.id = s.task_id AND t.account_id = ?1
-          WHERE s.account_id = ?1 AND s.trash_id = ?2 AND t.trash_id IS NOT NULL`,
+          WHERE s.account_id = ?1 AND s.trash_id = ${item} AND t.trash_id IS NOT NULL`,
   comment: `SELECT 'task' AS what, t.id, t.trash_id FROM comments c JOIN tasks t ON t.id = c.task_id AND t.account_id = ?1
-             WHERE c.account_id = ?1 AND c.trash_id = ?2 AND t.trash_id IS NOT NULL`,
-};
+             WHERE c.account_id = ?1 AND c.trash_id = ${item} AND t.trash_id IS NOT NULL`,
+});
+
+/** blockersOf the item bound as `?2`. */
+export const BLOCKERS = blockersOf("?2");
 
 /** Tasks of the item whose project or parent was purged meanwhile: a restore detaches them from it. */
 export const ORPHANS = `SELECT t.id FROM tasks t WHERE t.account_id = ?1 AND t.trash_id = ?2 AND (

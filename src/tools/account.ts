@@ -178,7 +178,8 @@ const revokeToken = defineTool({
       },
     });
     if (revoked) {
-      forgetResolvedTokens();
+      // That token resolves again (refused now); every other token's resolution stands.
+      forgetResolvedTokens((q) => q.accountId === p.accountId && q.tokenId === token_id);
       // The grant's access and refresh tokens end in the provider too (D1 already refuses them).
       if (row.grant_id && row.person_id && ctx.env.OAUTH_PROVIDER) {
         await ctx.env.OAUTH_PROVIDER.revokeGrant(row.grant_id, row.person_id).catch((e) =>

@@ -225,7 +225,8 @@ async function setAgentPause(ctx: ToolContext, name: string, pause: boolean, rea
       return (g.paused_at !== null) === pause ? { agent: toAgent(g), changed: false } : AGAIN;
     },
   });
-  if (result.changed) forgetResolvedTokens();
+  // Its tokens resolve again, with the new state; the caller's and every other token's stand.
+  if (result.changed) forgetResolvedTokens((q) => q.accountId === a && q.agentName === name);
   return result;
 }
 

@@ -7,7 +7,7 @@ import {
 } from "../db/approvals.ts";
 import { indexComment } from "../db/search-index.ts";
 import { readPendingWithContext } from "../db/inbox.ts";
-import { decisionCommentId, insertTaskComment, readTaskState } from "../db/lifecycle.ts";
+import { insertTaskComment, readTaskState } from "../db/lifecycle.ts";
 import { toTask, type TaskRow } from "../db/tasks.ts";
 import { requireProject } from "../db/projects.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
@@ -536,13 +536,13 @@ const rejectTask = defineTool({
         );
       },
       async diagnose(lost) {
-        const { task: t, pending, latest } = await readTaskState(db, a, args.task_id);
+        // With the comment a rejection already made for this reason, so a repeat answers with it in the same round trip.
+        const { task: t, pending, latest, decisionCommentId } = await readTaskState(db, a, args.task_id, { decisionComment: rejectionComment(args.reason) });
         if (pending?.kind === "question") return answerQuestion(ctx, t, pending, false, args.reason, lost, { comment_id: null });
         if (!pending && t.status !== "awaiting_approval") {
           if (latest?.status === "rejected" && latest.reason === args.reason && t.status !== "done" && t.status !== "cancelled") {
             // The rejection already made: answered as it was, with the comment it wrote.
-            const commentId = latest.decided_at ? await decisionCommentId(db, a, t.id, rejectionComment(args.reason), latest.decided_at) : null;
-            return { task: toTask(t), approval: latest && asAnyApproval(latest), comment_id: commentId, changed: false };
+            return { task: toTask(t), approval: latest && asAnyApproval(latest), comment_id: latest.decided_at ? decisionCommentId : null, changed: false };
           }
           throw conflict(`task ${t.id} has no pending approval (it is ${t.status}); nothing to reject. comment_on_task adds a note instead.`);
         }

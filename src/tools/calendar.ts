@@ -4,11 +4,11 @@ import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { addDays, dayStartMs, localDate } from "../domain/zoned-time.ts";
 import { selectTimeZone } from "../db/series.ts";
 import {
-  deleteLinkOf, findLink, findLinkById, insertLink, linkCondition, linkSummary, selectLinkOf, selectLinks, tasksDueIn, unlinkedLink, unlinkedSummarySql,
+  deleteLinkOf, insertLink, linkCondition, linkSummary, selectLinkOf, selectLinks, selectUnlinkEntries, tasksDueIn, unlinkedLinkIn, unlinkedSummarySql,
   type AgendaTaskRow, type LinkKey, type LinkRow,
 } from "../db/calendar.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import { requireTask } from "../db/tasks.ts";
+import { requireTask, selectTask, throwTaskMissing, type TaskRow } from "../db/tasks.ts";
 import { AGAIN, defineTool, named, type AnyTool } from "../catalog/tool.ts";
 import { readBatch } from "../db/batch.ts";
 import { LINKED_EVENT } from "../db/summaries.ts";
@@ -199,8 +199,10 @@ const linkEvent = defineTool({
         ),
       // Missed: the task is missing or in the trash, or the event is linked already: with these details (a no-op) or others.
       async diagnose() {
-        const task = await requireTask(db, a, args.task_id);
-        const existing = await findLink(db, a, task.id, args.provider, args.event_id);
+        // The task and its link of this event, in one round trip.
+        const read = await readBatch(db, { task: selectTask(db, a, args.task_id), link: selectLinkOf(db, a, args.task_id, key) });
+        const task = (read.task[0] as TaskRow | undefined) ?? (await throwTaskMissing(db, a, args.task_id));
+        const existing = read.link[0] as LinkRow | undefined;
         if (!existing) return AGAIN;
         const sameUrl = args.url === undefined || args.url === existing.url;
         if (existing.title === args.title && existing.starts_at === startsAt && existing.ends_at === endsAt && sameUrl) {
@@ -246,10 +248,15 @@ const unlinkEvent = defineTool({
         ),
       // Missed: the task is missing or in the trash, or has no such link: a repeat answers as the first call did (C7), from that call's history line.
       async diagnose() {
-        const task = await requireTask(db, a, args.task_id);
-        const link = "id" in key ? await findLinkById(db, a, task.id, key.id) : await findLink(db, a, task.id, key.provider, key.eventId);
-        if (link) return AGAIN;
-        const first = await unlinkedLink(db, a, task.id, key);
+        // The task, the link and the task's unlink history lines, in one round trip.
+        const read = await readBatch(db, {
+          task: selectTask(db, a, args.task_id),
+          link: selectLinkOf(db, a, args.task_id, key),
+          unlinked: selectUnlinkEntries(db, a, args.task_id),
+        });
+        const task = (read.task[0] as TaskRow | undefined) ?? (await throwTaskMissing(db, a, args.task_id));
+        if (read.link.length > 0) return AGAIN;
+        const first = unlinkedLinkIn(task.id, key, read.unlinked);
         return { removed: false, link: first && { ...first, task_title: task.title } };
       },
     });

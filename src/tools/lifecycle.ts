@@ -6,10 +6,11 @@ import { APPROVAL_KINDS, APPROVAL_STATUSES, selectPendingApproval, toApproval, t
 import { readTaskState } from "../db/lifecycle.ts";
 import { toTask, type Task, type TaskRow } from "../db/tasks.ts";
 import { claimHolder, claimRefusal, lapsedHolder, LEASE_MINUTES, leaseEnd } from "../domain/claims.ts";
-import { leaseHolderIs, leaseStillEnds, NO_LEASE, noticeLapse, readClaimState, restartLease } from "../db/claims.ts";
+import { claimStateIn, claimStateStatements, leaseStillEnds, NO_LEASE, noticeLapse, readClaimState, restartLease } from "../db/claims.ts";
 import { AGAIN, defineTool, named, type BatchStep, type Rows, type ToolContext } from "../catalog/tool.ts";
 import { claimPicked, countReady, pickNext, readNothingReady, selectPicked, someReady, scopeFree, selectPickedScopeHolders, selectScopeHolders, type NextFilter, type NothingReady, type ScopeHolder } from "../db/claim-next.ts";
 import { overlapWords } from "../domain/scopes.ts";
+import { holdsIn, selectHolds } from "../db/guards.ts";
 import { endTaskRuns } from "../db/runs.ts";
 import { claimLapsedEvent, eventTask, newEvent } from "../domain/events.ts";
 import { idempotencyKey, projectId, taskId } from "./schemas.ts";
@@ -269,8 +270,13 @@ interface ClaimAnswer {
 /** An agent's claim refused for a scope: the held tasks it overlaps, their holders and the areas. */
 async function scopeRefusal(ctx: ToolContext, c: { taskId: string; accountId: string; caller: string; now: string }): Promise<Error> {
   const { results } = await selectScopeHolders(ctx.db, c).all<ScopeHolder>();
+  return scopeRefusalOf(c.taskId, results);
+}
+
+/** The refusal of a claim whose task's scope overlaps a held task's, naming those (selectScopeHolders's rows). */
+function scopeRefusalOf(taskId: string, holders: ScopeHolder[]): Error {
   return conflict(
-    `task ${c.taskId} overlaps the scope of a task another holds: ${overlapWords(results)}. ` +
+    `task ${taskId} overlaps the scope of a task another holds: ${overlapWords(holders)}. ` +
       "While a task is held, no other agent claims a task whose scope overlaps it. Pick another task (claim_task without task_id skips it), or ask a person to decide (comment_on_task reaches them).",
   );
 }
@@ -366,8 +372,11 @@ const claimTask = defineTool({
     const taskIdArg = args.task_id;
     const byId = { chosen: null, nothing_ready: null };
 
-    /** The claim, in one batch: the task is the claimant's, in progress; anyone else's running runs end (a lapsed holder's as stale). */
-    const claim = (guard: D1PreparedStatement, lapse: Lapse | null) => {
+    /**
+     * The claim, in one batch: the task is the claimant's, in progress; anyone else's running runs end (a lapsed holder's as stale).
+     * `scopeMiss`: the error of the scope guard, when the diagnosis tells it apart; else the refusal names the holders.
+     */
+    const claim = (guard: D1PreparedStatement, lapse: Lapse | null, scopeMiss?: Error) => {
       // A lapse is announced with its take-over, unless it was already (by the minute cron): the notice returns a row only when this batch records it.
       const eventId = newId(ID_PREFIX.webhookEvent);
       const why = lapse ? `stale: the claim of ${lapse.holder} lapsed at ${lapse.expiredAt} and ${me} took the task over` : `${me} claimed the task`;
@@ -375,7 +384,7 @@ const claimTask = defineTool({
       const scoped = { taskId: taskIdArg, accountId: a, caller: me, now };
       const statements: BatchStep<"notice" | "task" | "overlaps">[] = [
         guard,
-        ...(p.kind === "agent" ? [ctx.guard(scopeFree(scoped), () => scopeRefusal(ctx, scoped))] : []),
+        ...(p.kind === "agent" ? [ctx.guard(scopeFree(scoped), scopeMiss ?? (() => scopeRefusal(ctx, scoped)))] : []),
         ...(lapse ? [named("notice", noticeLapse(db, { taskId: taskIdArg, accountId: a, expiredAt: lapse.expiredAt, eventId, now }))] : []),
         endTaskRuns(db, a, taskIdArg, why, now, { keep: me }),
         named("task", setTask(db, a, taskIdArg, claimSet(me, lease, p.person), now)),
@@ -403,11 +412,35 @@ const claimTask = defineTool({
       );
     };
 
+    /**
+     * What a missed claim finds, in one round trip: the task as readClaimState reads it, and for an agent, in a
+     * batch of the engine like every write (its caller recorded for the consent rules), its own claim's lease
+     * started over should it hold the task (in progress or blocked), and the held tasks whose scope its overlaps
+     * (null when its scope is free).
+     */
+    const readClaimDiagnosis = async (): Promise<{ task: TaskRow; staleRunId: string | null; scopeHolders: ScopeHolder[] | null }> => {
+      if (p.kind !== "agent") return { ...(await readClaimState(db, a, taskIdArg)), scopeHolders: null };
+      const scoped = { taskId: taskIdArg, accountId: a, caller: me, now };
+      const reads = claimStateStatements(db, a, taskIdArg);
+      const { rows } = await ctx.commitWithResults({
+        statements: [
+          named("task", reads.task), named("trashed", reads.trashed), named("run", reads.run),
+          named("free", selectHolds(db, scopeFree(scoped))),
+          named("holders", selectScopeHolders(db, scoped)),
+          restartLease(db, a, taskIdArg, me, lease.claim_expires_at as string, args.lease_minutes),
+        ],
+        activity: null,
+      });
+      const state = claimStateIn(taskIdArg, rows);
+      return { ...state, scopeHolders: holdsIn(rows.free) ? null : (rows.holders as ScopeHolder[]) };
+    };
+
     return ctx.write({
       subject: `task ${taskIdArg}`,
-      apply: (miss) => claim(ctx.guard(liveTaskIs(a, taskIdArg, claimable(me)), miss), null),
+      // A miss on either guard is diagnosed by one read, so a holder's repeat takes two round trips in all.
+      apply: (miss) => claim(ctx.guard(liveTaskIs(a, taskIdArg, claimable(me)), miss), null, miss),
       async diagnose(lost) {
-        const { task: t, staleRunId } = await readClaimState(db, a, taskIdArg);
+        const { task: t, staleRunId, scopeHolders } = await readClaimDiagnosis();
         if (t.status === "done" || t.status === "cancelled") {
           throw conflict(`task ${t.id} is ${t.status} and can't be claimed; reopen_task brings it back to open first.`);
         }
@@ -423,16 +456,14 @@ const claimTask = defineTool({
           throw conflict(`task ${t.id} is awaiting a person's approval; approve_task or reject_task decides it first (list_pending_approvals).`);
         }
         if (t.assignee === me && (t.status === "in_progress" || t.status === "blocked")) {
-          // The holder's claim again: its lease starts over (no new version, no history entry), in a batch
-          // of the engine like every write (its caller recorded for the consent rules), while it still holds it.
-          const answer = { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false, ...byId, scope_overlap: null };
-          if (p.kind !== "agent") return answer;
-          const holds = ctx.guard(leaseHolderIs({ taskId: t.id, accountId: a, holder: me }), lost);
-          return ctx.commit({ statements: [holds, restartLease(db, a, t.id, me, lease.claim_expires_at as string, args.lease_minutes)], activity: null }, answer);
+          // The holder's claim again: its lease started over in the diagnosis's own batch (no new version, no history entry).
+          return { task: toTask(t), claim_expires_at: lease.claim_expires_at, taken_over_from: null, changed: false, ...byId, scope_overlap: null };
         }
         if (t.status === "blocked") {
           throw conflict(`task ${t.id} is blocked (${t.blocked_reason ?? "no reason given"}); unblock_task clears the block before it can be claimed.`);
         }
+        // Claimable, but its scope overlaps a held task's: the scope guard missed.
+        if (scopeHolders) throw scopeRefusalOf(t.id, scopeHolders);
         if (!lapsed) return AGAIN;
         // A lapsed claim taken over: as read, the holder's lease still ended then.
         const expiredAt = t.claim_expires_at as string;

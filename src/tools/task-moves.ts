@@ -8,10 +8,11 @@ import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { ID_PREFIX, newId } from "../domain/ids.ts";
 import { actorName } from "../domain/principal.ts";
 import { indexNewTask } from "../db/search-index.ts";
-import { requireProject } from "../db/projects.ts";
+import { selectProject } from "../db/projects.ts";
+import { readBatch } from "../db/batch.ts";
 import {
-  agentIsUnpaused, readAssignee, insertTaskFrom, moveSubtree, priorityIndex, requireTask, rootTaskOf, selectTaskWithTrash, subtreeOutsideProject, taskIsLive,
-  toTask, type TaskRow, type TaskWithTrash,
+  agentIsUnpaused, assigneeIn, insertTaskFrom, moveSubtree, priorityIndex, requireTask, rootTaskOf, selectAssignee, selectSubtreeOutsideProject, selectTask,
+  selectTaskWithTrash, taskIsLive, throwTaskMissing, toTask, type TaskRow, type TaskWithTrash,
 } from "../db/tasks.ts";
 import { moveToTrash } from "../db/trash.ts";
 import { NO_LEASE } from "../db/claims.ts";
@@ -189,9 +190,11 @@ const assignTask = defineTool({
       },
       // Missed: the task or the agent is missing, the agent is paused, or the task has this assignee already (a no-op).
       async diagnose() {
-        const row = await requireTask(db, a, args.task_id);
+        // The task and the assignee, in one round trip.
+        const read = await readBatch(db, { task: selectTask(db, a, args.task_id), agent: selectAssignee(db, a, args.assignee) });
+        const row = (read.task[0] as TaskRow | undefined) ?? (await throwTaskMissing(db, a, args.task_id));
         if (args.assignee !== null) {
-          const who = await readAssignee(db, a, args.assignee);
+          const who = assigneeIn(args.assignee, read.agent);
           if (!who.exists) throw notFound("agent", args.assignee, "list_agents names the agents; `human` is the account's person");
           if (who.paused_at) {
             throw conflict(
@@ -231,15 +234,21 @@ const moveTask = defineTool({
       },
       // Missed: the task or the project is missing, the task is a subtask, or its subtree is in the project already (a no-op).
       async diagnose() {
-        const row = await requireTask(db, a, args.task_id);
+        // The task, the project and how much of the subtree is outside it, in one round trip.
+        const read = await readBatch(db, {
+          task: selectTask(db, a, args.task_id),
+          project: selectProject(db, a, args.project_id ?? ""),
+          outside: selectSubtreeOutsideProject(db, a, args.task_id, args.project_id),
+        });
+        const row = (read.task[0] as TaskRow | undefined) ?? (await throwTaskMissing(db, a, args.task_id));
         if (row.parent_id) {
           const root = await rootTaskOf(db, a, row.id);
           throw invalid(
             `task_id: ${row.id} is a subtask and lives in its parent's project; move its top-level parent ${root.id} ("${root.title}") instead, and its subtasks move with it.`,
           );
         }
-        if (args.project_id) await requireProject(db, a, args.project_id);
-        const outside = await subtreeOutsideProject(db, a, row.id, args.project_id);
+        if (args.project_id && read.project.length === 0) throw notFound("project", args.project_id, "list_projects finds project ids");
+        const outside = (read.outside[0] as { n: number } | undefined)?.n ?? 0;
         return outside === 0 ? { ...unchanged(row), moved: 0 } : AGAIN;
       },
     });

@@ -1,13 +1,11 @@
 import { z } from "zod";
 import { conflict, invalid, notFound } from "../domain/errors.ts";
 import { decodeCursor, page } from "../db/cursor.ts";
-import {
-  allTrashItems, findTrashItemByTarget, listTrashRows, locateRecord, PURGE_CHUNK, purgeStatements, restoration, type RecordPrefix, type TrashKind, type TrashRow,
-} from "../db/trash.ts";
+import { allTrashItems, listTrashRows, PURGE_CHUNK, purgeStatements, type RecordPrefix, type TrashKind, type TrashRow } from "../db/trash.ts";
 import { AGAIN, defineTool, named, type AnyTool, type ToolContext } from "../catalog/tool.ts";
 import {
-  purgedSummary, purgedTarget, restorable, restoredSummary, restoreAnyStatements, restoreState, selectOrphans, selectPurged, selectTrashCount, selectTrashItem,
-  someInTrash, trashHolds,
+  purgedSummary, purgedTarget, recordRestoreState, restorable, restoredSummary, restoreAnyStatements, restoreState, selectOrphans, selectPurged, selectTrashCount,
+  selectTrashItem, someInTrash, trashHolds, type Blocker,
 } from "../db/trash-writes.ts";
 import { cursor, id, limit } from "./schemas.ts";
 
@@ -93,19 +91,22 @@ function restoreItem(ctx: ToolContext, trashId: string) {
       ),
     // Missed: restored already (answered as the first call was, from its record), not found, or waiting on another item (refused).
     async diagnose() {
-      const { item, blockers } = await restoreState(db, a, trashId);
+      const { item, blockers, first } = await restoreState(db, a, trashId);
       if (!item) {
-        const first = await restoration(db, a, { trashId });
         if (first) return { restored: false, ...first };
         throw notFound("trash item", trashId, LIST_HINT);
       }
       if (blockers.length === 0) return AGAIN;
-      const b = blockers[0];
-      throw conflict(
-        `Cannot restore ${item.kind} ${item.target_id} (${item.id}): its ${b.what} ${b.id} is itself in the trash as item ${b.trash_id}. Restore ${b.trash_id} first, then this item.`,
-      );
+      throw blocked(item, blockers[0]);
     },
   });
+}
+
+/** The refusal of an item that waits on another one still in the trash. */
+function blocked(item: TrashRow, b: Blocker): Error {
+  return conflict(
+    `Cannot restore ${item.kind} ${item.target_id} (${item.id}): its ${b.what} ${b.id} is itself in the trash as item ${b.trash_id}. Restore ${b.trash_id} first, then this item.`,
+  );
 }
 
 const restoreFromTrash = defineTool({
@@ -123,18 +124,20 @@ const restoreFromTrash = defineTool({
     const a = p.accountId;
     const prefix = item_id.slice(0, 3);
     if (prefix === "trs") return restoreItem(ctx, item_id);
-    // A deleted record's id: the item rooted at it, or where the record is.
+    // A deleted record's id: the item rooted at it (refused at once when it waits on another), or where the record is,
+    // all read in one round trip before the restore's own.
     const kind = KIND_OF_PREFIX[prefix as RecordPrefix];
-    const item = await findTrashItemByTarget(db, a, item_id);
-    if (item) return restoreItem(ctx, item.id);
-    const where = await locateRecord(db, a, prefix as RecordPrefix, item_id);
-    if (!where) throw notFound(kind, item_id, LIST_HINT);
-    if (where.trash_id === null) {
-      const first = await restoration(db, a, { targetId: item_id });
+    const { item, blockers, place, first } = await recordRestoreState(db, a, prefix as RecordPrefix, item_id);
+    if (item) {
+      if (blockers.length > 0) throw blocked(item, blockers[0]);
+      return restoreItem(ctx, item.id);
+    }
+    if (!place) throw notFound(kind, item_id, LIST_HINT);
+    if (place.trash_id === null) {
       return first ? { restored: false, ...first } : { restored: false, trash_id: null, kind, target_id: item_id, item_count: 0, detached: [] };
     }
     throw conflict(
-      `${kind} ${item_id} was deleted as part of trash item ${where.trash_id}; restore_from_trash with item_id ${where.trash_id} brings back that whole unit (list_trash shows it).`,
+      `${kind} ${item_id} was deleted as part of trash item ${place.trash_id}; restore_from_trash with item_id ${place.trash_id} brings back that whole unit (list_trash shows it).`,
     );
   },
 });
