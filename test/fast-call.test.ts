@@ -39,7 +39,10 @@ function request(c: Call): Request {
   if (c.era === "modern") {
     params._meta = c.meta ?? META;
     Object.assign(headers, { "mcp-protocol-version": c.version ?? "2026-07-28", "mcp-method": "tools/call", "mcp-name": c.name });
-  } else headers["mcp-protocol-version"] = c.version ?? "2025-06-18";
+  } else {
+    if (c.meta) params._meta = c.meta;
+    if (c.version !== "") headers["mcp-protocol-version"] = c.version ?? "2025-06-18";
+  }
   Object.assign(headers, c.headers);
   return new Request(MCP_URL, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: "id" in c ? c.id : 1, method: "tools/call", params }) });
 }
@@ -54,7 +57,7 @@ async function scopeOf(secret: string): Promise<CallScope> {
 async function both(scope: CallScope, c: Call): Promise<{ fast: boolean; sdk: string; ours: string }> {
   const probe = request(c);
   const body = JSON.parse(await probe.clone().text());
-  const fast = fastCallEra(probe, body, c.era === "legacy") !== null;
+  const fast = fastCallEra(probe, body) !== null;
   const describe = async (res: Response) => JSON.stringify({ status: res.status, headers: [...res.headers], body: await res.text() });
   const sdk = await describe(await serveMcp(request(c), scope, { sdkOnly: true }));
   const ours = await describe(await serveMcp(request(c), scope));
@@ -88,9 +91,12 @@ describe("tools/call without the SDK's per-request server", () => {
       [reader, { name: "update_task", args: { task_id: task.id, title: "No" } }],
       [human, { name: "update_task", args: { task_id: "tsk_doesnotexist000", title: "No" } }],
       [human, { name: "get_task", args: { task_id: "tsk_\u0007bell" } }],
+      [human, { name: "whoami", args: {}, version: "2025-11-25" }],
+      [human, { name: "whoami", args: {}, version: "2025-03-26" }],
     ];
     for (const era of ["modern", "legacy"] as Era[]) {
       for (const [scope, c] of cases) {
+        if (c.version && era === "modern") continue;
         const r = await both(scope, { ...c, era });
         expect(r.fast, `${era} ${c.name} takes the fast path`).toBe(true);
         expect(r.ours, `${era} ${c.name} ${JSON.stringify(c.args)}`).toBe(r.sdk);
@@ -112,6 +118,11 @@ describe("tools/call without the SDK's per-request server", () => {
       { era: "modern", name: "whoami", args: {}, id: 1.5 },
       { era: "modern", name: "no_such_tool", args: {} },
       { era: "legacy", name: "whoami", args: {}, version: "2024-01-01" },
+      { era: "legacy", name: "whoami", args: {}, version: "2024-11-05" },
+      { era: "legacy", name: "whoami", args: {}, headers: { "mcp-session-id": "x" } },
+      { era: "legacy", name: "whoami", args: {}, headers: { accept: "application/json" } },
+      { era: "legacy", name: "whoami", args: {}, meta: { progressToken: 1 } },
+      { era: "legacy", name: "whoami", args: {}, version: "" },
       { era: "legacy", name: "whoami", args: "text" },
       { era: "legacy", name: "whoami", args: {}, id: null },
       { era: "legacy", name: "no_such_tool", args: {} },

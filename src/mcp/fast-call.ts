@@ -54,10 +54,12 @@ function plainEnvelope(meta: unknown): boolean {
 
 /**
  * The era of a tools/call this answers itself ("modern" or "legacy"), or null
- * for the SDK. `legacyJson`: serveMcp found it a 2025-era request from a
- * client that accepts JSON.
+ * for the SDK. A 2025-era call names its version in the header and carries no
+ * `_meta` (the SDK classifies it legacy and, Accept naming JSON, answers it as
+ * JSON); a 2026-07-28 call carries the plain envelope and the three headers
+ * that agree with it.
  */
-export function fastCallEra(request: Request, body: unknown, legacyJson: boolean): "modern" | "legacy" | null {
+export function fastCallEra(request: Request, body: unknown): "modern" | "legacy" | null {
   if (request.method !== "POST" || !isPlain(body) || !keysWithin(body, ["jsonrpc", "id", "method", "params"])) return null;
   const { jsonrpc, id, method, params } = body;
   if (jsonrpc !== "2.0" || method !== "tools/call" || !(typeof id === "string" || Number.isSafeInteger(id))) return null;
@@ -66,13 +68,14 @@ export function fastCallEra(request: Request, body: unknown, legacyJson: boolean
   if (args !== undefined && (!isPlain(args) || Object.hasOwn(args, "__proto__"))) return null;
   if (!acceptsBoth(request.headers.get("accept"))) return null;
   const h = request.headers;
-  if (legacyJson) {
-    if (!keysWithin(params, ["name", "arguments"]) || !LEGACY_VERSIONS.has(h.get("mcp-protocol-version") ?? "")) return null;
-    for (const [name] of h) if (name.startsWith("mcp-") && name !== "mcp-protocol-version") return null;
+  const version = h.get("mcp-protocol-version") ?? "";
+  if (LEGACY_VERSIONS.has(version)) {
+    if (!keysWithin(params, ["name", "arguments"])) return null;
+    for (const [name] of h) if ((name.startsWith("mcp-") && name !== "mcp-protocol-version") || name.startsWith("x-mcp-")) return null;
     return "legacy";
   }
-  if (!keysWithin(params, ["name", "arguments", "_meta"]) || !plainEnvelope(params._meta)) return null;
-  if (h.get("mcp-protocol-version") !== MODERN_VERSION || h.get("mcp-method") !== "tools/call" || h.get("mcp-name") !== params.name) return null;
+  if (version !== MODERN_VERSION || !keysWithin(params, ["name", "arguments", "_meta"]) || !plainEnvelope(params._meta)) return null;
+  if (h.get("mcp-method") !== "tools/call" || h.get("mcp-name") !== params.name) return null;
   for (const [name] of h) if ((name.startsWith("mcp-") && !MODERN_HEADERS.has(name)) || name.startsWith("x-mcp-")) return null;
   return "modern";
 }

@@ -124,6 +124,9 @@ export async function serveMcp(request: Request, scope: CallScope, options: Serv
   if (parsedBody === undefined) return mcpHandler.fetch(again(text), { authInfo: authInfo() });
   if (Array.isArray(parsedBody)) return batchRefused();
   if (options.onWriteScopeMissing && wantsWriteScope(parsedBody, scope)) return options.onWriteScopeMissing();
+  // The usual tools/call skips the SDK's per-request server and transport: the same answer (fast-call.ts).
+  const era = options.sdkOnly || text.length > MAX_BODY_BYTES / 3 ? null : fastCallEra(request, parsedBody);
+  if (era) return fastCall(request, parsedBody as Record<string, unknown>, era, scope);
   const list = listRequestKey(request, parsedBody, scope.principal, scope.toolsets);
   const json = acceptsJson(request.headers.get("accept")) && (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: MAX_BODY_BYTES }));
   const handle = json ? legacyAsJson : mcpHandler.fetch;
@@ -132,9 +135,6 @@ export async function serveMcp(request: Request, scope: CallScope, options: Serv
       handle(request, { authInfo: authInfo(), parsedBody: body }),
     );
   }
-  // The usual tools/call skips the SDK's per-request server and transport: the same answer (fast-call.ts).
-  const era = options.sdkOnly || text.length > MAX_BODY_BYTES / 3 ? null : fastCallEra(request, parsedBody, json);
-  if (era) return fastCall(request, parsedBody as Record<string, unknown>, era, scope);
   const setAside = setAsideNonObjectArguments(parsedBody);
   return handle(request, { authInfo: authInfo(setAside), parsedBody });
 }
