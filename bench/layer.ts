@@ -30,8 +30,8 @@ const ERA_NAMES: Record<Era, string> = { modern: "2026-07-28", legacy: "legacy" 
 const AGENT = "bench-agent";
 
 export interface LayerOptions {
-  /** Measured seconds per request (each Worker, era, tool and connection count), spread over the rounds. */
-  seconds: number;
+  /** Requests per request kind (each Worker, era or floor, tool) and round with 1 connection; with 10, three times as many. */
+  calls: number;
   rounds: number;
   /** Tasks in the account. */
   tasks: number;
@@ -83,7 +83,7 @@ export interface LayerSummary {
 export interface LayerReport {
   base: { ref: string; commit: string; why: string };
   now: { commit: string; dirty: boolean };
-  seconds: number;
+  calls: number;
   rounds: number;
   loadAverage: { before: number[]; after: number[] };
   rows: LayerRow[];
@@ -209,7 +209,8 @@ export async function runLayer(tmp: string, o: LayerOptions): Promise<LayerRepor
     for (const key of requests.keys()) samples.set(key, emptySamples());
 
     const loadBefore = loadavg();
-    const slice = o.seconds / o.rounds;
+    /** Requests per run: autocannon stops after an amount (a duration it rounds up to whole seconds). */
+    const amount = (c: number) => ({ amount: c === 1 ? o.calls : 3 * o.calls });
     for (let round = 0; round < o.rounds; round++) {
       for (const c of LAYER_CONNECTIONS) {
         for (const r of READS) {
@@ -221,7 +222,7 @@ export async function runLayer(tmp: string, o: LayerOptions): Promise<LayerRepor
             for (const kind of turned) {
               const key = `${side}|${c}|${r.tool}|${kind}`;
               const { dev, req } = requests.get(key)!;
-              await measureInto(samples.get(key)!, dev.base, req, c, slice, 0);
+              await measureInto(samples.get(key)!, dev.base, req, c, amount(c), 0);
             }
           }
         }
@@ -267,7 +268,7 @@ export async function runLayer(tmp: string, o: LayerOptions): Promise<LayerRepor
     return {
       base: { ref: chosen.ref, commit: chosen.commit, why: chosen.why },
       now,
-      seconds: o.seconds,
+      calls: o.calls,
       rounds: o.rounds,
       loadAverage: { before: loadBefore, after: loadAfter },
       rows,
@@ -287,7 +288,7 @@ export function layerMarkdown(r: LayerReport): string {
   const la = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(", ");
   return [
     `The MCP layer over its floor (tools/call p50 ÷ the same call's p50 at /mcp/bench-floor), base ${r.base.ref} (${r.base.commit.slice(0, 10)}) beside now ` +
-      `(${r.now.commit.slice(0, 10)}${r.now.dirty ? " + working tree" : ""}), both Workers in the same ${r.rounds} interleaved rounds, ${r.seconds} s per request; ` +
+      `(${r.now.commit.slice(0, 10)}${r.now.dirty ? " + working tree" : ""}), both Workers in the same ${r.rounds} interleaved rounds of ${r.calls} calls a request with 1 connection and ${3 * r.calls} with 10; ` +
       `load average ${la(r.loadAverage.before)} before, ${la(r.loadAverage.after)} after:\n`,
     "| era | connections | tool | base ms call / floor | now ms call / floor | base ratio | now ratio | target | |",
     "|---|---|---|---|---|---|---|---|---|",

@@ -18,7 +18,7 @@
  *          `--only claims`: only the claims part (claim_task by id against the next ready task, 1 and 8 agents; bench/claims.ts)
  *          `--only layer`: only the layer part (each read's tools/call over its floor, 1 and 10 connections, now beside a base commit; bench/layer.ts)
  *          --base REF (the layer part's base commit: HEAD when the working tree has changes, else HEAD~1)
- *          --layer-seconds N (2: measured seconds per request of the layer part, split over --rounds)
+ *          --layer-calls N (40: calls per request and round in the layer part with 1 connection; 3 × N with 10)
  */
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -57,7 +57,7 @@ const { values: opts } = parseArgs({
     "tree-sizes": { type: "string", default: TREE_SIZES.join(",") },
     "tree-samples": { type: "string", default: "1" },
     base: { type: "string", default: "" },
-    "layer-seconds": { type: "string", default: "2" },
+    "layer-calls": { type: "string", default: "40" },
   },
 });
 const ONLY = new Set(opts.only.split(",").map((s) => s.trim()).filter(Boolean));
@@ -75,13 +75,13 @@ const OTHERS = Number(opts.others);
 const TENANCY_CALLS = Number(opts["tenancy-calls"]);
 const SHARD_SAMPLES = Math.max(1, Math.round(Number(opts["shard-samples"])));
 const TREE_SAMPLES = Math.max(1, Math.round(Number(opts["tree-samples"])));
-const LAYER_SECONDS = Number(opts["layer-seconds"]);
+const LAYER_CALLS = Math.max(1, Math.round(Number(opts["layer-calls"])));
 const TREE_SIZES_RUN = opts["tree-sizes"].split(",").map((s) => Math.round(Number(s.trim())));
 if (TREE_SIZES_RUN.some((n) => !Number.isFinite(n) || n < 1)) {
   console.error("--tree-sizes must be positive numbers, e.g. 250,1000,10000");
   process.exit(2);
 }
-for (const [name, value] of Object.entries({ ...load, small: Number(opts.small), large: Number(opts.large), others: OTHERS, "tenancy-calls": TENANCY_CALLS, "shard-samples": SHARD_SAMPLES, "layer-seconds": LAYER_SECONDS })) {
+for (const [name, value] of Object.entries({ ...load, small: Number(opts.small), large: Number(opts.large), others: OTHERS, "tenancy-calls": TENANCY_CALLS, "shard-samples": SHARD_SAMPLES, "layer-calls": LAYER_CALLS })) {
   if (!Number.isFinite(value) || value < 0) {
     console.error(`--${name} must be a non-negative number`);
     process.exit(2);
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       return r;
     });
   const layer = () =>
-    runLayer(tmp, { seconds: LAYER_SECONDS, rounds: load.rounds, tasks: SMALL, base: opts.base, log, devLog }).then((r) => {
+    runLayer(tmp, { calls: LAYER_CALLS, rounds: load.rounds, tasks: SMALL, base: opts.base, log, devLog }).then((r) => {
       console.log(`\n${layerMarkdown(r)}`);
       console.log(`Layer targets met: ${r.ok ? "yes ✓" : "no (see ✗ above)"}.`);
       return r;
