@@ -11,7 +11,9 @@ import type { HttpRequest } from "./mcp.ts";
 interface AutocannonOptions {
   url: string;
   connections: number;
-  duration: number;
+  duration?: number;
+  /** Stop after this many requests in all (instead of after `duration`). */
+  amount?: number;
   method: string;
   headers: Record<string, string>;
   body?: string;
@@ -58,7 +60,10 @@ function percentile(sorted: Float64Array, p: number): number {
 /** One request, or several that each connection sends in turn (the same call spread over accounts' tokens). */
 export type Load = HttpRequest | HttpRequest[];
 
-function once(base: string, load: Load, connections: number, seconds: number, record: boolean): Promise<{ latencies: number[]; failed: number; ms: number }> {
+/** Seconds to load for, or `{ amount }`: that many requests in all (autocannon rounds a duration up to whole seconds, an amount it does not). */
+export type Span = number | { amount: number };
+
+function once(base: string, load: Load, connections: number, span: Span, record: boolean): Promise<{ latencies: number[]; failed: number; ms: number }> {
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
     let failed = 0;
@@ -67,7 +72,7 @@ function once(base: string, load: Load, connections: number, seconds: number, re
     const instance = autocannon({
       url: base + req.path,
       connections,
-      duration: seconds,
+      ...(typeof span === "number" ? { duration: span } : { amount: span.amount }),
       method: req.method,
       headers: req.headers,
       body: req.body,
@@ -94,10 +99,10 @@ export function emptySamples(): Samples {
   return { latencies: [], failed: 0, ms: 0 };
 }
 
-/** Optionally warm up, then load for `seconds` and add what was measured to `into`. */
-export async function measureInto(into: Samples, base: string, req: Load, connections: number, seconds: number, warmupSeconds: number): Promise<void> {
+/** Optionally warm up, then load for `span` (seconds, or a number of requests) and add what was measured to `into`. */
+export async function measureInto(into: Samples, base: string, req: Load, connections: number, span: Span, warmupSeconds: number): Promise<void> {
   if (warmupSeconds > 0) await once(base, req, connections, warmupSeconds, false);
-  const { latencies, failed, ms } = await once(base, req, connections, seconds, true);
+  const { latencies, failed, ms } = await once(base, req, connections, span, true);
   for (const l of latencies) into.latencies.push(l);
   into.failed += failed;
   into.ms += ms;

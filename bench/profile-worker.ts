@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { applySchemaFile } from "../scripts/lib/d1.ts";
 import { admin, freePort, ROOT, startDev } from "./worker.ts";
-import { callOk, mcpRequest, get, type HttpRequest } from "./mcp.ts";
+import { callOk, floorRequest, mcpRequest, get, type HttpRequest } from "./mcp.ts";
 
 interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }[];
@@ -214,7 +214,7 @@ applySchemaFile({ remote: false, persistTo: persist }, join(ROOT, "schema.sql"))
 const account = admin(persist, ["create-account", "--name", "Profile"]);
 const human = admin(persist, ["create-token", "--account", account.id, "--kind", "human", "--scope", "write", "--label", "profile"]);
 const inspectorPort = await freePort();
-const dev = await startDev(persist, createWriteStream(join(tmp, "dev.log")), ["--inspector-port", String(inspectorPort)]);
+const dev = await startDev(persist, createWriteStream(join(tmp, "dev.log")), ["--inspector-port", String(inspectorPort), "--var", "BENCH_FLOOR:1"]);
 try {
   // A task like an agent's: a few steps and a comment, so get_task reads something.
   const { task } = await callOk(dev.base, human.token, "create_task", { title: "Profile get_task", notes: "What the profile reads." });
@@ -233,6 +233,9 @@ try {
     ["tools/call whoami (legacy)", mcpRequest("legacy", human.token, "tools/call", "whoami", {})],
     ["tools/call list_tasks (2026-07-28)", mcpRequest("modern", human.token, "tools/call", "list_tasks", {})],
     ["tools/call get_task (2026-07-28)", mcpRequest("modern", human.token, "tools/call", "get_task", { task_id: taskId })],
+    ["tools/call get_task (legacy)", mcpRequest("legacy", human.token, "tools/call", "get_task", { task_id: taskId })],
+    ["floor whoami (no SDK)", floorRequest(human.token, "whoami", {})],
+    ["floor get_task (no SDK)", floorRequest(human.token, "get_task", { task_id: taskId })],
   ];
   for (const [label, req] of cases) {
     if (ONLY.length && !label.startsWith("GET") && !ONLY.some((o) => label.includes(o))) continue;

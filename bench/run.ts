@@ -16,6 +16,9 @@
  *          --tree-sizes a,b,c (250,1000,10000: subtasks of the root in the tree part, bench/tree.ts; `--only tree` runs it alone)
  *          --tree-samples N (1: timed calls per size and kind in the tree part, median)
  *          `--only claims`: only the claims part (claim_task by id against the next ready task, 1 and 8 agents; bench/claims.ts)
+ *          `--only layer`: only the layer part (each read's tools/call over its floor, 1 and 10 connections, now beside a base commit; bench/layer.ts)
+ *          --base REF (the layer part's base commit: HEAD when the working tree has changes, else HEAD~1)
+ *          --layer-calls N (40: calls per request and round in the layer part with 1 connection; 3 × N with 10)
  */
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -24,7 +27,7 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { applySchemaFile } from "../scripts/lib/d1.ts";
 import { emptySamples, measureInto, summarize, type LoadSettings, type Samples } from "./load.ts";
-import { callOk, ERAS, failure, floorRequest, get, mcpRequest, probe, type Era, type HttpRequest } from "./mcp.ts";
+import { ERAS, failure, floorRequest, get, mcpRequest, probe, type Era, type HttpRequest } from "./mcp.ts";
 import { buildReport, type Bundle, type Row, type RowKind } from "./report.ts";
 import { formatToolBytes, measureTools, type ListedTool } from "./tool-bytes.ts";
 import { accountSql, asBenchSeed, projectInserts, runInserts, SEARCH_WORD, taskIdAt, taskInserts, tokenSql } from "./seed.ts";
@@ -35,6 +38,7 @@ import { runShards, shardsMarkdown } from "./shards.ts";
 import { catalogTable, countCatalog, planCatalogAccount, type CatalogCount } from "./catalog-run.ts";
 import { runTree, TREE_SIZES, treeMarkdown } from "./tree.ts";
 import { claimsMarkdown, runClaims } from "./claims.ts";
+import { layerMarkdown, runLayer, seedReadTask } from "./layer.ts";
 
 const { values: opts } = parseArgs({
   options: {
@@ -52,12 +56,14 @@ const { values: opts } = parseArgs({
     "shard-samples": { type: "string", default: "11" },
     "tree-sizes": { type: "string", default: TREE_SIZES.join(",") },
     "tree-samples": { type: "string", default: "1" },
+    base: { type: "string", default: "" },
+    "layer-calls": { type: "string", default: "40" },
   },
 });
 const ONLY = new Set(opts.only.split(",").map((s) => s.trim()).filter(Boolean));
 const loads = (name: string) => ONLY.size === 0 || ONLY.has(name);
 /** The parts measured on deployments of their own; `--only` with nothing else runs just them. */
-const PARTS = ["tenancy", "shards", "tree", "claims"];
+const PARTS = ["tenancy", "shards", "tree", "claims", "layer"];
 const PARTS_ONLY = ONLY.size > 0 && [...ONLY].every((name) => PARTS.includes(name));
 const load: LoadSettings = {
   seconds: Number(opts.seconds),
@@ -69,12 +75,13 @@ const OTHERS = Number(opts.others);
 const TENANCY_CALLS = Number(opts["tenancy-calls"]);
 const SHARD_SAMPLES = Math.max(1, Math.round(Number(opts["shard-samples"])));
 const TREE_SAMPLES = Math.max(1, Math.round(Number(opts["tree-samples"])));
+const LAYER_CALLS = Math.max(1, Math.round(Number(opts["layer-calls"])));
 const TREE_SIZES_RUN = opts["tree-sizes"].split(",").map((s) => Math.round(Number(s.trim())));
 if (TREE_SIZES_RUN.some((n) => !Number.isFinite(n) || n < 1)) {
   console.error("--tree-sizes must be positive numbers, e.g. 250,1000,10000");
   process.exit(2);
 }
-for (const [name, value] of Object.entries({ ...load, small: Number(opts.small), large: Number(opts.large), others: OTHERS, "tenancy-calls": TENANCY_CALLS, "shard-samples": SHARD_SAMPLES })) {
+for (const [name, value] of Object.entries({ ...load, small: Number(opts.small), large: Number(opts.large), others: OTHERS, "tenancy-calls": TENANCY_CALLS, "shard-samples": SHARD_SAMPLES, "layer-calls": LAYER_CALLS })) {
   if (!Number.isFinite(value) || value < 0) {
     console.error(`--${name} must be a non-negative number`);
     process.exit(2);
@@ -177,6 +184,12 @@ async function main(): Promise<void> {
       console.log(`Claims targets met: ${r.ok ? "yes ✓" : "no (see ✗ above)"}.`);
       return r;
     });
+  const layer = () =>
+    runLayer(tmp, { calls: LAYER_CALLS, rounds: load.rounds, tasks: SMALL, base: opts.base, log, devLog }).then((r) => {
+      console.log(`\n${layerMarkdown(r)}`);
+      console.log(`Layer targets met: ${r.ok ? "yes ✓" : "no (see ✗ above)"}.`);
+      return r;
+    });
   try {
     if (PARTS_ONLY) {
       // The other figures of bench/results.json stay; only the parts measured now are replaced.
@@ -185,6 +198,7 @@ async function main(): Promise<void> {
       if (ONLY.has("shards")) parts.shards = await shards();
       if (ONLY.has("tree")) parts.tree = await tree();
       if (ONLY.has("claims")) parts.claims = await claims();
+      if (ONLY.has("layer")) parts.layer = await layer();
       const file = join(ROOT, "bench", "results.json");
       const before = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
       writeFileSync(file, JSON.stringify({ ...before, ...parts }, null, 2) + "\n");
@@ -234,7 +248,7 @@ async function main(): Promise<void> {
     const listed = await listTools(dev.base, secrets.human);
     const available = new Set(listed.map((t) => t.name));
     const toolBytes = measureTools(listed);
-    await seedThroughTools(dev.base, secrets.human, projects[0], available);
+    targetTaskId = await seedReadTask(dev.base, secrets.human, projects[0], AGENT, (tool) => available.has(tool));
     let catalogCounts: CatalogCount[] = [];
     if (catalog) {
       const catalogStart = performance.now();
@@ -356,6 +370,7 @@ async function main(): Promise<void> {
     const shardsReport = ONLY.size === 0 ? await shards() : null;
     const treeReport = ONLY.size === 0 ? await tree() : null;
     const claimsReport = ONLY.size === 0 ? await claims() : null;
+    const layerReport = ONLY.size === 0 ? await layer() : null;
     const catalogReport = catalog ? catalogTable(catalogCounts) : null;
     const report = buildReport(
       [...rows.values()],
@@ -373,14 +388,14 @@ async function main(): Promise<void> {
       console.log(`\nD1 round trips of every tool of the catalog (auth included; warm: a token the Worker resolved a moment ago, cold: a token's first request):\n`);
       console.log(catalogReport.markdown);
     }
-    const allOk = report.allOk && (catalogReport?.allOk ?? true) && (tenancyReport?.ok ?? true) && (shardsReport?.ok ?? true) && (treeReport?.ok ?? true) && (claimsReport?.ok ?? true) && toolBytes.ok.total && toolBytes.ok.model && toolBytes.ok.meta;
+    const allOk = report.allOk && (catalogReport?.allOk ?? true) && (tenancyReport?.ok ?? true) && (shardsReport?.ok ?? true) && (treeReport?.ok ?? true) && (claimsReport?.ok ?? true) && (layerReport?.ok ?? true) && toolBytes.ok.total && toolBytes.ok.model && toolBytes.ok.meta;
     console.log(
       `\nD1 calls: x-d1-calls per request, auth included; "cold" is a token's first request (the token lookup, with its last-used bookkeeping in the same batch).` +
         `\nAll targets met: ${allOk ? "yes ✓" : "no (see ✗ above)"}. Total time ${elapsed(t0)}. JSON: bench/results.json`,
     );
     writeFileSync(
       join(ROOT, "bench", "results.json"),
-      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, tenancy: tenancyReport, shards: shardsReport, tree: treeReport, claims: claimsReport, all_targets_met: allOk }, null, 2) + "\n",
+      JSON.stringify({ ...report.json, tool_bytes: toolBytes, catalog_d1_calls: catalogReport?.json ?? null, tenancy: tenancyReport, shards: shardsReport, tree: treeReport, claims: claimsReport, layer: layerReport, all_targets_met: allOk }, null, 2) + "\n",
     );
   } catch (e) {
     failed = true;
@@ -417,25 +432,6 @@ async function listTools(base: string, secret: string): Promise<ListedTool[]> {
   const problem = failure(p);
   if (problem) throw new Error(`tools/list failed: ${problem}`);
   return p.body.result.tools as ListedTool[];
-}
-
-/** The task get_task reads, made through the tools: steps, comments and labels included. */
-async function seedThroughTools(base: string, secret: string, projectId: string, available: Set<string>): Promise<void> {
-  const { task } = await callOk(base, secret, "create_task", {
-    title: `Prepare the ${SEARCH_WORD} report`,
-    notes: "Numbers from finance, charts from the dashboard.",
-    project_id: projectId,
-    priority: "high",
-    assignee: AGENT,
-  });
-  targetTaskId = task.id;
-  if (available.has("add_steps")) await callOk(base, secret, "add_steps", { task_id: task.id, steps: ["Collect numbers", "Draw charts", "Write summary", "Review", "Send"] });
-  if (available.has("comment_on_task")) {
-    for (const body of ["Finance sent the numbers.", "Charts look good.", "Please add last year's figures."]) {
-      await callOk(base, secret, "comment_on_task", { task_id: task.id, body });
-    }
-  }
-  if (available.has("label_task")) await callOk(base, secret, "label_task", { task_id: task.id, labels: ["reports", "finance"] });
 }
 
 await main();

@@ -13,6 +13,16 @@ export const WRANGLER = join(ROOT, "node_modules", ".bin", "wrangler");
 export const QUIET_ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", NO_D1_WARNING: "true", CI: "1" };
 
 const running = new Set<ChildProcess>();
+/** Synchronous clean-ups to run on exit and signals as well (e.g. removing a checkout the bench made). */
+const cleanups = new Set<() => void>();
+
+/** Runs `fn` when the process exits or is interrupted, unless the returned function is called first (which runs it now). */
+export function atExit(fn: () => void): () => void {
+  cleanups.add(fn);
+  return () => {
+    if (cleanups.delete(fn)) fn();
+  };
+}
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
@@ -31,6 +41,14 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 export function stopAllNow(): void {
   for (const child of running) killGroup(child, "SIGKILL");
   running.clear();
+  for (const fn of cleanups) {
+    try {
+      fn();
+    } catch {
+      /* best effort */
+    }
+  }
+  cleanups.clear();
 }
 
 process.on("exit", stopAllNow);
@@ -60,13 +78,13 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** `wrangler dev` in its own process group; resolves once GET /health answers. */
-export async function startDev(persistTo: string, logFile: { write(s: string): void }, extraArgs: string[] = []): Promise<DevServer> {
+/** `wrangler dev` in its own process group (of the checkout at `root`, this one by default); resolves once GET /health answers. */
+export async function startDev(persistTo: string, logFile: { write(s: string): void }, extraArgs: string[] = [], root = ROOT): Promise<DevServer> {
   const port = await freePort();
   const child = spawn(
     WRANGLER,
     ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--log-level", "warn", "--show-interactive-dev-session=false", ...extraArgs],
-    { cwd: ROOT, env: QUIET_ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: root, env: QUIET_ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   running.add(child);
   child.stdout?.on("data", (d: Buffer) => logFile.write(d.toString()));

@@ -3,7 +3,6 @@ import {
   createMcpHandler, isJsonContentType, isLegacyRequest, MissingRequiredClientCapabilityError, ProtocolErrorCode, Server, UnsupportedProtocolVersionError,
   WebStandardStreamableHTTPServerTransport, type CallToolResult, type McpHandlerRequestOptions, type McpRequestContext, type RequestId,
 } from "@modelcontextprotocol/server";
-import { VERSION } from "../env.ts";
 import { callTool, listResultFor, outputSchemaOf, type CallScope } from "./registry.ts";
 import { acceptsJson, cachedList, listRequestKey } from "./list-cache.ts";
 import { isToolName, type ToolName } from "../catalog/effects.ts";
@@ -14,6 +13,7 @@ import type { Principal } from "../domain/principal.ts";
 import { serveAppView, withDecideLink } from "./app-view.ts";
 import { refuseUnknownCursor } from "./one-page.ts";
 import { authInfoFor, callScopeOf, setAsideOf, type SetAside } from "./auth-info.ts";
+import { fastCall, fastCallEra, SERVER_INFO } from "./fast-call.ts";
 import { codecsFor, firstAnswer, retryAnswer, TASKS_EXTENSION, taskState, verifiedHandle, type Codecs, type Wait } from "./approval-wait.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -91,6 +91,8 @@ function wantsWriteScope(body: unknown, scope: CallScope): boolean {
 }
 
 export interface ServeOptions {
+  /** Serve every request through the SDK, the usual tools/call included (tests compare the two paths). */
+  sdkOnly?: boolean;
   /**
    * The answer to a tools/call that only the missing write scope refuses, for
    * a caller that can get it by asking again (an OAuth grant: the edge's
@@ -122,6 +124,9 @@ export async function serveMcp(request: Request, scope: CallScope, options: Serv
   if (parsedBody === undefined) return mcpHandler.fetch(again(text), { authInfo: authInfo() });
   if (Array.isArray(parsedBody)) return batchRefused();
   if (options.onWriteScopeMissing && wantsWriteScope(parsedBody, scope)) return options.onWriteScopeMissing();
+  // The usual tools/call skips the SDK's per-request server and transport: the same answer (fast-call.ts).
+  const era = options.sdkOnly || text.length > MAX_BODY_BYTES / 3 ? null : fastCallEra(request, parsedBody);
+  if (era) return fastCall(request, parsedBody as Record<string, unknown>, era, scope);
   const list = listRequestKey(request, parsedBody, scope.principal, scope.toolsets);
   const json = acceptsJson(request.headers.get("accept")) && (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: MAX_BODY_BYTES }));
   const handle = json ? legacyAsJson : mcpHandler.fetch;
@@ -173,7 +178,7 @@ async function serverFor(ctx: McpRequestContext): Promise<Server> {
   const scope = scopeOf(ctx);
   const codecs = ctx.era === "modern" ? await codecsFor(scope.env.CONNECTOR_KEY) : null;
   const server = new Server(
-    { name: "taskgate", title: "Taskgate", version: VERSION },
+    { ...SERVER_INFO },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, ...(codecs && { extensions: { [TASKS_EXTENSION]: {} } }) },
       instructions: instructionsFor(scope.principal, scope.toolsets),
