@@ -1,25 +1,10 @@
 /**
  * `npm run test:browser`: tests in Node that drive a real Chromium (from
  * @sparticuz/chromium, through playwright-core) against one `wrangler dev`
- * that the global setup starts for all of them. Two files at a time, each with
- * a Chromium of its own and accounts of its own on that server: each waits on
- * the server and its browser most of the time, so two take little more than
- * half as long; the slowest start first (docs/testing.md#where-the-time-goes).
+ * that the global setup starts for all of them. One file at a time: they share
+ * that server, and the machine's cores are for the Worker and the browser.
  */
 import { defineConfig } from "vitest/config";
-import { slowestFirst } from "./scripts/lib/test-order.ts";
-
-/** The files that take longest, slowest first, as measured on a 2-core machine. */
-const SLOWEST = [
-  "test/browser/console.test.ts",
-  "test/browser/screens.test.ts",
-  "test/browser/approvals-view.test.ts",
-  "test/browser/supervise.test.ts",
-  "test/browser/oauth.test.ts",
-  "test/browser/policy-done.test.ts",
-  "test/browser/task-edit.test.ts",
-  "test/browser/hostile.test.ts",
-];
 
 export default defineConfig({
   test: {
@@ -27,8 +12,7 @@ export default defineConfig({
     include: ["test/browser/**/*.test.ts"],
     environment: "node",
     globalSetup: ["./test/browser/global-setup.ts"],
-    maxWorkers: 2,
-    sequence: { sequencer: slowestFirst(SLOWEST) },
+    fileParallelism: false,
     testTimeout: 90_000,
     hookTimeout: 90_000,
   },

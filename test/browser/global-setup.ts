@@ -1,14 +1,13 @@
 /**
- * One local Taskgate for all browser tests (two files at a time): a temporary
- * `--persist-to` directory with schema.sql applied, `wrangler dev` on a free
- * port, and an account made with the admin CLI. The tests get its address through
+ * One local Taskgate for all browser tests: a temporary `--persist-to`
+ * directory with schema.sql applied, `wrangler dev` on a free port, and an
+ * account made with the admin CLI. The tests get its address through
  * `inject("taskgate")`; the teardown stops wrangler (and proves its process
  * group is gone) and removes the directory, also when a test failed. If vitest
  * is interrupted, LocalStack's exit hook kills the group.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import chromium from "@sparticuz/chromium";
 import type { TestProject } from "vitest/node";
 import { newConnectorKey } from "../../src/domain/crypto.ts";
 import { ROOT } from "../../scripts/lib/d1.ts";
@@ -17,8 +16,6 @@ import { LocalStack } from "../../scripts/lib/local-stack.ts";
 import type { Taskgate } from "./context.ts";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // Chromium unpacked once, before the files that run side by side each launch one (each would unpack it at once).
-  await chromium.executablePath();
   const stack = new LocalStack("taskgate-browser-");
   try {
     await stack.applySchema();
