@@ -2,7 +2,22 @@ import { readdirSync, readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { newVapidKeyValue } from "./scripts/lib/demo.ts";
+import { slowestFirst } from "./scripts/lib/test-order.ts";
 import { pushServiceBinding } from "./test/push/push-service.ts";
+
+/** The files that take longest, slowest first, as measured on a 2-core machine (docs/testing.md#where-the-time-goes). */
+const SLOWEST = [
+  "test/security/fuzz.test.ts",
+  "test/consent-audit-upgraded.test.ts",
+  "test/consent-audit-held.test.ts",
+  "test/effect-audit.test.ts",
+  "test/console-fuzz.test.ts",
+  "test/consent-audit-decided.test.ts",
+  "test/move-account.test.ts",
+  "test/webhooks.test.ts",
+  "test/consent-audit-policy-legacy.test.ts",
+  "test/consent-audit-policy-modern.test.ts",
+];
 
 export default defineConfig({
   plugins: [
@@ -52,6 +67,8 @@ export default defineConfig({
     setupFiles: ["./test/setup.ts"],
     // Two files at a time, each with its own storage: the Worker's tests wait on D1 as much as they compute, so two halve the run on a 2-core machine.
     maxWorkers: 2,
+    // The slowest files start first (scripts/lib/test-order.ts; what each spends its time on: docs/testing.md#where-the-time-goes).
+    sequence: { sequencer: slowestFirst(SLOWEST) },
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
