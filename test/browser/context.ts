@@ -13,12 +13,15 @@ export interface Taskgate {
 
 declare module "vitest" {
   export interface ProvidedContext {
-    taskgate: Taskgate;
+    taskgates: Taskgate[];
   }
 }
 
+/** The server of this test file's worker: the files that run at once each have their own (test/browser/global-setup.ts). */
 export function taskgate(): Taskgate {
-  return inject("taskgate");
+  const all = inject("taskgates");
+  const worker = Number(process.env.VITEST_POOL_ID ?? "1");
+  return all[(worker - 1) % all.length];
 }
 
 /** `npm run admin -- …` against the running server's database. */
