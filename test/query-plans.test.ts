@@ -27,31 +27,31 @@ interface Captured {
   binds: unknown[];
 }
 
-/** Records every executed statement, whoever prepared it (the Worker's metered view included). */
+/** Records every executed statement, whoever prepared it (the Worker's metered view and its request's session included). */
 function spyOnD1(db: D1Database): { captured: Captured[]; restore(): void } {
   const captured: Captured[] = [];
   const sqlOf = new WeakMap<object, Captured>();
-  const dbProto = Object.getPrototypeOf(db) as Record<string, any>;
+  // The database's and a session's (src/db/read-sessions.ts) prepare and batch: every request reads through a session.
+  const owners = [Object.getPrototypeOf(db), Object.getPrototypeOf(db.withSession("first-unconstrained"))] as Record<string, any>[];
   const probe = db.prepare("SELECT 1");
   const stmtProto = Object.getPrototypeOf(probe) as Record<string, any>;
-  const saved = {
-    prepare: dbProto.prepare,
-    batch: dbProto.batch,
-    bind: stmtProto.bind,
-    first: stmtProto.first,
-    all: stmtProto.all,
-    run: stmtProto.run,
-    raw: stmtProto.raw,
-  };
+  const savedOwners = owners.map((o) => ({ prepare: o.prepare, batch: o.batch }));
+  const saved = { bind: stmtProto.bind, first: stmtProto.first, all: stmtProto.all, run: stmtProto.run, raw: stmtProto.raw };
   const record = (stmt: object) => {
     const c = sqlOf.get(stmt);
     if (c) captured.push(c);
   };
-  dbProto.prepare = function (this: D1Database, sql: string) {
-    const stmt = saved.prepare.call(this, sql);
-    sqlOf.set(stmt, { sql, binds: [] });
-    return stmt;
-  };
+  owners.forEach((o, i) => {
+    o.prepare = function (this: D1Database, sql: string) {
+      const stmt = savedOwners[i].prepare.call(this, sql);
+      sqlOf.set(stmt, { sql, binds: [] });
+      return stmt;
+    };
+    o.batch = function (this: D1Database, statements: object[]) {
+      statements.forEach(record);
+      return savedOwners[i].batch.call(this, statements);
+    };
+  });
   stmtProto.bind = function (this: object, ...values: unknown[]) {
     const stmt = saved.bind.apply(this, values);
     const base = sqlOf.get(this);
@@ -64,15 +64,11 @@ function spyOnD1(db: D1Database): { captured: Captured[]; restore(): void } {
       return saved[m].apply(this, a);
     };
   }
-  dbProto.batch = function (this: D1Database, statements: object[]) {
-    statements.forEach(record);
-    return saved.batch.call(this, statements);
-  };
   return {
     captured,
     restore() {
-      Object.assign(dbProto, { prepare: saved.prepare, batch: saved.batch });
-      Object.assign(stmtProto, { bind: saved.bind, first: saved.first, all: saved.all, run: saved.run, raw: saved.raw });
+      owners.forEach((o, i) => Object.assign(o, savedOwners[i]));
+      Object.assign(stmtProto, saved);
     },
   };
 }

@@ -107,30 +107,34 @@ describe("the write engine applies one outcome", () => {
  */
 function racedDb(before: string, after: string): D1Database & { batches: number; raced: boolean } {
   const state = { batches: 0, raced: false };
-  return new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "batches") return state.batches;
-      if (prop === "raced") return state.raced;
-      if (prop === "batch") {
-        return async (statements: D1PreparedStatement[]) => {
-          const toolBatch = statements.some((s) => String((s as unknown as { statement?: string }).statement ?? "").includes("call_actor"));
-          if (!toolBatch) return target.batch(statements);
-          state.batches++;
-          if (state.raced) return target.batch(statements);
-          state.raced = true;
-          // The rival is another writer, with its own caller (the rules refuse a write with none).
-          await asServer(target, target.prepare(before));
-          try {
-            return await target.batch(statements);
-          } finally {
-            await asServer(target, target.prepare(after));
-          }
-        };
-      }
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  }) as D1Database & { batches: number; raced: boolean };
+  // The database, and each session made of it: the Worker's tools write through their request's session (src/db/read-sessions.ts).
+  const raced = <T extends D1Database | D1DatabaseSession>(target: T): T =>
+    new Proxy(target, {
+      get(t, prop) {
+        if (prop === "batches") return state.batches;
+        if (prop === "raced") return state.raced;
+        if (prop === "withSession") return (constraint?: string) => raced((t as D1Database).withSession(constraint));
+        if (prop === "batch") {
+          return async (statements: D1PreparedStatement[]) => {
+            const toolBatch = statements.some((s) => String((s as unknown as { statement?: string }).statement ?? "").includes("call_actor"));
+            if (!toolBatch) return t.batch(statements);
+            state.batches++;
+            if (state.raced) return t.batch(statements);
+            state.raced = true;
+            // The rival is another writer, with its own caller (the rules refuse a write with none).
+            await asServer(env.DB, env.DB.prepare(before));
+            try {
+              return await t.batch(statements);
+            } finally {
+              await asServer(env.DB, env.DB.prepare(after));
+            }
+          };
+        }
+        const value = Reflect.get(t, prop);
+        return typeof value === "function" ? value.bind(t) : value;
+      },
+    });
+  return raced(env.DB) as D1Database & { batches: number; raced: boolean };
 }
 
 async function callOn(db: D1Database, secret: string, name: string, args: Record<string, unknown>) {

@@ -1,8 +1,10 @@
 /**
  * A per-request view of D1 that counts executions (prepare→first/all/run/raw
- * and batch) and their time, for the Server-Timing header. Statements stay the
- * real D1 objects underneath; a batch receives the unwrapped originals.
+ * and batch), their time and where they ran, for the Server-Timing header and
+ * the request log (src/db/watched.ts holds the view).
  */
+import { watched } from "./watched.ts";
+
 export interface D1Meter {
   db: D1Database;
   calls: number;
@@ -26,7 +28,6 @@ export function meterD1(real: D1Database, shared?: D1Meter): D1Meter {
   const fresh = (): D1Meter => ({ db: real, calls: 0, ms: 0, servedByPrimary: 0, servedByReplica: 0, regions: new Set() });
   const counts: D1Meter = shared ?? fresh();
   const meter: D1Meter = shared ? fresh() : counts;
-  const originals = new WeakMap<object, D1PreparedStatement>();
 
   async function timed<T>(run: () => Promise<T>): Promise<T> {
     counts.calls++;
@@ -47,34 +48,10 @@ export function meterD1(real: D1Database, shared?: D1Meter): D1Meter {
     if (meta.served_by_region) counts.regions.add(meta.served_by_region);
   }
 
-  function wrap(stmt: D1PreparedStatement): D1PreparedStatement {
-    const proxy = new Proxy(stmt, {
-      get(target, prop) {
-        if (prop === "bind") return (...values: unknown[]) => wrap(target.bind(...values));
-        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
-          const fn = (target[prop] as (...a: unknown[]) => Promise<unknown>).bind(target);
-          return (...a: unknown[]) => timed(() => fn(...a));
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    originals.set(proxy, stmt);
-    return proxy;
-  }
-
   function metered<T extends D1Database | D1DatabaseSession>(target: T): T {
-    const view = new Proxy(target, {
-      get(t, prop) {
-        if (prop === "prepare") return (sql: string) => wrap(t.prepare(sql));
-        if (prop === "batch") {
-          return (statements: D1PreparedStatement[]) => timed(() => t.batch(statements.map((s) => originals.get(s) ?? s)));
-        }
-        // A session of the database (src/db/read-sessions.ts) is counted with it.
-        if (prop === "withSession") return (constraint?: string) => metered((t as D1Database).withSession(constraint));
-        const value = Reflect.get(t, prop, t);
-        return typeof value === "function" ? value.bind(t) : value;
-      },
+    // A session of the database (src/db/read-sessions.ts) is counted with it.
+    const view = watched(target, (_sql, run) => timed(run), {
+      withSession: (constraint?: string) => metered((target as D1Database).withSession(constraint)),
     });
     underneath.set(view, target as D1Database);
     return view;

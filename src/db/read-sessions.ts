@@ -22,6 +22,7 @@
  * caller".
  */
 import { unmetered } from "./metered.ts";
+import { watched } from "./watched.ts";
 
 /** The caller a bookmark is kept for, and the bookmark stored for it (null: none). */
 export interface ReadStart {
@@ -36,11 +37,13 @@ export interface ReadStart {
  */
 export function holderSql(t: string): string {
   return `CASE WHEN ${t}.kind = 'agent' AND ${t}.agent_id IS NOT NULL THEN 'agent:' || ${t}.agent_id
-               WHEN ${t}.person_id IS NOT NULL THEN 'person:' || ${t}.person_id ELSE 'token:' || ${t}.id END`;
+               WHEN ${t}.person_id IS NOT NULL THEN ${personHolderSql(`${t}.person_id`)} ELSE 'token:' || ${t}.id END`;
 }
 
-/** A person's holder (the console's sessions name the person). */
-export const personHolderSql = (personId: string): string => `'person:' || ${personId}`;
+/** A person's holder, the same for their tokens, their apps and their console session. */
+export function personHolderSql(personId: string): string {
+  return `'person:' || ${personId}`;
+}
 
 /** The bookmark stored for the holder `holder` (an SQL expression) of account `account`, as a scalar subquery. */
 export function storedBookmarkSql(account: string, holder: string): string {
@@ -76,8 +79,6 @@ export interface ReadSession {
   /** The database it was opened on: where its bookmark is stored (on the primary, outside any session). */
   primary: D1Database;
   start: ReadStart;
-  /** The bookmark the session started from (null: unconstrained). */
-  from: string | null;
   /** Whether any write statement ran through it. */
   wrote(): boolean;
   /** The session's bookmark now: the newest state it read or wrote. */
@@ -93,45 +94,19 @@ export function openReadSession(db: D1Database, start: ReadStart, extra?: string
   const from = newer(newer(start.bookmark, seen.get(keyOf(start))), extra);
   const session = db.withSession(from ?? "first-unconstrained");
   let wrote = false;
-  /** The session's own statement under each statement handed out, and whether it writes. */
-  const originals = new WeakMap<D1PreparedStatement, { real: D1PreparedStatement; writes: boolean }>();
-  const wrap = (real: D1PreparedStatement, writes: boolean): D1PreparedStatement => {
-    const proxy = new Proxy(real, {
-      get(target, prop) {
-        if (prop === "bind") return (...values: unknown[]) => wrap(target.bind(...values), writes);
-        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") {
-          const fn = (target[prop] as (...a: unknown[]) => Promise<unknown>).bind(target);
-          // A write that failed (a refusal's rolled-back batch) changed nothing to wait for.
-          return (...a: unknown[]) => fn(...a).then((out) => ((wrote ||= writes), out));
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    originals.set(proxy, { real, writes });
-    return proxy;
-  };
-  const db2 = {
-    prepare: (sql: string): D1PreparedStatement => wrap(session.prepare(sql), WRITE.test(sql)),
-    batch<T = unknown>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
-      const writes = statements.some((s) => originals.get(s)?.writes ?? true);
-      return session.batch<T>(statements.map((s) => originals.get(s)?.real ?? s)).then((out) => ((wrote ||= writes), out));
-    },
-    withSession(): never {
+  // A write that failed (a refusal's rolled-back batch) changed nothing to wait for; a statement prepared elsewhere may write.
+  const db2 = watched(session, (sql, run) => run().then((out) => ((wrote ||= sql.some((s) => s === null || WRITE.test(s))), out)), {
+    withSession: () => {
       throw new Error("A request's session is its only one: read through it.");
     },
-    exec(): never {
+    exec: () => {
       throw new Error("exec is not served in a session: use prepare.");
     },
-    dump(): never {
-      throw new Error("dump is not served in a session.");
-    },
-  };
+  });
   return {
     db: db2 as unknown as D1Database,
     primary: db,
     start,
-    from,
     wrote: () => wrote,
     bookmark: () => session.getBookmark(),
   };

@@ -11,7 +11,8 @@ export interface SessionRow {
   expires_at: string;
   /** Set while the account moves to another database: its writes are refused until it has moved. */
   moving_to: string | null;
-  /** The bookmark stored after the person's latest write (src/db/read-sessions.ts), or null. */
+  /** Whom the person's reads are kept for, and the bookmark stored after their latest write (src/db/read-sessions.ts), or null. */
+  holder: string;
   bookmark: string | null;
 }
 
@@ -29,7 +30,7 @@ export async function findSession(db: D1Database, hash: string, now: string): Pr
   return db
     .prepare(
       `SELECT s.person_id, s.account_id, p.email, p.display_name, s.expires_at, m.moving_to,
-              ${storedBookmarkSql("s.account_id", personHolderSql("s.person_id"))} AS bookmark
+              ${personHolderSql("s.person_id")} AS holder, ${storedBookmarkSql("s.account_id", personHolderSql("s.person_id"))} AS bookmark
          FROM sessions s JOIN people p ON p.id = s.person_id AND p.account_id = s.account_id
               LEFT JOIN accounts m ON m.id = s.account_id
         WHERE s.hash = ? AND s.expires_at > ?`,

@@ -91,7 +91,7 @@ export async function currentSession(c: WebContext): Promise<Session | null> {
     if (row) {
       session = { personId: row.person_id, accountId: row.account_id, email: row.email, name: shownName(row.display_name, row.email), csrfToken: await csrfFor(secret), shard, ...(row.moving_to ? { moving: true } : {}) };
       // The person's reads: from no state older than their latest write anywhere, or than what this browser last saw.
-      const reads = openReadSession(own.DB, { accountId: row.account_id, holder: `person:${row.person_id}`, bookmark: row.bookmark }, browserBookmark(c));
+      const reads = openReadSession(own.DB, { accountId: row.account_id, holder: row.holder, bookmark: row.bookmark }, browserBookmark(c));
       c.set("reads", reads);
       c.set("accountEnv", throughSession(own, reads.db));
     }
