@@ -146,18 +146,8 @@ export const unlinkedSummarySql = UNLINKED_EVENT.sql({
   starts: { sql: "c.starts_at" }, ends: { sql: "c.ends_at" }, url: { sql: "coalesce(c.url, '')" }, created: { sql: "c.created_at" },
 }).sql;
 
-/** A link as its unlink's history line recorded it. */
-export interface UnlinkedLink {
-  id: string;
-  task_id: string;
-  provider: string;
-  event_id: string;
-  title: string;
-  starts_at: string;
-  ends_at: string;
-  url: string | null;
-  created_at: string;
-}
+/** A link as its unlink's history line recorded it: the row, without its task's title. */
+export type UnlinkedLink = Omit<LinkRow, "task_title">;
 
 /** The task's unlink history lines (`{ summary }`, oldest first), for unlinkedLinkIn, to ride in a caller's batch. */
 export function selectUnlinkEntries(db: D1Database, accountId: string, taskId: string): D1PreparedStatement {
