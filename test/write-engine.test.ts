@@ -181,3 +181,69 @@ describe("one call down both paths, through the real surface", () => {
     expect(await activityCount(acc.accountId, id)).toBe(before);
   });
 });
+
+/** env.DB (and its sessions) whose next `faults` executions fail as a locked local database does, then run as usual. */
+function faultyDb(faults: number): D1Database & { failed: number } {
+  const state = { left: faults, failed: 0 };
+  const fault = () => {
+    state.left--;
+    state.failed++;
+    return Promise.reject(new Error("D1_ERROR: Failed to get session commit token: internal error; reference = test"));
+  };
+  const faulty = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, prop) {
+        if (prop === "failed") return state.failed;
+        if (prop === "withSession") return (constraint?: string) => faulty((t as D1Database).withSession(constraint));
+        if (prop === "prepare") {
+          return (sql: string) => {
+            const stmt = (t as D1Database).prepare(sql);
+            const wrapStmt = (s: D1PreparedStatement): D1PreparedStatement =>
+              new Proxy(s, {
+                get(st, p) {
+                  if (p === "bind") return (...v: unknown[]) => wrapStmt(st.bind(...v));
+                  if ((p === "first" || p === "all" || p === "run" || p === "raw") && state.left > 0) return fault;
+                  const value = Reflect.get(st, p);
+                  return typeof value === "function" ? value.bind(st) : value;
+                },
+              });
+            return wrapStmt(stmt);
+          };
+        }
+        if (prop === "batch") return (statements: D1PreparedStatement[]) => (state.left > 0 ? fault() : (t as D1Database).batch(statements));
+        const value = Reflect.get(t, prop);
+        return typeof value === "function" ? value.bind(t) : value;
+      },
+    });
+  return faulty(env.DB) as D1Database & { failed: number };
+}
+
+describe("a passing fault", () => {
+  it("a read that meets one runs once more and answers; a second in a row is the caller's to retry, said as such", async () => {
+    const acc = await seedAccount("Passing fault");
+    const created = await callOn(env.DB, acc.human, "create_task", { title: "Read through a fault" });
+    const id = created.result.structuredContent.task.id as string;
+    // The token is resolved (cached) by the call above: the faults meet the tool's own read.
+    const once = faultyDb(1);
+    const read = await callOn(once, acc.human, "get_task", { task_id: id });
+    expect(once.failed).toBe(1);
+    expect(read.result.isError ?? false).toBe(false);
+    expect(read.result.structuredContent.task.id).toBe(id);
+    const twice = faultyDb(2);
+    const refused = await callOn(twice, acc.human, "get_task", { task_id: id });
+    expect(twice.failed).toBe(2);
+    expect(refused.result.isError).toBe(true);
+    expect(JSON.stringify(refused.result)).toContain("briefly unavailable");
+  });
+
+  it("a write that meets one is not run again: the caller hears of it", async () => {
+    const acc = await seedAccount("Passing fault write");
+    await callOn(env.DB, acc.human, "whoami", {});
+    const db = faultyDb(1);
+    const res = await callOn(db, acc.human, "create_task", { title: "Not written twice" });
+    expect(db.failed).toBe(1);
+    expect(res.result.isError).toBe(true);
+    expect(JSON.stringify(res.result)).toContain("briefly unavailable");
+    expect(await activityCount(acc.accountId)).toBe(0);
+  });
+});

@@ -264,6 +264,19 @@ export async function dryRun(scope: CallScope, name: string, rawArgs: unknown): 
  */
 const LOOK_UP_KEY_FIRST = new Set<string>(["save_context"]);
 
+/** How long a read waits before it runs again after a passing fault (a busy or briefly unreachable D1). */
+const READ_AGAIN_MS = 100;
+
+async function readAgainOnce<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (!isTransient(e)) throw e;
+    await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_MS));
+    return read();
+  }
+}
+
 /**
  * tools/call, in one place: a name outside the catalog → protocol error; not
  * allowed → isError naming the missing scope or kind; outside the connection's
@@ -321,7 +334,8 @@ export async function callTool(scope: CallScope, name: string, rawArgs: unknown)
     });
     let result: Record<string, unknown>;
     try {
-      result = (await tool.handler(ctx, args)) as Record<string, unknown>;
+      // A read that met a passing fault wrote nothing: it runs once more before the caller hears of it.
+      result = (await (WRITE_TOOLS.has(tool.name) ? tool.handler(ctx, args) : readAgainOnce(() => tool.handler(ctx, args)))) as Record<string, unknown>;
     } finally {
       // After the batch, never inside it: a receiver hears only of writes that happened.
       if (committed.length) scope.waitUntil(enqueueEvents(scope.env, committed));
